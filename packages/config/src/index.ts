@@ -1,0 +1,2 @@
+export { type Config, DEVELOPMENT_SESSION_SECRET, envSchema } from './env'
+export { ConfigError, loadConfig, mailDomain, parseConfig } from './load'
