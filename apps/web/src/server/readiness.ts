@@ -1,0 +1,34 @@
+import type postgres from 'postgres'
+import type { Redis } from 'ioredis'
+
+export interface ReadinessReport {
+  ready: boolean
+  checks: Record<'postgres' | 'redis', { ok: boolean; ms: number; error?: string }>
+}
+
+const CHECK_TIMEOUT_MS = 1_500
+
+/** Each dependency answers within a short timeout or counts as down; both are asked at once. */
+export async function checkReadiness(deps: { sql: postgres.Sql; redis: Redis }): Promise<ReadinessReport> {
+  const [postgresCheck, redisCheck] = await Promise.all([
+    timed(async () => void (await deps.sql`select 1`)),
+    timed(async () => void (await deps.redis.ping())),
+  ])
+  return { ready: postgresCheck.ok && redisCheck.ok, checks: { postgres: postgresCheck, redis: redisCheck } }
+}
+
+async function timed(check: () => Promise<void>): Promise<{ ok: boolean; ms: number; error?: string }> {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS)
+  })
+  try {
+    await Promise.race([check(), timeout])
+    return { ok: true, ms: Math.round(performance.now() - started) }
+  } catch (error) {
+    return { ok: false, ms: Math.round(performance.now() - started), error: (error as Error).message }
+  } finally {
+    clearTimeout(timer)
+  }
+}

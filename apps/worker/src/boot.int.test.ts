@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { eventually, freePort, spawnEntry, useTestEnvironment } from '@fairlane/testing'
+import { Redis } from 'ioredis'
+import { afterAll, describe, expect, it } from 'vitest'
+
+const ENTRY = 'apps/worker/src/main.ts'
+const test = useTestEnvironment('worker-boot')
+
+async function workerEnv(overrides: Record<string, string> = {}) {
+  return {
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'info',
+    DATABASE_URL: test.databaseUrl,
+    REDIS_URL: test.redisUrl,
+    QUEUE_PREFIX: test.queuePrefix,
+    WORKER_METRICS_PORT: String(await freePort()),
+    SHUTDOWN_FORCE_EXIT_MS: '10000',
+    ...overrides,
+  }
+}
+
+/** A throwaway redis-server with the given eviction policy, so the shared one is never reconfigured. */
+async function startRedis(policy: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'fl-redis-'))
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--maxmemory-policy', policy], {
+    stdio: 'ignore',
+  })
+  const url = `redis://127.0.0.1:${port}`
+  await eventually(
+    async () => {
+      const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+      client.on('error', () => {})
+      try {
+        await client.connect()
+        return (await client.ping()) === 'PONG'
+      } finally {
+        client.disconnect()
+      }
+    },
+    { what: 'temporary redis-server' },
+  )
+  return {
+    url,
+    async stop() {
+      server.kill('SIGKILL')
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+describe('worker boot and shutdown', () => {
+  const cleanups: (() => Promise<void>)[] = []
+  afterAll(async () => {
+    for (const cleanup of cleanups) await cleanup()
+  })
+
+  it('serves /metrics and /health, then exits 0 on SIGTERM', async () => {
+    const env = await workerEnv()
+    const worker = spawnEntry(ENTRY, env)
+    const base = `http://127.0.0.1:${env.WORKER_METRICS_PORT}`
+    await eventually(async () => (await fetch(`${base}/health`)).ok, { what: 'worker /health', timeoutMs: 20_000 })
+    const metrics = await (await fetch(`${base}/metrics`)).text()
+    expect(metrics).toContain('process_cpu_user_seconds_total')
+    worker.child.kill('SIGTERM')
+    const { code } = await worker.exited
+    expect(code, worker.output()).toBe(0)
+    expect(worker.output()).toContain('shutdown complete')
+  })
+
+  it('refuses a Redis whose maxmemory-policy is allkeys-lru, naming the policy', async () => {
+    const redis = await startRedis('allkeys-lru')
+    cleanups.push(redis.stop)
+    const worker = spawnEntry(ENTRY, await workerEnv({ REDIS_URL: redis.url }))
+    const { code } = await worker.exited
+    expect(code).toBe(1)
+    expect(worker.output()).toMatch(/maxmemory-policy is allkeys-lru/)
+  })
+
+  it('starts on a noeviction Redis (the policy check is not a blanket refusal)', async () => {
+    const redis = await startRedis('noeviction')
+    cleanups.push(redis.stop)
+    const env = await workerEnv({ REDIS_URL: redis.url })
+    const worker = spawnEntry(ENTRY, env)
+    await eventually(async () => (await fetch(`http://127.0.0.1:${env.WORKER_METRICS_PORT}/health`)).ok, {
+      what: 'worker /health',
+      timeoutMs: 20_000,
+    })
+    worker.child.kill('SIGTERM')
+    expect((await worker.exited).code).toBe(0)
+  })
+
+  it('stops with one line naming REDIS_URL when Redis is unreachable', async () => {
+    const worker = spawnEntry(ENTRY, await workerEnv({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` }))
+    const { code } = await worker.exited
+    expect(code).toBe(1)
+    expect(worker.output()).toMatch(/worker: cannot reach Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\)/)
+  })
+
+  it('stops naming DATABASE_URL when it is malformed', async () => {
+    const worker = spawnEntry(ENTRY, await workerEnv({ DATABASE_URL: 'not a url' }))
+    const { code } = await worker.exited
+    expect(code).toBe(1)
+    expect(worker.output()).toContain('invalid environment variable DATABASE_URL')
+  })
+
+  it('stops naming WORKER_METRICS_PORT when the port is taken', async () => {
+    const blocker = createServer()
+    const port = await freePort()
+    await new Promise<void>((resolve) => blocker.listen(port, '127.0.0.1', resolve))
+    cleanups.push(() => new Promise((resolve) => blocker.close(() => resolve())))
+    const worker = spawnEntry(ENTRY, await workerEnv({ WORKER_METRICS_PORT: String(port) }))
+    const { code } = await worker.exited
+    expect(code).toBe(1)
+    expect(worker.output()).toContain(`worker: port ${port} is already in use (WORKER_METRICS_PORT)`)
+  })
+})

@@ -1,0 +1,69 @@
+import { createServer, type Server } from 'node:http'
+import type { Registry } from 'prom-client'
+import { BootError } from './boot-error'
+
+export interface MetricsServer {
+  port: number
+  close(): Promise<void>
+}
+
+/**
+ * `/metrics` for Prometheus and `/health` for the orchestrator. `/health` answers 503 once shutdown
+ * has begun, so a load balancer or compose stops counting on this process.
+ */
+export async function startMetricsServer(options: {
+  host: string
+  port: number
+  registry: Registry
+  isShuttingDown: () => boolean
+}): Promise<MetricsServer> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0]
+    if (request.method !== 'GET') {
+      response.writeHead(405, { 'content-type': 'application/json', allow: 'GET' })
+      response.end(JSON.stringify({ error: { code: 'method_not_allowed', message: 'only GET is served here' } }))
+      return
+    }
+    if (path === '/metrics') {
+      options.registry.metrics().then(
+        (body) => {
+          response.writeHead(200, { 'content-type': options.registry.contentType })
+          response.end(body)
+        },
+        (error: Error) => {
+          response.writeHead(500, { 'content-type': 'text/plain' })
+          response.end(`metrics collection failed: ${error.message}`)
+        },
+      )
+      return
+    }
+    if (path === '/health') {
+      const down = options.isShuttingDown()
+      response.writeHead(down ? 503 : 200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ ok: !down, status: down ? 'shutting-down' : 'running' }))
+      return
+    }
+    response.writeHead(404, { 'content-type': 'application/json' })
+    response.end(JSON.stringify({ error: { code: 'not_found', message: `no route ${path}; try /metrics or /health` } }))
+  })
+  await listen(server, options.host, options.port)
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : options.port
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new BootError(`port ${port} is already in use (WORKER_METRICS_PORT)`)
+          : new BootError(`cannot listen on ${host}:${port} (WORKER_METRICS_PORT): ${error.message}`),
+      )
+    })
+    server.listen(port, host, () => resolve())
+  })
+}

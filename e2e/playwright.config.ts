@@ -1,0 +1,66 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from '@playwright/test'
+
+/**
+ * The e2e suites start the whole platform themselves (`pnpm start`'s launcher) on ports and a
+ * database of their own, so they never touch a developer's running platform.
+ */
+const root = fileURLToPath(new URL('..', import.meta.url))
+const serverUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
+serverUrl.pathname = '/fairlane_e2e'
+
+export const E2E = {
+  webUrl: 'http://127.0.0.1:3100',
+  inboxUrl: 'http://127.0.0.1:8125',
+  metricsUrl: 'http://127.0.0.1:9564',
+  adminToken: 'e2e-admin-token-0123456789abcdef',
+  demoApiKey: 'fl_e2eDemoKey0123456789abcdefghijklmnop',
+}
+
+export default defineConfig({
+  testDir: '.',
+  testMatch: '**/*.spec.ts',
+  fullyParallel: true,
+  workers: 2,
+  retries: 0,
+  timeout: 30_000,
+  reporter: [['list']],
+  use: {
+    baseURL: E2E.webUrl,
+    trace: 'retain-on-failure',
+    launchOptions: {
+      executablePath: '/usr/bin/chromium',
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    },
+  },
+  webServer: {
+    command: 'node packages/stack/bin/run.mjs start',
+    cwd: root,
+    url: `${E2E.webUrl}/api/health/ready`,
+    timeout: 180_000,
+    reuseExistingServer: false,
+    stdout: 'ignore',
+    stderr: 'pipe',
+    gracefulShutdown: { signal: 'SIGTERM', timeout: 30_000 },
+    env: {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: serverUrl.toString(),
+      WEB_PORT: '3100',
+      MAILSINK_SMTP_PORT: '2625',
+      MAILSINK_HTTP_PORT: '8125',
+      WORKER_METRICS_PORT: '9564',
+      SMTP_URL: 'smtp://127.0.0.1:2625',
+      APP_URL: E2E.webUrl,
+      QUEUE_PREFIX: 'fairlane-e2e',
+      ADMIN_TOKEN: E2E.adminToken,
+      DEMO_API_KEY: E2E.demoApiKey,
+    },
+  },
+})

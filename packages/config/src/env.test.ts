@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, parseConfig } from './load'
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    parseConfig(env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems
+    throw error
+  }
+  throw new Error('expected the environment to be refused')
+}
+
+describe('environment schema', () => {
+  it('gives every variable a working local default', () => {
+    const config = parseConfig({})
+    expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/fairlane')
+    expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379')
+    expect(config.SMTP_URL).toBe('smtp://127.0.0.1:2525')
+    expect(config.WEB_PORT).toBe(3000)
+    expect(config.WORKER_METRICS_PORT).toBe(9464)
+    expect(config.MAILSINK_HTTP_PORT).toBe(8025)
+    expect(config.SHUTDOWN_FORCE_EXIT_MS).toBeLessThan(30_000)
+  })
+
+  it('coerces numbers and treats empty strings as unset', () => {
+    const config = parseConfig({ CRITICAL_CONCURRENCY: '7', WEB_PORT: '', JOB_LOCK_MS: '45000' })
+    expect(config.CRITICAL_CONCURRENCY).toBe(7)
+    expect(config.WEB_PORT).toBe(3000)
+    expect(config.JOB_LOCK_MS).toBe(45_000)
+  })
+
+  it.each([
+    [{ DATABASE_URL: 'mysql://localhost/x' }, /^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/],
+    [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL: expected/],
+    [{ REDIS_URL: 'http://localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
+    [{ SMTP_URL: 'localhost:25' }, /^SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/],
+    [{ APP_URL: 'ftp://x' }, /^APP_URL: expected a http:\/\/ or https:\/\/ URL/],
+    [{ WEB_PORT: '70000' }, /^WEB_PORT: expected a port between 0 and 65535 \(got "70000"\)/],
+    [{ WORKER_METRICS_PORT: 'abc' }, /^WORKER_METRICS_PORT: expected a port number \(got "abc"\)/],
+    [{ BULK_CONCURRENCY: '0' }, /^BULK_CONCURRENCY: expected a number of at least 1/],
+    [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
+    [{ QUEUE_PREFIX: 'has space' }, /^QUEUE_PREFIX: /],
+    [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/],
+    [{ SESSION_SECRET: 'too-short' }, /^SESSION_SECRET: expected at least 32 characters/],
+    [{ NODE_ENV: 'production' }, /^SESSION_SECRET: must be set to a random value/],
+    [{ SMTP_TIMEOUT_MS: '30000', SEND_LOCK_MS: '60000' }, /^SEND_LOCK_MS: must be at least 3 × SMTP_TIMEOUT_MS/],
+  ])('refuses %o, naming the variable', (env, expected) => {
+    const problems = problemsOf(env as Record<string, string>)
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(expected)
+  })
+
+  it('never echoes a secret or a URL that may carry a password', () => {
+    const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2@db/x', ADMIN_TOKEN: 'has a space in it!!' })
+    expect(problems).toHaveLength(2)
+    expect(problems.join('\n')).not.toContain('hunter2')
+    expect(problems.join('\n')).not.toContain('has a space')
+  })
+
+  it('reports every wrong variable at once', () => {
+    const problems = problemsOf({ WEB_PORT: '-1', REDIS_URL: 'x', CRITICAL_CONCURRENCY: 'many' })
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'CRITICAL_CONCURRENCY',
+      'REDIS_URL',
+      'WEB_PORT',
+    ])
+  })
+})

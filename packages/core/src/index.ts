@@ -1,0 +1,20 @@
+export { isLane, LANES, type Lane } from './domain/lanes'
+export {
+  CAMPAIGN_STATUSES,
+  type CampaignStatus,
+  MEMBERSHIP_ROLES,
+  MESSAGE_STATUSES,
+  type MembershipRole,
+  type MessageStatus,
+  SUPPRESSION_REASONS,
+  type SuppressionReason,
+  TERMINAL_MESSAGE_STATUSES,
+} from './domain/statuses'
+export {
+  API_KEY_PREFIX_LENGTH,
+  apiKeyMatches,
+  apiKeyPrefix,
+  generateAdminToken,
+  generateApiKey,
+  hashApiKey,
+} from './api-keys/api-key'

@@ -1,0 +1,11 @@
+export { LANE_JOB_POLICY, laneJobOptions, RETENTION, SEND_JOB_NAME, sendJobId } from './catalog'
+export {
+  createProbeConnection,
+  createProducerConnection,
+  createWorkerConnection,
+  type ErrorLogger,
+} from './connections'
+export { DEAD_LETTER_QUEUE, laneQueueName, QUEUE_NAMES, type QueueName, SYSTEM_QUEUE } from './names'
+export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
+export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
+export { closeQueues, createQueues, type Queues } from './queues'

@@ -1,0 +1,27 @@
+import { LANES } from '@fairlane/core'
+import { z } from 'zod'
+
+/**
+ * What a lane job carries: ids and a version, never addresses or bodies. The row in PostgreSQL is
+ * the truth; a payload is only a pointer to it, so it cannot go stale and holds no personal data.
+ * Bump `v` (and accept both versions in the worker) when the shape changes while jobs are in flight.
+ */
+export const sendJobPayload = z.object({
+  v: z.literal(1),
+  messageId: z.uuid(),
+  tenantId: z.uuid(),
+})
+export type SendJobPayload = z.infer<typeof sendJobPayload>
+
+/** A dead letter: where the job came from and why it ended, for the admin console and replay. */
+export const deadLetterPayload = z.object({
+  v: z.literal(1),
+  queue: z.enum(LANES),
+  jobId: z.string(),
+  messageId: z.uuid(),
+  tenantId: z.uuid(),
+  error: z.string(),
+  attempts: z.number().int().nonnegative(),
+  failedAt: z.iso.datetime(),
+})
+export type DeadLetterPayload = z.infer<typeof deadLetterPayload>

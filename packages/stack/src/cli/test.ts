@@ -1,0 +1,59 @@
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { runToEnd } from '../processes'
+import { ensureServices } from '../services'
+import { webBuildIsStale } from '../web-build'
+
+/**
+ * `pnpm test`: lint, typecheck, unit, integration and end-to-end suites, in that order, against
+ * PostgreSQL and Redis made reachable the same way `pnpm start` does. Every step runs even when an
+ * earlier one failed (the e2e suite needs a successful web build), and a summary ends the output.
+ */
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..')
+const log = (line: string) => console.log(`fairlane test: ${line}`)
+
+async function main(): Promise<number> {
+  const services = await ensureServices({
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    redisUrl: process.env.REDIS_URL || undefined,
+    dataDir: join(root, '.data', 'services'),
+    log,
+  })
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: services.databaseUrl,
+    REDIS_URL: services.redisUrl,
+    NEXT_TELEMETRY_DISABLED: '1',
+  }
+  const bin = (name: string) => join(root, 'node_modules', '.bin', name)
+  const results: { step: string; code: number; seconds: number }[] = []
+  const step = async (name: string, command: string, args: string[], cwd = root) => {
+    log(`==> ${name}`)
+    const started = Date.now()
+    const code = await runToEnd(command, args, { cwd, env })
+    results.push({ step: name, code, seconds: (Date.now() - started) / 1000 })
+    return code
+  }
+
+  await step('lint', bin('biome'), ['check', '.'])
+  await step('typecheck', 'pnpm', ['run', '--silent', 'typecheck'])
+  await step('unit + integration', bin('vitest'), ['run', '--config', 'packages/testing/vitest.config.ts'])
+  const buildCode = webBuildIsStale(root) ? await step('web build', 'pnpm', ['--filter', '@fairlane/web', 'build']) : 0
+  if (buildCode === 0) await step('e2e', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts'])
+  else results.push({ step: 'e2e', code: 1, seconds: 0 })
+
+  await services.stop()
+  console.log('\nfairlane test summary')
+  for (const result of results) {
+    console.log(`  ${result.code === 0 ? 'pass' : 'FAIL'}  ${result.step.padEnd(20)} ${result.seconds.toFixed(1)} s`)
+  }
+  return results.every((result) => result.code === 0) ? 0 : 1
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    console.error(`fairlane test: ${error.message}`)
+    process.exit(1)
+  },
+)

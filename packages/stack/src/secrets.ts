@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { generateAdminToken, generateApiKey } from '@fairlane/core'
+
+export interface LocalSecrets {
+  SESSION_SECRET: string
+  ADMIN_TOKEN: string
+  DEMO_API_KEY: string
+}
+
+/**
+ * The secrets a local platform needs. Values from the environment win (scripts pin DEMO_API_KEY and
+ * ADMIN_TOKEN that way); the rest are generated once and kept in the git-ignored data folder, so a
+ * restart keeps the same demo key and admin token instead of invalidating what a developer copied.
+ */
+export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): LocalSecrets {
+  const saved: Partial<LocalSecrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
+  const generated: LocalSecrets = {
+    SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    ADMIN_TOKEN: saved.ADMIN_TOKEN ?? generateAdminToken(),
+    DEMO_API_KEY: saved.DEMO_API_KEY ?? generateApiKey(),
+  }
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 })
+  return {
+    SESSION_SECRET: env.SESSION_SECRET || generated.SESSION_SECRET,
+    ADMIN_TOKEN: env.ADMIN_TOKEN || generated.ADMIN_TOKEN,
+    DEMO_API_KEY: env.DEMO_API_KEY || generated.DEMO_API_KEY,
+  }
+}

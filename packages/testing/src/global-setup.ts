@@ -1,0 +1,36 @@
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { ensureServices } from '@fairlane/stack/services'
+import type { TestProject } from 'vitest/node'
+import { prepareTemplateDatabase } from './database'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseServerUrl: string
+    templateDatabase: string
+    redisUrl: string
+  }
+}
+
+const root = fileURLToPath(new URL('../../..', import.meta.url))
+
+/**
+ * Once per integration run: make PostgreSQL and Redis reachable (as `pnpm start` does) and build the
+ * migrated template database that every test file clones, so files run in parallel on databases
+ * of their own without paying for migrations each time.
+ */
+export default async function setup(project: TestProject) {
+  const services = await ensureServices({
+    databaseUrl: process.env.DATABASE_URL || undefined,
+    redisUrl: process.env.REDIS_URL || undefined,
+    dataDir: join(root, '.data', 'services'),
+    log: (line) => console.log(`test setup: ${line}`),
+  })
+  const templateDatabase = await prepareTemplateDatabase(services.databaseUrl)
+  project.provide('databaseServerUrl', services.databaseUrl)
+  project.provide('templateDatabase', templateDatabase)
+  project.provide('redisUrl', services.redisUrl)
+  return async () => {
+    await services.stop()
+  }
+}

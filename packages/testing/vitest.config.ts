@@ -1,0 +1,36 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+/**
+ * Lives here rather than at the repository root to keep the top level to what the README lists.
+ * Two projects: `unit` (pure logic, no servers) and `integration` (real PostgreSQL, Redis, mail sink;
+ * each file gets its own database cloned from a migrated template and its own Redis key prefix).
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url))
+
+export default defineConfig({
+  test: {
+    root,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['{apps,packages}/*/src/**/*.test.ts'],
+          exclude: ['**/*.int.test.ts', '**/node_modules/**'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['{apps,packages}/*/src/**/*.int.test.ts'],
+          exclude: ['**/node_modules/**'],
+          globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+})
