@@ -31,7 +31,9 @@ export async function checkDatabase(sql: postgres.Sql, databaseUrl: string): Pro
   try {
     await sql`select 1`
   } catch (error) {
-    throw new BootError(`cannot reach PostgreSQL at ${endpointOf(databaseUrl)} (DATABASE_URL): ${reason(error)}`)
+    throw new BootError(
+      `cannot reach PostgreSQL at ${endpointOf(databaseUrl)} (DATABASE_URL): ${reason(error)}`,
+    )
   }
 }
 

@@ -27,9 +27,13 @@ async function workerEnv(overrides: Record<string, string> = {}) {
 async function startRedis(policy: string): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'fl-redis-'))
-  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--maxmemory-policy', policy], {
-    stdio: 'ignore',
-  })
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--maxmemory-policy', policy],
+    {
+      stdio: 'ignore',
+    },
+  )
   const url = `redis://127.0.0.1:${port}`
   await eventually(
     async () => {
@@ -63,7 +67,10 @@ describe('worker boot and shutdown', () => {
     const env = await workerEnv()
     const worker = spawnEntry(ENTRY, env)
     const base = `http://127.0.0.1:${env.WORKER_METRICS_PORT}`
-    await eventually(async () => (await fetch(`${base}/health`)).ok, { what: 'worker /health', timeoutMs: 20_000 })
+    await eventually(async () => (await fetch(`${base}/health`)).ok, {
+      what: 'worker /health',
+      timeoutMs: 20_000,
+    })
     const metrics = await (await fetch(`${base}/metrics`)).text()
     expect(metrics).toContain('process_cpu_user_seconds_total')
     worker.child.kill('SIGTERM')

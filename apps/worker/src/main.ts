@@ -2,8 +2,8 @@ import { loadConfig } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
 import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { closeQueues, createQueues, createWorkerConnection } from '@fairlane/queue'
-import { BootError } from './boot-error'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
+import { BootError } from './boot-error'
 import { createLogger } from './logger'
 import { createMetricsRegistry } from './metrics'
 import { startMetricsServer } from './metrics-server'
@@ -20,7 +20,10 @@ async function main(): Promise<void> {
 
   process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))
 
-  const database = createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'worker' })
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX,
+    applicationName: 'worker',
+  })
   await checkDatabase(database.sql, config.DATABASE_URL)
   await checkQueueRedis(config.REDIS_URL, config.NODE_ENV, logger)
 

@@ -21,7 +21,9 @@ export async function startMetricsServer(options: {
     const path = (request.url ?? '/').split('?')[0]
     if (request.method !== 'GET') {
       response.writeHead(405, { 'content-type': 'application/json', allow: 'GET' })
-      response.end(JSON.stringify({ error: { code: 'method_not_allowed', message: 'only GET is served here' } }))
+      response.end(
+        JSON.stringify({ error: { code: 'method_not_allowed', message: 'only GET is served here' } }),
+      )
       return
     }
     if (path === '/metrics') {
@@ -44,7 +46,9 @@ export async function startMetricsServer(options: {
       return
     }
     response.writeHead(404, { 'content-type': 'application/json' })
-    response.end(JSON.stringify({ error: { code: 'not_found', message: `no route ${path}; try /metrics or /health` } }))
+    response.end(
+      JSON.stringify({ error: { code: 'not_found', message: `no route ${path}; try /metrics or /health` } }),
+    )
   })
   await listen(server, options.host, options.port)
   const address = server.address()

@@ -66,15 +66,23 @@ async function whenUnused(admin: AdminSql, statement: string, attempts = 20): Pr
   }
 }
 
+export interface TemplateOptions {
+  /** Overrides the fingerprint name, so this helper's own tests race on a template nobody else uses. */
+  name?: string
+}
+
 /**
  * Makes sure a migrated template for the current migrations exists on the server of `serverUrl`
  * (any database URL on that server) and returns its name, `fairlane_tpl_<fingerprint>`. Concurrent
  * callers are safe: builds are serialized by an advisory lock, and a template is built under a
- * `_wip` name and renamed only once migrated, so a half-migrated template is never visible, even
- * after a crash mid-build.
+ * `_wip` name and renamed only once migrated (and free of sessions), so a half-migrated template is
+ * never visible, even after a crash mid-build.
  */
-export async function prepareTemplateDatabase(serverUrl: string): Promise<string> {
-  const name = `fairlane_tpl_${await migrationsFingerprint()}`
+export async function prepareTemplateDatabase(
+  serverUrl: string,
+  options: TemplateOptions = {},
+): Promise<string> {
+  const name = options.name ?? `fairlane_tpl_${await migrationsFingerprint()}`
   const building = `${name}_wip`
   const admin = connectAdmin(serverUrl)
   try {

@@ -46,7 +46,9 @@ export async function eventually<T>(
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 50))
   }
-  throw new Error(`timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`)
+  throw new Error(
+    `timed out waiting for ${options.what ?? 'condition'}${lastError ? `: ${String(lastError)}` : ''}`,
+  )
 }
 
 /** A TCP port nothing listens on right now (bound to port 0, then released). */

@@ -1,0 +1,44 @@
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js'
+import postgres, { type Sql } from 'postgres'
+import * as schema from './schema'
+
+/** The drizzle instance every query function takes first (or a `Transaction`). */
+export type Database = PostgresJsDatabase<typeof schema>
+/** What `db.transaction(async (tx) => …)` hands to its callback. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0]
+/** Either: queries take `(db or tx, …)` so the outbox row joins the business row's transaction. */
+export type Executor = Database | Transaction
+
+export interface DatabaseOptions {
+  /** Pool size; each process sizes its own (web, worker) so the server's max_connections holds. */
+  max?: number
+  /** Shown in `pg_stat_activity`, so an admin can tell the web, the worker and the relay apart. */
+  applicationName?: string
+}
+
+export interface DatabaseHandle {
+  db: Database
+  /** The raw postgres.js client, for LISTEN/NOTIFY and the few statements drizzle cannot express. */
+  sql: Sql
+  /** Waits for running queries, then closes every connection. */
+  close(): Promise<void>
+}
+
+/** Creates a pool; called only by a composition root (worker main, web server container, tests). */
+export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
+  const sql = postgres(url, {
+    max: options.max ?? 10,
+    // Fail fast when the server is unreachable instead of hanging a request or a boot.
+    connect_timeout: 5,
+    idle_timeout: 30,
+    // NOTICEs (e.g. "relation already exists, skipping") are noise in structured logs.
+    onnotice: () => {},
+    connection: { application_name: options.applicationName ?? 'fairlane' },
+  })
+  const db = drizzle({ client: sql, schema })
+  return {
+    db,
+    sql,
+    close: () => sql.end({ timeout: 5 }),
+  }
+}

@@ -1,0 +1,12 @@
+export {
+  createDatabase,
+  type Database,
+  type DatabaseHandle,
+  type DatabaseOptions,
+  type Executor,
+  type Transaction,
+} from './client'
+export { ensureDatabaseExists, MIGRATIONS_FOLDER, migrateDatabase, pgErrorCode } from './migrate'
+export * as schema from './schema'
+export * from './schema'
+export { databaseNameOf, describeServer, quoteDatabaseName, withDatabaseName } from './url'

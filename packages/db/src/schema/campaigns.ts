@@ -1,0 +1,68 @@
+import { sql } from 'drizzle-orm'
+import { check, index, integer, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
+import { lists } from './contacts'
+import { CAMPAIGN_STATUSES, type CampaignStatus } from './literals'
+import { tenantId } from './tenant-column'
+
+/** Reusable content the API can send by slug (`template: "welcome"`). */
+export const templates = pgTable(
+  'templates',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    slug: text('slug').notNull(),
+    name: text('name').notNull(),
+    subject: text('subject').notNull(),
+    html: text('html').notNull(),
+    text: text('text'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [unique('templates_tenant_slug_unique').on(t.tenantId, t.slug)],
+)
+
+export const campaigns = pgTable(
+  'campaigns',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    name: text('name').notNull(),
+    subject: text('subject').notNull(),
+    html: text('html').notNull(),
+    text: text('text'),
+    /**
+     * Null means every subscribed contact. No cascade: deleting a list must not silently turn a
+     * scheduled campaign into a send to everyone, so the delete is refused while a campaign uses it.
+     */
+    listId: uuid('list_id').references(() => lists.id),
+    status: text('status').$type<CampaignStatus>().notNull().default('draft'),
+    /** The instant to send, computed from `send_at_local` in `time_zone`. */
+    sendAt: timestamptz('send_at'),
+    /** The wall time as entered (`2026-12-24T09:00`), kept so the UI shows what the user typed. */
+    sendAtLocal: text('send_at_local'),
+    /** IANA zone name, e.g. `Europe/Berlin`. */
+    timeZone: text('time_zone'),
+    /** Last contact id turned into a message, so a dispatch interrupted by a crash resumes after it. */
+    dispatchCursor: uuid('dispatch_cursor'),
+    /** Messages created by dispatch so far; the denominator of the campaign's progress. */
+    recipientCount: integer('recipient_count').notNull().default(0),
+    dispatchedAt: timestamptz('dispatched_at'),
+    completedAt: timestamptz('completed_at'),
+    cancelledAt: timestamptz('cancelled_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('campaigns_tenant_created_idx').on(t.tenantId, t.createdAt),
+    // The due check scans only scheduled campaigns, however many have been sent.
+    index('campaigns_due_idx').on(t.sendAt).where(sql`${t.status} = 'scheduled'`),
+    check('campaigns_status_check', oneOf(t.status, CAMPAIGN_STATUSES)),
+    check('campaigns_scheduled_send_at_check', sql`${t.status} <> 'scheduled' or ${t.sendAt} is not null`),
+  ],
+)
+
+export type Template = typeof templates.$inferSelect
+export type NewTemplate = typeof templates.$inferInsert
+export type Campaign = typeof campaigns.$inferSelect
+export type NewCampaign = typeof campaigns.$inferInsert

@@ -1,0 +1,17 @@
+/**
+ * The lanes, statuses, roles and reasons the tables store. They are defined once, in
+ * `@fairlane/core`, and the CHECK constraints here are built from the same arrays, so PostgreSQL
+ * never holds a value the code cannot name. Adding a value: edit core, then `pnpm db:generate`.
+ */
+export {
+  CAMPAIGN_STATUSES,
+  type CampaignStatus,
+  LANES,
+  type Lane,
+  MEMBERSHIP_ROLES,
+  MESSAGE_STATUSES,
+  type MembershipRole,
+  type MessageStatus,
+  SUPPRESSION_REASONS,
+  type SuppressionReason,
+} from '@fairlane/core'

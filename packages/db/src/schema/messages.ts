@@ -1,0 +1,73 @@
+import { sql } from 'drizzle-orm'
+import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
+import { campaigns } from './campaigns'
+import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
+import { contacts } from './contacts'
+import { LANES, type Lane, MESSAGE_STATUSES, type MessageStatus } from './literals'
+import { tenantId } from './tenant-column'
+
+/**
+ * One row per recipient delivery, API or campaign. This table is the source of truth for what must
+ * be sent; Redis only ever holds `{ messageId, tenantId }` for rows in `queued`/`sending`.
+ */
+export const messages = pgTable(
+  'messages',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    /** No cascade: a campaign with deliveries is cancelled, not deleted, so its history stays. */
+    campaignId: uuid('campaign_id').references(() => campaigns.id),
+    contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    lane: text('lane').$type<Lane>().notNull(),
+    status: text('status').$type<MessageStatus>().notNull().default('pending'),
+    /** `otp`, `password-reset`, a tenant template slug, or null for custom content. */
+    template: text('template'),
+    toAddress: text('to_address').notNull(),
+    /** Null for campaign mail: it is rendered from the campaign and contact at send time. */
+    subject: text('subject'),
+    html: text('html'),
+    text: text('text'),
+    variables: jsonb('variables').$type<Record<string, unknown>>(),
+    attempts: integer('attempts').notNull().default(0),
+    lastError: text('last_error'),
+    /**
+     * The send claim: only the holder of `lock_token` may mark the row sent, and a claim whose
+     * `locked_until` passed may be taken over, so a killed worker neither loses nor doubles a send.
+     */
+    lockToken: uuid('lock_token'),
+    lockedUntil: timestamptz('locked_until'),
+    idempotencyKey: text('idempotency_key'),
+    /** SHA-256 of the canonical request body: the same key with another body is answered 422. */
+    requestHash: text('request_hash'),
+    queuedAt: timestamptz('queued_at'),
+    sentAt: timestamptz('sent_at'),
+    failedAt: timestamptz('failed_at'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('messages_lane_check', oneOf(t.lane, LANES)),
+    check('messages_status_check', oneOf(t.status, MESSAGE_STATUSES)),
+    // Null keys are distinct in PostgreSQL, so messages without a key never collide.
+    unique('messages_tenant_idempotency_key_unique').on(t.tenantId, t.idempotencyKey),
+    // Makes campaign dispatch idempotent: a resumed batch inserts with ON CONFLICT DO NOTHING.
+    unique('messages_campaign_contact_unique').on(t.campaignId, t.contactId),
+    index('messages_tenant_created_idx').on(t.tenantId, t.createdAt),
+    index('messages_tenant_campaign_status_idx').on(t.tenantId, t.campaignId, t.status),
+    // The pacer's backlog: each tenant's oldest pending bulk rows, without touching sent history.
+    index('messages_bulk_backlog_idx')
+      .on(t.tenantId, t.createdAt, t.id)
+      .where(sql`${t.status} = 'pending' and ${t.lane} = 'bulk'`),
+    // The sweeper re-enqueues rows queued long ago whose job Redis lost.
+    index('messages_queued_idx').on(t.queuedAt).where(sql`${t.status} = 'queued'`),
+    // Claims whose worker died: `locked_until` in the past.
+    index('messages_sending_idx').on(t.lockedUntil).where(sql`${t.status} = 'sending'`),
+    // Nightly cleanup forgets idempotency keys past their retention.
+    index('messages_idempotency_expiry_idx').on(t.createdAt).where(sql`${t.idempotencyKey} is not null`),
+    // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
+    index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+  ],
+)
+
+export type Message = typeof messages.$inferSelect
+export type NewMessage = typeof messages.$inferInsert

@@ -1,0 +1,51 @@
+import { bigint, date, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { createdAt, timestamptz, updatedAt } from './columns'
+import { tenantId } from './tenant-column'
+
+/** Progress of cursor-driven jobs (e.g. the daily rollup): the job resumes after `cursor_at`. */
+export const jobCursors = pgTable('job_cursors', {
+  name: text('name').primaryKey(),
+  cursorAt: timestamptz('cursor_at').notNull(),
+  updatedAt: updatedAt(),
+})
+
+/** One row per tenant and ended day, overwritten whole by the rollup so a rerun is harmless. */
+export const tenantDailyStats = pgTable(
+  'tenant_daily_stats',
+  {
+    tenantId: tenantId(),
+    day: date('day', { mode: 'string' }).notNull(),
+    sent: integer('sent').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    suppressed: integer('suppressed').notNull().default(0),
+    deferred: integer('deferred').notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ name: 'tenant_daily_stats_pk', columns: [t.tenantId, t.day] })],
+)
+
+/** Every deliberate admin action (replay, plan change), with who, why and on what. Append-only. */
+export const adminAuditLog = pgTable(
+  'admin_audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    targetType: text('target_type'),
+    targetId: text('target_id'),
+    reason: text('reason'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('admin_audit_log_created_at_idx').on(t.createdAt),
+    index('admin_audit_log_target_idx').on(t.targetType, t.targetId),
+  ],
+)
+
+export type JobCursor = typeof jobCursors.$inferSelect
+export type NewJobCursor = typeof jobCursors.$inferInsert
+export type TenantDailyStats = typeof tenantDailyStats.$inferSelect
+export type NewTenantDailyStats = typeof tenantDailyStats.$inferInsert
+export type AdminAuditLogEntry = typeof adminAuditLog.$inferSelect
+export type NewAdminAuditLogEntry = typeof adminAuditLog.$inferInsert

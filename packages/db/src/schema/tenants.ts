@@ -1,0 +1,25 @@
+import { sql } from 'drizzle-orm'
+import { check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, updatedAt } from './columns'
+
+/** A tenant and its bulk plan: the token bucket (`rate_per_sec`, `burst`) and its share of spare capacity. */
+export const tenants = pgTable(
+  'tenants',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    ratePerSec: integer('rate_per_sec').notNull().default(10),
+    burst: integer('burst').notNull().default(20),
+    weight: integer('weight').notNull().default(1),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('tenants_rate_per_sec_check', sql`${t.ratePerSec} > 0`),
+    check('tenants_burst_check', sql`${t.burst} > 0`),
+    check('tenants_weight_check', sql`${t.weight} > 0`),
+  ],
+)
+
+export type Tenant = typeof tenants.$inferSelect
+export type NewTenant = typeof tenants.$inferInsert
