@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto'
+
+/** The longest a fault may hold a reply back; long enough to trip any client timeout, short enough to end. */
+export const MAX_FAULT_DELAY_MS = 120_000
+
+/** What a client asks for with `POST /faults`, after validation (match lowercased, reply trimmed). */
+export interface FaultSpec {
+  /** `user@example.com` for one address or `@example.com` for a whole domain. */
+  match: string
+  /** A 4xx/5xx SMTP reply such as `451 4.7.1 try later`. */
+  reply?: string
+  /** How many messages the fault applies to; absent means until cleared. */
+  times?: number
+  /** Wait this long before answering (then reply, drop or accept). */
+  delayMs?: number
+  /** Close the connection instead of answering. */
+  drop?: boolean
+}
+
+export interface Fault extends FaultSpec {
+  id: string
+}
+
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string }
+
+const FIELDS = new Set(['match', 'reply', 'times', 'delayMs', 'drop'])
+const ADDRESS = /^[^\s@]+@[^\s@]+$/
+const DOMAIN = /^@[^\s@]+$/
+// A 4xx/5xx code, one space, then text; the text may start with an enhanced status code (4.7.1).
+const REPLY = /^([45]\d\d) (\S.*)$/
+// A CR or LF would let the reply text inject extra SMTP lines into the session.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/
+
+/**
+ * Validates a `POST /faults` body by hand (zod is not a dependency of the sink). Every message names
+ * the field and what was expected, since the caller is usually a test script whose author wants to
+ * see the typo, not a generic "bad request". Unknown fields are refused for the same reason.
+ */
+export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    return fail('expected a JSON object such as {"match":"user@example.com","reply":"451 4.7.1 try later"}')
+  }
+  const input = body as Record<string, unknown>
+  const unknown = Object.keys(input).filter((key) => !FIELDS.has(key))
+  if (unknown.length > 0) {
+    return fail(
+      `unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; allowed: ${[...FIELDS].join(', ')}`,
+    )
+  }
+
+  const spec: FaultSpec = { match: '' }
+
+  if (typeof input.match !== 'string') return fail('"match" is required: an address or "@domain"')
+  const match = input.match.trim().toLowerCase()
+  if (!ADDRESS.test(match) && !DOMAIN.test(match)) {
+    return fail(`"match" must be an address such as "user@example.com" or a domain such as "@example.com"`)
+  }
+  spec.match = match
+
+  if (input.reply !== undefined) {
+    if (typeof input.reply !== 'string') return fail('"reply" must be a string such as "451 4.7.1 try later"')
+    const reply = input.reply.trim()
+    if (!REPLY.test(reply) || CONTROL.test(reply)) {
+      return fail(
+        '"reply" must be a 4xx or 5xx code, a space and text on one line, such as "550 5.1.1 no such user"',
+      )
+    }
+    spec.reply = reply
+  }
+
+  if (input.times !== undefined) {
+    if (!Number.isSafeInteger(input.times) || (input.times as number) < 1) {
+      return fail('"times" must be a positive integer (omit it to apply the fault until cleared)')
+    }
+    spec.times = input.times as number
+  }
+
+  if (input.delayMs !== undefined) {
+    const delayMs = input.delayMs
+    if (
+      !Number.isSafeInteger(delayMs) ||
+      (delayMs as number) < 0 ||
+      (delayMs as number) > MAX_FAULT_DELAY_MS
+    ) {
+      return fail(`"delayMs" must be an integer from 0 to ${MAX_FAULT_DELAY_MS}`)
+    }
+    spec.delayMs = delayMs as number
+  }
+
+  if (input.drop !== undefined) {
+    if (typeof input.drop !== 'boolean') return fail('"drop" must be true or false')
+    spec.drop = input.drop
+  }
+
+  if (spec.reply === undefined && spec.delayMs === undefined && spec.drop !== true) {
+    return fail('a fault needs at least one of "reply", "delayMs" or "drop": true')
+  }
+  if (spec.reply !== undefined && spec.drop === true) {
+    return fail('"reply" and "drop" exclude each other: a dropped connection cannot carry a reply')
+  }
+  return { ok: true, value: spec }
+}
+
+/** Splits a validated reply into what smtp-server needs: the code, and the text it writes after it. */
+export function splitReply(reply: string): { code: number; text: string } {
+  const parsed = REPLY.exec(reply)
+  if (!parsed?.[1] || !parsed[2]) throw new Error(`not a valid SMTP reply: ${reply}`)
+  return { code: Number(parsed[1]), text: parsed[2] }
+}
+
+/** Whether a fault's `match` covers a (lowercased) recipient address. */
+export function matches(match: string, recipient: string): boolean {
+  if (match.startsWith('@')) return recipient.slice(recipient.lastIndexOf('@')) === match
+  return recipient === match
+}
+
+/**
+ * The active faults, oldest first. Lookup and countdown happen in one synchronous call so two
+ * messages finishing at the same time cannot both consume the last `times` of a fault.
+ */
+export class FaultTable {
+  private faults: Fault[] = []
+
+  add(spec: FaultSpec): Fault {
+    const fault: Fault = { id: randomUUID(), ...spec }
+    this.faults.push(fault)
+    return { ...fault }
+  }
+
+  list(): Fault[] {
+    return this.faults.map((fault) => ({ ...fault }))
+  }
+
+  /** Removes every fault and says how many there were. */
+  clear(): number {
+    const count = this.faults.length
+    this.faults = []
+    return count
+  }
+
+  /**
+   * Finds the oldest fault covering any of the recipients, counts one use against it (removing it at
+   * zero) and returns a copy as it was applied. Undefined when no fault matches.
+   */
+  take(recipients: readonly string[]): Fault | undefined {
+    const lowered = recipients.map((recipient) => recipient.toLowerCase())
+    const index = this.faults.findIndex((fault) =>
+      lowered.some((recipient) => matches(fault.match, recipient)),
+    )
+    const fault = this.faults[index]
+    if (!fault) return undefined
+    const applied = { ...fault }
+    if (fault.times !== undefined) {
+      fault.times -= 1
+      if (fault.times <= 0) this.faults.splice(index, 1)
+    }
+    return applied
+  }
+}
+
+function fail(message: string): ParseResult<never> {
+  return { ok: false, message }
+}

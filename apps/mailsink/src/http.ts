@@ -1,0 +1,183 @@
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { Logger } from 'pino'
+import { type FaultTable, parseFaultSpec } from './faults'
+import { HttpError, readJsonBody, sendError, sendHtml, sendJson } from './http-io'
+import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
+import { type MessageFilter, type MessageStore, parseSince } from './store'
+
+export interface HttpSinkOptions {
+  store: MessageStore
+  faults: FaultTable
+  logger: Logger
+}
+
+interface Request {
+  req: IncomingMessage
+  res: ServerResponse
+  /** The route's captured path segments, URL-decoded. */
+  params: string[]
+  query: URLSearchParams
+}
+
+type Handler = (request: Request) => void | Promise<void>
+
+interface Route {
+  path: RegExp
+  methods: Partial<Record<string, Handler>>
+}
+
+/**
+ * The request handler for the sink's HTTP API and inbox. Every failure ends in a JSON answer:
+ * HttpError for the client's mistakes (4xx), anything else logged and answered 500, so one bad
+ * request never takes down a sink that a whole test run depends on.
+ */
+export function createHttpHandler(
+  options: HttpSinkOptions,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const { store, faults, logger } = options
+
+  const routes: Route[] = [
+    {
+      path: /^\/$/,
+      methods: { GET: ({ res }) => sendHtml(res, 200, renderInbox(store.latest(INBOX_LIMIT), store.size)) },
+    },
+    {
+      path: /^\/view\/([^/]+)$/,
+      methods: {
+        GET: ({ res, params: [id = ''] }) => {
+          const message = store.get(id)
+          if (message) sendHtml(res, 200, renderMessage(message))
+          else sendHtml(res, 404, renderNotFound(id))
+        },
+      },
+    },
+    {
+      path: /^\/health$/,
+      methods: { GET: ({ res }) => sendJson(res, 200, { ok: true, messages: store.size }) },
+    },
+    {
+      path: /^\/messages$/,
+      methods: {
+        GET: ({ res, query }) => sendJson(res, 200, store.list(messageFilter(query))),
+        DELETE: ({ res }) => sendJson(res, 200, { deleted: store.clear() }),
+      },
+    },
+    {
+      path: /^\/messages\/([^/]+)$/,
+      methods: {
+        GET: ({ res, params: [id = ''] }) => {
+          const message = store.get(id)
+          if (!message) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
+          sendJson(res, 200, message)
+        },
+      },
+    },
+    {
+      path: /^\/faults$/,
+      methods: {
+        GET: ({ res }) => sendJson(res, 200, faults.list()),
+        POST: async ({ req, res }) => {
+          const parsed = parseFaultSpec(await readJsonBody(req))
+          if (!parsed.ok) throw new HttpError(400, 'invalid_fault', parsed.message)
+          const fault = faults.add(parsed.value)
+          logger.info({ fault }, 'fault added')
+          sendJson(res, 201, fault)
+        },
+        DELETE: ({ res }) => sendJson(res, 200, { cleared: faults.clear() }),
+      },
+    },
+  ]
+
+  async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const { path, query } = splitUrl(req.url ?? '/')
+    const method = req.method ?? 'GET'
+    for (const route of routes) {
+      const found = route.path.exec(path)
+      if (!found) continue
+      // HEAD is answered as GET; node:http leaves the body out by itself.
+      const handler = route.methods[method] ?? (method === 'HEAD' ? route.methods.GET : undefined)
+      if (!handler) {
+        const allowed = Object.keys(route.methods)
+        if (allowed.includes('GET')) allowed.push('HEAD')
+        throw new HttpError(
+          405,
+          'method_not_allowed',
+          `${method} is not allowed on ${path}; use ${allowed.join(', ')}`,
+          {
+            allow: allowed.join(', '),
+          },
+        )
+      }
+      await handler({ req, res, params: found.slice(1).map(decodeSegment), query })
+      return
+    }
+    throw new HttpError(404, 'not_found', `no route for ${method} ${path}`)
+  }
+
+  return (req, res) => {
+    dispatch(req, res).catch((error: unknown) => {
+      if (!(error instanceof HttpError)) {
+        logger.error({ err: error, method: req.method, url: req.url }, 'http request failed')
+      }
+      if (res.headersSent) {
+        // Too late for a JSON error; cutting the connection at least tells the client it is incomplete.
+        res.destroy()
+        return
+      }
+      sendError(
+        res,
+        error instanceof HttpError
+          ? error
+          : new HttpError(500, 'internal', 'internal error; see the sink log'),
+      )
+    })
+  }
+}
+
+function messageFilter(query: URLSearchParams): MessageFilter {
+  const filter: MessageFilter = {}
+  const to = query.get('to')?.trim()
+  if (to) filter.to = to
+  const since = query.get('since')?.trim()
+  if (since) {
+    filter.since = parseSince(since)
+    if (filter.since === undefined) {
+      throw new HttpError(
+        400,
+        'invalid_since',
+        `"since" must be an ISO 8601 timestamp or epoch milliseconds, got ${JSON.stringify(since)}`,
+      )
+    }
+  }
+  return filter
+}
+
+/**
+ * Splits the request target by hand: `new URL('//messages', base)` would read "messages" as a host.
+ * One trailing slash is ignored so `/messages/` still finds its route.
+ */
+function splitUrl(target: string): { path: string; query: URLSearchParams } {
+  const questionMark = target.indexOf('?')
+  let path = questionMark < 0 ? target : target.slice(0, questionMark)
+  const search = questionMark < 0 ? '' : target.slice(questionMark + 1)
+  // Absolute-form targets (`GET http://host/messages`) are legal HTTP/1.1, if rare.
+  if (/^https?:\/\//i.test(path)) {
+    try {
+      path = new URL(path).pathname
+    } catch {
+      throw new HttpError(400, 'invalid_url', `cannot read the request target ${JSON.stringify(target)}`)
+    }
+  }
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1)
+  return { path, query: new URLSearchParams(search) }
+}
+
+function decodeSegment(segment: string | undefined): string {
+  if (segment === undefined) return ''
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    // A malformed escape cannot name a stored id; leave it as is and let the lookup miss.
+    return segment
+  }
+}

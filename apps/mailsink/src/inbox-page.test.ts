@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { escapeHtml, renderInbox, renderMessage } from './inbox-page'
+import type { StoredMessage } from './store'
+
+const hostile: StoredMessage = {
+  id: 'id-1',
+  messageId: '<x@y>',
+  from: '"<script>alert(1)</script>" <evil@example.com>',
+  to: 'victim@example.com',
+  recipients: ['victim@example.com'],
+  subject: '<img src=x onerror=alert(1)>',
+  text: '</pre><script>alert(2)</script>',
+  html: '<p onclick="x">"quoted" & \'single\'</p><script>alert(3)</script>',
+  headers: { 'x-evil': '<b>bold</b>' },
+  receivedAt: '2024-05-01T12:00:00.000Z',
+}
+
+describe('escapeHtml', () => {
+  it('escapes the five significant characters', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;')
+  })
+})
+
+describe('renderInbox', () => {
+  it('escapes every message value and links rows to the view page', () => {
+    const html = renderInbox([hostile], 1)
+    expect(html).not.toContain('<script>')
+    expect(html).not.toContain('<img')
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;')
+    expect(html).toContain('href="/view/id-1"')
+  })
+
+  it('says so when there are no messages', () => {
+    expect(renderInbox([], 0)).toContain('No messages yet')
+  })
+})
+
+describe('renderMessage', () => {
+  it('puts the HTML body in a sandboxed srcdoc and escapes everything else', () => {
+    const html = renderMessage(hostile)
+    expect(html).not.toContain('<script>')
+    expect(html).not.toContain('<b>bold</b>')
+    expect(html).toContain('sandbox=""')
+    expect(html).toContain(
+      'srcdoc="&lt;p onclick=&quot;x&quot;&gt;&quot;quoted&quot; &amp; &#39;single&#39;&lt;/p&gt;&lt;script&gt;alert(3)&lt;/script&gt;"',
+    )
+  })
+
+  it('leaves the iframe out when there is no HTML body', () => {
+    expect(renderMessage({ ...hostile, html: null })).not.toContain('<iframe')
+  })
+})

@@ -1,0 +1,59 @@
+import { loadConfig } from '@fairlane/config'
+import pino from 'pino'
+import { ListenError, type MailSink, startMailSink } from './sink'
+
+/** How long a shutdown may take before the process leaves anyway. */
+const FORCE_EXIT_MS = 5_000
+
+const config = loadConfig()
+const logger = pino({ level: config.LOG_LEVEL, base: { service: 'mailsink' } })
+
+const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT' } as const
+
+let sink: MailSink
+try {
+  sink = await startMailSink({
+    host: config.HOST,
+    smtpPort: config.MAILSINK_SMTP_PORT,
+    httpPort: config.MAILSINK_HTTP_PORT,
+    maxMessages: config.MAILSINK_MAX_MESSAGES,
+    logger,
+  })
+} catch (error) {
+  // The usual cause is a second sink (or a forgotten one) on the same port: say so in one line
+  // with the setting to change, rather than a stack trace.
+  if (!(error instanceof ListenError)) throw error
+  const setting = SETTING[error.service]
+  console.error(
+    error.code === 'EADDRINUSE'
+      ? `mailsink: port ${error.port} is already in use (${setting})`
+      : `mailsink: cannot listen on ${error.host}:${error.port} (${setting}): ${error.code}`,
+  )
+  process.exit(1)
+}
+
+// Scripts wait for this line to know the sink is up, and people click the link.
+console.log(
+  `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}`,
+)
+
+function shutdown(signal: NodeJS.Signals): void {
+  logger.info({ signal }, 'shutting down')
+  // A stuck close must not turn a stop into a hang; the orchestrator would kill us less gently.
+  setTimeout(() => process.exit(0), FORCE_EXIT_MS).unref()
+  sink.close().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      logger.error({ err: error }, 'shutdown failed')
+      process.exit(1)
+    },
+  )
+}
+// once: a second Ctrl-C falls through to the default handler and kills the process at once.
+process.once('SIGTERM', shutdown)
+process.once('SIGINT', shutdown)
+
+/** IPv6 literals need brackets in host:port and URLs. */
+function hostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`
+}

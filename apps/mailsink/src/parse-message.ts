@@ -1,0 +1,56 @@
+import { randomUUID } from 'node:crypto'
+import { type HeaderLines, simpleParser } from 'mailparser'
+import type { StoredMessage } from './store'
+
+/**
+ * Turns the raw DATA of an accepted message and its envelope into the record the API serves.
+ * Recipients come from the envelope, not the To header, because that is where the mail was
+ * actually delivered (Bcc recipients appear nowhere else).
+ */
+export async function toStoredMessage(
+  raw: Buffer,
+  envelopeRecipients: readonly string[],
+  receivedAt: Date = new Date(),
+): Promise<StoredMessage> {
+  const parsed = await simpleParser(raw, {
+    // The sink never shows cid: images inline, and skipping the HTML rendering of text parts and
+    // attachment hashing keeps parsing cheap when a benchmark sends tens of thousands of messages.
+    keepCidLinks: true,
+    skipTextToHtml: true,
+    checksumAlgo: false,
+  })
+  const headers = headerRecord(parsed.headerLines)
+  return {
+    id: randomUUID(),
+    messageId: headers['message-id'] ?? parsed.messageId ?? null,
+    from: parsed.from?.text ?? '',
+    to: envelopeRecipients.join(', '),
+    recipients: envelopeRecipients.map((address) => address.toLowerCase()),
+    subject: parsed.subject ?? '',
+    text: parsed.text ?? '',
+    html: typeof parsed.html === 'string' ? parsed.html : null,
+    headers,
+    receivedAt: receivedAt.toISOString(),
+  }
+}
+
+/**
+ * Header name → value as written after the colon. Folded lines are unfolded (RFC 5322 §2.2.3) so a
+ * long List-Unsubscribe or DKIM-Signature compares as one string, but nothing is decoded: tests
+ * assert on what was put on the wire. Repeated headers keep their order, joined with "\n".
+ */
+export function headerRecord(lines: HeaderLines): Record<string, string> {
+  // No prototype: a header named "constructor" or "__proto__" must be just another key.
+  const record: Record<string, string> = Object.create(null)
+  for (const { key, line } of lines) {
+    const colon = line.indexOf(':')
+    if (colon < 0) continue
+    const value = line
+      .slice(colon + 1)
+      .replace(/\r?\n(?=[ \t])/g, '')
+      .trim()
+    const name = key.toLowerCase()
+    record[name] = name in record ? `${record[name]}\n${value}` : value
+  }
+  return record
+}

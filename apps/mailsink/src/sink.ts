@@ -1,0 +1,126 @@
+import { createServer, type Server as HttpServer } from 'node:http'
+import type { AddressInfo, Server as NetServer } from 'node:net'
+import type { Logger } from 'pino'
+import { FaultTable } from './faults'
+import { createHttpHandler } from './http'
+import { createSmtpSink } from './smtp'
+import { MessageStore } from './store'
+
+export interface MailSinkOptions {
+  host: string
+  /** 0 picks a free port; the bound one is returned. */
+  smtpPort: number
+  /** 0 picks a free port; the bound one is returned. */
+  httpPort: number
+  /** Ring size: beyond it the oldest message is dropped. */
+  maxMessages: number
+  logger: Logger
+}
+
+export interface MailSink {
+  smtpPort: number
+  httpPort: number
+  store: MessageStore
+  faults: FaultTable
+  /** Stops both servers; safe to call more than once. */
+  close(): Promise<void>
+}
+
+/** A port could not be bound. `service` says which, so the caller can name the setting to change. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError'
+  constructor(
+    readonly service: 'smtp' | 'http',
+    readonly host: string,
+    readonly port: number,
+    /** The system error code, e.g. EADDRINUSE or EACCES. */
+    readonly code: string,
+    cause: Error,
+  ) {
+    super(`cannot listen on ${host}:${port} for ${service}: ${cause.message}`, { cause })
+  }
+}
+
+/**
+ * Starts the SMTP sink and its HTTP API. Nothing runs until this is called, so tests can start
+ * as many isolated sinks as they like on port 0.
+ */
+export async function startMailSink(options: MailSinkOptions): Promise<MailSink> {
+  const { host, logger } = options
+  const store = new MessageStore(options.maxMessages)
+  const faults = new FaultTable()
+  const smtp = createSmtpSink({ store, faults, logger })
+  const http = createServer(createHttpHandler({ store, faults, logger }))
+  http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    logger.debug({ err: error.message, code: error.code }, 'http client error')
+    if (!socket.writable) return
+    // A request node:http cannot even parse never reaches the handler; still answer in the API's shape.
+    socket.end(malformedRequestResponse(error.code))
+  })
+
+  const smtpPort = await listen(smtp.server.server, 'smtp', host, options.smtpPort)
+  let httpPort: number
+  try {
+    httpPort = await listen(http, 'http', host, options.httpPort)
+  } catch (error) {
+    await smtp.close()
+    throw error
+  }
+  logger.info({ host, smtpPort, httpPort, maxMessages: options.maxMessages }, 'mailsink listening')
+
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= Promise.all([smtp.close(), closeHttp(http)]).then(() => logger.info('mailsink stopped'))
+    return closing
+  }
+  return { smtpPort, httpPort, store, faults, close }
+}
+
+function malformedRequestResponse(code: string | undefined): string {
+  const [status, text, message] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : [400, 'Bad Request', `the request is not valid HTTP/1.1${code ? ` (${code})` : ''}`]
+  const body = JSON.stringify({ error: { code: 'malformed_request', message } })
+  return [
+    `HTTP/1.1 ${status} ${text}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n')
+}
+
+function listen(
+  server: NetServer | HttpServer,
+  service: 'smtp' | 'http',
+  host: string,
+  port: number,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off('listening', onListening)
+      reject(new ListenError(service, host, port, error.code ?? 'UNKNOWN', error))
+    }
+    const onListening = () => {
+      server.off('error', onError)
+      resolve((server.address() as AddressInfo).port)
+    }
+    server.once('error', onError)
+    server.once('listening', onListening)
+    server.listen(port, host)
+  })
+}
+
+function closeHttp(server: HttpServer): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve()
+      return
+    }
+    server.close(() => resolve())
+    // Keep-alive connections (fetch keeps them) would otherwise hold close() open until they idle out.
+    server.closeAllConnections()
+  })
+}

@@ -1,0 +1,149 @@
+import type { Logger } from 'pino'
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
+import { type FaultTable, splitReply } from './faults'
+import { toStoredMessage } from './parse-message'
+import type { MessageStore } from './store'
+
+/** Advertised with SIZE; larger messages are refused with 552 and never buffered past the limit. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
+
+export interface SmtpSinkOptions {
+  store: MessageStore
+  faults: FaultTable
+  logger: Logger
+  maxMessageBytes?: number
+}
+
+export interface SmtpSink {
+  server: SMTPServer
+  /** Answers open sessions with 421, stops listening and cancels pending fault delays. */
+  close(): Promise<void>
+}
+
+type DataCallback = (error?: Error | null, message?: string) => void
+
+/** An Error smtp-server turns into the reply `<responseCode> <message>`, verbatim. */
+export function smtpError(code: number, text: string): Error & { responseCode: number } {
+  return Object.assign(new Error(text), { responseCode: code })
+}
+
+export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
+  const { store, faults, logger } = options
+  const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
+  const delays = new Set<() => void>()
+  let closed = false
+
+  const server = new SMTPServer({
+    // Any client may send: the sink stands in for a relay in development and tests.
+    authOptional: true,
+    allowInsecureAuth: true,
+    onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'anonymous' }),
+    // Plain TCP only: with STARTTLS offered, clients would try the built-in self-signed certificate.
+    disabledCommands: ['STARTTLS'],
+    size: maxBytes,
+    // A reverse DNS lookup per connection can hold the greeting for up to 1.5 s.
+    disableReverseLookup: true,
+    // smtp-server's own per-connection info logs would drown the sink's; errors arrive via 'error'.
+    logger: false,
+    banner: 'Fairlane mailsink',
+    closeTimeout: 2_000,
+    onData: (stream, session, callback) => receive(stream, session, callback),
+  })
+
+  // smtp-server re-emits every socket and listener error here, and an EventEmitter without an 'error'
+  // listener throws, which would take the whole sink down over one client's reset connection. Errors
+  // before listening are the listen call's to report (port in use), so they are not logged twice.
+  server.on('error', (error: Error & { remoteAddress?: string }) => {
+    if (!server.server.listening) return
+    if (error.remoteAddress)
+      logger.debug({ err: error.message, client: error.remoteAddress }, 'smtp client error')
+    else logger.error({ err: error }, 'smtp server error')
+  })
+
+  function receive(stream: SMTPServerDataStream, session: SMTPServerSession, callback: DataCallback): void {
+    // Captured now: smtp-server resets the envelope as soon as the reply is sent.
+    const recipients = session.envelope.rcptTo.map((recipient) => recipient.address)
+    const chunks: Buffer[] = []
+    let bytes = 0
+    stream.on('data', (chunk: Buffer) => {
+      bytes += chunk.length
+      if (bytes <= maxBytes) chunks.push(chunk)
+    })
+    // Emitted when the client disconnects mid-message; there is nobody left to answer.
+    stream.on('error', (error) =>
+      logger.debug({ err: error.message, session: session.id }, 'message aborted'),
+    )
+    stream.on('end', () => {
+      finish(Buffer.concat(chunks), recipients, stream.sizeExceeded, session, callback).catch(
+        (error: unknown) => {
+          logger.error({ err: error }, 'could not handle a message')
+          callback(smtpError(451, '4.3.0 the sink could not handle the message'))
+        },
+      )
+    })
+  }
+
+  async function finish(
+    raw: Buffer,
+    recipients: string[],
+    sizeExceeded: boolean,
+    session: SMTPServerSession,
+    callback: DataCallback,
+  ): Promise<void> {
+    if (sizeExceeded) {
+      callback(smtpError(552, `5.3.4 message exceeds the limit of ${maxBytes} bytes`))
+      return
+    }
+    const fault = faults.take(recipients)
+    if (fault) {
+      logger.debug({ fault, session: session.id }, 'applying fault')
+      if (fault.delayMs) await wait(fault.delayMs)
+      // The sink shut down during the delay; the session has already been told 421.
+      if (closed) return
+      if (fault.drop) {
+        dropConnection(session.id)
+        return
+      }
+      if (fault.reply) {
+        const { code, text } = splitReply(fault.reply)
+        callback(smtpError(code, text))
+        return
+      }
+    }
+    const message = await toStoredMessage(raw, recipients)
+    store.add(message)
+    logger.debug({ id: message.id, to: message.to, subject: message.subject }, 'message accepted')
+    callback(null, `OK: queued as ${message.id}`)
+  }
+
+  // smtp-server gives handlers no socket; the session id is the connection id, so look it up there.
+  function dropConnection(sessionId: string): void {
+    for (const connection of server.connections) {
+      if (connection.id === sessionId) connection._socket.destroy()
+    }
+  }
+
+  function wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer)
+        delays.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, ms)
+      delays.add(done)
+    })
+  }
+
+  function close(): Promise<void> {
+    closed = true
+    for (const done of [...delays]) done()
+    return new Promise((resolve) => {
+      server.close(() => resolve())
+      // Without this, server.close waits up to closeTimeout for pooled clients that never hang up.
+      for (const connection of server.connections) connection.send(421, 'mailsink shutting down')
+    })
+  }
+
+  return { server, close }
+}
