@@ -1,3 +1,11 @@
+export {
+  API_KEY_PREFIX_LENGTH,
+  apiKeyMatches,
+  apiKeyPrefix,
+  generateAdminToken,
+  generateApiKey,
+  hashApiKey,
+} from './api-keys/api-key'
 export { isLane, LANES, type Lane } from './domain/lanes'
 export {
   CAMPAIGN_STATUSES,
@@ -11,10 +19,8 @@ export {
   TERMINAL_MESSAGE_STATUSES,
 } from './domain/statuses'
 export {
-  API_KEY_PREFIX_LENGTH,
-  apiKeyMatches,
-  apiKeyPrefix,
-  generateAdminToken,
-  generateApiKey,
-  hashApiKey,
-} from './api-keys/api-key'
+  MESSAGE_PUBLISH_TOPIC,
+  type MessagePublishEvent,
+  messagePublishEvent,
+  OUTBOX_CHANNEL,
+} from './outbox/events'

@@ -160,6 +160,7 @@ CREATE TABLE "messages" (
 	"text" text,
 	"variables" jsonb,
 	"attempts" integer DEFAULT 0 NOT NULL,
+	"generation" integer DEFAULT 0 NOT NULL,
 	"last_error" text,
 	"lock_token" uuid,
 	"locked_until" timestamp with time zone,

@@ -1,9 +1,20 @@
 /** A message's life: pending (campaign backlog in PostgreSQL) → queued (a job exists) → sending → a terminal state. */
 export const MESSAGE_STATUSES = ['pending', 'queued', 'sending', 'sent', 'failed', 'suppressed'] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
-export const TERMINAL_MESSAGE_STATUSES = ['sent', 'failed', 'suppressed'] as const satisfies readonly MessageStatus[]
+export const TERMINAL_MESSAGE_STATUSES = [
+  'sent',
+  'failed',
+  'suppressed',
+] as const satisfies readonly MessageStatus[]
 
-export const CAMPAIGN_STATUSES = ['draft', 'scheduled', 'dispatching', 'sending', 'sent', 'cancelled'] as const
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'dispatching',
+  'sending',
+  'sent',
+  'cancelled',
+] as const
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
 
 export const MEMBERSHIP_ROLES = ['owner', 'member'] as const

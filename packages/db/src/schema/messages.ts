@@ -29,6 +29,12 @@ export const messages = pgTable(
     text: text('text'),
     variables: jsonb('variables').$type<Record<string, unknown>>(),
     attempts: integer('attempts').notNull().default(0),
+    /**
+     * Bumped by every deliberate re-publish (admin replay, the sweeper after Redis lost a job): the
+     * job id is derived from (id, generation), so a re-publish is not swallowed by BullMQ keeping
+     * the old job id, while a relay repeating the same publish still maps to one job.
+     */
+    generation: integer('generation').notNull().default(0),
     lastError: text('last_error'),
     /**
      * The send claim: only the holder of `lock_token` may mark the row sent, and a claim whose
