@@ -22,7 +22,9 @@ function installIfNeeded() {
   console.log('fairlane: installing dependencies (pnpm install --frozen-lockfile)')
   const result = spawnSync('pnpm', ['install', '--frozen-lockfile'], { cwd: root, stdio: 'inherit' })
   if (result.error) {
-    console.error(`fairlane: could not run pnpm (${result.error.message}); install it with: npm i -g pnpm@12.4.2`)
+    console.error(
+      `fairlane: could not run pnpm (${result.error.message}); install it with: npm i -g pnpm@12.4.2`,
+    )
     process.exit(1)
   }
   if (result.status !== 0) process.exit(result.status ?? 1)
@@ -31,7 +33,12 @@ function installIfNeeded() {
 installIfNeeded()
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', join(root, 'packages', 'stack', 'src', 'cli', `${command}.ts`), ...process.argv.slice(3)],
+  [
+    '--import',
+    'tsx',
+    join(root, 'packages', 'stack', 'src', 'cli', `${command}.ts`),
+    ...process.argv.slice(3),
+  ],
   { cwd: root, stdio: 'inherit' },
 )
 // The child handles Ctrl-C itself (it shares our terminal's process group); for a SIGTERM sent to

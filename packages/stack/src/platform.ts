@@ -1,9 +1,9 @@
 import { join } from 'node:path'
-import { ConfigError, type Config, parseConfig } from '@fairlane/config'
+import { type Config, ConfigError, parseConfig } from '@fairlane/config'
 import { createDatabase, ensureDatabaseExists, migrateDatabase } from '@fairlane/db'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
-import { seedDemo } from './seed'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
+import { seedDemo } from './seed'
 import { ensureServices } from './services'
 
 export type Mode = 'start' | 'dev'
@@ -56,8 +56,22 @@ export async function launchPlatform(root: string, prepared: PreparedPlatform, m
   const next = join(root, 'apps', 'web', 'node_modules', '.bin', 'next')
   const watch = mode === 'dev' ? ['watch', '--clear-screen=false'] : []
   const processes: ManagedProcess[] = [
-    startProcess({ name: 'sink', command: tsx, args: [...watch, 'apps/mailsink/src/main.ts'], cwd: root, env, colorIndex: 0 }),
-    startProcess({ name: 'worker', command: tsx, args: [...watch, 'apps/worker/src/main.ts'], cwd: root, env, colorIndex: 1 }),
+    startProcess({
+      name: 'sink',
+      command: tsx,
+      args: [...watch, 'apps/mailsink/src/main.ts'],
+      cwd: root,
+      env,
+      colorIndex: 0,
+    }),
+    startProcess({
+      name: 'worker',
+      command: tsx,
+      args: [...watch, 'apps/worker/src/main.ts'],
+      cwd: root,
+      env,
+      colorIndex: 1,
+    }),
     startProcess({
       name: 'web',
       command: next,
@@ -77,7 +91,9 @@ export async function launchPlatform(root: string, prepared: PreparedPlatform, m
   const firstExit = Promise.race(processes.map((p) => p.exited.then((code) => ({ name: p.name, code }))))
   const ready = Promise.all([
     waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
-    waitFor('worker', () => answers(`http://${host}:${config.WORKER_METRICS_PORT}/health`), { timeoutMs: 60_000 }),
+    waitFor('worker', () => answers(`http://${host}:${config.WORKER_METRICS_PORT}/health`), {
+      timeoutMs: 60_000,
+    }),
     waitFor('web', () => answers(`${urls.web}/api/health/ready`), { timeoutMs: 120_000 }),
   ])
   const outcome = await Promise.race([ready.then(() => null), firstExit])

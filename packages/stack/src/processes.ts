@@ -59,7 +59,11 @@ export function startProcess(options: {
 /** Runs a command to completion with inherited output; resolves with its exit code. */
 export function runToEnd(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
   return new Promise<number>((resolve) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit' })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: 'inherit',
+    })
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)))
     child.on('error', () => resolve(127))
   })

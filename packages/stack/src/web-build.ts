@@ -9,7 +9,11 @@ export function webBuildIsStale(root: string): boolean {
   const buildId = join(root, 'apps', 'web', '.next', 'BUILD_ID')
   if (!existsSync(buildId)) return true
   const builtAt = statSync(buildId).mtimeMs
-  const sources = [join(root, 'apps', 'web', 'src'), join(root, 'apps', 'web', 'next.config.ts'), join(root, 'pnpm-lock.yaml')]
+  const sources = [
+    join(root, 'apps', 'web', 'src'),
+    join(root, 'apps', 'web', 'next.config.ts'),
+    join(root, 'pnpm-lock.yaml'),
+  ]
   for (const name of readdirSync(join(root, 'packages'))) sources.push(join(root, 'packages', name, 'src'))
   return sources.some((source) => newestMtime(source) > builtAt)
 }

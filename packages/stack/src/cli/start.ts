@@ -16,7 +16,10 @@ export async function run(mode: Mode): Promise<void> {
 
   if (mode === 'start' && webBuildIsStale(root)) {
     log('building the web app (next build)')
-    const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], { cwd: root, env: prepared.env })
+    const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
+      cwd: root,
+      env: prepared.env,
+    })
     if (code !== 0) {
       await prepared.stopServices()
       throw new Error(`next build failed with exit code ${code}`)

@@ -38,14 +38,18 @@ async function main(): Promise<number> {
   await step('lint', bin('biome'), ['check', '.'])
   await step('typecheck', 'pnpm', ['run', '--silent', 'typecheck'])
   await step('unit + integration', bin('vitest'), ['run', '--config', 'packages/testing/vitest.config.ts'])
-  const buildCode = webBuildIsStale(root) ? await step('web build', 'pnpm', ['--filter', '@fairlane/web', 'build']) : 0
+  const buildCode = webBuildIsStale(root)
+    ? await step('web build', 'pnpm', ['--filter', '@fairlane/web', 'build'])
+    : 0
   if (buildCode === 0) await step('e2e', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts'])
   else results.push({ step: 'e2e', code: 1, seconds: 0 })
 
   await services.stop()
   console.log('\nfairlane test summary')
   for (const result of results) {
-    console.log(`  ${result.code === 0 ? 'pass' : 'FAIL'}  ${result.step.padEnd(20)} ${result.seconds.toFixed(1)} s`)
+    console.log(
+      `  ${result.code === 0 ? 'pass' : 'FAIL'}  ${result.step.padEnd(20)} ${result.seconds.toFixed(1)} s`,
+    )
   }
   return results.every((result) => result.code === 0) ? 0 : 1
 }
