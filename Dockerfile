@@ -55,4 +55,5 @@ COPY --from=build /app /app
 RUN mkdir -p apps/web/.next/cache && chown -R node:node apps/web/.next/cache
 USER node
 EXPOSE 3000 2525 8025 9464
-CMD ["pnpm", "--filter", "@fairlane/web", "start"]
+# next directly, not through pnpm and a shell, so SIGTERM reaches the server process.
+CMD ["apps/web/node_modules/.bin/next", "start", "apps/web", "--hostname", "0.0.0.0", "--port", "3000"]

@@ -31,7 +31,10 @@ describe('environment schema', () => {
   })
 
   it.each([
-    [{ DATABASE_URL: 'mysql://localhost/x' }, /^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/],
+    [
+      { DATABASE_URL: 'mysql://localhost/x' },
+      /^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/,
+    ],
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL: expected/],
     [{ REDIS_URL: 'http://localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
     [{ SMTP_URL: 'localhost:25' }, /^SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/],
@@ -41,10 +44,16 @@ describe('environment schema', () => {
     [{ BULK_CONCURRENCY: '0' }, /^BULK_CONCURRENCY: expected a number of at least 1/],
     [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
     [{ QUEUE_PREFIX: 'has space' }, /^QUEUE_PREFIX: /],
-    [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/],
+    [
+      { ADMIN_TOKEN: 'short' },
+      /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/,
+    ],
     [{ SESSION_SECRET: 'too-short' }, /^SESSION_SECRET: expected at least 32 characters/],
     [{ NODE_ENV: 'production' }, /^SESSION_SECRET: must be set to a random value/],
-    [{ SMTP_TIMEOUT_MS: '30000', SEND_LOCK_MS: '60000' }, /^SEND_LOCK_MS: must be at least 3 × SMTP_TIMEOUT_MS/],
+    [
+      { SMTP_TIMEOUT_MS: '30000', SEND_LOCK_MS: '60000' },
+      /^SEND_LOCK_MS: must be at least 3 × SMTP_TIMEOUT_MS/,
+    ],
   ])('refuses %o, naming the variable', (env, expected) => {
     const problems = problemsOf(env as Record<string, string>)
     expect(problems).toHaveLength(1)
@@ -52,7 +61,10 @@ describe('environment schema', () => {
   })
 
   it('never echoes a secret or a URL that may carry a password', () => {
-    const problems = problemsOf({ DATABASE_URL: 'mysql://user:hunter2@db/x', ADMIN_TOKEN: 'has a space in it!!' })
+    const problems = problemsOf({
+      DATABASE_URL: 'mysql://user:hunter2@db/x',
+      ADMIN_TOKEN: 'has a space in it!!',
+    })
     expect(problems).toHaveLength(2)
     expect(problems.join('\n')).not.toContain('hunter2')
     expect(problems.join('\n')).not.toContain('has a space')

@@ -51,11 +51,14 @@ export const envSchema = z
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 
-    DATABASE_URL: urlWithProtocols(['postgres:', 'postgresql:'], 'postgres://user@127.0.0.1:5432/fairlane').default(
-      'postgres://postgres@127.0.0.1:5432/fairlane',
-    ),
+    DATABASE_URL: urlWithProtocols(
+      ['postgres:', 'postgresql:'],
+      'postgres://user@127.0.0.1:5432/fairlane',
+    ).default('postgres://postgres@127.0.0.1:5432/fairlane'),
     DATABASE_POOL_MAX: positiveInt(10, 500),
-    REDIS_URL: urlWithProtocols(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default('redis://127.0.0.1:6379'),
+    REDIS_URL: urlWithProtocols(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default(
+      'redis://127.0.0.1:6379',
+    ),
     /** BullMQ key prefix; wrap it in braces (`{fairlane}`) on Redis Cluster so a queue's keys share a slot. */
     QUEUE_PREFIX: z
       .string()
@@ -68,7 +71,10 @@ export const envSchema = z
       .string()
       .regex(/^[A-Za-z0-9.-]+$/, 'expected a domain name such as mail.example.com')
       .optional(),
-    MAIL_FROM: z.string().email('expected an email address such as mail@example.com').default('mail@fairlane.localhost'),
+    MAIL_FROM: z
+      .string()
+      .email('expected an email address such as mail@example.com')
+      .default('mail@fairlane.localhost'),
 
     SESSION_SECRET: z.string().min(32, 'expected at least 32 characters').default(DEVELOPMENT_SESSION_SECRET),
     ADMIN_TOKEN: z

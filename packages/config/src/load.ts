@@ -2,7 +2,14 @@ import type { z } from 'zod'
 import { type Config, envSchema } from './env'
 
 /** Variables whose values are never echoed back in an error message. */
-const SECRET_NAMES = new Set(['SESSION_SECRET', 'ADMIN_TOKEN', 'DEMO_API_KEY', 'METRICS_TOKEN', 'DATABASE_URL', 'REDIS_URL'])
+const SECRET_NAMES = new Set([
+  'SESSION_SECRET',
+  'ADMIN_TOKEN',
+  'DEMO_API_KEY',
+  'METRICS_TOKEN',
+  'DATABASE_URL',
+  'REDIS_URL',
+])
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -14,13 +21,20 @@ export class ConfigError extends Error {
 function describe(issue: z.core.$ZodIssue, env: Record<string, string | undefined>): string {
   const name = String(issue.path[0] ?? 'environment')
   const raw = env[name]
-  const shown = raw === undefined ? 'it is not set' : SECRET_NAMES.has(name) ? 'got a value that does not fit' : `got "${raw}"`
+  const shown =
+    raw === undefined
+      ? 'it is not set'
+      : SECRET_NAMES.has(name)
+        ? 'got a value that does not fit'
+        : `got "${raw}"`
   return `${name}: ${issue.message} (${shown})`
 }
 
 /** Parses an environment; throws `ConfigError` naming each variable that is wrong. Empty strings count as unset. */
 export function parseConfig(env: Record<string, string | undefined>): Config {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''))
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  )
   const result = envSchema.safeParse(cleaned)
   if (!result.success) throw new ConfigError(result.error.issues.map((issue) => describe(issue, cleaned)))
   return result.data

@@ -1,2 +1,7 @@
 export { messageIdFor } from './message-id'
-export { closeLaneTransports, createLaneTransports, type LaneTransportOptions, type LaneTransports } from './transports'
+export {
+  closeLaneTransports,
+  createLaneTransports,
+  type LaneTransportOptions,
+  type LaneTransports,
+} from './transports'

@@ -27,7 +27,11 @@ describe('job catalog', () => {
   })
 
   it('accepts only versioned id-only payloads', () => {
-    const ok = { v: 1, messageId: '0b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11', tenantId: '1b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11' }
+    const ok = {
+      v: 1,
+      messageId: '0b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+      tenantId: '1b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+    }
     expect(sendJobPayload.parse(ok)).toEqual(ok)
     expect(sendJobPayload.safeParse({ ...ok, v: 2 }).success).toBe(false)
     expect(sendJobPayload.safeParse({ ...ok, messageId: 'x' }).success).toBe(false)

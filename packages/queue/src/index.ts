@@ -7,5 +7,5 @@ export {
 } from './connections'
 export { DEAD_LETTER_QUEUE, laneQueueName, QUEUE_NAMES, type QueueName, SYSTEM_QUEUE } from './names'
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
-export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
 export { closeQueues, createQueues, type Queues } from './queues'
+export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'

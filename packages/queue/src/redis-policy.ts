@@ -7,9 +7,7 @@ export interface RedisPersistence {
   aofEnabled: boolean
 }
 
-export type PolicyVerdict =
-  | { kind: 'ok'; warnings: string[] }
-  | { kind: 'refused'; reason: string }
+export type PolicyVerdict = { kind: 'ok'; warnings: string[] } | { kind: 'refused'; reason: string }
 
 /** Reads `maxmemory_policy` and `aof_enabled` out of `INFO memory` + `INFO persistence` text. */
 export function parseRedisInfo(info: string): RedisPersistence {

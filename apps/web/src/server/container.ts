@@ -24,7 +24,9 @@ export function container(): WebContainer {
 
 function build(): WebContainer {
   const config = loadConfig()
-  const logger = { error: (fields: Record<string, unknown>, message: string) => console.error(message, fields) }
+  const logger = {
+    error: (fields: Record<string, unknown>, message: string) => console.error(message, fields),
+  }
   return {
     config,
     database: createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'web' }),

@@ -1,5 +1,5 @@
-import type postgres from 'postgres'
 import type { Redis } from 'ioredis'
+import type postgres from 'postgres'
 
 export interface ReadinessReport {
   ready: boolean
