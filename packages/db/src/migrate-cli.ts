@@ -1,5 +1,6 @@
 import { loadConfig } from '@fairlane/config'
-import { ensureDatabaseExists, migrateDatabase, pgErrorCode } from './migrate'
+import { pgErrorCode } from './errors'
+import { ensureDatabaseExists, migrateDatabase } from './migrate'
 import { databaseNameOf, describeServer } from './url'
 
 /**

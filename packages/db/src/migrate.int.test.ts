@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { ensureDatabaseExists, migrateDatabase, pgErrorCode } from './migrate'
+import { pgErrorCode } from './errors'
+import { ensureDatabaseExists, migrateDatabase } from './migrate'
 import { quoteDatabaseName, withDatabaseName } from './url'
 
 // The lead switches this to vitest `inject('databaseServerUrl')` once the global setup lands.

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import { migrate } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
+import { pgErrorCode } from './errors'
 import { databaseNameOf, quoteDatabaseName, withDatabaseName } from './url'
 
 /** The generated migrations, found relative to this file so migrating works from any cwd. */
@@ -89,10 +90,4 @@ async function databaseAccepts(url: string): Promise<boolean> {
   } finally {
     await sql.end({ timeout: 5 })
   }
-}
-
-/** The SQLSTATE (or Node error code) of an error thrown by postgres.js, if any. */
-export function pgErrorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined
-  return typeof error.code === 'string' ? error.code : undefined
 }

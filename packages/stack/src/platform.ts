@@ -1,6 +1,7 @@
 import { join } from 'node:path'
 import { type Config, ConfigError, parseConfig } from '@fairlane/config'
-import { createDatabase, ensureDatabaseExists, migrateDatabase } from '@fairlane/db'
+import { createDatabase } from '@fairlane/db'
+import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
 import { seedDemo } from './seed'

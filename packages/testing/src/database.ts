@@ -2,13 +2,8 @@ import { createHash, randomBytes } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import {
-  MIGRATIONS_FOLDER,
-  migrateDatabase,
-  pgErrorCode,
-  quoteDatabaseName,
-  withDatabaseName,
-} from '@fairlane/db'
+import { pgErrorCode, quoteDatabaseName, withDatabaseName } from '@fairlane/db'
+import { MIGRATIONS_FOLDER, migrateDatabase } from '@fairlane/db/migrate'
 import postgres from 'postgres'
 
 /**

@@ -1,5 +1,6 @@
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { withDatabaseName } from '@fairlane/db'
 import { ensureServices } from '@fairlane/stack/services'
 import type { TestProject } from 'vitest/node'
 import { prepareTemplateDatabase } from './database'
@@ -26,8 +27,10 @@ export default async function setup(project: TestProject) {
     dataDir: join(root, '.data', 'services'),
     log: (line) => console.log(`test setup: ${line}`),
   })
-  const templateDatabase = await prepareTemplateDatabase(services.databaseUrl)
-  project.provide('databaseServerUrl', services.databaseUrl)
+  // The maintenance database always exists; the application's own may not on a fresh machine.
+  const databaseServerUrl = withDatabaseName(services.databaseUrl, 'postgres')
+  const templateDatabase = await prepareTemplateDatabase(databaseServerUrl)
+  project.provide('databaseServerUrl', databaseServerUrl)
   project.provide('templateDatabase', templateDatabase)
   project.provide('redisUrl', services.redisUrl)
   return async () => {
