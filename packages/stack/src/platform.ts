@@ -51,7 +51,12 @@ export async function preparePlatform(root: string, base: NodeJS.ProcessEnv, log
 }
 
 /** Starts mail sink, worker and web; resolves once all three answer their health checks. */
-export async function launchPlatform(root: string, prepared: PreparedPlatform, mode: Mode) {
+export async function launchPlatform(
+  root: string,
+  prepared: PreparedPlatform,
+  mode: Mode,
+  options: { output?: NodeJS.WritableStream } = {},
+) {
   const { env, config } = prepared
   const tsx = join(root, 'node_modules', '.bin', 'tsx')
   const next = join(root, 'apps', 'web', 'node_modules', '.bin', 'next')
@@ -80,6 +85,7 @@ export async function launchPlatform(root: string, prepared: PreparedPlatform, m
       cwd: join(root, 'apps', 'web'),
       env,
       colorIndex: 2,
+      output: options.output,
     }),
   ]
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST

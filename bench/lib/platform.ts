@@ -1,0 +1,64 @@
+import { fileURLToPath } from 'node:url'
+import { launchPlatform, preparePlatform, runToEnd, stopAll, webBuildIsStale } from '@fairlane/stack'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+export interface BenchPlatform {
+  webUrl: string
+  inboxUrl: string
+  metricsUrl: string
+  apiKey: string
+  adminToken: string
+  redisUrl: string
+  queuePrefix: string
+  stop(): Promise<void>
+}
+
+/**
+ * The whole platform on ports and a database of the benchmark's own (web 3200, sink 2725/8225,
+ * metrics 9664), started the way `pnpm start` does, so a benchmark measures the real processes.
+ */
+export async function startBenchPlatform(
+  name: string,
+  overrides: Record<string, string> = {},
+): Promise<BenchPlatform> {
+  const log = (line: string) => console.error(`bench: ${line}`)
+  const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
+  databaseUrl.pathname = `/fairlane_bench_${name}`
+  const env = {
+    ...process.env,
+    DATABASE_URL: databaseUrl.toString(),
+    WEB_PORT: '3200',
+    MAILSINK_SMTP_PORT: '2725',
+    MAILSINK_HTTP_PORT: '8225',
+    WORKER_METRICS_PORT: '9664',
+    SMTP_URL: 'smtp://127.0.0.1:2725',
+    APP_URL: 'http://127.0.0.1:3200',
+    QUEUE_PREFIX: `fairlane-bench-${name}`,
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  }
+  const prepared = await preparePlatform(ROOT, env, log)
+  if (webBuildIsStale(ROOT)) {
+    log('building the web app')
+    const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
+      cwd: ROOT,
+      env: prepared.env,
+    })
+    if (code !== 0) throw new Error(`next build failed (${code})`)
+  }
+  const platform = await launchPlatform(ROOT, prepared, 'start', { output: process.stderr })
+  return {
+    webUrl: platform.urls.web,
+    inboxUrl: platform.urls.inbox,
+    metricsUrl: platform.urls.metrics,
+    apiKey: prepared.secrets.DEMO_API_KEY,
+    adminToken: prepared.secrets.ADMIN_TOKEN,
+    redisUrl: prepared.config.REDIS_URL,
+    queuePrefix: prepared.config.QUEUE_PREFIX,
+    async stop() {
+      await stopAll(platform.processes)
+      await prepared.stopServices()
+    },
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Transactional lane latency, through the real processes:
+ *  - OTP accept → SMTP-accepted at the sink, p50/p99, one request every 100 ms on an idle platform
+ *    (the clock starts just before the POST, the sink stamps the moment it accepted the DATA);
+ *  - `POST /api/v1/messages` response time p50/p99 under an open-loop 200 requests/s.
+ * Progress on stderr; the last line on stdout is one JSON object.
+ *
+ *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10]
+ */
+import { parseArgs } from 'node:util'
+import { startBenchPlatform } from './lib/platform'
+import { percentile, round } from './lib/stats'
+
+const { values: args } = parseArgs({
+  options: {
+    samples: { type: 'string', default: '300' },
+    rate: { type: 'string', default: '200' },
+    seconds: { type: 'string', default: '10' },
+  },
+})
+const samples = Number(args.samples)
+const rate = Number(args.rate)
+const seconds = Number(args.seconds)
+const progress = (line: string) => console.error(`bench:otp ${line}`)
+
+interface SinkMessage {
+  to: string
+  receivedAt: string
+}
+
+const platform = await startBenchPlatform('otp')
+const headers = { authorization: `Bearer ${platform.apiKey}`, 'content-type': 'application/json' }
+await fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
+
+async function post(body: unknown): Promise<{ status: number; ms: number }> {
+  const started = performance.now()
+  const response = await fetch(`${platform.webUrl}/api/v1/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(body),
+  })
+  await response.arrayBuffer()
+  return { status: response.status, ms: performance.now() - started }
+}
+
+async function waitForSink(expected: number, since: number, timeoutMs: number): Promise<SinkMessage[]> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const messages = (await (
+      await fetch(`${platform.inboxUrl}/messages?since=${since}`)
+    ).json()) as SinkMessage[]
+    if (messages.length >= expected || Date.now() > deadline) return messages
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+try {
+  // Warm-up: first requests compile routes, open pools and SMTP connections.
+  for (let i = 0; i < 20; i++)
+    await post({ to: `warm-${i}@bench.test`, template: 'otp', variables: { code: '000000' } })
+  await waitForSink(20, 0, 30_000)
+
+  progress(`idle OTP latency: ${samples} requests, one every 100 ms`)
+  const idleStart = Date.now()
+  const sentAt = new Map<string, number>()
+  const acceptStatuses: number[] = []
+  for (let i = 0; i < samples; i++) {
+    const to = `otp-${i}@bench.test`
+    sentAt.set(to, Date.now())
+    const result = await post({
+      to,
+      template: 'otp',
+      variables: { code: String(100000 + i), appName: 'Bench' },
+    })
+    acceptStatuses.push(result.status)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, 100 - result.ms)))
+  }
+  const delivered = (await waitForSink(samples, idleStart, 60_000)).filter((m) => sentAt.has(m.to))
+  const latencies = delivered.map((m) => Date.parse(m.receivedAt) - (sentAt.get(m.to) as number))
+
+  progress(`API response time: ${rate} requests/s for ${seconds} s (open loop)`)
+  const total = rate * seconds
+  const loadStart = performance.now()
+  const pending: Promise<{ status: number; ms: number }>[] = []
+  for (let i = 0; i < total; i++) {
+    const due = loadStart + (i * 1000) / rate
+    const wait = due - performance.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    pending.push(
+      post({ to: `load-${i}@bench.test`, subject: `Receipt ${i}`, text: 'Thank you for your order.' }),
+    )
+  }
+  const results = await Promise.all(pending)
+  const accepted = results.filter((r) => r.status === 202)
+  const statusCounts: Record<string, number> = {}
+  for (const r of results) statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1
+
+  const summary = {
+    otpSamples: samples,
+    otpDelivered: latencies.length,
+    otpAcceptedStatuses: acceptStatuses.filter((s) => s === 202).length,
+    otpP50Ms: round(percentile(latencies, 50)),
+    otpP99Ms: round(percentile(latencies, 99)),
+    otpMaxMs: round(Math.max(...latencies)),
+    apiRequests: total,
+    apiRatePerSec: rate,
+    apiStatuses: statusCounts,
+    apiP50Ms: round(
+      percentile(
+        accepted.map((r) => r.ms),
+        50,
+      ),
+    ),
+    apiP99Ms: round(
+      percentile(
+        accepted.map((r) => r.ms),
+        99,
+      ),
+    ),
+    apiMaxMs: round(Math.max(...results.map((r) => r.ms))),
+  }
+  console.log(JSON.stringify(summary))
+} finally {
+  await platform.stop()
+}
