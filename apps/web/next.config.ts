@@ -2,7 +2,13 @@ import type { NextConfig } from 'next'
 
 const config: NextConfig = {
   // Workspace packages ship TypeScript source; Next compiles them with the app.
-  transpilePackages: ['@fairlane/config', '@fairlane/core', '@fairlane/db', '@fairlane/queue'],
+  transpilePackages: [
+    '@fairlane/config',
+    '@fairlane/core',
+    '@fairlane/db',
+    '@fairlane/mail',
+    '@fairlane/queue',
+  ],
   // Node-only clients stay out of the bundle and load from node_modules at run time.
   serverExternalPackages: ['bullmq', 'ioredis', 'postgres', 'pino'],
   poweredByHeader: false,

@@ -1,8 +1,13 @@
 import 'server-only'
 import { type Config, loadConfig } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
-import { createProducerConnection } from '@fairlane/queue'
+import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
+import pino from 'pino'
+import type { AdminDeps } from './api/admin/deps'
+import type { ApiDeps } from './api/v1/deps'
+import type { Logger } from './logger'
+import { type ApiLimiters, createApiLimiters } from './rate-limits'
 
 /**
  * The web app's composition root: the one place that creates its database client and Redis
@@ -13,6 +18,13 @@ export interface WebContainer {
   config: Config
   database: ReturnType<typeof createDatabase>
   redis: Redis
+  logger: Logger
+  /** Rate limiters on `redis`, with in-memory insurance for when it is away. */
+  limiters: ApiLimiters
+  /** BullMQ queues for the admin views, created on first call (the public API never touches them). */
+  queues(): Queues
+  api: ApiDeps
+  admin: AdminDeps
 }
 
 const holder = globalThis as typeof globalThis & { fairlaneContainer?: WebContainer }
@@ -24,12 +36,27 @@ export function container(): WebContainer {
 
 function build(): WebContainer {
   const config = loadConfig()
-  const logger = {
-    error: (fields: Record<string, unknown>, message: string) => console.error(message, fields),
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'web' } })
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX,
+    applicationName: 'web',
+  })
+  const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
+  const limiters = createApiLimiters({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` })
+  let queues: Queues | undefined
+  const lazyQueues = () => {
+    queues ??= createQueues(redis, config.QUEUE_PREFIX, logger)
+    return queues
   }
+  const clock = { now: () => new Date() }
   return {
     config,
-    database: createDatabase(config.DATABASE_URL, { max: config.DATABASE_POOL_MAX, applicationName: 'web' }),
-    redis: createProducerConnection(config.REDIS_URL, 'web', logger),
+    database,
+    redis,
+    logger,
+    limiters,
+    queues: lazyQueues,
+    api: { db: database.db, logger, limiters, clock, lastTouched: new Map() },
+    admin: { db: database.db, adminToken: config.ADMIN_TOKEN, queues: lazyQueues, logger, clock },
   }
 }

@@ -1,0 +1,9 @@
+import { getMessage } from '@/server/api/v1/get-message'
+import { container } from '@/server/container'
+
+export const dynamic = 'force-dynamic'
+
+export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
+  const { id } = await context.params
+  return getMessage(request, id, container().api)
+}

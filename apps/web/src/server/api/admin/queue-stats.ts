@@ -1,0 +1,59 @@
+import { LANES, type Lane } from '@fairlane/core'
+import type { Queues } from '@fairlane/queue'
+import { authenticateAdmin } from '../../auth/admin-token'
+import { respond } from '../../http/errors'
+import { DEAD_LETTER_STATES } from './dead-letter-view'
+import type { AdminDeps } from './deps'
+import { queueCall } from './queue-access'
+
+export interface LaneStats {
+  waiting: number
+  active: number
+  delayed: number
+  failed: number
+  completed: number
+  /** Age of the oldest job waiting for a worker; 0 when none waits. The first sign of a stuck lane. */
+  oldestWaitingAgeMs: number
+}
+
+/** `GET /api/admin/queues` → `{ critical: LaneStats, default: LaneStats, bulk: LaneStats, deadLetter }`. */
+export function getQueueStats(request: Request, deps: AdminDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    authenticateAdmin(request, deps.adminToken)
+    const queues = deps.queues()
+    const now = deps.clock.now().getTime()
+    const [lanes, deadLetter] = await queueCall(() =>
+      Promise.all([
+        Promise.all(LANES.map(async (lane) => [lane, await laneStats(queues, lane, now)] as const)),
+        countDeadLetters(queues),
+      ]),
+    )
+    return Response.json(
+      { ...(Object.fromEntries(lanes) as Record<Lane, LaneStats>), deadLetter },
+      { headers: { 'cache-control': 'no-store' } },
+    )
+  })
+}
+
+async function laneStats(queues: Queues, lane: Lane, now: number): Promise<LaneStats> {
+  const queue = queues[lane]
+  const [counts, oldest] = await Promise.all([
+    queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'),
+    // Ascending: the list's tail, i.e. the job that has waited longest.
+    queue.getJobs(['waiting'], 0, 0, true),
+  ])
+  const oldestTimestamp = oldest[0]?.timestamp
+  return {
+    waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
+    active: counts.active ?? 0,
+    delayed: counts.delayed ?? 0,
+    failed: counts.failed ?? 0,
+    completed: counts.completed ?? 0,
+    oldestWaitingAgeMs: oldestTimestamp === undefined ? 0 : Math.max(0, now - oldestTimestamp),
+  }
+}
+
+async function countDeadLetters(queues: Queues): Promise<number> {
+  const counts = await queues['dead-letter'].getJobCounts(...DEAD_LETTER_STATES)
+  return Object.values(counts).reduce((sum, count) => sum + count, 0)
+}

@@ -1,0 +1,11 @@
+import type { TenantView } from '@fairlane/db/queries/tenants'
+
+export function tenantJson(tenant: TenantView) {
+  return {
+    id: tenant.id,
+    name: tenant.name,
+    plan: tenant.plan,
+    createdAt: tenant.createdAt.toISOString(),
+    updatedAt: tenant.updatedAt.toISOString(),
+  }
+}

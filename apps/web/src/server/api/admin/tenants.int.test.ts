@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupTestEnvironment } from '../../test-support/environment'
+import {
+  createWebHarness,
+  jsonRequest,
+  readJson,
+  TEST_ADMIN_TOKEN,
+  type WebHarness,
+} from '../../test-support/harness'
+import { postMessage } from '../v1/post-message'
+import { postTenant } from './create-tenant'
+import { getQueueStats } from './queue-stats'
+import { patchTenant } from './update-tenant'
+
+const env = setupTestEnvironment('web-admin')
+
+let harness: WebHarness
+
+beforeAll(() => {
+  harness = createWebHarness(env)
+})
+
+afterAll(async () => {
+  await harness?.close()
+})
+
+const createTenant = (body: unknown, token: string | null = TEST_ADMIN_TOKEN) =>
+  postTenant(jsonRequest('/api/admin/tenants', { token, body }), harness.adminDeps())
+
+const patch = (id: string, body: unknown) =>
+  patchTenant(
+    jsonRequest(`/api/admin/tenants/${id}`, { method: 'PATCH', token: TEST_ADMIN_TOKEN, body }),
+    id,
+    harness.adminDeps(),
+  )
+
+describe('admin authentication', () => {
+  it.each([
+    ['no token', null, /Missing admin token/],
+    ['a wrong token', 'not-the-admin-token-at-all', /Invalid admin token/],
+    ['a token of another length', 'x', /Invalid admin token/],
+  ])('refuses %s with 401', async (_label, token, message) => {
+    const response = await createTenant({ name: 'Nope' }, token)
+    expect(response.status).toBe(401)
+    expect((await readJson<{ error: { message: string } }>(response)).error.message).toMatch(message)
+  })
+
+  it('is closed when ADMIN_TOKEN is not set', async () => {
+    const request = jsonRequest('/api/admin/queues', { token: TEST_ADMIN_TOKEN })
+    const response = await getQueueStats(request, { ...harness.adminDeps(), adminToken: undefined })
+    expect(response.status).toBe(401)
+  })
+})
+
+describe('POST /api/admin/tenants', () => {
+  it('creates a tenant with default plan and a first API key that works at once', async () => {
+    const response = await createTenant({ name: '  Initech  ' })
+    expect(response.status).toBe(201)
+    const body = await readJson<{ id: string; apiKey: string }>(response)
+    expect(body).toEqual({ id: expect.any(String), apiKey: expect.stringMatching(/^fl_/) })
+
+    const [tenant] = await harness.database
+      .sql`select name, rate_per_sec, burst, weight from tenants where id = ${body.id}`
+    expect(tenant).toEqual({ name: 'Initech', rate_per_sec: 10, burst: 20, weight: 1 })
+    const [key] = await harness.database.sql`select key_hash from api_keys where tenant_id = ${body.id}`
+    expect(key?.key_hash).not.toContain(body.apiKey)
+
+    const sent = await postMessage(
+      jsonRequest('/api/v1/messages', {
+        token: body.apiKey,
+        body: { to: 'a@b.test', subject: 'Hi', text: 'x' },
+      }),
+      harness.apiDeps(),
+    )
+    expect(sent.status).toBe(202)
+    const [audit] = await harness.database
+      .sql`select actor, action from admin_audit_log where target_id = ${body.id}`
+    expect(audit).toEqual({ actor: 'admin-token', action: 'tenant.create' })
+  })
+
+  it('takes a plan', async () => {
+    const { id } = await readJson<{ id: string }>(
+      await createTenant({ name: 'Big', plan: { ratePerSec: 200, burst: 400, weight: 5 } }),
+    )
+    const [tenant] = await harness.database
+      .sql`select rate_per_sec, burst, weight from tenants where id = ${id}`
+    expect(tenant).toEqual({ rate_per_sec: 200, burst: 400, weight: 5 })
+  })
+
+  it.each([
+    [{}, 'name'],
+    [{ name: '' }, 'name'],
+    [{ name: 'X', plan: { ratePerSec: 0 } }, 'plan.ratePerSec'],
+    [{ name: 'X', plan: { weight: 1.5 } }, 'plan.weight'],
+    [{ name: 'X', plan: { speed: 3 } }, 'plan.speed'],
+  ])('refuses %o naming %s', async (body, path) => {
+    const response = await createTenant(body)
+    expect(response.status).toBe(400)
+    const error = (await readJson<{ error: { details: { path: string }[] } }>(response)).error
+    expect(error.details.map((issue) => issue.path)).toContain(path)
+  })
+})
+
+describe('PATCH /api/admin/tenants/:id', () => {
+  it('changes the plan, partly, and records before and after', async () => {
+    const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Changing' }))
+    const response = await patch(id, { plan: { ratePerSec: 50, weight: 3 } })
+    expect(response.status).toBe(200)
+    expect(await readJson(response)).toMatchObject({
+      id,
+      name: 'Changing',
+      plan: { ratePerSec: 50, burst: 20, weight: 3 },
+    })
+    const [audit] = await harness.database.sql`
+      select details from admin_audit_log where target_id = ${id} and action = 'tenant.plan.update'`
+    expect(audit?.details).toEqual({
+      before: { ratePerSec: 10, burst: 20, weight: 1 },
+      after: { ratePerSec: 50, burst: 20, weight: 3 },
+    })
+  })
+
+  it('answers 404 for an unknown or malformed id and 400 for an empty plan', async () => {
+    expect((await patch('00000000-0000-4000-8000-000000000001', { plan: { weight: 2 } })).status).toBe(404)
+    expect((await patch('nope', { plan: { weight: 2 } })).status).toBe(404)
+    const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Empty' }))
+    expect((await patch(id, { plan: {} })).status).toBe(400)
+    expect((await patch(id, {})).status).toBe(400)
+  })
+})
+
+describe('GET /api/admin/queues', () => {
+  it('reports each lane’s counts and the oldest waiting job’s age, plus the dead letters', async () => {
+    const queues = harness.queues
+    await queues.critical.add('send', { v: 1 }, { jobId: 'old', timestamp: Date.now() - 5_000 })
+    await queues.critical.add('send', { v: 1 }, { jobId: 'new' })
+    await queues['dead-letter'].add('dead-letter', { v: 1 })
+    const response = await getQueueStats(
+      jsonRequest('/api/admin/queues', { token: TEST_ADMIN_TOKEN }),
+      harness.adminDeps(),
+    )
+    expect(response.status).toBe(200)
+    const body = await readJson<Record<string, Record<string, number> | number>>(response)
+    expect(Object.keys(body).sort()).toEqual(['bulk', 'critical', 'deadLetter', 'default'])
+    expect(body.critical).toMatchObject({ waiting: 2, active: 0, delayed: 0, failed: 0, completed: 0 })
+    expect((body.critical as Record<string, number>).oldestWaitingAgeMs).toBeGreaterThanOrEqual(5_000)
+    expect(body.bulk).toEqual({
+      waiting: 0,
+      active: 0,
+      delayed: 0,
+      failed: 0,
+      completed: 0,
+      oldestWaitingAgeMs: 0,
+    })
+    expect(body.deadLetter).toBe(1)
+  })
+})

@@ -1,0 +1,33 @@
+import type { Clock } from '@fairlane/core/accept'
+import { AppError } from '@fairlane/core/errors'
+import type { Database } from '@fairlane/db'
+import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
+import type { Logger } from '../../logger'
+import type { ApiLimiters } from '../../rate-limits'
+
+/** What the `/api/v1` handlers need; built once by the container, or by a test from its own database. */
+export interface ApiDeps {
+  db: Database
+  logger: Logger
+  limiters: ApiLimiters
+  clock: Clock
+  /** See `ApiKeyAuthDeps.lastTouched`. */
+  lastTouched: Map<string, number>
+}
+
+/** Every `/api/v1` call starts here: the API key names the tenant, then the key's request rate applies. */
+export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise<ApiCaller> {
+  const caller = await authenticateApiKey(request, {
+    db: deps.db,
+    logger: deps.logger,
+    now: () => deps.clock.now(),
+    lastTouched: deps.lastTouched,
+  })
+  const decision = await deps.limiters.consumeKey(caller.keyId)
+  if (!decision.allowed) {
+    throw new AppError('rate_limited', 'Too many requests for this API key', {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    })
+  }
+  return caller
+}

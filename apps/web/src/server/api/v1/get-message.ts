@@ -1,0 +1,31 @@
+import { AppError } from '@fairlane/core/errors'
+import { findMessage } from '@fairlane/db/queries/messages-read'
+import { respond } from '../../http/errors'
+import { isUuid } from '../../http/ids'
+import { type ApiDeps, authorizeApiCall } from './deps'
+
+/**
+ * `GET /api/v1/messages/:id`. A malformed id and another tenant's id both answer 404, exactly like a
+ * missing one, so a key learns nothing about messages outside its tenant.
+ */
+export function getMessage(request: Request, id: string, deps: ApiDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    const caller = await authorizeApiCall(request, deps)
+    const message = isUuid(id)
+      ? await findMessage(deps.db, { tenantId: caller.tenantId, messageId: id })
+      : null
+    if (!message) throw new AppError('not_found', `No message with id ${JSON.stringify(id)}`)
+    return Response.json(
+      {
+        id: message.id,
+        status: message.status,
+        lane: message.lane,
+        attempts: message.attempts,
+        ...(message.lastError !== null ? { lastError: message.lastError } : {}),
+        createdAt: message.createdAt.toISOString(),
+        ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
+      },
+      { headers: { 'cache-control': 'no-store' } },
+    )
+  })
+}

@@ -1,0 +1,39 @@
+import { acceptMessage, IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '@fairlane/core/accept'
+import { createAcceptStore } from '@fairlane/db/queries/accept-message'
+import { respond } from '../../http/errors'
+import { readJsonBody } from '../../http/read-json-body'
+import { type ApiDeps, authorizeApiCall } from './deps'
+import { createMessageRenderer } from './message-renderer'
+
+/** An OTP request is a few hundred bytes; 64 KB leaves room for custom HTML without inviting abuse. */
+export const MAX_MESSAGE_BODY_BYTES = 64 * 1024
+
+/**
+ * `POST /api/v1/messages` → `202 { id, status: "queued", lane }`. A replay of an earlier request
+ * (same Idempotency-Key and body) answers the same, with `Idempotent-Replayed: true`.
+ */
+export function postMessage(request: Request, deps: ApiDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    const caller = await authorizeApiCall(request, deps)
+    const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
+    const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
+    const result = await acceptMessage(
+      { tenantId: caller.tenantId, body, idempotencyKey },
+      {
+        store: createAcceptStore(deps.db),
+        renderer: createMessageRenderer(deps.db),
+        recipientLimiter: deps.limiters.recipient,
+        clock: deps.clock,
+      },
+    )
+    const headers: Record<string, string> = {
+      location: `/api/v1/messages/${result.id}`,
+      'cache-control': 'no-store',
+    }
+    if (result.replayed) headers['idempotent-replayed'] = 'true'
+    return Response.json(
+      { id: result.id, status: result.status, lane: result.lane },
+      { status: 202, headers },
+    )
+  })
+}

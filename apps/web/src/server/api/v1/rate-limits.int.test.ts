@@ -1,0 +1,164 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createProducerConnection } from '@fairlane/queue'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { setupTestEnvironment } from '../../test-support/environment'
+import {
+  createWebHarness,
+  jsonRequest,
+  readJson,
+  seedTenant,
+  type WebHarness,
+} from '../../test-support/harness'
+import { eventually, freePort } from '../../test-support/processes'
+import type { ApiDeps } from './deps'
+import { postMessage } from './post-message'
+
+const env = setupTestEnvironment('web-rl')
+
+let harness: WebHarness
+let tenant: Awaited<ReturnType<typeof seedTenant>>
+const cleanups: (() => void | Promise<void>)[] = []
+
+beforeAll(async () => {
+  harness = createWebHarness(env)
+  tenant = await seedTenant(harness)
+})
+
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+  await harness?.close()
+})
+
+const otp = (to: string, code = '123456') => ({ to, template: 'otp', variables: { code } })
+
+const post = (deps: ApiDeps, body: unknown) =>
+  postMessage(jsonRequest('/api/v1/messages', { token: tenant.apiKey, body }), deps)
+
+async function messagesTo(address: string): Promise<number> {
+  const [row] = await harness.database.sql<{ count: number }[]>`
+    select count(*)::int as count from messages where lower(to_address) = lower(${address})`
+  return row?.count ?? 0
+}
+
+/** A throwaway redis-server, so stopping it never disturbs the shared one. */
+async function startRedis(): Promise<{ url: string; server: ChildProcess }> {
+  const port = await freePort()
+  const dir = mkdtempSync(join(tmpdir(), 'fl-web-redis-'))
+  const server = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
+    {
+      stdio: 'ignore',
+    },
+  )
+  cleanups.push(() => {
+    server.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  })
+  const url = `redis://127.0.0.1:${port}`
+  await eventually(
+    async () => {
+      const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
+      client.on('error', () => {})
+      try {
+        await client.connect()
+        return (await client.ping()) === 'PONG'
+      } finally {
+        client.disconnect()
+      }
+    },
+    { what: 'temporary redis-server' },
+  )
+  return { url, server }
+}
+
+describe('per-recipient limit on OTP and password-reset', () => {
+  it('allows 5 a minute per address, then answers 429 with Retry-After and writes nothing', async () => {
+    const deps = harness.apiDeps()
+    const address = 'limited@example.test'
+    for (let index = 0; index < 5; index++) {
+      const response = await post(deps, otp(index % 2 ? address.toUpperCase() : address, `10000${index}`))
+      expect(response.status).toBe(202)
+    }
+    const refused = await post(deps, otp(address, '999999'))
+    expect(refused.status).toBe(429)
+    const retryAfter = Number(refused.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect((await readJson<{ error: { code: string } }>(refused)).error.code).toBe('rate_limited')
+    expect(await messagesTo(address)).toBe(5)
+
+    const reset = await post(deps, {
+      to: address,
+      template: 'password-reset',
+      variables: { resetUrl: 'https://a.test/r' },
+    })
+    expect(reset.status).toBe(429)
+    // Other addresses and non-critical mail to the same address are not limited by it.
+    expect((await post(deps, otp('someone-else@example.test'))).status).toBe(202)
+    expect((await post(deps, { to: address, subject: 'Receipt', text: 'x' })).status).toBe(202)
+  })
+})
+
+describe('per-key request rate', () => {
+  it('answers 429 with Retry-After once the key’s rate and burst are spent', async () => {
+    const deps = harness.apiDeps({
+      settings: {
+        perKey: { pointsPerSec: 3, burstPoints: 2, burstWindowSec: 10 },
+        perRecipient: { points: 100, windowSec: 60 },
+      },
+      keyPrefix: `${env.queuePrefix}:rl-key-test`,
+    })
+    const statuses: number[] = []
+    let retryAfter: string | null = null
+    for (let index = 0; index < 7; index++) {
+      const response = await post(deps, { to: `k${index}@example.test`, subject: 'Hi', text: 'x' })
+      statuses.push(response.status)
+      if (response.status === 429) retryAfter = response.headers.get('retry-after')
+    }
+    expect(statuses.filter((status) => status === 202).length).toBe(5)
+    expect(statuses.at(-1)).toBe(429)
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+  })
+})
+
+describe('with the limiter Redis down', () => {
+  it('keeps accepting mail (in-memory insurance), and still limits per recipient', async () => {
+    const redis = await startRedis()
+    const connection = createProducerConnection(redis.url, 'web-limiter-test', harness.logger)
+    cleanups.push(() => connection.disconnect())
+    await eventually(() => connection.status === 'ready', { what: 'limiter connection ready' })
+    const deps = harness.apiDeps({ redis: connection, keyPrefix: `${env.queuePrefix}:rl-down` })
+    expect((await post(deps, otp('before@example.test'))).status).toBe(202)
+
+    redis.server.kill('SIGKILL')
+    await eventually(() => connection.status !== 'ready', { what: 'limiter connection to notice' })
+    const started = performance.now()
+    const response = await post(deps, otp('during@example.test'))
+    expect(response.status).toBe(202)
+    expect(performance.now() - started).toBeLessThan(1_000)
+    expect(await messagesTo('during@example.test')).toBe(1)
+
+    // The insurance limiter enforces the same per-recipient limit inside this process.
+    const statuses: number[] = []
+    for (let index = 0; index < 5; index++)
+      statuses.push((await post(deps, otp('during@example.test'))).status)
+    expect(statuses).toEqual([202, 202, 202, 202, 429])
+  })
+
+  it('accepts mail when the limiter Redis was never reachable', async () => {
+    const connection = createProducerConnection(
+      `redis://127.0.0.1:${await freePort()}`,
+      'web-nowhere',
+      harness.logger,
+    )
+    cleanups.push(() => connection.disconnect())
+    const deps = harness.apiDeps({ redis: connection })
+    const response = await post(deps, otp('nowhere@example.test'))
+    expect(response.status).toBe(202)
+  })
+})

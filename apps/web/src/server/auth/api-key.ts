@@ -1,0 +1,55 @@
+import { apiKeyMatches, apiKeyPrefix, hashApiKey } from '@fairlane/core'
+import { AppError } from '@fairlane/core/errors'
+import type { Database } from '@fairlane/db'
+import { findApiKeyByPrefix, touchApiKey } from '@fairlane/db/queries/api-keys'
+import type { Logger } from '../logger'
+import { bearerToken } from './bearer'
+
+export interface ApiCaller {
+  tenantId: string
+  keyId: string
+}
+
+/** `last_used_at` is for humans ("used 3 minutes ago"): a minute's precision is plenty. */
+export const LAST_USED_WRITE_INTERVAL_MS = 60_000
+
+/** Compared against when no key has the prefix, so an unknown key costs the same as a wrong one. */
+const DUMMY_HASH = hashApiKey('fl_no-such-key')
+
+export interface ApiKeyAuthDeps {
+  db: Database
+  logger: Logger
+  now(): Date
+  /** Per process: key id → when this process last wrote `last_used_at`, so most requests skip the write. */
+  lastTouched: Map<string, number>
+}
+
+/** Resolves the tenant of `Authorization: Bearer <api key>`, or throws a 401 saying what is wrong. */
+export async function authenticateApiKey(request: Request, deps: ApiKeyAuthDeps): Promise<ApiCaller> {
+  const presented = bearerToken(request)
+  if (presented === null) {
+    throw new AppError(
+      'unauthorized',
+      'Missing API key: send the header Authorization: Bearer <your API key>',
+    )
+  }
+  const stored = await findApiKeyByPrefix(deps.db, { prefix: apiKeyPrefix(presented) })
+  const matches = apiKeyMatches(presented, stored?.keyHash ?? DUMMY_HASH)
+  if (!stored || !matches) throw new AppError('unauthorized', 'Invalid API key')
+  if (stored.revokedAt !== null) throw new AppError('unauthorized', 'This API key has been revoked')
+  await touch(deps, { tenantId: stored.tenantId, keyId: stored.id })
+  return { tenantId: stored.tenantId, keyId: stored.id }
+}
+
+async function touch(deps: ApiKeyAuthDeps, caller: ApiCaller): Promise<void> {
+  const now = deps.now()
+  const last = deps.lastTouched.get(caller.keyId)
+  if (last !== undefined && now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return
+  deps.lastTouched.set(caller.keyId, now.getTime())
+  try {
+    await touchApiKey(deps.db, { ...caller, now, minIntervalMs: LAST_USED_WRITE_INTERVAL_MS })
+  } catch (error) {
+    // Bookkeeping only: a failed write must not turn an authenticated request into an error.
+    deps.logger.warn({ err: error, keyId: caller.keyId }, 'could not record API key use')
+  }
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto'
+import type { Lane } from '../domain/lanes'
+import { AppError, validationFailed } from '../errors/app-error'
+import type { MessagePublishEvent } from '../outbox/events'
+import { requestHash } from './canonical-json'
+import { isHeaderSafe } from './header-safe'
+import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
+import { type MessageContent, type MessageRequest, parseMessageRequest } from './message-request'
+import type { AcceptDeps, AcceptedMessage, AcceptWriter, NewQueuedMessage, RenderedMessage } from './ports'
+import { isRecipientLimited, laneForTemplate } from './template-lanes'
+
+export interface AcceptMessageInput {
+  tenantId: string
+  /** The parsed JSON body, not yet validated. */
+  body: unknown
+  idempotencyKey: string | null
+}
+
+export interface AcceptMessageResult {
+  id: string
+  status: 'queued'
+  lane: Lane
+  /** True when an earlier request with the same key and body already made this message. */
+  replayed: boolean
+}
+
+/**
+ * `POST /api/v1/messages`: validate, render (so a missing variable is a 400 now, and the worker sends
+ * exactly what was accepted), then write the message and its outbox row atomically and wake the
+ * relay. Nothing here touches the queue Redis: an accepted message is safe in PostgreSQL.
+ */
+export async function acceptMessage(
+  input: AcceptMessageInput,
+  deps: AcceptDeps,
+): Promise<AcceptMessageResult> {
+  const request = parseMessageRequest(input.body)
+  const hash = requestHash(input.body)
+  const { tenantId, idempotencyKey } = input
+  const now = deps.clock.now()
+  const keyCutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS)
+
+  // A client retrying: answer from the row without rendering or writing anything.
+  const existing =
+    idempotencyKey === null ? null : await deps.store.findByIdempotencyKey({ tenantId, idempotencyKey })
+  if (existing && existing.createdAt > keyCutoff) return replay(existing, hash)
+
+  const rendered = await render(deps, tenantId, request.content)
+  const message = newMessage(request, rendered, { tenantId, idempotencyKey, hash, now })
+  const event: MessagePublishEvent = {
+    v: 1,
+    messageId: message.id,
+    tenantId,
+    lane: message.lane,
+    generation: 0,
+  }
+  const limited = isRecipientLimited(rendered.template)
+
+  if (idempotencyKey === null) {
+    // Every request is a new message, so the allowance is taken first and the write is one statement.
+    if (limited) await takeRecipientAllowance(deps, message)
+    await deps.store.insertQueuedMessage(message, event)
+    return created(message)
+  }
+  if (!limited && existing === null) return insertOrReplay(deps.store, message, event, hash)
+
+  // An expired key is released in the same transaction that reuses it; and with a key, a limited
+  // message takes its allowance only once its insert won, so concurrent retries spend one allowance
+  // (a refusal rolls the insert back).
+  return deps.store.transaction(async (tx) => {
+    if (existing !== null)
+      await tx.releaseIdempotencyKey({ tenantId, idempotencyKey, createdBefore: keyCutoff })
+    const result = await insertOrReplay(tx, message, event, hash)
+    if (limited && !result.replayed) await takeRecipientAllowance(deps, message)
+    return result
+  })
+}
+
+async function insertOrReplay(
+  writer: AcceptWriter,
+  message: NewQueuedMessage,
+  event: MessagePublishEvent,
+  hash: string,
+): Promise<AcceptMessageResult> {
+  if (await writer.insertQueuedMessage(message, event)) return created(message)
+  // A concurrent request with the same key won the unique constraint; answer with its message.
+  const { tenantId, idempotencyKey } = message
+  const winner =
+    idempotencyKey === null ? null : await writer.findByIdempotencyKey({ tenantId, idempotencyKey })
+  if (!winner) throw new Error('insert refused by the idempotency key, but no row holds the key')
+  return replay(winner, hash)
+}
+
+function newMessage(
+  request: MessageRequest,
+  rendered: RenderedMessage,
+  context: { tenantId: string; idempotencyKey: string | null; hash: string; now: Date },
+): NewQueuedMessage {
+  return {
+    id: randomUUID(),
+    tenantId: context.tenantId,
+    lane: laneForTemplate(rendered.template),
+    toAddress: request.to,
+    ...rendered,
+    idempotencyKey: context.idempotencyKey,
+    requestHash: context.hash,
+    queuedAt: context.now,
+  }
+}
+
+function created(message: NewQueuedMessage): AcceptMessageResult {
+  return { id: message.id, status: 'queued', lane: message.lane, replayed: false }
+}
+
+function replay(existing: AcceptedMessage, hash: string): AcceptMessageResult {
+  if (existing.requestHash !== hash) {
+    throw new AppError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body',
+    )
+  }
+  return { id: existing.id, status: 'queued', lane: existing.lane, replayed: true }
+}
+
+async function takeRecipientAllowance(deps: AcceptDeps, message: NewQueuedMessage): Promise<void> {
+  const address = message.toAddress.toLowerCase()
+  const decision = await deps.recipientLimiter.consume({ tenantId: message.tenantId, address })
+  if (!decision.allowed) {
+    throw new AppError('rate_limited', `Too many ${message.template} messages to this recipient`, {
+      retryAfterSeconds: decision.retryAfterSeconds,
+    })
+  }
+}
+
+async function render(deps: AcceptDeps, tenantId: string, content: MessageContent): Promise<RenderedMessage> {
+  const outcome = await deps.renderer.render({ tenantId, content })
+  if (!outcome.ok) throw validationFailed(outcome.issues)
+  // The renderer checks the variables it puts in the subject; this is the last line of defence.
+  if (!isHeaderSafe(outcome.message.subject)) {
+    const path = content.kind === 'template' ? 'template' : 'subject'
+    throw validationFailed([{ path, message: 'renders a subject with a line break' }])
+  }
+  return outcome.message
+}

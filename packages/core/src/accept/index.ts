@@ -1,0 +1,26 @@
+export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
+export { canonicalJson, requestHash } from './canonical-json'
+export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
+export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
+export { type MessageContent, type MessageRequest, parseMessageRequest } from './message-request'
+export type {
+  AcceptDeps,
+  AcceptedMessage,
+  AcceptStore,
+  AcceptTransaction,
+  AcceptWriter,
+  Clock,
+  LimitDecision,
+  MessageRenderer,
+  NewQueuedMessage,
+  RecipientLimiter,
+  RenderedMessage,
+  RenderOutcome,
+} from './ports'
+export {
+  BUILT_IN_TEMPLATES,
+  type BuiltInTemplateName,
+  isBuiltInTemplate,
+  isRecipientLimited,
+  laneForTemplate,
+} from './template-lanes'

@@ -1,0 +1,83 @@
+import { z } from 'zod'
+import { validationFailed } from '../errors/app-error'
+import { fieldIssues } from '../errors/zod-issues'
+import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
+
+/**
+ * The body of `POST /api/v1/messages`: a template with variables, or custom content. Unknown fields
+ * are refused rather than ignored, so a client that sends `cc` or `from` learns at once that they do
+ * nothing instead of wondering why the mail looks wrong.
+ */
+export type MessageContent =
+  | { kind: 'template'; template: string; variables: Record<string, unknown> }
+  | { kind: 'custom'; subject: string; html?: string; text?: string }
+
+export interface MessageRequest {
+  to: string
+  content: MessageContent
+}
+
+/** RFC 5321 caps a forward path at 256 octets including the angle brackets. */
+const MAX_ADDRESS_LENGTH = 254
+/** RFC 5322's line limit; nodemailer folds and encodes long subjects below it. */
+const MAX_SUBJECT_LENGTH = 998
+const TEMPLATE_SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/
+
+const required = (what: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
+})
+
+const headerLine = (what: string, max: number) =>
+  z
+    .string(required(what))
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine(isHeaderSafe, HEADER_UNSAFE_MESSAGE)
+
+const recipient = headerLine('an email address', MAX_ADDRESS_LENGTH).pipe(
+  z.email('must be a valid email address such as user@example.com'),
+)
+
+const templateRequest = z.strictObject({
+  to: recipient,
+  template: z
+    .string(required('a template name'))
+    .regex(TEMPLATE_SLUG, 'must be otp, password-reset or one of your template slugs'),
+  variables: z.record(z.string(), z.unknown(), required('an object')).default({}),
+})
+
+const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
+
+const customRequest = z
+  .strictObject({
+    to: recipient,
+    subject: headerLine('a string', MAX_SUBJECT_LENGTH),
+    html: body('an HTML string'),
+    text: body('a string'),
+  })
+  .refine((value) => value.html !== undefined || value.text !== undefined, {
+    path: ['html'],
+    message: 'give html, text or both',
+  })
+
+/** Validates a parsed JSON body; throws `validation_failed` naming every wrong field. */
+export function parseMessageRequest(input: unknown): MessageRequest {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    throw validationFailed([{ path: '', message: 'the body must be a JSON object' }])
+  }
+  if ('template' in input) {
+    const result = templateRequest.safeParse(input)
+    if (!result.success) throw validationFailed(fieldIssues(result.error))
+    const { to, template, variables } = result.data
+    return { to, content: { kind: 'template', template, variables } }
+  }
+  const result = customRequest.safeParse(input)
+  if (!result.success) {
+    const issues = fieldIssues(result.error)
+    // Without `template`, a body with `variables` is most likely a template call missing its name.
+    const hint = 'variables' in input ? [{ path: 'template', message: 'is required with variables' }] : []
+    throw validationFailed([...hint, ...issues.filter((issue) => issue.path !== 'variables')])
+  }
+  const { to, subject, html, text } = result.data
+  return { to, content: { kind: 'custom', subject, html, text } }
+}

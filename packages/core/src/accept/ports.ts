@@ -1,0 +1,94 @@
+import type { Lane } from '../domain/lanes'
+import type { FieldIssue } from '../errors/app-error'
+import type { MessagePublishEvent } from '../outbox/events'
+import type { MessageContent } from './message-request'
+
+/**
+ * What `acceptMessage` needs from the outside, as interfaces: PostgreSQL (via drizzle in
+ * `@fairlane/db/queries/accept-message`), the template renderer (`@fairlane/mail/templates`), the
+ * per-recipient limiter (Redis with an in-memory fallback, in the web app) and a clock.
+ */
+
+/** What an accepted message looks like when it is found again by its idempotency key. */
+export interface AcceptedMessage {
+  id: string
+  lane: Lane
+  requestHash: string | null
+  createdAt: Date
+}
+
+export interface NewQueuedMessage {
+  /** Chosen by the use case, so the outbox event can name the message in the same statement. */
+  id: string
+  tenantId: string
+  lane: Lane
+  toAddress: string
+  subject: string
+  html: string | null
+  text: string
+  template: string | null
+  variables: Record<string, unknown> | null
+  idempotencyKey: string | null
+  requestHash: string
+  queuedAt: Date
+}
+
+/** What both the store and a transaction of it can do. */
+export interface AcceptWriter {
+  findByIdempotencyKey(query: { tenantId: string; idempotencyKey: string }): Promise<AcceptedMessage | null>
+  /**
+   * Inserts the message in status `queued` together with its outbox event, and wakes the relay
+   * (NOTIFY; inside a transaction PostgreSQL delivers it at commit and drops it on rollback).
+   * Returns false, writing nothing, when the idempotency key is already taken: the unique constraint
+   * decides, so concurrent requests with one key make one row. A concurrent insert of the same key
+   * is waited for (commit or rollback) before deciding.
+   */
+  insertQueuedMessage(message: NewQueuedMessage, event: MessagePublishEvent): Promise<boolean>
+}
+
+export interface AcceptStore extends AcceptWriter {
+  /** Runs `work` in one database transaction: everything it writes commits together or not at all. */
+  transaction<T>(work: (tx: AcceptTransaction) => Promise<T>): Promise<T>
+}
+
+export interface AcceptTransaction extends AcceptWriter {
+  /** Frees a key whose message is older than `createdBefore`, so it can name a new message. */
+  releaseIdempotencyKey(query: {
+    tenantId: string
+    idempotencyKey: string
+    createdBefore: Date
+  }): Promise<void>
+}
+
+export interface RenderedMessage {
+  subject: string
+  html: string | null
+  text: string
+  /** The template name or slug, or null for custom content. */
+  template: string | null
+  variables: Record<string, unknown> | null
+}
+
+export type RenderOutcome = { ok: true; message: RenderedMessage } | { ok: false; issues: FieldIssue[] }
+
+export interface MessageRenderer {
+  render(query: { tenantId: string; content: MessageContent }): Promise<RenderOutcome>
+}
+
+export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number }
+
+export interface RecipientLimiter {
+  /** Takes one send from the recipient's allowance; the address arrives lowercased. */
+  consume(query: { tenantId: string; address: string }): Promise<LimitDecision>
+}
+
+export interface Clock {
+  now(): Date
+}
+
+export interface AcceptDeps {
+  store: AcceptStore
+  renderer: MessageRenderer
+  recipientLimiter: RecipientLimiter
+  clock: Clock
+}

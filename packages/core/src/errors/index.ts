@@ -1,0 +1,10 @@
+export {
+  APP_ERROR_CODES,
+  AppError,
+  type AppErrorCode,
+  type AppErrorOptions,
+  type FieldIssue,
+  isAppError,
+  validationFailed,
+} from './app-error'
+export { dotted, fieldIssues } from './zod-issues'

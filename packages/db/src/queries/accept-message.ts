@@ -1,0 +1,103 @@
+import { MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
+import type { AcceptedMessage, AcceptStore, AcceptTransaction, NewQueuedMessage } from '@fairlane/core/accept'
+import { and, eq, lt, sql } from 'drizzle-orm'
+import type { Database, Executor } from '../client'
+import { messages, outbox } from '../schema'
+
+/**
+ * `acceptMessage`'s store in PostgreSQL. The message row and its outbox row are written by one
+ * statement (so the relay can never see an event without its message, nor a message without its
+ * event), which also NOTIFYs the relay; within a transaction the notification waits for COMMIT.
+ */
+export function createAcceptStore(db: Database): AcceptStore {
+  return {
+    findByIdempotencyKey: (query) => findByIdempotencyKey(db, query),
+    insertQueuedMessage: (message, event) => insertQueuedMessage(db, message, event),
+    transaction: (work) => db.transaction((tx) => work(acceptTransaction(tx))),
+  }
+}
+
+function acceptTransaction(tx: Executor): AcceptTransaction {
+  return {
+    findByIdempotencyKey: (query) => findByIdempotencyKey(tx, query),
+    insertQueuedMessage: (message, event) => insertQueuedMessage(tx, message, event),
+    releaseIdempotencyKey: (query) => releaseIdempotencyKey(tx, query),
+  }
+}
+
+export async function findByIdempotencyKey(
+  db: Executor,
+  query: { tenantId: string; idempotencyKey: string },
+): Promise<AcceptedMessage | null> {
+  const [row] = await db
+    .select({
+      id: messages.id,
+      lane: messages.lane,
+      requestHash: messages.requestHash,
+      createdAt: messages.createdAt,
+    })
+    .from(messages)
+    .where(and(eq(messages.tenantId, query.tenantId), eq(messages.idempotencyKey, query.idempotencyKey)))
+  return row ?? null
+}
+
+export async function releaseIdempotencyKey(
+  db: Executor,
+  query: { tenantId: string; idempotencyKey: string; createdBefore: Date },
+): Promise<void> {
+  await db
+    .update(messages)
+    .set({ idempotencyKey: null, updatedAt: new Date() })
+    .where(
+      and(
+        eq(messages.tenantId, query.tenantId),
+        eq(messages.idempotencyKey, query.idempotencyKey),
+        lt(messages.createdAt, query.createdBefore),
+      ),
+    )
+}
+
+/**
+ * One round trip on the hot path: the message insert, the outbox insert (only when the message was
+ * inserted) and the NOTIFY in one statement. ON CONFLICT DO NOTHING on (tenant_id, idempotency_key)
+ * rather than catching 23505: the loser of a race waits for the winner's commit, gets no row back,
+ * and its transaction stays usable, so it reads the winner at once instead of rolling back.
+ */
+export async function insertQueuedMessage(
+  db: Executor,
+  message: NewQueuedMessage,
+  event: MessagePublishEvent,
+): Promise<boolean> {
+  if (event.messageId !== message.id || event.tenantId !== message.tenantId) {
+    throw new Error('the outbox event must describe the message it is written with')
+  }
+  const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+  const rows = await db.execute<{ id: string }>(sql`
+    with inserted as (
+      insert into ${messages} (id, tenant_id, lane, status, template, to_address, subject, html, text,
+        variables, idempotency_key, request_hash, queued_at)
+      values (${message.id}, ${message.tenantId}, ${message.lane}, 'queued', ${message.template},
+        ${message.toAddress}, ${message.subject}, ${message.html}, ${message.text},
+        ${json(message.variables)}::jsonb, ${message.idempotencyKey}, ${message.requestHash},
+        ${message.queuedAt.toISOString()}::timestamptz)
+      on conflict (tenant_id, idempotency_key) do nothing
+      returning id
+    ), event as (
+      insert into ${outbox} (tenant_id, topic, payload)
+      select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted
+    )
+    select id, pg_notify(${OUTBOX_CHANNEL}, '') from inserted`)
+  return rows.length > 0
+}
+
+/** An outbox row asking the relay to put a message on its lane again (admin replay). */
+export async function insertPublishEvent(db: Executor, event: MessagePublishEvent): Promise<void> {
+  await db
+    .insert(outbox)
+    .values({ tenantId: event.tenantId, topic: MESSAGE_PUBLISH_TOPIC, payload: { ...event } })
+}
+
+/** Inside a transaction, PostgreSQL holds the notification until COMMIT and drops it on ROLLBACK. */
+export async function notifyOutbox(db: Executor): Promise<void> {
+  await db.execute(sql`select pg_notify(${OUTBOX_CHANNEL}, '')`)
+}

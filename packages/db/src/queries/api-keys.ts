@@ -1,0 +1,74 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { apiKeys } from '../schema'
+
+export interface StoredApiKey {
+  id: string
+  tenantId: string
+  keyHash: string
+  revokedAt: Date | null
+  lastUsedAt: Date | null
+}
+
+/**
+ * The key whose visible prefix matches, revoked or not (the caller decides and compares the hash).
+ * The one api-key query without a tenant id: it is how a request finds its tenant.
+ */
+export async function findApiKeyByPrefix(
+  db: Executor,
+  query: { prefix: string },
+): Promise<StoredApiKey | null> {
+  const [row] = await db
+    .select({
+      id: apiKeys.id,
+      tenantId: apiKeys.tenantId,
+      keyHash: apiKeys.keyHash,
+      revokedAt: apiKeys.revokedAt,
+      lastUsedAt: apiKeys.lastUsedAt,
+    })
+    .from(apiKeys)
+    .where(eq(apiKeys.prefix, query.prefix))
+  return row ?? null
+}
+
+/**
+ * Records use, at most once per `minIntervalMs` per key across every web process: the WHERE makes a
+ * second writer within the interval a no-op instead of another row version on every request.
+ */
+export async function touchApiKey(
+  db: Executor,
+  input: { tenantId: string; keyId: string; now: Date; minIntervalMs: number },
+): Promise<void> {
+  const staleBefore = new Date(input.now.getTime() - input.minIntervalMs)
+  await db
+    .update(apiKeys)
+    .set({ lastUsedAt: input.now })
+    .where(
+      and(
+        eq(apiKeys.id, input.keyId),
+        eq(apiKeys.tenantId, input.tenantId),
+        or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore)),
+      ),
+    )
+}
+
+export async function createApiKey(
+  db: Executor,
+  input: { tenantId: string; name: string; prefix: string; keyHash: string },
+): Promise<{ id: string }> {
+  const [row] = await db.insert(apiKeys).values(input).returning({ id: apiKeys.id })
+  if (!row) throw new Error('insert into api_keys returned no row')
+  return row
+}
+
+export async function revokeApiKey(
+  db: Executor,
+  input: { tenantId: string; keyId: string; now: Date },
+): Promise<boolean> {
+  const rows = await db
+    .update(apiKeys)
+    .set({ revokedAt: input.now })
+    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.tenantId, input.tenantId), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+  return rows.length > 0
+}

@@ -1,0 +1,5 @@
+export interface BuiltInContent {
+  subject: string
+  html: string
+  text: string
+}
