@@ -18,14 +18,19 @@ test('an OTP accepted by the API reaches the mail sink and reads sent', async ({
       timeout: 15_000,
     })
     .toHaveLength(1)
-  const [delivered] = await (await request.get(`${E2E.inboxUrl}/messages?to=${encodeURIComponent(to)}`)).json()
+  const [delivered] = await (
+    await request.get(`${E2E.inboxUrl}/messages?to=${encodeURIComponent(to)}`)
+  ).json()
   expect(delivered.text).toContain('482913')
   expect(delivered.messageId).toContain(body.id)
 
   await expect
-    .poll(async () => (await (await request.get(`/api/v1/messages/${body.id}`, { headers: auth })).json()).status, {
-      timeout: 15_000,
-    })
+    .poll(
+      async () => (await (await request.get(`/api/v1/messages/${body.id}`, { headers: auth })).json()).status,
+      {
+        timeout: 15_000,
+      },
+    )
     .toBe('sent')
 })
 
