@@ -1,17 +1,17 @@
 import { loadConfig } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
-import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
-import { closeQueues, createQueues, createWorkerConnection } from '@fairlane/queue'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
-import { createMetricsRegistry } from './metrics'
+import { createMetricsRegistry, createWorkerMetrics } from './metrics'
 import { startMetricsServer } from './metrics-server'
 import { installShutdown } from './shutdown'
+import { deliveryOptionsFromConfig, startDelivery } from './start-delivery'
 
 /**
  * The worker process's composition root: the only place that creates its database client, Redis
- * connections, queues, transports and servers. Nothing starts on import anywhere else.
+ * connections, queues, transports and servers (`startDelivery` is its delivery half). Nothing starts
+ * on import anywhere else.
  */
 async function main(): Promise<void> {
   const config = loadConfig()
@@ -27,18 +27,9 @@ async function main(): Promise<void> {
   await checkDatabase(database.sql, config.DATABASE_URL)
   await checkQueueRedis(config.REDIS_URL, config.NODE_ENV, logger)
 
-  const redis = createWorkerConnection(config.REDIS_URL, 'worker', logger)
-  const queues = createQueues(redis, config.QUEUE_PREFIX, logger)
-  const transports = createLaneTransports({
-    smtpUrl: config.SMTP_URL,
-    timeoutMs: config.SMTP_TIMEOUT_MS,
-    connections: {
-      critical: config.CRITICAL_SMTP_CONNECTIONS,
-      default: config.DEFAULT_SMTP_CONNECTIONS,
-      bulk: config.BULK_SMTP_CONNECTIONS,
-    },
-  })
   const registry = createMetricsRegistry()
+  const metrics = createWorkerMetrics(registry)
+  // Bound before anything starts delivering, so a taken port stops the boot with nothing to undo.
   const metricsServer = await startMetricsServer({
     host: config.HOST,
     port: config.WORKER_METRICS_PORT,
@@ -46,19 +37,15 @@ async function main(): Promise<void> {
     isShuttingDown: () => shuttingDown,
   })
 
+  const delivery = startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
+
   installShutdown({
     logger,
     forceExitMs: config.SHUTDOWN_FORCE_EXIT_MS,
     onBegin: () => {
       shuttingDown = true
     },
-    steps: () => [
-      { name: 'queues', run: () => closeQueues(queues) },
-      { name: 'smtp transports', run: () => closeLaneTransports(transports) },
-      { name: 'database', run: () => database.close() },
-      { name: 'redis', run: async () => void (await redis.quit()) },
-      { name: 'metrics server', run: () => metricsServer.close() },
-    ],
+    steps: () => [...delivery.shutdownSteps(), { name: 'metrics server', run: () => metricsServer.close() }],
   })
 
   logger.info(
@@ -66,7 +53,14 @@ async function main(): Promise<void> {
       metrics: `http://${config.HOST}:${metricsServer.port}/metrics`,
       lockMs: config.JOB_LOCK_MS,
       stalledIntervalMs: config.STALLED_INTERVAL_MS,
+      sendLockMs: config.SEND_LOCK_MS,
       forceExitMs: config.SHUTDOWN_FORCE_EXIT_MS,
+      concurrency: {
+        critical: config.CRITICAL_CONCURRENCY,
+        default: config.DEFAULT_CONCURRENCY,
+        bulk: config.BULK_CONCURRENCY,
+      },
+      ...delivery.settings,
     },
     'worker ready',
   )

@@ -1,6 +1,6 @@
 import { LANES } from '@fairlane/core'
 import { describe, expect, it } from 'vitest'
-import { LANE_JOB_POLICY, laneJobOptions, sendJobId } from './catalog'
+import { deadLetterJobId, LANE_JOB_POLICY, laneJobOptions, parseSendJobId, sendJobId } from './catalog'
 import { QUEUE_NAMES } from './names'
 import { sendJobPayload } from './payloads'
 
@@ -35,5 +35,21 @@ describe('job catalog', () => {
     expect(sendJobPayload.parse(ok)).toEqual(ok)
     expect(sendJobPayload.safeParse({ ...ok, v: 2 }).success).toBe(false)
     expect(sendJobPayload.safeParse({ ...ok, messageId: 'x' }).success).toBe(false)
+  })
+})
+
+describe('job ids', () => {
+  const id = '0b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11'
+
+  it('parses back what sendJobId builds', () => {
+    expect(parseSendJobId(sendJobId(id))).toEqual({ messageId: id, generation: 0 })
+    expect(parseSendJobId(sendJobId(id, 7))).toEqual({ messageId: id, generation: 7 })
+    expect(parseSendJobId('something-else')).toBeUndefined()
+  })
+
+  it('derives one dead-letter id per lane job id, without a colon', () => {
+    expect(deadLetterJobId(sendJobId(id, 1))).toBe(deadLetterJobId(sendJobId(id, 1)))
+    expect(deadLetterJobId(sendJobId(id, 1))).not.toBe(deadLetterJobId(sendJobId(id, 2)))
+    expect(deadLetterJobId(sendJobId(id))).not.toContain(':')
   })
 })

@@ -38,3 +38,24 @@ export function laneJobOptions(lane: Lane): JobsOptions {
 export function sendJobId(messageId: string, generation = 0): string {
   return generation === 0 ? `m-${messageId}` : `m-${messageId}-g${generation}`
 }
+
+const SEND_JOB_ID = /^m-([0-9a-f-]{36})(?:-g(\d+))?$/
+
+/** The inverse of `sendJobId`: which message and generation a lane job delivers. Undefined for other ids. */
+export function parseSendJobId(jobId: string): { messageId: string; generation: number } | undefined {
+  const match = SEND_JOB_ID.exec(jobId)
+  if (!match?.[1]) return undefined
+  return { messageId: match[1], generation: match[2] ? Number(match[2]) : 0 }
+}
+
+/**
+ * The dead letter of a lane job, derived from its id: a `failed` event handled twice (a retried
+ * handler, two listeners) adds one dead letter, while a replay (a new generation, so a new lane job
+ * id) that fails again gets a dead letter of its own.
+ */
+export function deadLetterJobId(laneJobId: string): string {
+  return `dl-${laneJobId}`
+}
+
+/** The one job name in the dead-letter queue. */
+export const DEAD_LETTER_JOB_NAME = 'dead-letter'

@@ -1,4 +1,13 @@
-export { LANE_JOB_POLICY, laneJobOptions, RETENTION, SEND_JOB_NAME, sendJobId } from './catalog'
+export {
+  DEAD_LETTER_JOB_NAME,
+  deadLetterJobId,
+  LANE_JOB_POLICY,
+  laneJobOptions,
+  parseSendJobId,
+  RETENTION,
+  SEND_JOB_NAME,
+  sendJobId,
+} from './catalog'
 export {
   createProbeConnection,
   createProducerConnection,

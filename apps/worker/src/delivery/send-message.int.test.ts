@@ -1,0 +1,223 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import {
+  MessageLockedError,
+  type OutgoingMail,
+  type SendDeps,
+  sendMessage,
+  UndeliverableMessageError,
+} from '@fairlane/core/delivery'
+import { createDatabase, type DatabaseHandle, messages, suppressions } from '@fairlane/db'
+import { claimMessage, createDeliveryStore, markMessageSent } from '@fairlane/db/queries/delivery'
+import { messageIdFor } from '@fairlane/mail'
+import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
+import { useTestEnvironment } from '@fairlane/testing'
+import { eq, sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTenant, seedQueuedMessages } from '../test-support/seed'
+
+/**
+ * The send use case against real PostgreSQL (the store is the thing under test as much as the use
+ * case: its claim is what makes concurrent sends safe) and a recording mailer in place of SMTP.
+ */
+const test = useTestEnvironment('send-message')
+let database: DatabaseHandle
+let tenantId: string
+
+beforeAll(async () => {
+  database = createDatabase(test.databaseUrl, { max: 25 })
+  tenantId = await createTenant(database.db)
+})
+afterAll(async () => {
+  await database?.close()
+})
+
+/** Records accepted mail; `fail` decides per call (1-based) whether and how a send fails. */
+function recordingMailer(options: { fail?: (call: number) => Error | undefined; delayMs?: number } = {}) {
+  const accepted: OutgoingMail[] = []
+  let calls = 0
+  return {
+    accepted,
+    calls: () => calls,
+    async send(mail: OutgoingMail) {
+      calls += 1
+      const call = calls
+      if (options.delayMs) await sleep(options.delayMs)
+      const error = options.fail?.(call)
+      if (error) throw error
+      accepted.push(mail)
+    },
+  }
+}
+
+function deps(mailer: ReturnType<typeof recordingMailer>, overrides: Partial<SendDeps> = {}): SendDeps {
+  return {
+    store: createDeliveryStore(database.db),
+    mailer,
+    clock: { now: () => new Date() },
+    lockMs: 30_000,
+    mailFrom: 'mail@fairlane.test',
+    messageIdFor: (id) => messageIdFor(id, 'fairlane.test'),
+    ...overrides,
+  }
+}
+
+async function seedOne(to = `u${Math.random().toString(36).slice(2)}@example.com`) {
+  const [message] = await seedQueuedMessages(database.db, { tenantId, to: () => to, publish: false })
+  if (!message) throw new Error('seed failed')
+  return { messageId: message.id, tenantId, to }
+}
+
+async function row(messageId: string) {
+  const [found] = await database.db.select().from(messages).where(eq(messages.id, messageId))
+  return found
+}
+
+describe('sendMessage', () => {
+  it('sends once when called twice, with the deterministic Message-ID', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer()
+    expect((await sendMessage(job, deps(mailer))).kind).toBe('sent')
+    expect(await sendMessage(job, deps(mailer))).toEqual({ kind: 'skipped', reason: 'already-sent' })
+    expect(mailer.accepted).toHaveLength(1)
+    expect(mailer.accepted[0]?.messageId).toBe(`<${job.messageId}@fairlane.test>`)
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 1, lockToken: null })
+  })
+
+  it('releases the claim on a transient failure so an immediate retry sends exactly once', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer({
+      fail: (call) =>
+        call === 1
+          ? new TransientSendError({ message: '451 4.7.1 try later', suppressRecipient: false })
+          : undefined,
+    })
+    await expect(sendMessage(job, deps(mailer))).rejects.toBeInstanceOf(TransientSendError)
+    expect(await row(job.messageId)).toMatchObject({
+      status: 'queued',
+      lockToken: null,
+      lockedUntil: null,
+      lastError: '451 4.7.1 try later',
+    })
+    expect((await sendMessage(job, deps(mailer))).kind).toBe('sent')
+    expect(mailer.calls()).toBe(2)
+    expect(mailer.accepted).toHaveLength(1)
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 2 })
+  })
+
+  it('sends once under 20 concurrent calls; the others are refused or find it sent', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer({ delayMs: 100 })
+    const results = await Promise.allSettled(Array.from({ length: 20 }, () => sendMessage(job, deps(mailer))))
+    const sent = results.filter((result) => result.status === 'fulfilled' && result.value.kind === 'sent')
+    const others = results.filter((result) => !sent.includes(result))
+    expect(sent).toHaveLength(1)
+    for (const other of others) {
+      if (other.status === 'rejected') expect(other.reason).toBeInstanceOf(MessageLockedError)
+      else expect(other.value).toEqual({ kind: 'skipped', reason: 'already-sent' })
+    }
+    expect(mailer.accepted).toHaveLength(1)
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 1 })
+  })
+
+  it('tells a held claim apart, with the time left on its lock', async () => {
+    const job = await seedOne()
+    await claimMessage(database.db, { ...job, lockMs: 30_000 })
+    const error = await sendMessage(job, deps(recordingMailer())).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(MessageLockedError)
+    expect((error as MessageLockedError).retryInMs).toBeGreaterThan(25_000)
+    expect((error as MessageLockedError).retryInMs).toBeLessThanOrEqual(30_000)
+  })
+
+  it('reclaims an expired lock, and the stale holder can no longer mark it sent', async () => {
+    const job = await seedOne()
+    const stale = await claimMessage(database.db, { ...job, lockMs: 30_000 })
+    if (!stale) throw new Error('expected a claim')
+    // The holder died mid-send: its lock runs out.
+    await database.db
+      .update(messages)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(messages.id, job.messageId))
+    const mailer = recordingMailer()
+    expect((await sendMessage(job, deps(mailer))).kind).toBe('sent')
+    expect(mailer.accepted).toHaveLength(1)
+    const after = await row(job.messageId)
+    expect(after).toMatchObject({ status: 'sent', attempts: 2 })
+    expect(await markMessageSent(database.db, { ...job, lockToken: stale.lockToken })).toBe(false)
+    expect(await row(job.messageId)).toEqual(after)
+  })
+
+  it('changes nothing when marked sent with a stale token while another holds the claim', async () => {
+    const job = await seedOne()
+    const first = await claimMessage(database.db, { ...job, lockMs: 30_000 })
+    await database.db
+      .update(messages)
+      .set({ lockedUntil: sql`now() - interval '1 second'` })
+      .where(eq(messages.id, job.messageId))
+    const second = await claimMessage(database.db, { ...job, lockMs: 30_000 })
+    if (!first || !second) throw new Error('expected two claims')
+    const before = await row(job.messageId)
+    expect(await markMessageSent(database.db, { ...job, lockToken: first.lockToken })).toBe(false)
+    expect(await row(job.messageId)).toEqual(before)
+    expect(before).toMatchObject({ status: 'sending', lockToken: second.lockToken })
+  })
+
+  it('on 5.1.1 marks the row failed and suppresses the address; other mail to it is skipped', async () => {
+    const job = await seedOne()
+    const bounce = new PermanentSendError({
+      message: 'Message failed: 550 5.1.1 no such user',
+      responseCode: 550,
+      enhancedCode: '5.1.1',
+      suppressRecipient: true,
+    })
+    const mailer = recordingMailer({ fail: () => bounce })
+    await expect(sendMessage(job, deps(mailer))).rejects.toBe(bounce)
+    const failed = await row(job.messageId)
+    expect(failed).toMatchObject({ status: 'failed', attempts: 1, lockToken: null })
+    expect(failed?.failedAt).toBeInstanceOf(Date)
+    expect(failed?.lastError).toContain('550 5.1.1')
+    const [suppression] = await database.db.select().from(suppressions).where(eq(suppressions.email, job.to))
+    expect(suppression).toMatchObject({ tenantId, reason: 'hard-bounce', messageId: job.messageId })
+
+    const later = await seedOne(job.to.toUpperCase())
+    expect(await sendMessage(later, deps(recordingMailer()))).toEqual({
+      kind: 'skipped',
+      reason: 'suppressed',
+    })
+    expect(await row(later.messageId)).toMatchObject({ status: 'suppressed' })
+
+    // An admin replay of the bounced message itself is deliberate: its own suppression does not block it.
+    await database.db.update(messages).set({ status: 'queued' }).where(eq(messages.id, job.messageId))
+    const replay = recordingMailer()
+    expect((await sendMessage(job, deps(replay))).kind).toBe('sent')
+    expect(replay.accepted).toHaveLength(1)
+  })
+
+  it('refuses campaign mail that has no rendered content, permanently and with a reason', async () => {
+    const job = await seedOne()
+    await database.db
+      .update(messages)
+      .set({ subject: null, html: null, text: null })
+      .where(eq(messages.id, job.messageId))
+    const mailer = recordingMailer()
+    await expect(sendMessage(job, deps(mailer))).rejects.toBeInstanceOf(UndeliverableMessageError)
+    expect(mailer.calls()).toBe(0)
+    expect(await row(job.messageId)).toMatchObject({
+      status: 'failed',
+      lastError: expect.stringContaining('rendered'),
+    })
+  })
+
+  it('finds nothing under another tenant and skips terminal rows', async () => {
+    const job = await seedOne()
+    const other = await createTenant(database.db, 'Globex')
+    const mailer = recordingMailer()
+    expect(await sendMessage({ ...job, tenantId: other }, deps(mailer))).toEqual({
+      kind: 'skipped',
+      reason: 'not-found',
+    })
+    await database.db.update(messages).set({ status: 'failed' }).where(eq(messages.id, job.messageId))
+    expect(await sendMessage(job, deps(mailer))).toEqual({ kind: 'skipped', reason: 'terminal' })
+    expect(mailer.calls()).toBe(0)
+    expect(await row(job.messageId)).toMatchObject({ attempts: 0 })
+  })
+})

@@ -1,0 +1,121 @@
+import type { Lane } from '@fairlane/core'
+import type { Database } from '@fairlane/db'
+import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
+import {
+  DEAD_LETTER_JOB_NAME,
+  type DeadLetterPayload,
+  deadLetterJobId,
+  parseSendJobId,
+  sendJobPayload,
+} from '@fairlane/queue'
+import { type Job, type Queue, UnrecoverableError } from 'bullmq'
+import type { Logger } from 'pino'
+import type { WorkerMetrics } from '../metrics'
+import { redactAddresses } from './redact'
+
+export interface DeadLetterDeps {
+  db: Database
+  queue: Pick<Queue, 'add'>
+  logger: Logger
+  metrics: Pick<WorkerMetrics, 'jobsFailed' | 'deadLettered'>
+}
+
+export interface DeadLetters {
+  /** The lane worker's `failed` listener. */
+  onFailed(lane: Lane, job: Job | undefined, error: Error): void
+  /** Waits for dead letters still being written (shutdown, after the workers closed). */
+  drain(): Promise<void>
+}
+
+/**
+ * A failure is final when BullMQ will not retry it: out of attempts, or `UnrecoverableError`, which
+ * fails at attempt 1 so `attemptsMade >= attempts` alone would let it vanish. The name is compared
+ * too, in case the error crossed a realm (sandboxed processor) where instanceof fails.
+ */
+export function isFinalFailure(job: Job, error: Error): boolean {
+  if (error instanceof UnrecoverableError || error.name === 'UnrecoverableError') return true
+  return job.attemptsMade >= (job.opts.attempts ?? 1)
+}
+
+export function createDeadLetters(deps: DeadLetterDeps): DeadLetters {
+  const pending = new Set<Promise<void>>()
+  return {
+    onFailed(lane, job, error) {
+      deps.metrics.jobsFailed.inc({ lane })
+      if (!job || !isFinalFailure(job, error)) return
+      const task: Promise<void> = deadLetter(deps, lane, job, error)
+        .catch((failure: unknown) => {
+          deps.logger.error(
+            { lane, jobId: job.id, err: (failure as Error).message },
+            'could not record a dead letter; the message row still reads failed or will be swept',
+          )
+        })
+        .finally(() => pending.delete(task))
+      pending.add(task)
+    },
+    async drain() {
+      await Promise.all([...pending])
+    },
+  }
+}
+
+/**
+ * Makes the row read `failed` (unless another attempt or a re-publish owns the message by now), then
+ * adds the dead letter under an id derived from the lane job's, so a repeated event adds nothing.
+ */
+async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Error): Promise<void> {
+  const payload = sendJobPayload.safeParse(job.data)
+  const ids = job.id ? parseSendJobId(job.id) : undefined
+  const reason = redactAddresses(error.message)
+  if (!payload.success || !job.id || !ids) {
+    deps.logger.error(
+      { lane, jobId: job.id, err: reason },
+      'a malformed lane job failed; nothing to dead-letter',
+    )
+    return
+  }
+  const { messageId, tenantId } = payload.data
+  const log = deps.logger.child({ tenantId, messageId, lane, jobId: job.id })
+  const row = await failAfterFinalAttempt(deps.db, {
+    messageId,
+    tenantId,
+    generation: ids.generation,
+    error: error.message,
+  })
+  if (row?.status !== 'failed' || row.generation !== ids.generation) {
+    log.info(
+      { status: row?.status, generation: row?.generation },
+      'final job failure superseded; no dead letter',
+    )
+    return
+  }
+  const data: DeadLetterPayload = {
+    v: 1,
+    queue: lane,
+    jobId: job.id,
+    messageId,
+    tenantId,
+    error: reason,
+    attempts: job.attemptsMade,
+    failedAt: new Date(job.finishedOn ?? Date.now()).toISOString(),
+  }
+  await withRetries(() =>
+    deps.queue.add(DEAD_LETTER_JOB_NAME, data, { jobId: deadLetterJobId(job.id as string) }),
+  )
+  deps.metrics.deadLettered.inc({ lane })
+  log.error(
+    { attempts: data.attempts, err: reason, deadLetterId: deadLetterJobId(job.id) },
+    'job dead-lettered',
+  )
+}
+
+async function withRetries<T>(operation: () => Promise<T>, delaysMs = [200, 1_000]): Promise<T> {
+  for (const delayMs of delaysMs) {
+    try {
+      return await operation()
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+    }
+  }
+  return operation()
+}

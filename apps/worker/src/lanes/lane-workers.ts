@@ -1,0 +1,63 @@
+import { LANES, type Lane } from '@fairlane/core'
+import { createWorkerConnection } from '@fairlane/queue'
+import { type Job, Worker } from 'bullmq'
+import type { Redis } from 'ioredis'
+import type { Logger } from 'pino'
+import type { WorkerMetrics } from '../metrics'
+import type { DeadLetters } from './dead-letters'
+import type { SendJobResult } from './send-processor'
+
+export interface LaneWorkerOptions {
+  redisUrl: string
+  prefix: string
+  concurrency: Record<Lane, number>
+  /** BullMQ's job lock (JOB_LOCK_MS), renewed while the worker lives: how soon a dead worker's jobs come back. */
+  lockMs: number
+  stalledIntervalMs: number
+  processorFor: (lane: Lane) => (job: Job, token?: string) => Promise<SendJobResult>
+  deadLetters: DeadLetters
+  logger: Logger
+  metrics: Pick<WorkerMetrics, 'jobsCompleted'>
+  /** Defaults to every lane; tests may run only some. */
+  lanes?: readonly Lane[]
+}
+
+export interface LaneWorkers {
+  workers: Partial<Record<Lane, Worker>>
+  /** Stops taking jobs, waits for running ones, then for their dead letters; closes the connections. */
+  close(): Promise<void>
+}
+
+/**
+ * One BullMQ Worker per lane, each with its own Redis connection and concurrency, so a flood on one
+ * lane never takes another's slots (or its blocking connection).
+ */
+export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
+  const connections: Redis[] = []
+  const workers: Partial<Record<Lane, Worker>> = {}
+  for (const lane of options.lanes ?? LANES) {
+    const connection = createWorkerConnection(options.redisUrl, `worker-${lane}`, options.logger)
+    connections.push(connection)
+    const worker = new Worker(lane, options.processorFor(lane), {
+      connection,
+      prefix: options.prefix,
+      concurrency: options.concurrency[lane],
+      lockDuration: options.lockMs,
+      stalledInterval: options.stalledIntervalMs,
+    })
+    worker.on('completed', () => options.metrics.jobsCompleted.inc({ lane }))
+    worker.on('failed', (job, error) => options.deadLetters.onFailed(lane, job, error))
+    worker.on('error', (error) => options.logger.error({ lane, err: error.message }, 'lane worker error'))
+    workers[lane] = worker
+  }
+  return {
+    workers,
+    async close() {
+      await Promise.all(Object.values(workers).map((worker) => worker.close()))
+      await options.deadLetters.drain()
+      await Promise.all(
+        connections.map((connection) => connection.quit().catch(() => connection.disconnect())),
+      )
+    },
+  }
+}

@@ -1,0 +1,89 @@
+import { MessageLockedError, type SendOutcome } from '@fairlane/core/delivery'
+import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
+import pino from 'pino'
+import { Registry } from 'prom-client'
+import { describe, expect, it } from 'vitest'
+import { createWorkerMetrics } from '../metrics'
+import { createSendProcessor } from './send-processor'
+
+const ids = {
+  messageId: '0b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+  tenantId: '1b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+}
+
+/** The part of a BullMQ Job the processor touches. */
+function fakeJob(data: unknown = { v: 1, ...ids }) {
+  const delays: number[] = []
+  const job = {
+    id: 'm-job',
+    data,
+    attemptsMade: 0,
+    async moveToDelayed(timestamp: number) {
+      delays.push(timestamp)
+    },
+  }
+  return { job: job as unknown as Job, delays }
+}
+
+function processorWith(send: () => Promise<SendOutcome>) {
+  const registry = new Registry()
+  const metrics = createWorkerMetrics(registry)
+  const process = createSendProcessor({ lane: 'critical', send, logger: pino({ level: 'silent' }), metrics })
+  return { process, registry }
+}
+
+describe('send processor', () => {
+  it('refuses a malformed payload without retries', async () => {
+    const { process } = processorWith(async () => ({ kind: 'skipped', reason: 'not-found' }))
+    await expect(process(fakeJob({ v: 2, messageId: 'x' }).job, 'token')).rejects.toBeInstanceOf(
+      UnrecoverableError,
+    )
+  })
+
+  it('records the send latency and returns no personal data', async () => {
+    const createdAt = new Date(Date.now() - 1_500)
+    const { process, registry } = processorWith(async () => ({
+      kind: 'sent',
+      createdAt,
+      acceptedAt: new Date(createdAt.getTime() + 1_500),
+      recorded: true,
+    }))
+    expect(await process(fakeJob().job, 'token')).toEqual({ kind: 'sent' })
+    expect(await registry.metrics()).toMatch(
+      /fairlane_send_latency_seconds_bucket\{le="2.5",lane="critical"\} 1/,
+    )
+  })
+
+  it('maps a permanent failure to UnrecoverableError, without the address', async () => {
+    const { process } = processorWith(async () => {
+      throw new PermanentSendError({
+        message: '550 5.1.1 <bob@example.com>: no such user',
+        suppressRecipient: true,
+      })
+    })
+    const error = await process(fakeJob().job, 'token').catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(UnrecoverableError)
+    expect((error as Error).message).toBe('550 5.1.1 <<address>>: no such user')
+  })
+
+  it('rethrows a transient failure for the lane backoff', async () => {
+    const transient = new TransientSendError({ message: '451 4.7.1 try later', suppressRecipient: false })
+    const { process } = processorWith(async () => {
+      throw transient
+    })
+    await expect(process(fakeJob().job, 'token')).rejects.toBe(transient)
+  })
+
+  it('defers a job whose message is claimed elsewhere until the lock expires, spending no attempt', async () => {
+    const { process } = processorWith(async () => {
+      throw new MessageLockedError(ids.messageId, 2_000)
+    })
+    const { job, delays } = fakeJob()
+    const before = Date.now()
+    await expect(process(job, 'token')).rejects.toBeInstanceOf(DelayedError)
+    expect(delays).toHaveLength(1)
+    expect(delays[0]).toBeGreaterThanOrEqual(before + 2_000)
+    expect(delays[0]).toBeLessThan(before + 3_000)
+  })
+})

@@ -1,0 +1,55 @@
+import type { Lane } from '@fairlane/core'
+import type { Mailer, OutgoingMail } from '@fairlane/core/delivery'
+import type { LaneTransports } from '@fairlane/mail'
+import { toSendError } from '@fairlane/mail/smtp-errors'
+
+type Transport = LaneTransports[Lane]
+type SendMailOptions = Parameters<Transport['sendMail']>[0]
+
+/**
+ * The send use case's mailer over one lane's pooled nodemailer transport. Each send has an overall
+ * deadline on top of nodemailer's per-phase timeouts: a server that trickles its replies never trips
+ * an inactivity timeout, and the send claim (SEND_LOCK_MS) must outlast the longest send. Failures
+ * reject as `TransientSendError` / `PermanentSendError`.
+ */
+export function createSmtpMailer(transport: Transport, options: { deadlineMs: number }): Mailer {
+  return {
+    async send(mail: OutgoingMail): Promise<void> {
+      const message = {
+        from: mail.from,
+        to: mail.to,
+        subject: mail.subject,
+        html: mail.html,
+        text: mail.text,
+        messageId: mail.messageId,
+        headers: mail.headers,
+        // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
+        signal: AbortSignal.timeout(options.deadlineMs),
+      } as SendMailOptions
+      try {
+        await transport.sendMail(message)
+      } catch (error) {
+        throw toSendError(error)
+      }
+    },
+  }
+}
+
+/**
+ * The overall send deadline. Three SMTP phases' worth of timeout (connect and greeting, envelope,
+ * data), capped twice: at 80% of the send claim, so the claim always outlives the send it protects,
+ * and below the forced-exit timer, so a SIGTERM never has to cut a send off (a send cut off by exit
+ * keeps its claim until the lock expires; one that hits its deadline releases it at once).
+ */
+export function sendDeadlineMs(input: {
+  smtpTimeoutMs: number
+  sendLockMs: number
+  forceExitMs: number
+}): number {
+  const deadline = Math.min(
+    3 * input.smtpTimeoutMs,
+    Math.floor(input.sendLockMs * 0.8),
+    input.forceExitMs - 2_000,
+  )
+  return Math.max(1_000, deadline)
+}

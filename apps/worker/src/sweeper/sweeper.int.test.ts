@@ -1,0 +1,166 @@
+import { createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
+import { laneJobOptions, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
+import { eventually, useTestEnvironment } from '@fairlane/testing'
+import { UnrecoverableError, Worker } from 'bullmq'
+import { eq, sql } from 'drizzle-orm'
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { inspectQueues, testLogger } from '../test-support/pipeline'
+import { createTenant, type SeedMessage, seedQueuedMessages } from '../test-support/seed'
+import { type SweepDeps, sweepOnce } from './sweep-once'
+
+const test = useTestEnvironment('sweeper')
+let database: DatabaseHandle
+let inspect: ReturnType<typeof inspectQueues>
+let tenantId: string
+
+beforeAll(async () => {
+  database = createDatabase(test.databaseUrl, { max: 10 })
+  inspect = inspectQueues(test)
+  tenantId = await createTenant(database.db)
+})
+beforeEach(async () => {
+  // Each case starts from no in-flight messages, so one case's leftovers are never swept by the next.
+  await database.db.update(messages).set({ status: 'sent' })
+})
+afterAll(async () => {
+  await inspect?.close()
+  await database?.close()
+})
+
+function deps(overrides: Partial<SweepDeps> = {}): SweepDeps {
+  return {
+    db: database.db,
+    queues: inspect.queues,
+    queuedForMs: 1_000,
+    batchSize: 500,
+    logger: testLogger(),
+    ...overrides,
+  }
+}
+
+/** Messages whose outbox rows were published long ago (as far as PostgreSQL knows). */
+async function publishedMessages(count: number, to: string): Promise<SeedMessage[]> {
+  const seeded = await seedQueuedMessages(database.db, {
+    tenantId,
+    count,
+    to: (i) => `${to}${i}@example.com`,
+  })
+  await database.db.update(outbox).set({ publishedAt: sql`now()` })
+  await database.db
+    .update(messages)
+    .set({ queuedAt: sql`now() - interval '1 minute'` })
+    .where(eq(messages.status, 'queued'))
+  return seeded
+}
+
+async function row(messageId: string) {
+  const [found] = await database.db.select().from(messages).where(eq(messages.id, messageId))
+  return found
+}
+
+async function addJob(message: SeedMessage, generation = 0) {
+  await inspect.queues.critical.add(
+    SEND_JOB_NAME,
+    { v: 1, messageId: message.id, tenantId },
+    { ...laneJobOptions('critical'), jobId: sendJobId(message.id, generation), delay: 60_000 },
+  )
+}
+
+describe('sweeper', () => {
+  it('republishes a queued message whose job Redis lost, under the next generation', async () => {
+    const [lost, live] = await publishedMessages(2, 'lost')
+    if (!lost || !live) throw new Error('seed failed')
+    await addJob(live)
+    expect(await sweepOnce(deps())).toEqual({ leader: true, examined: 2, republished: 1 })
+    expect(await row(lost.id)).toMatchObject({ status: 'queued', generation: 1 })
+    expect(await row(live.id)).toMatchObject({ status: 'queued', generation: 0 })
+    const events = await database.db.select().from(outbox).where(sql`${outbox.publishedAt} is null`)
+    expect(events.map((event) => event.payload)).toEqual([
+      { v: 1, messageId: lost.id, tenantId, lane: 'critical', generation: 1 },
+    ])
+    // Its new outbox row is pending: the next pass leaves it to the relay.
+    expect((await sweepOnce(deps())).republished).toBe(0)
+  })
+
+  it('leaves recent queued messages and ones with an unpublished outbox row alone', async () => {
+    const [recent] = await seedQueuedMessages(database.db, { tenantId, to: () => 'recent@example.com' })
+    const [waiting] = await seedQueuedMessages(database.db, { tenantId, to: () => 'waiting@example.com' })
+    await database.db
+      .update(messages)
+      .set({ queuedAt: sql`now() - interval '1 minute'` })
+      .where(eq(messages.id, waiting?.id ?? ''))
+    await sweepOnce(deps({ queuedForMs: 30_000 }))
+    expect(await row(recent?.id ?? '')).toMatchObject({ generation: 0 })
+    expect(await row(waiting?.id ?? '')).toMatchObject({ generation: 0 })
+  })
+
+  it('makes an expired claim with no live job claimable again, and leaves a live claim alone', async () => {
+    const [expired, held] = await publishedMessages(2, 'claim')
+    if (!expired || !held) throw new Error('seed failed')
+    await database.db
+      .update(messages)
+      .set({
+        status: 'sending',
+        lockToken: sql`gen_random_uuid()`,
+        lockedUntil: sql`now() - interval '1 second'`,
+      })
+      .where(eq(messages.id, expired.id))
+    await database.db
+      .update(messages)
+      .set({
+        status: 'sending',
+        lockToken: sql`gen_random_uuid()`,
+        lockedUntil: sql`now() + interval '1 minute'`,
+      })
+      .where(eq(messages.id, held.id))
+    expect((await sweepOnce(deps())).republished).toBe(1)
+    expect(await row(expired.id)).toMatchObject({
+      status: 'queued',
+      generation: 1,
+      lockToken: null,
+      lockedUntil: null,
+    })
+    expect(await row(held.id)).toMatchObject({ status: 'sending', generation: 0 })
+  })
+
+  it('treats a failed or completed job as gone, but not a delayed one', async () => {
+    const [failed, completed, delayed] = await publishedMessages(3, 'states')
+    if (!failed || !completed || !delayed) throw new Error('seed failed')
+    await addJob(delayed)
+    for (const message of [failed, completed]) {
+      await inspect.queues.critical.add(
+        SEND_JOB_NAME,
+        { v: 1, messageId: message.id, tenantId },
+        { jobId: sendJobId(message.id), attempts: 1 },
+      )
+    }
+    const worker = new Worker(
+      'critical',
+      async (job) => {
+        if (job.data.messageId === failed.id) throw new UnrecoverableError('gone for good')
+      },
+      { connection: { url: test.redisUrl }, prefix: test.queuePrefix },
+    )
+    try {
+      await eventually(
+        async () =>
+          (await inspect.queues.critical.getJobState(sendJobId(failed.id))) === 'failed' &&
+          (await inspect.queues.critical.getJobState(sendJobId(completed.id))) === 'completed',
+        { what: 'jobs finished' },
+      )
+    } finally {
+      await worker.close()
+    }
+    expect((await sweepOnce(deps())).republished).toBe(2)
+    expect(await row(failed.id)).toMatchObject({ generation: 1 })
+    expect(await row(completed.id)).toMatchObject({ generation: 1 })
+    expect(await row(delayed.id)).toMatchObject({ generation: 0 })
+  })
+
+  it('runs one pass at a time across processes', async () => {
+    await publishedMessages(3, 'leader')
+    const results = await Promise.all([sweepOnce(deps()), sweepOnce(deps()), sweepOnce(deps())])
+    expect(results.filter((result) => result.leader).length).toBeGreaterThanOrEqual(1)
+    expect(results.reduce((sum, result) => sum + result.republished, 0)).toBe(3)
+  })
+})

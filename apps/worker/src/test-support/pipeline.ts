@@ -1,0 +1,91 @@
+import { createDatabase, type DatabaseHandle } from '@fairlane/db'
+import type { MailSink } from '@fairlane/mailsink/sink'
+import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import pino, { type Logger } from 'pino'
+import { Registry } from 'prom-client'
+import { createWorkerMetrics, type WorkerMetrics } from '../metrics'
+import { type DeliveryOptions, startDelivery } from '../start-delivery'
+
+/** What `useTestEnvironment` fills in. */
+export interface TestEnv {
+  databaseUrl: string
+  redisUrl: string
+  queuePrefix: string
+}
+
+/** Silent unless a test passes a level (e.g. from TEST_LOG_LEVEL while debugging). */
+export function testLogger(level = 'silent'): Logger {
+  return pino({ level })
+}
+
+export interface TestPipeline {
+  database: DatabaseHandle
+  metrics: WorkerMetrics
+  registry: Registry
+  /** Runs the production shutdown steps (relay, sweeper, workers, transports, queues, Redis, database). */
+  stop(): Promise<void>
+}
+
+/**
+ * The worker's delivery side in this process, wired by the same `startDelivery` as main.ts, with
+ * timings shortened so recovery paths run in seconds.
+ */
+export function startTestPipeline(
+  env: TestEnv,
+  sink: MailSink,
+  overrides: Partial<DeliveryOptions> = {},
+): TestPipeline {
+  const database = createDatabase(env.databaseUrl, { max: 20, applicationName: 'test-worker' })
+  const registry = new Registry()
+  const metrics = createWorkerMetrics(registry)
+  const delivery = startDelivery({
+    database,
+    databaseUrl: env.databaseUrl,
+    redisUrl: env.redisUrl,
+    queuePrefix: env.queuePrefix,
+    smtp: {
+      url: `smtp://127.0.0.1:${sink.smtpPort}`,
+      timeoutMs: 2_000,
+      connections: { critical: 4, default: 2, bulk: 2 },
+    },
+    concurrency: { critical: 10, default: 5, bulk: 5 },
+    jobLockMs: 5_000,
+    stalledIntervalMs: 2_000,
+    sendLockMs: 8_000,
+    forceExitMs: 10_000,
+    mailFrom: 'mail@fairlane.test',
+    mailDomain: 'fairlane.test',
+    logger: testLogger(),
+    metrics,
+    tuning: {
+      relay: { pollMs: 200, maxBackoffMs: 500, addTimeoutMs: 2_000 },
+      sweeper: { intervalMs: 300, queuedForMs: 1_500 },
+    },
+    ...overrides,
+  })
+  let stopping: Promise<void> | undefined
+  return {
+    database,
+    metrics,
+    registry,
+    stop() {
+      stopping ??= (async () => {
+        for (const step of delivery.shutdownSteps()) await step.run()
+      })()
+      return stopping
+    },
+  }
+}
+
+/** Queues on a connection of the test's own, for looking into Redis (dead letters, job counts). */
+export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'queuePrefix'>) {
+  const connection = createProducerConnection(env.redisUrl, 'test-inspect', testLogger())
+  const queues: Queues = createQueues(connection, env.queuePrefix, testLogger())
+  return {
+    queues,
+    async close() {
+      await Promise.all(Object.values(queues).map((queue) => queue.close()))
+      await connection.quit()
+    },
+  }
+}

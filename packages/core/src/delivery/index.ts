@@ -1,0 +1,15 @@
+export { MessageLockedError } from './message-locked-error'
+export type {
+  ClaimedMessage,
+  Clock,
+  DeliveryLogger,
+  DeliveryState,
+  DeliveryStore,
+  HeldClaim,
+  Mailer,
+  OutgoingMail,
+  SendJob,
+} from './ports'
+export { isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'
+export { type SendDeps, type SendOutcome, type SkipReason, sendMessage } from './send-message'
+export { UndeliverableMessageError } from './undeliverable-message-error'

@@ -1,0 +1,93 @@
+import type { Lane } from '../domain/lanes'
+import type { MessageStatus, SuppressionReason } from '../domain/statuses'
+
+/** What a lane job carries (ids only); the message row is the truth. */
+export interface SendJob {
+  messageId: string
+  tenantId: string
+}
+
+/** A message row as the claim returns it: everything needed to build the email, and the claim's token. */
+export interface ClaimedMessage {
+  id: string
+  tenantId: string
+  lane: Lane
+  campaignId: string | null
+  toAddress: string
+  subject: string | null
+  html: string | null
+  text: string | null
+  /** Including this claim. */
+  attempts: number
+  generation: number
+  createdAt: Date
+  /** Fresh for every claim: only its holder may mark the row sent, failed or released. */
+  lockToken: string
+  /**
+   * The tenant suppressed the recipient (read in the claim's own statement: one round trip less per
+   * send). A suppression that this very message's bounce created does not count, so an admin's
+   * deliberate replay of it is not silently skipped; every other message to the address is.
+   */
+  recipientSuppressed: boolean
+}
+
+export interface HeldClaim extends SendJob {
+  lockToken: string
+}
+
+export interface DeliveryState {
+  status: MessageStatus
+  /** Milliseconds until `locked_until` by the database's clock (negative once expired); null if unlocked. */
+  lockRemainingMs: number | null
+}
+
+/**
+ * The message table as the send use case needs it. Every write after the claim is conditional on the
+ * claim's token, so an attempt whose lock expired and was taken over changes nothing.
+ */
+export interface DeliveryStore {
+  /**
+   * Atomically: status → sending, a fresh lock token, locked_until = now + lockMs, attempts + 1; only
+   * for a queued/pending row or a sending row whose lock expired. Undefined when not claimable.
+   */
+  claim(input: SendJob & { lockMs: number }): Promise<ClaimedMessage | undefined>
+  readState(input: SendJob): Promise<DeliveryState | undefined>
+  /** Status → sent; false when the token no longer matches (the claim was taken over). */
+  markSent(claim: HeldClaim): Promise<boolean>
+  /** Status → queued, lock cleared at once so the retry is not refused. */
+  release(claim: HeldClaim & { error: string }): Promise<boolean>
+  markFailed(claim: HeldClaim & { error: string }): Promise<boolean>
+  markSuppressed(claim: HeldClaim): Promise<boolean>
+  suppress(input: {
+    tenantId: string
+    email: string
+    reason: SuppressionReason
+    messageId: string
+  }): Promise<void>
+}
+
+export interface OutgoingMail {
+  from: string
+  to: string
+  subject: string
+  html?: string
+  text?: string
+  /** The full Message-ID header value, angle brackets included; the same on every attempt. */
+  messageId: string
+  headers: Record<string, string>
+}
+
+/** Resolves once the SMTP server accepted the message; rejects with a `SendFailure` (see send-failure.ts). */
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<void>
+}
+
+export interface Clock {
+  now(): Date
+}
+
+export interface DeliveryLogger {
+  info(fields: Record<string, unknown>, message: string): void
+  warn(fields: Record<string, unknown>, message: string): void
+  error(fields: Record<string, unknown>, message: string): void
+}

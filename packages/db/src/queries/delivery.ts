@@ -1,0 +1,168 @@
+import type { MessageStatus } from '@fairlane/core'
+import type {
+  ClaimedMessage,
+  DeliveryState,
+  DeliveryStore,
+  HeldClaim,
+  SendJob,
+} from '@fairlane/core/delivery'
+import { and, eq, inArray, lt, or, sql } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { messages, suppressions } from '../schema'
+import { suppressAddress } from './suppressions'
+
+/** last_error is for people reading the admin console; an SMTP transcript does not need to be longer. */
+const MAX_ERROR_LENGTH = 2_000
+
+const byJob = (job: SendJob) => and(eq(messages.id, job.messageId), eq(messages.tenantId, job.tenantId))
+
+/** Conditions on the claim's token: a holder whose lock was taken over matches nothing. */
+const byHolder = (claim: HeldClaim) =>
+  and(byJob(claim), eq(messages.lockToken, claim.lockToken), eq(messages.status, 'sending'))
+
+const unlocked = { lockToken: null, lockedUntil: null, updatedAt: sql`now()` }
+
+/**
+ * The send claim, in one statement so concurrent claimers serialize on the row lock and exactly one
+ * wins: a waiting UPDATE re-checks the WHERE against the winner's committed row (sending, live lock)
+ * and matches nothing. Times come from the database's clock only, so workers' clocks never disagree
+ * about whose lock expired.
+ */
+export async function claimMessage(
+  db: Executor,
+  input: SendJob & { lockMs: number },
+): Promise<ClaimedMessage | undefined> {
+  const claimable = or(
+    inArray(messages.status, ['queued', 'pending']),
+    and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
+  )
+  const [row] = await db
+    .update(messages)
+    .set({
+      status: 'sending',
+      lockToken: sql`gen_random_uuid()`,
+      lockedUntil: sql`now() + ${Math.ceil(input.lockMs)}::int * interval '1 millisecond'`,
+      attempts: sql`${messages.attempts} + 1`,
+      updatedAt: sql`now()`,
+    })
+    .where(and(byJob(input), claimable))
+    .returning({
+      id: messages.id,
+      tenantId: messages.tenantId,
+      lane: messages.lane,
+      campaignId: messages.campaignId,
+      toAddress: messages.toAddress,
+      subject: messages.subject,
+      html: messages.html,
+      text: messages.text,
+      attempts: messages.attempts,
+      generation: messages.generation,
+      createdAt: messages.createdAt,
+      lockToken: messages.lockToken,
+      recipientSuppressed: sql<boolean>`exists (
+        select 1 from ${suppressions}
+        where ${suppressions.tenantId} = ${messages.tenantId}
+          and ${suppressions.email} = lower(${messages.toAddress})
+          and ${suppressions.messageId} is distinct from ${messages.id})`,
+    })
+  if (!row) return undefined
+  const { lockToken } = row
+  if (lockToken === null) throw new Error(`claim of message ${row.id} returned no lock token`)
+  return { ...row, lockToken }
+}
+
+export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
+  const [row] = await db
+    .select({
+      status: messages.status,
+      lockRemainingMs: sql<
+        number | null
+      >`(extract(epoch from (${messages.lockedUntil} - now())) * 1000)::float8`,
+    })
+    .from(messages)
+    .where(byJob(job))
+  return row
+}
+
+export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ status: 'sent', sentAt: sql`now()`, ...unlocked })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+/** Back to queued with the lock cleared, so BullMQ's retry can claim it at once. */
+export async function releaseMessage(db: Executor, claim: HeldClaim & { error: string }): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ status: 'queued', lastError: clip(claim.error), ...unlocked })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+export async function markMessageFailed(
+  db: Executor,
+  claim: HeldClaim & { error: string },
+): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ status: 'failed', failedAt: sql`now()`, lastError: clip(claim.error), ...unlocked })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+export async function markMessageSuppressed(db: Executor, claim: HeldClaim): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ status: 'suppressed', lastError: 'recipient is on the tenant suppression list', ...unlocked })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+/**
+ * After a lane job's final failure (out of attempts, or permanent): the row must read `failed`.
+ * Only a row of the job's generation that nobody is sending is changed: `queued` (a transient
+ * failure released it) or `sending` with an expired lock. A live claim belongs to another attempt
+ * that will record its own outcome; a newer generation is a re-publish that supersedes this job.
+ * Returns the row's state afterwards, so the caller can tell whether the failure stands.
+ */
+export async function failAfterFinalAttempt(
+  db: Executor,
+  input: SendJob & { generation: number; error: string },
+): Promise<{ status: MessageStatus; generation: number } | undefined> {
+  const idle = or(
+    eq(messages.status, 'queued'),
+    and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
+  )
+  await db
+    .update(messages)
+    .set({ status: 'failed', failedAt: sql`now()`, lastError: clip(input.error), ...unlocked })
+    .where(and(byJob(input), eq(messages.generation, input.generation), idle))
+  const [row] = await db
+    .select({ status: messages.status, generation: messages.generation })
+    .from(messages)
+    .where(byJob(input))
+  return row
+}
+
+/** The drizzle implementation of the send use case's store. */
+export function createDeliveryStore(db: Executor): DeliveryStore {
+  return {
+    claim: (input) => claimMessage(db, input),
+    readState: (job) => readDeliveryState(db, job),
+    markSent: (claim) => markMessageSent(db, claim),
+    release: (claim) => releaseMessage(db, claim),
+    markFailed: (claim) => markMessageFailed(db, claim),
+    markSuppressed: (claim) => markMessageSuppressed(db, claim),
+    suppress: (input) => suppressAddress(db, input),
+  }
+}
+
+function clip(error: string): string {
+  return error.length > MAX_ERROR_LENGTH ? `${error.slice(0, MAX_ERROR_LENGTH - 1)}…` : error
+}

@@ -1,0 +1,111 @@
+import { type Lane, MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Transaction } from '../client'
+import { messages, outbox } from '../schema'
+import { insertMessagePublishEvent } from './outbox'
+
+/**
+ * Transaction-level advisory lock key for the sweeper ("fl-sweep" in ASCII, truncated). Taken with
+ * pg_try_advisory_xact_lock, so it is released by COMMIT/ROLLBACK or a dead connection on its own:
+ * a session lock would outlive a pass whose pooled connection is reused, or a crashed worker's pass.
+ */
+const SWEEPER_LOCK_KEY = 0x66_6c_2d_73_77_65
+
+/** True when this transaction is the one sweeper pass running across all worker processes. */
+export async function tryTakeSweeperLock(tx: Transaction): Promise<boolean> {
+  const [row] = await tx.execute<{ locked: boolean }>(
+    sql`select pg_try_advisory_xact_lock(${SWEEPER_LOCK_KEY}) as locked`,
+  )
+  return row?.locked === true
+}
+
+export interface StrandedMessage {
+  id: string
+  tenantId: string
+  lane: Lane
+  generation: number
+  status: 'queued' | 'sending'
+}
+
+/**
+ * Messages that should be moving but may have no job: `queued` for longer than `queuedForMs`, or
+ * `sending` with an expired claim. Rows with an unpublished outbox row are left out (the relay will
+ * publish them; Redis may just be away). Locked FOR UPDATE SKIP LOCKED so a claim or a replay racing
+ * with the sweeper waits for its decision instead of interleaving with it. Whether the job is really
+ * gone is the caller's question to Redis.
+ */
+export async function findStrandedMessages(
+  tx: Transaction,
+  input: { queuedForMs: number; limit: number },
+): Promise<StrandedMessage[]> {
+  const rows = await tx.execute<{
+    id: string
+    tenant_id: string
+    lane: Lane
+    generation: number
+    status: 'queued' | 'sending'
+  }>(sql`
+    select m.id, m.tenant_id, m.lane, m.generation, m.status
+    from ${messages} m
+    where (
+        (m.status = 'queued'
+          and coalesce(m.queued_at, m.created_at) < now() - ${Math.ceil(input.queuedForMs)}::int * interval '1 millisecond')
+        or (m.status = 'sending' and m.locked_until < now())
+      )
+      and not exists (
+        select 1 from ${outbox} o
+        where o.published_at is null
+          and o.topic = ${MESSAGE_PUBLISH_TOPIC}
+          and o.payload->>'messageId' = m.id::text
+      )
+    order by m.id
+    limit ${input.limit}
+    for update of m skip locked`)
+  return rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    lane: row.lane,
+    generation: row.generation,
+    status: row.status,
+  }))
+}
+
+/**
+ * Puts a stranded message back on its lane under a new generation: its job id changes, so BullMQ
+ * cannot swallow the new job because a failed or completed one is retained under the old id. The
+ * outbox row is written in the same transaction; the relay publishes it. False when the row moved on
+ * (another generation, or no longer queued/sending) since it was read.
+ */
+export async function republishMessage(
+  tx: Transaction,
+  input: { tenantId: string; messageId: string; generation: number },
+): Promise<boolean> {
+  const [row] = await tx
+    .update(messages)
+    .set({
+      status: 'queued',
+      generation: sql`${messages.generation} + 1`,
+      queuedAt: sql`now()`,
+      lockToken: null,
+      lockedUntil: null,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        eq(messages.id, input.messageId),
+        eq(messages.tenantId, input.tenantId),
+        eq(messages.generation, input.generation),
+        inArray(messages.status, ['queued', 'sending']),
+      ),
+    )
+    .returning({ lane: messages.lane, generation: messages.generation })
+  if (!row) return false
+  await insertMessagePublishEvent(tx, {
+    v: 1,
+    messageId: input.messageId,
+    tenantId: input.tenantId,
+    lane: row.lane,
+    generation: row.generation,
+  })
+  return true
+}
