@@ -1,14 +1,15 @@
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { eventually, freePort, spawnEntry, useTestEnvironment } from '@fairlane/testing'
-import { Redis } from 'ioredis'
+import {
+  eventually,
+  freePort,
+  setupTestEnvironment,
+  spawnEntry,
+  startThrowawayRedis,
+} from '@fairlane/testing'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const ENTRY = 'apps/worker/src/main.ts'
-const test = useTestEnvironment('worker-boot')
+const test = setupTestEnvironment('worker-boot')
 
 async function workerEnv(overrides: Record<string, string> = {}) {
   return {
@@ -20,40 +21,6 @@ async function workerEnv(overrides: Record<string, string> = {}) {
     WORKER_METRICS_PORT: String(await freePort()),
     SHUTDOWN_FORCE_EXIT_MS: '10000',
     ...overrides,
-  }
-}
-
-/** A throwaway redis-server with the given eviction policy, so the shared one is never reconfigured. */
-async function startRedis(policy: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'fl-redis-'))
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--maxmemory-policy', policy],
-    {
-      stdio: 'ignore',
-    },
-  )
-  const url = `redis://127.0.0.1:${port}`
-  await eventually(
-    async () => {
-      const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
-      client.on('error', () => {})
-      try {
-        await client.connect()
-        return (await client.ping()) === 'PONG'
-      } finally {
-        client.disconnect()
-      }
-    },
-    { what: 'temporary redis-server' },
-  )
-  return {
-    url,
-    async stop() {
-      server.kill('SIGKILL')
-      rmSync(dir, { recursive: true, force: true })
-    },
   }
 }
 
@@ -80,7 +47,7 @@ describe('worker boot and shutdown', () => {
   })
 
   it('refuses a Redis whose maxmemory-policy is allkeys-lru, naming the policy', async () => {
-    const redis = await startRedis('allkeys-lru')
+    const redis = await startThrowawayRedis({ policy: 'allkeys-lru' })
     cleanups.push(redis.stop)
     const worker = spawnEntry(ENTRY, await workerEnv({ REDIS_URL: redis.url }))
     const { code } = await worker.exited
@@ -89,7 +56,7 @@ describe('worker boot and shutdown', () => {
   })
 
   it('starts on a noeviction Redis (the policy check is not a blanket refusal)', async () => {
-    const redis = await startRedis('noeviction')
+    const redis = await startThrowawayRedis()
     cleanups.push(redis.stop)
     const env = await workerEnv({ REDIS_URL: redis.url })
     const worker = spawnEntry(ENTRY, env)

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, inject } from 'vitest'
 import { createTestDatabase } from './database'
+import './provided-context'
 import { testRedisPrefix } from './redis'
 
 export interface TestEnvironment {
@@ -13,7 +14,7 @@ export interface TestEnvironment {
  * afterwards) and a Redis key prefix of its own. Read the fields inside tests or hooks, not at
  * import time: they are filled in by `beforeAll`.
  */
-export function useTestEnvironment(label?: string): TestEnvironment {
+export function setupTestEnvironment(label?: string): TestEnvironment {
   const environment: TestEnvironment = { databaseUrl: '', redisUrl: '', queuePrefix: '' }
   let drop: (() => Promise<void>) | undefined
   beforeAll(async () => {

@@ -4,14 +4,7 @@ import { withDatabaseName } from '@fairlane/db'
 import { ensureServices } from '@fairlane/stack/services'
 import type { TestProject } from 'vitest/node'
 import { prepareTemplateDatabase } from './database'
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    databaseServerUrl: string
-    templateDatabase: string
-    redisUrl: string
-  }
-}
+import './provided-context'
 
 const root = fileURLToPath(new URL('../../..', import.meta.url))
 

@@ -1,4 +1,5 @@
 export { createTestDatabase, prepareTemplateDatabase } from './database'
-export { useTestEnvironment } from './environment'
+export { setupTestEnvironment, type TestEnvironment } from './environment'
 export { eventually, freePort, REPOSITORY_ROOT, type RunningProcess, spawnEntry } from './processes'
 export { testRedisPrefix } from './redis'
+export { startThrowawayRedis, type ThrowawayRedis } from './redis-server'

@@ -14,7 +14,8 @@ export interface RunningProcess {
 export function spawnEntry(entry: string, env: Record<string, string | undefined>): RunningProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: REPOSITORY_ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    // Next.js's types make NODE_ENV required on ProcessEnv; callers pass it when they need it.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env } as unknown as NodeJS.ProcessEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''

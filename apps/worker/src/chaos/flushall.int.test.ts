@@ -1,15 +1,14 @@
 import { messages } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, useTestEnvironment } from '@fairlane/testing'
+import { eventually, setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
-import { startThrowawayRedis, type ThrowawayRedis } from '../test-support/redis-server'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
 
 /** Redis loses everything mid-run: PostgreSQL still knows what is owed, so mail is late, never lost or doubled. */
-const test = useTestEnvironment('flushall')
+const test = setupTestEnvironment('flushall')
 let redis: ThrowawayRedis
 let sink: MailSink
 let pipeline: TestPipeline | undefined

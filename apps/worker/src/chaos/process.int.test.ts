@@ -1,6 +1,12 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, freePort, type RunningProcess, spawnEntry, useTestEnvironment } from '@fairlane/testing'
+import {
+  eventually,
+  freePort,
+  type RunningProcess,
+  setupTestEnvironment,
+  spawnEntry,
+} from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
@@ -9,7 +15,7 @@ import { startWireFreezer, type WireFreezer } from '../test-support/wire-freezer
 
 /** The worker as a process (`main.ts`), killed and stopped the ways an orchestrator does. */
 const ENTRY = 'apps/worker/src/main.ts'
-const test = useTestEnvironment('worker-chaos')
+const test = setupTestEnvironment('worker-chaos')
 let database: DatabaseHandle
 let sink: MailSink
 let wire: WireFreezer

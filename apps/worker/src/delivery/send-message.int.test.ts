@@ -10,7 +10,7 @@ import { createDatabase, type DatabaseHandle, messages, suppressions } from '@fa
 import { claimMessage, createDeliveryStore, markMessageSent } from '@fairlane/db/queries/delivery'
 import { messageIdFor } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
-import { useTestEnvironment } from '@fairlane/testing'
+import { setupTestEnvironment } from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
@@ -19,7 +19,7 @@ import { createTenant, seedQueuedMessages } from '../test-support/seed'
  * The send use case against real PostgreSQL (the store is the thing under test as much as the use
  * case: its claim is what makes concurrent sends safe) and a recording mailer in place of SMTP.
  */
-const test = useTestEnvironment('send-message')
+const test = setupTestEnvironment('send-message')
 let database: DatabaseHandle
 let tenantId: string
 

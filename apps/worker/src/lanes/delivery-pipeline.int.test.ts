@@ -3,7 +3,7 @@ import { messages, outbox, suppressions } from '@fairlane/db'
 import { insertMessagePublishEvent, notifyOutbox } from '@fairlane/db/queries/outbox'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { DEAD_LETTER_QUEUE, deadLetterJobId, sendJobId } from '@fairlane/queue'
-import { eventually, useTestEnvironment } from '@fairlane/testing'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
@@ -11,7 +11,7 @@ import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { startTestSink } from '../test-support/sink'
 
 /** API-shaped rows → outbox → relay → lane worker → SMTP (the real sink), all real, in this process. */
-const test = useTestEnvironment('pipeline')
+const test = setupTestEnvironment('pipeline')
 let sink: MailSink
 let pipeline: TestPipeline
 let inspect: ReturnType<typeof inspectQueues>

@@ -2,7 +2,7 @@ import { LANES } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle, outbox } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { sendJobId } from '@fairlane/queue'
-import { eventually, freePort, useTestEnvironment } from '@fairlane/testing'
+import { eventually, freePort, setupTestEnvironment } from '@fairlane/testing'
 import { isNull } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspectQueues, startTestPipeline, testLogger } from '../test-support/pipeline'
@@ -11,7 +11,7 @@ import { duplicateMessageIds, startTestSink } from '../test-support/sink'
 import { type PublishDeps, publishOutboxBatch } from './publish-batch'
 import { startRelay } from './relay'
 
-const test = useTestEnvironment('relay')
+const test = setupTestEnvironment('relay')
 let database: DatabaseHandle
 let inspect: ReturnType<typeof inspectQueues>
 let sink: MailSink

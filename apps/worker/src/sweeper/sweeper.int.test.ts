@@ -1,6 +1,6 @@
 import { createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
 import { laneJobOptions, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
-import { eventually, useTestEnvironment } from '@fairlane/testing'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { UnrecoverableError, Worker } from 'bullmq'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -8,7 +8,7 @@ import { inspectQueues, testLogger } from '../test-support/pipeline'
 import { createTenant, type SeedMessage, seedQueuedMessages } from '../test-support/seed'
 import { type SweepDeps, sweepOnce } from './sweep-once'
 
-const test = useTestEnvironment('sweeper')
+const test = setupTestEnvironment('sweeper')
 let database: DatabaseHandle
 let inspect: ReturnType<typeof inspectQueues>
 let tenantId: string

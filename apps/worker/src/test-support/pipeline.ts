@@ -6,7 +6,7 @@ import { Registry } from 'prom-client'
 import { createWorkerMetrics, type WorkerMetrics } from '../metrics'
 import { type DeliveryOptions, startDelivery } from '../start-delivery'
 
-/** What `useTestEnvironment` fills in. */
+/** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
   databaseUrl: string
   redisUrl: string

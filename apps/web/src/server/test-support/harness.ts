@@ -3,11 +3,11 @@ import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
 import { createApiLimiters, type RateLimitSettings } from '../rate-limits'
-import type { TestEnvironment } from './environment'
 import { type CollectingLogger, collectingLogger } from './logger'
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { Lane } from '@fairlane/core'
 import type { DeadLetterPayload } from '@fairlane/queue'
+import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,

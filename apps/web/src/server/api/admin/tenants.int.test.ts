@@ -1,5 +1,5 @@
+import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,

@@ -1,6 +1,6 @@
 import { createTemplate } from '@fairlane/db/queries/templates'
+import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,

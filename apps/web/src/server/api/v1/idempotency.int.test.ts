@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
+import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,

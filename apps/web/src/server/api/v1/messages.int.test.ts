@@ -1,8 +1,8 @@
 import { OUTBOX_CHANNEL } from '@fairlane/core'
 import { createTemplate } from '@fairlane/db/queries/templates'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,
@@ -10,7 +10,6 @@ import {
   seedTenant,
   type WebHarness,
 } from '../../test-support/harness'
-import { eventually } from '../../test-support/processes'
 import type { ApiDeps } from './deps'
 import { getMessage } from './get-message'
 import { postMessage } from './post-message'

@@ -1,11 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createProducerConnection } from '@fairlane/queue'
-import { Redis } from 'ioredis'
+import { eventually, freePort, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { setupTestEnvironment } from '../../test-support/environment'
 import {
   createWebHarness,
   jsonRequest,
@@ -13,7 +8,6 @@ import {
   seedTenant,
   type WebHarness,
 } from '../../test-support/harness'
-import { eventually, freePort } from '../../test-support/processes'
 import type { ApiDeps } from './deps'
 import { postMessage } from './post-message'
 
@@ -42,38 +36,6 @@ async function messagesTo(address: string): Promise<number> {
   const [row] = await harness.database.sql<{ count: number }[]>`
     select count(*)::int as count from messages where lower(to_address) = lower(${address})`
   return row?.count ?? 0
-}
-
-/** A throwaway redis-server, so stopping it never disturbs the shared one. */
-async function startRedis(): Promise<{ url: string; server: ChildProcess }> {
-  const port = await freePort()
-  const dir = mkdtempSync(join(tmpdir(), 'fl-web-redis-'))
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
-    {
-      stdio: 'ignore',
-    },
-  )
-  cleanups.push(() => {
-    server.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  })
-  const url = `redis://127.0.0.1:${port}`
-  await eventually(
-    async () => {
-      const client = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 })
-      client.on('error', () => {})
-      try {
-        await client.connect()
-        return (await client.ping()) === 'PONG'
-      } finally {
-        client.disconnect()
-      }
-    },
-    { what: 'temporary redis-server' },
-  )
-  return { url, server }
 }
 
 describe('per-recipient limit on OTP and password-reset', () => {
@@ -128,14 +90,15 @@ describe('per-key request rate', () => {
 
 describe('with the limiter Redis down', () => {
   it('keeps accepting mail (in-memory insurance), and still limits per recipient', async () => {
-    const redis = await startRedis()
+    const redis = await startThrowawayRedis()
+    cleanups.push(redis.stop)
     const connection = createProducerConnection(redis.url, 'web-limiter-test', harness.logger)
     cleanups.push(() => connection.disconnect())
     await eventually(() => connection.status === 'ready', { what: 'limiter connection ready' })
     const deps = harness.apiDeps({ redis: connection, keyPrefix: `${env.queuePrefix}:rl-down` })
     expect((await post(deps, otp('before@example.test'))).status).toBe(202)
 
-    redis.server.kill('SIGKILL')
+    await redis.stop()
     await eventually(() => connection.status !== 'ready', { what: 'limiter connection to notice' })
     const started = performance.now()
     const response = await post(deps, otp('during@example.test'))

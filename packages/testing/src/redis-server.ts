@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { eventually, freePort } from '@fairlane/testing'
 import { Redis } from 'ioredis'
+import { eventually, freePort } from './processes'
 
 export interface ThrowawayRedis {
   url: string
@@ -13,7 +13,7 @@ export interface ThrowawayRedis {
 }
 
 /** A redis-server of this test's own on a free port, so destroying its data harms no other test. */
-export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
+export async function startThrowawayRedis(options: { policy?: string } = {}): Promise<ThrowawayRedis> {
   const port = await freePort()
   const dir = mkdtempSync(join(tmpdir(), 'fl-redis-'))
   const server = spawn(
@@ -28,7 +28,7 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
       '--dir',
       dir,
       '--maxmemory-policy',
-      'noeviction',
+      options.policy ?? 'noeviction',
     ],
     { stdio: 'ignore' },
   )
