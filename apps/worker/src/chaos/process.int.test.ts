@@ -7,7 +7,7 @@ import {
   setupTestEnvironment,
   spawnEntry,
 } from '@fairlane/testing'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
@@ -75,6 +75,14 @@ const FAST_RECOVERY = {
   STALLED_INTERVAL_MS: '1000',
   SEND_LOCK_MS: '4500',
   SMTP_TIMEOUT_MS: '1500',
+}
+
+async function sentRowsOf(tenant: string): Promise<number> {
+  const [row] = await database.db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(and(eq(messages.tenantId, tenant), eq(messages.status, 'sent')))
+  return row?.n ?? 0
 }
 
 /** Sent rows in PostgreSQL; equal to the sink's count when no accepted message is still unrecorded. */
@@ -160,4 +168,42 @@ describe('worker process', () => {
     const [row] = await database.db.select().from(messages).where(eq(messages.id, messageId))
     expect(row).toMatchObject({ status: 'sent', attempts: 1 })
   }, 60_000)
+
+  it('SIGKILL at a random moment: every message delivered; repeats bounded by the open connections', async () => {
+    sink.store.clear()
+    const randomTenant = await createTenant(database.db)
+    const seeded = await seedQueuedMessages(database.db, {
+      tenantId: randomTenant,
+      lane: 'critical',
+      count: 1_000,
+      to: (i) => `r${i}@example.com`,
+    })
+    // A longer SMTP timeout than FAST_RECOVERY's, so a slow moment on a busy machine does not add
+    // timeout-driven repeats to the ones the kill causes.
+    const recovery = { ...FAST_RECOVERY, SMTP_TIMEOUT_MS: '3000', SEND_LOCK_MS: '9000' }
+    const first = await startWorker({ ...recovery, CRITICAL_SMTP_CONNECTIONS: '4' })
+    await eventually(() => sink.store.size >= 300, {
+      what: '300 deliveries',
+      timeoutMs: 30_000,
+      intervalMs: 5,
+    })
+    first.child.kill('SIGKILL')
+    await first.exited
+    const second = await startWorker(recovery)
+    await eventually(async () => (await sentRowsOf(randomTenant)) === 1_000, {
+      what: 'every row sent',
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    })
+    const received = sink.store.list()
+    const expectedIds = new Set(seeded.map((message) => `<${message.id}@fairlane.test>`))
+    // Every message arrived, nothing arrived that was not sent, and each repeat is the same message
+    // with the same Message-ID (so a receiver can drop it): the window SMTP leaves open on a kill.
+    expect(new Set(received.map((message) => message.messageId))).toEqual(expectedIds)
+    const repeats = received.length - expectedIds.size
+    console.log(`random SIGKILL: ${repeats} repeated deliveries of ${expectedIds.size}`)
+    expect(repeats).toBeLessThanOrEqual(4)
+    second.child.kill('SIGTERM')
+    expect((await second.exited).code, second.output()).toBe(0)
+  }, 120_000)
 })
