@@ -42,3 +42,28 @@ test('the API refuses a request without a valid key, with a JSON error', async (
   expect(response.status()).toBe(401)
   expect((await response.json()).error.code).toBe('unauthorized')
 })
+
+test('the same Idempotency-Key sent twice gives one message and one delivery', async ({ request }) => {
+  const to = `e2e-idem-${Date.now()}@example.test`
+  const send = () =>
+    request.post('/api/v1/messages', {
+      headers: { ...auth, 'idempotency-key': `reset-${to}` },
+      data: { to, template: 'password-reset', variables: { resetUrl: 'https://shop.example/reset/abc' } },
+    })
+  const [first, second] = await Promise.all([send(), send()])
+  expect(first.status()).toBe(202)
+  expect(second.status()).toBe(202)
+  const id = (await first.json()).id
+  expect((await second.json()).id).toBe(id)
+  await expect
+    .poll(
+      async () => (await (await request.get(`/api/v1/messages/${id}`, { headers: auth })).json()).status,
+      {
+        timeout: 15_000,
+      },
+    )
+    .toBe('sent')
+  const delivered = await (await request.get(`${E2E.inboxUrl}/messages?to=${encodeURIComponent(to)}`)).json()
+  expect(delivered).toHaveLength(1)
+  expect(delivered[0].text).toContain('https://shop.example/reset/abc')
+})
