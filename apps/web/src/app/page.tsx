@@ -22,7 +22,8 @@ export default function LandingPage() {
         <Link href="/" className="brand">
           Fairlane
         </Link>
-        <nav aria-label="Account">
+        <nav aria-label="Account" className="account">
+          <Link href="/sign-up">Create an account</Link>
           <Link href="/sign-in" className="button">
             Sign in
           </Link>

@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, or } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { apiKeys } from '../schema'
 
@@ -71,4 +71,43 @@ export async function revokeApiKey(
     .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.tenantId, input.tenantId), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id })
   return rows.length > 0
+}
+
+export interface ApiKeyListing {
+  id: string
+  name: string
+  prefix: string
+  createdAt: Date
+  lastUsedAt: Date | null
+  revokedAt: Date | null
+}
+
+const listingColumns = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  createdAt: apiKeys.createdAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  revokedAt: apiKeys.revokedAt,
+}
+
+/** The tenant's keys for the API keys page, newest first; never the hash. */
+export async function listApiKeys(db: Executor, query: { tenantId: string }): Promise<ApiKeyListing[]> {
+  return db
+    .select(listingColumns)
+    .from(apiKeys)
+    .where(eq(apiKeys.tenantId, query.tenantId))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+}
+
+/** One key of one tenant; another tenant's id reads as absent. */
+export async function findApiKey(
+  db: Executor,
+  query: { tenantId: string; keyId: string },
+): Promise<ApiKeyListing | null> {
+  const [row] = await db
+    .select(listingColumns)
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, query.keyId), eq(apiKeys.tenantId, query.tenantId)))
+  return row ?? null
 }

@@ -1,0 +1,43 @@
+'use client'
+
+import { useActionState } from 'react'
+import { FormField } from '@/components/form-field'
+import { type CreateKeyState, createKeyAction } from './actions'
+import { CopyButton } from './copy-button'
+
+const initial: CreateKeyState = { name: '' }
+
+export function CreateKeyForm() {
+  const [state, action, pending] = useActionState(createKeyAction, initial)
+  return (
+    <>
+      {state.created ? (
+        <div className="notice" role="status" aria-live="polite">
+          <p>
+            <strong>Key “{state.created.name}” created.</strong> Copy it now: it is shown only this once, and
+            Fairlane keeps only a hash of it.
+          </p>
+          <p>
+            <code data-testid="new-api-key">{state.created.key}</code> <CopyButton text={state.created.key} />
+          </p>
+        </div>
+      ) : null}
+      <form action={action} className="form-inline" noValidate>
+        <FormField
+          name="name"
+          label="Key name"
+          required
+          maxLength={80}
+          placeholder="Production server"
+          defaultValue={state.name}
+          error={state.error}
+        />
+        <div className="field">
+          <button type="submit" className="button" disabled={pending}>
+            {pending ? 'Creating…' : 'Create key'}
+          </button>
+        </div>
+      </form>
+    </>
+  )
+}

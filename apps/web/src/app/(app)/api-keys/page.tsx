@@ -1,0 +1,128 @@
+import { findApiKey, listApiKeys } from '@fairlane/db/queries/api-keys'
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { notFound } from 'next/navigation'
+import { DateTime } from '@/components/date-time'
+import { StatusBadge } from '@/components/status-badge'
+import { requireTenantSession } from '@/server/auth/session'
+import { container } from '@/server/container'
+import { isUuid } from '@/server/http/ids'
+import { revokeKeyAction } from './actions'
+import { CreateKeyForm } from './create-key-form'
+
+export const metadata: Metadata = { title: 'API keys' }
+
+type SearchParams = Promise<Record<string, string | string[] | undefined>>
+
+/**
+ * Keys are listed by their visible prefix only. Revoking goes through a confirmation view
+ * (`?revoke=<id>`) so it works without JavaScript; another tenant's id there is a 404.
+ */
+export default async function ApiKeysPage({ searchParams }: { searchParams: SearchParams }) {
+  const session = await requireTenantSession()
+  const params = await searchParams
+  const { db } = container().database
+  const revokeId = typeof params.revoke === 'string' ? params.revoke : undefined
+  const confirming = revokeId
+    ? isUuid(revokeId)
+      ? await findApiKey(db, { tenantId: session.tenantId, keyId: revokeId })
+      : null
+    : undefined
+  if (confirming === null) notFound()
+  const keys = await listApiKeys(db, { tenantId: session.tenantId })
+
+  return (
+    <>
+      <div className="page-header">
+        <h1>API keys</h1>
+      </div>
+      <p className="muted">
+        Send mail with <code>Authorization: Bearer &lt;key&gt;</code> on <code>POST /api/v1/messages</code>.
+      </p>
+      {params.revoked ? (
+        <p className="notice" role="status">
+          The key was revoked. Requests using it are refused within a few seconds.
+        </p>
+      ) : null}
+      {params.missing ? (
+        <p className="form-error" role="alert">
+          That key does not exist or was already revoked.
+        </p>
+      ) : null}
+
+      {confirming ? (
+        <section className="card" aria-labelledby="confirm-revoke">
+          <h2 id="confirm-revoke">Revoke “{confirming.name}”?</h2>
+          <p>
+            Anything still using <code>{confirming.prefix}…</code> will get 401 answers within a few seconds.
+            This cannot be undone.
+          </p>
+          <form action={revokeKeyAction} className="form-inline">
+            <input type="hidden" name="keyId" value={confirming.id} />
+            <button type="submit" className="button-danger">
+              Revoke key
+            </button>
+            <Link href="/api-keys" className="button-secondary">
+              Cancel
+            </Link>
+          </form>
+        </section>
+      ) : null}
+
+      <section className="card" aria-labelledby="create-key">
+        <h2 id="create-key">Create a key</h2>
+        <CreateKeyForm />
+      </section>
+
+      <section className="card" aria-labelledby="your-keys">
+        <h2 id="your-keys">Your keys</h2>
+        {keys.length === 0 ? (
+          <p className="muted">No keys yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Key</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.id}>
+                    <td>{key.name}</td>
+                    <td>
+                      <code>{key.prefix}…</code>
+                    </td>
+                    <td>
+                      <DateTime value={key.createdAt} />
+                    </td>
+                    <td>
+                      <DateTime value={key.lastUsedAt} empty="Never" />
+                    </td>
+                    <td>
+                      <StatusBadge status={key.revokedAt ? 'revoked' : 'active'} />
+                    </td>
+                    <td>
+                      {key.revokedAt ? null : (
+                        <Link href={`/api-keys?revoke=${key.id}`} aria-label={`Revoke ${key.name}`}>
+                          Revoke
+                        </Link>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  )
+}

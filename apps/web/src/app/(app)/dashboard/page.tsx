@@ -1,0 +1,144 @@
+import {
+  countBacklog,
+  countSentSince,
+  listRecentCampaigns,
+  listRecentMessages,
+} from '@fairlane/db/queries/dashboard'
+import { findTenant } from '@fairlane/db/queries/tenants'
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { notFound } from 'next/navigation'
+import { DateTime } from '@/components/date-time'
+import { StatusBadge } from '@/components/status-badge'
+import { requireTenantSession } from '@/server/auth/session'
+import { container } from '@/server/container'
+
+export const metadata: Metadata = { title: 'Dashboard' }
+
+function startOfUtcDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
+}
+
+export default async function DashboardPage() {
+  const session = await requireTenantSession()
+  const { db } = container().database
+  const tenantId = session.tenantId
+  const [tenant, sentToday, backlog, campaigns, messages] = await Promise.all([
+    findTenant(db, { tenantId }),
+    countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
+    countBacklog(db, { tenantId }),
+    listRecentCampaigns(db, { tenantId, limit: 5 }),
+    listRecentMessages(db, { tenantId, limit: 10 }),
+  ])
+  if (!tenant) notFound()
+
+  return (
+    <>
+      <div className="page-header">
+        <h1>{tenant.name}</h1>
+      </div>
+      <dl className="stats">
+        <div>
+          <dt>Sent today (UTC)</dt>
+          <dd>{sentToday.toLocaleString('en')}</dd>
+        </div>
+        <div>
+          <dt>Backlog</dt>
+          <dd>
+            {(backlog.pending + backlog.queued).toLocaleString('en')}
+            <small>
+              {backlog.pending.toLocaleString('en')} pending · {backlog.queued.toLocaleString('en')} queued
+            </small>
+          </dd>
+        </div>
+        <div>
+          <dt>Plan</dt>
+          <dd>
+            {tenant.plan.ratePerSec}/s
+            <small>
+              burst {tenant.plan.burst} · weight {tenant.plan.weight}
+            </small>
+          </dd>
+        </div>
+      </dl>
+
+      <section className="card" aria-labelledby="recent-campaigns">
+        <h2 id="recent-campaigns">Recent campaigns</h2>
+        {campaigns.length === 0 ? (
+          <p className="muted">
+            No campaigns yet. <Link href="/campaigns">Create your first campaign</Link>.
+          </p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Send time</th>
+                </tr>
+              </thead>
+              <tbody>
+                {campaigns.map((campaign) => (
+                  <tr key={campaign.id}>
+                    <td>
+                      <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={campaign.status} />
+                    </td>
+                    <td>
+                      <DateTime value={campaign.sendAt} empty="Not scheduled" />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+
+      <section className="card" aria-labelledby="recent-messages">
+        <h2 id="recent-messages">Recent messages</h2>
+        {messages.length === 0 ? (
+          <p className="muted">
+            No API messages yet. Create an <Link href="/api-keys">API key</Link> and call{' '}
+            <code>POST /api/v1/messages</code>.
+          </p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Recipient</th>
+                  <th scope="col">Template</th>
+                  <th scope="col">Lane</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Created</th>
+                </tr>
+              </thead>
+              <tbody>
+                {messages.map((message) => (
+                  <tr key={message.id}>
+                    <td>{message.toAddress}</td>
+                    <td>{message.template ?? <span className="muted">custom</span>}</td>
+                    <td>{message.lane}</td>
+                    <td>
+                      <StatusBadge status={message.status} />
+                    </td>
+                    <td>
+                      <DateTime value={message.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+        <p>
+          <Link href="/messages">All messages</Link>
+        </p>
+      </section>
+    </>
+  )
+}

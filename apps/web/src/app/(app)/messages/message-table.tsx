@@ -1,0 +1,44 @@
+import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
+import { DateTime } from '@/components/date-time'
+import { StatusBadge } from '@/components/status-badge'
+
+export function MessageTable({ messages }: { messages: MessageLogEntry[] }) {
+  return (
+    <div className="table-wrap">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Recipient</th>
+            <th scope="col">Template</th>
+            <th scope="col">Lane</th>
+            <th scope="col">Status</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Last error</th>
+            <th scope="col">Created</th>
+            <th scope="col">Sent</th>
+          </tr>
+        </thead>
+        <tbody>
+          {messages.map((message) => (
+            <tr key={message.id}>
+              <td>{message.toAddress}</td>
+              <td>{message.template ?? <span className="muted">custom: {message.subject}</span>}</td>
+              <td>{message.lane}</td>
+              <td>
+                <StatusBadge status={message.status} />
+              </td>
+              <td>{message.attempts}</td>
+              <td>{message.lastError ?? <span className="muted">—</span>}</td>
+              <td>
+                <DateTime value={message.createdAt} />
+              </td>
+              <td>
+                <DateTime value={message.sentAt} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  )
+}

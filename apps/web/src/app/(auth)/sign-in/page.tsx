@@ -1,0 +1,20 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { redirect } from 'next/navigation'
+import { getTenantSession } from '@/server/auth/session'
+import { SignInForm } from './sign-in-form'
+
+export const metadata: Metadata = { title: 'Sign in' }
+
+export default async function SignInPage() {
+  if (await getTenantSession()) redirect('/dashboard')
+  return (
+    <>
+      <h1>Sign in</h1>
+      <SignInForm />
+      <p>
+        New to Fairlane? <Link href="/sign-up">Create an account</Link>
+      </p>
+    </>
+  )
+}

@@ -1,0 +1,30 @@
+'use server'
+
+import { headers } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { type FieldErrors, type SignUpField, signUpTenant } from '@/server/accounts/sign-up-tenant'
+import { container } from '@/server/container'
+
+export interface SignUpState {
+  values: { company: string; name: string; email: string }
+  errors: FieldErrors<SignUpField>
+}
+
+export async function signUpAction(_previous: SignUpState, formData: FormData): Promise<SignUpState> {
+  const input = {
+    company: String(formData.get('company') ?? ''),
+    name: String(formData.get('name') ?? ''),
+    email: String(formData.get('email') ?? ''),
+    password: String(formData.get('password') ?? ''),
+  }
+  const { auth, database } = container()
+  const outcome = await signUpTenant(input, { auth, db: database.db, headers: await headers() })
+  if (outcome.kind === 'invalid') {
+    // The password is never echoed back into the page.
+    return {
+      values: { company: input.company, name: input.name, email: input.email },
+      errors: outcome.errors,
+    }
+  }
+  redirect('/dashboard')
+}

@@ -1,0 +1,142 @@
+import { createDatabase, type DatabaseHandle, memberships, tenants } from '@fairlane/db'
+import { createTenantWithOwner, findActingMembership } from '@fairlane/db/queries/accounts'
+import { setupTestEnvironment } from '@fairlane/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Auth, createAuth } from '../auth/better-auth'
+import { signUpTenant } from './sign-up-tenant'
+
+const env = setupTestEnvironment('sign-up')
+
+let database: DatabaseHandle
+let auth: Auth
+
+beforeAll(() => {
+  database = createDatabase(env.databaseUrl, { max: 5, applicationName: 'sign-up-test' })
+  auth = createAuth({
+    db: database.db,
+    secret: 'sign-up-test-secret-0123456789abcdef',
+    baseURL: 'http://127.0.0.1:3000',
+  })
+})
+
+afterAll(async () => {
+  await database?.close()
+})
+
+// Plain SQL for the checks: apps/web resolves its own drizzle-orm copy, whose operators do not type
+// against @fairlane/db's tables.
+const countOf = async (table: 'users' | 'tenants', where: { email?: string; name?: string } = {}) => {
+  const sql = database.sql
+  const filter = where.email
+    ? sql`where email = ${where.email}`
+    : where.name
+      ? sql`where name = ${where.name}`
+      : sql``
+  const [row] = await sql<{ n: number }[]>`select count(*)::int as n from ${sql(table)} ${filter}`
+  return row?.n ?? 0
+}
+
+let counter = 0
+const form = (overrides: Partial<Record<'company' | 'name' | 'email' | 'password', string>> = {}) => {
+  counter += 1
+  return {
+    company: `Company ${counter}`,
+    name: 'Ada Owner',
+    email: `owner-${counter}-${Date.now()}@example.test`,
+    password: 'correct horse battery',
+    ...overrides,
+  }
+}
+
+describe('signUpTenant', () => {
+  it('creates the user through better-auth, a tenant on the default plan and an owner membership', async () => {
+    const input = form({ company: '  Bakery Ltd  ', email: 'Mixed.Case@Example.test' })
+    const outcome = await signUpTenant(input, { auth, db: database.db })
+    expect(outcome.kind).toBe('created')
+    if (outcome.kind !== 'created') return
+
+    const [user] =
+      await database.sql`select email, name, is_platform_admin from users where id = ${outcome.userId}`
+    expect(user).toEqual({ email: 'mixed.case@example.test', name: 'Ada Owner', is_platform_admin: false })
+    const [tenant] =
+      await database.sql`select name, rate_per_sec, burst, weight from tenants where id = ${outcome.tenantId}`
+    expect(tenant).toEqual({ name: 'Bakery Ltd', rate_per_sec: 10, burst: 20, weight: 1 })
+    expect(await findActingMembership(database.db, { userId: outcome.userId })).toEqual({
+      tenantId: outcome.tenantId,
+      tenantName: 'Bakery Ltd',
+      role: 'owner',
+    })
+
+    // The stored credential is better-auth's hash, and the password signs in.
+    const signedIn = await auth.api.signInEmail({ body: { email: input.email, password: input.password } })
+    expect(signedIn.user.id).toBe(outcome.userId)
+    await expect(
+      auth.api.signInEmail({ body: { email: input.email, password: 'wrong password!!' } }),
+    ).rejects.toMatchObject({ statusCode: 401 })
+  })
+
+  it('refuses a duplicate email next to the field and creates no second tenant', async () => {
+    const first = form()
+    await signUpTenant(first, { auth, db: database.db })
+    const before = await countOf('tenants')
+    const outcome = await signUpTenant(form({ email: first.email.toUpperCase() }), { auth, db: database.db })
+    expect(outcome).toEqual({ kind: 'invalid', errors: { email: expect.stringMatching(/already exists/) } })
+    expect(await countOf('tenants')).toBe(before)
+  })
+
+  it('names every bad field and creates nothing', async () => {
+    const before = await countOf('users')
+    const outcome = await signUpTenant(
+      { company: ' ', name: '', email: 'not-an-email', password: 'short' },
+      { auth, db: database.db },
+    )
+    expect(outcome.kind).toBe('invalid')
+    if (outcome.kind !== 'invalid') return
+    expect(Object.keys(outcome.errors).sort()).toEqual(['company', 'email', 'name', 'password'])
+    expect(outcome.errors.password).toMatch(/at least 10/)
+    expect(await signUpTenant(form({ password: 'x'.repeat(129) }), { auth, db: database.db })).toMatchObject({
+      kind: 'invalid',
+      errors: { password: expect.stringMatching(/at most 128/) },
+    })
+    expect(await countOf('users')).toBe(before)
+  })
+
+  it('creates the tenant and membership in one transaction: a failed membership leaves no tenant', async () => {
+    const before = await countOf('tenants')
+    await expect(
+      createTenantWithOwner(database.db, { userId: 'no-such-user', tenantName: 'Orphan Inc' }),
+    ).rejects.toThrow()
+    expect(await countOf('tenants')).toBe(before)
+    expect(await countOf('tenants', { name: 'Orphan Inc' })).toBe(0)
+  })
+
+  it('removes the user again when the tenant cannot be created, so the email can sign up later', async () => {
+    const input = form()
+    const failing = Object.create(database.db, {
+      transaction: { value: () => Promise.reject(new Error('database went away')) },
+    }) as typeof database.db
+    await expect(signUpTenant(input, { auth, db: failing })).rejects.toThrow('database went away')
+    expect(await countOf('users', { email: input.email })).toBe(0)
+
+    const retried = await signUpTenant(input, { auth, db: database.db })
+    expect(retried.kind).toBe('created')
+  })
+
+  it('acts for the session’s active tenant when the user is a member of it, else the oldest membership', async () => {
+    const outcome = await signUpTenant(form(), { auth, db: database.db })
+    if (outcome.kind !== 'created') throw new Error('sign-up failed')
+    const [second] = await database.db.insert(tenants).values({ name: 'Second' }).returning()
+    if (!second) throw new Error('no tenant')
+    await database.db
+      .insert(memberships)
+      .values({ tenantId: second.id, userId: outcome.userId, role: 'member' })
+    const [stranger] = await database.db.insert(tenants).values({ name: 'Stranger' }).returning()
+
+    const acting = (preferredTenantId?: string) =>
+      findActingMembership(database.db, { userId: outcome.userId, preferredTenantId })
+    expect((await acting())?.tenantId).toBe(outcome.tenantId)
+    expect(await acting(second.id)).toEqual({ tenantId: second.id, tenantName: 'Second', role: 'member' })
+    // An active tenant the user does not belong to is ignored, never honoured.
+    expect((await acting(stranger?.id))?.tenantId).toBe(outcome.tenantId)
+  })
+})

@@ -1,0 +1,51 @@
+import 'server-only'
+import { findActingMembership } from '@fairlane/db/queries/accounts'
+import { headers } from 'next/headers'
+import { redirect } from 'next/navigation'
+import { cache } from 'react'
+import { container } from '../container'
+
+/** Who is signed in and which tenant they act for; every page and action reads the tenant from here. */
+export interface TenantSession {
+  userId: string
+  email: string
+  name: string
+  tenantId: string
+  tenantName: string
+  role: 'owner' | 'member'
+}
+
+/**
+ * The signed-in user's tenant session, or null when nobody is signed in (or the user belongs to no
+ * tenant). Cached per request, so the layout and the page share one session and membership lookup.
+ * better-auth checks the signed cookie and the session row (expiry included); the tenant is the
+ * user's membership, so removing a membership takes effect on the next request.
+ */
+export const getTenantSession = cache(async (): Promise<TenantSession | null> => {
+  // Reading the headers first also marks the page dynamic before the container (and the environment
+  // check) is touched, so `next build` never builds a container while prerendering.
+  const requestHeaders = await headers()
+  const { auth, database } = container()
+  const found = await auth.api.getSession({ headers: requestHeaders })
+  if (!found) return null
+  const membership = await findActingMembership(database.db, {
+    userId: found.user.id,
+    preferredTenantId: found.session.activeTenantId,
+  })
+  if (!membership) return null
+  return {
+    userId: found.user.id,
+    email: found.user.email,
+    name: found.user.name,
+    tenantId: membership.tenantId,
+    tenantName: membership.tenantName,
+    role: membership.role,
+  }
+})
+
+/** The tenant session; redirects to /sign-in when there is none (pages and server actions). */
+export async function requireTenantSession(): Promise<TenantSession> {
+  const session = await getTenantSession()
+  if (!session) redirect('/sign-in')
+  return session
+}

@@ -1,0 +1,68 @@
+import { expect, test } from '@playwright/test'
+import { signIn, signOut, signUp } from './support/accounts'
+
+// Each test signs up (a password hash and a few page loads): allow for a loaded machine.
+test.describe.configure({ timeout: 60_000 })
+
+test('sign up creates a tenant: the dashboard shows the company, its plan and the owner', async ({
+  page,
+}) => {
+  const owner = await signUp(page, { company: `Bakery ${Date.now()}` })
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(owner.company)
+  await expect(page.getByText('burst 20 · weight 1')).toBeVisible()
+  await expect(
+    page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }),
+  ).toHaveAttribute('aria-current', 'page')
+  await expect(page.getByText(owner.name)).toBeVisible()
+})
+
+test('sign out, then sign in again; signed-in users skip the sign-in page', async ({ page }) => {
+  const owner = await signUp(page)
+  await signOut(page)
+  await page.goto('/dashboard')
+  await expect(page).toHaveURL(/\/sign-in$/)
+
+  await signIn(page, owner)
+  await expect(page.getByTestId('tenant-name')).toHaveText(owner.company)
+  await page.goto('/sign-in')
+  await expect(page).toHaveURL(/\/dashboard$/)
+})
+
+test('a wrong password is answered next to the password field', async ({ page }) => {
+  const owner = await signUp(page)
+  await signOut(page)
+  await page.getByLabel('Email').fill(owner.email)
+  await page.getByLabel('Password').fill('not the right password')
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  const password = page.getByLabel('Password')
+  await expect(password).toHaveAttribute('aria-invalid', 'true')
+  await expect(page.locator('#field-password-error')).toHaveText('Wrong email or password')
+  await expect(password).toHaveAccessibleDescription('Wrong email or password')
+  await expect(page.getByLabel('Email')).toHaveValue(owner.email)
+  await expect(page).toHaveURL(/\/sign-in$/)
+})
+
+test('sign-up refuses a taken email and a short password next to the fields', async ({ page }) => {
+  const owner = await signUp(page)
+  await signOut(page)
+  await page.goto('/sign-up')
+  await page.getByLabel('Company name').fill('Copycat Ltd')
+  await page.getByLabel('Your name').fill('Someone')
+  await page.getByLabel('Email').fill(owner.email)
+  await page.getByLabel('Password').fill('short')
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await expect(page.locator('#field-password-error')).toHaveText('Use at least 10 characters')
+
+  await page.getByLabel('Password').fill('a long enough password')
+  await page.getByRole('button', { name: 'Create account' }).click()
+  await expect(page.locator('#field-email-error')).toContainText('already exists')
+  await expect(page).toHaveURL(/\/sign-up$/)
+})
+
+test('anonymous visitors of app pages are sent to sign in', async ({ page }) => {
+  for (const path of ['/dashboard', '/messages', '/api-keys']) {
+    await page.goto(path)
+    await expect(page).toHaveURL(/\/sign-in$/)
+  }
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Sign in')
+})

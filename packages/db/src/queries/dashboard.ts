@@ -1,0 +1,96 @@
+import type { CampaignStatus, Lane, MessageStatus } from '@fairlane/core'
+import { and, count, desc, eq, gte, inArray, isNull } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { campaigns, messages } from '../schema'
+
+export interface Backlog {
+  pending: number
+  queued: number
+}
+
+export interface RecentCampaign {
+  id: string
+  name: string
+  status: CampaignStatus
+  sendAt: Date | null
+  timeZone: string | null
+}
+
+export interface RecentMessage {
+  id: string
+  toAddress: string
+  template: string | null
+  lane: Lane
+  status: MessageStatus
+  createdAt: Date
+}
+
+/** Messages of the tenant delivered since `since` (the caller picks the day boundary and zone). */
+export async function countSentSince(
+  db: Executor,
+  query: { tenantId: string; since: Date },
+): Promise<number> {
+  const [row] = await db
+    .select({ value: count() })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.tenantId, query.tenantId),
+        eq(messages.status, 'sent'),
+        gte(messages.sentAt, query.since),
+      ),
+    )
+  return row?.value ?? 0
+}
+
+/** What is waiting: `pending` rows (campaign backlog in PostgreSQL) and `queued` ones (jobs in Redis). */
+export async function countBacklog(db: Executor, query: { tenantId: string }): Promise<Backlog> {
+  const rows = await db
+    .select({ status: messages.status, value: count() })
+    .from(messages)
+    .where(and(eq(messages.tenantId, query.tenantId), inArray(messages.status, ['pending', 'queued'])))
+    .groupBy(messages.status)
+  const backlog: Backlog = { pending: 0, queued: 0 }
+  for (const row of rows) {
+    if (row.status === 'pending' || row.status === 'queued') backlog[row.status] = row.value
+  }
+  return backlog
+}
+
+export async function listRecentCampaigns(
+  db: Executor,
+  query: { tenantId: string; limit: number },
+): Promise<RecentCampaign[]> {
+  return db
+    .select({
+      id: campaigns.id,
+      name: campaigns.name,
+      status: campaigns.status,
+      sendAt: campaigns.sendAt,
+      timeZone: campaigns.timeZone,
+    })
+    .from(campaigns)
+    .where(eq(campaigns.tenantId, query.tenantId))
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(query.limit)
+}
+
+/** The latest API (transactional) messages; campaign deliveries are counted on their campaign instead. */
+export async function listRecentMessages(
+  db: Executor,
+  query: { tenantId: string; limit: number },
+): Promise<RecentMessage[]> {
+  return db
+    .select({
+      id: messages.id,
+      toAddress: messages.toAddress,
+      template: messages.template,
+      lane: messages.lane,
+      status: messages.status,
+      createdAt: messages.createdAt,
+    })
+    .from(messages)
+    .where(and(eq(messages.tenantId, query.tenantId), isNull(messages.campaignId)))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(query.limit)
+}

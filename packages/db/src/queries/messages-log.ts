@@ -1,0 +1,69 @@
+import type { Lane, MessageStatus } from '@fairlane/core'
+import { and, desc, eq, ilike, isNull, type SQL, sql } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { messages } from '../schema'
+
+export interface MessageLogFilter {
+  tenantId: string
+  status?: MessageStatus | undefined
+  lane?: Lane | undefined
+  /** Part of the recipient address, matched case-blind. */
+  recipient?: string | undefined
+  /** The id of the last row of the previous page (keyset paging, newest first). */
+  after?: string | undefined
+  limit: number
+}
+
+export interface MessageLogEntry {
+  id: string
+  toAddress: string
+  template: string | null
+  subject: string | null
+  lane: Lane
+  status: MessageStatus
+  attempts: number
+  lastError: string | null
+  createdAt: Date
+  sentAt: Date | null
+}
+
+/** `%` and `_` typed by the user are literal characters, not patterns. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+}
+
+/**
+ * One page of the tenant's transactional log (API mail, not campaign deliveries), newest first.
+ * The cursor is a message id; its (created_at, id) is read in SQL rather than carried through the
+ * URL because JavaScript dates drop the microseconds PostgreSQL stores, which would skip or repeat
+ * rows at a page boundary. A cursor of another tenant matches nothing, so the page is empty.
+ * Returns up to `limit + 1` rows; the caller shows `limit` and knows there is a next page.
+ */
+export async function listMessageLog(db: Executor, filter: MessageLogFilter): Promise<MessageLogEntry[]> {
+  const conditions: SQL[] = [eq(messages.tenantId, filter.tenantId), isNull(messages.campaignId)]
+  if (filter.status) conditions.push(eq(messages.status, filter.status))
+  if (filter.lane) conditions.push(eq(messages.lane, filter.lane))
+  if (filter.recipient) conditions.push(ilike(messages.toAddress, containsPattern(filter.recipient)))
+  if (filter.after) {
+    conditions.push(
+      sql`(${messages.createdAt}, ${messages.id}) < (select c.created_at, c.id from messages c where c.id = ${filter.after}::uuid and c.tenant_id = ${filter.tenantId}::uuid)`,
+    )
+  }
+  return db
+    .select({
+      id: messages.id,
+      toAddress: messages.toAddress,
+      template: messages.template,
+      subject: messages.subject,
+      lane: messages.lane,
+      status: messages.status,
+      attempts: messages.attempts,
+      lastError: messages.lastError,
+      createdAt: messages.createdAt,
+      sentAt: messages.sentAt,
+    })
+    .from(messages)
+    .where(and(...conditions))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(filter.limit + 1)
+}
