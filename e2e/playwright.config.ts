@@ -15,6 +15,8 @@ export const E2E = {
   metricsUrl: 'http://127.0.0.1:9564',
   adminToken: 'e2e-admin-token-0123456789abcdef',
   demoApiKey: 'fl_e2eDemoKey0123456789abcdefghijklmnop',
+  /** Pinned so a suite can mint unsubscribe tokens with the platform's key (e2e/unsubscribe.spec.ts). */
+  sessionSecret: 'e2e-session-secret-0123456789abcdefghijklmnop',
 }
 
 export default defineConfig({
@@ -61,6 +63,7 @@ export default defineConfig({
       QUEUE_PREFIX: 'fairlane-e2e',
       ADMIN_TOKEN: E2E.adminToken,
       DEMO_API_KEY: E2E.demoApiKey,
+      SESSION_SECRET: E2E.sessionSecret,
     },
   },
 })

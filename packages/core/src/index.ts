@@ -6,6 +6,10 @@ export {
   generateApiKey,
   hashApiKey,
 } from './api-keys/api-key'
+// Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
+export * from './campaigns'
+// Contacts are exported from the root: the package's export map is fixed for now.
+export * from './contacts'
 export { isLane, LANES, type Lane } from './domain/lanes'
 export {
   CAMPAIGN_STATUSES,
@@ -24,3 +28,4 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+export * from './unsubscribe'

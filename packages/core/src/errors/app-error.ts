@@ -25,6 +25,11 @@ export const APP_ERROR_CODES = [
    * client can tell "you reused a key by mistake" (fix the client) from a state conflict.
    */
   'idempotency_key_reused',
+  /**
+   * Valid, but cannot be acted on as it stands (a campaign whose audience is empty): sending the same
+   * request again will fail the same way until the data it depends on changes.
+   */
+  'unprocessable',
   /** Too many requests; `retryAfterSeconds` says when to try again. */
   'rate_limited',
   /** A dependency the action needs (Redis for the admin queue views) is not answering. */

@@ -1,3 +1,5 @@
+// Bulk campaign rendering lives in ../campaign; exported here (the package's export map is fixed for now).
+export * from '../campaign'
 export {
   BUILT_IN_RENDERERS,
   type BuiltInContent,

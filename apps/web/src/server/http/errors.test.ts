@@ -14,6 +14,7 @@ describe('AppError → HTTP', () => {
     ['payload_too_large', 413],
     ['unsupported_media_type', 415],
     ['idempotency_key_reused', 422],
+    ['unprocessable', 422],
     ['rate_limited', 429],
     ['service_unavailable', 503],
   ] as const)('maps %s to %i', (code, status) => {

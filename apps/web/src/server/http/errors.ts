@@ -21,6 +21,7 @@ export function httpStatusOf(code: AppErrorCode): number {
     case 'unsupported_media_type':
       return 415
     case 'idempotency_key_reused':
+    case 'unprocessable':
       return 422
     case 'rate_limited':
       return 429

@@ -1,0 +1,33 @@
+import { campaignMessageCounts, findCampaign } from '@fairlane/db/queries/campaigns'
+import { getTenantSession } from '@/server/auth/session'
+import { container } from '@/server/container'
+import { isUuid } from '@/server/http/ids'
+
+export const dynamic = 'force-dynamic'
+
+const NO_STORE = { 'cache-control': 'no-store' }
+
+/** The campaign page's live status and counts (session-authenticated JSON, polled every 2 s). */
+export async function GET(
+  _request: Request,
+  context: { params: Promise<{ id: string }> },
+): Promise<Response> {
+  const session = await getTenantSession()
+  if (!session) {
+    return Response.json(
+      { error: { code: 'unauthorized', message: 'Sign in first' } },
+      { status: 401, headers: NO_STORE },
+    )
+  }
+  const { id } = await context.params
+  const { db } = container().database
+  const campaign = isUuid(id) ? await findCampaign(db, { tenantId: session.tenantId, campaignId: id }) : null
+  if (!campaign) {
+    return Response.json(
+      { error: { code: 'not_found', message: 'No such campaign' } },
+      { status: 404, headers: NO_STORE },
+    )
+  }
+  const counts = await campaignMessageCounts(db, { tenantId: session.tenantId, campaignIds: [campaign.id] })
+  return Response.json({ status: campaign.status, counts: counts.get(campaign.id) }, { headers: NO_STORE })
+}

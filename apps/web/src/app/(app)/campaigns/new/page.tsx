@@ -1,0 +1,25 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { requireTenantSession } from '@/server/auth/session'
+import { loadEditorData } from '@/server/campaigns/editor-data'
+import { emptyValues } from '@/server/campaigns/editor-state'
+import { CampaignEditor } from '../campaign-editor'
+
+// Per-tenant and per-request: never prerendered at build time (which would build the container).
+export const dynamic = 'force-dynamic'
+
+export const metadata: Metadata = { title: 'New campaign' }
+
+export default async function NewCampaignPage() {
+  const session = await requireTenantSession()
+  const data = await loadEditorData(session.tenantId)
+  return (
+    <>
+      <div className="page-header">
+        <h1>New campaign</h1>
+        <Link href="/campaigns">Back to campaigns</Link>
+      </div>
+      <CampaignEditor initial={emptyValues()} defaultTestAddress={session.email} {...data} />
+    </>
+  )
+}

@@ -1,0 +1,240 @@
+import { contacts, lists, messages, suppressions } from '@fairlane/db'
+import { setupTestEnvironment } from '@fairlane/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  createWebHarness,
+  jsonRequest,
+  readJson,
+  seedTenant,
+  type WebHarness,
+} from '../../test-support/harness'
+import type { ApiDeps } from './deps'
+import { getCampaign } from './get-campaign'
+import { postCampaign } from './post-campaign'
+
+const env = setupTestEnvironment('web-campaigns')
+
+let harness: WebHarness
+let deps: ApiDeps
+let acme: Awaited<ReturnType<typeof seedTenant>>
+let globex: Awaited<ReturnType<typeof seedTenant>>
+let empty: Awaited<ReturnType<typeof seedTenant>>
+let acmeList: string
+let globexList: string
+
+beforeAll(async () => {
+  harness = createWebHarness(env)
+  deps = harness.apiDeps()
+  acme = await seedTenant(harness, 'Acme')
+  globex = await seedTenant(harness, 'Globex')
+  empty = await seedTenant(harness, 'Nobody Yet')
+  const { db } = harness.database
+  await db.insert(contacts).values([
+    { tenantId: acme.tenantId, email: 'ann@example.com', name: 'Ann' },
+    { tenantId: acme.tenantId, email: 'bob@example.com', name: 'Bob', unsubscribedAt: new Date() },
+    { tenantId: globex.tenantId, email: 'zed@example.com', name: 'Zed' },
+    { tenantId: empty.tenantId, email: 'gone@example.com', unsubscribedAt: new Date() },
+    { tenantId: empty.tenantId, email: 'bounced@example.com' },
+  ])
+  await db
+    .insert(suppressions)
+    .values({ tenantId: empty.tenantId, email: 'bounced@example.com', reason: 'hard-bounce' })
+  const [a] = await db
+    .insert(lists)
+    .values({ tenantId: acme.tenantId, name: 'Empty list' })
+    .returning({ id: lists.id })
+  const [g] = await db
+    .insert(lists)
+    .values({ tenantId: globex.tenantId, name: 'Globex list' })
+    .returning({ id: lists.id })
+  acmeList = a?.id ?? ''
+  globexList = g?.id ?? ''
+})
+
+afterAll(async () => {
+  await harness?.close()
+})
+
+const future = () => new Date(Date.now() + 86_400_000).toISOString()
+const base = { name: 'Spring news', subject: 'Hello {{name}}', html: '<p>Hi {{name}} from {{city}}</p>' }
+const post = (body: unknown, key = acme.apiKey) =>
+  postCampaign(jsonRequest('/api/v1/campaigns', { token: key, body }), deps)
+const get = (id: string, key = acme.apiKey) =>
+  getCampaign(jsonRequest(`/api/v1/campaigns/${id}`, { token: key }), id, deps)
+
+async function errorOf(response: Response) {
+  return (
+    await readJson<{ error: { code: string; message: string; details?: { path: string }[] } }>(response)
+  ).error
+}
+
+describe('POST /api/v1/campaigns', () => {
+  it('schedules at an ISO instant: 201 { id, status, sendAt } and the row stored', async () => {
+    const sendAt = future()
+    const response = await post({ ...base, sendAt })
+    expect(response.status).toBe(201)
+    const body = await readJson(response)
+    expect(body).toEqual({
+      id: expect.any(String),
+      status: 'scheduled',
+      sendAt: new Date(sendAt).toISOString(),
+    })
+    const [row] = await harness.database.sql`select * from campaigns where id = ${body.id as string}`
+    expect(row).toMatchObject({
+      tenant_id: acme.tenantId,
+      status: 'scheduled',
+      time_zone: 'UTC',
+      list_id: null,
+    })
+  })
+
+  it('schedules a local time in a zone, keeping the wall time and zone', async () => {
+    const year = new Date().getUTCFullYear() + 1
+    const response = await post({
+      ...base,
+      sendAt: { local: `${year}-12-24T09:00`, timeZone: 'Asia/Ho_Chi_Minh' },
+    })
+    expect(response.status).toBe(201)
+    const body = await readJson(response)
+    expect(body.sendAt).toBe(`${year}-12-24T02:00:00.000Z`)
+    const [row] = await harness.database
+      .sql`select send_at_local, time_zone from campaigns where id = ${body.id as string}`
+    expect(row).toEqual({ send_at_local: `${year}-12-24T09:00`, time_zone: 'Asia/Ho_Chi_Minh' })
+  })
+
+  it('asks which of a repeated hour is meant, and takes the fold', async () => {
+    const year = new Date().getUTCFullYear() + 1
+    // The last Sunday of October, when Berlin's clocks go back from 03:00 to 02:00.
+    const lastSunday = new Date(Date.UTC(year, 9, 31))
+    lastSunday.setUTCDate(31 - lastSunday.getUTCDay())
+    const local = `${lastSunday.toISOString().slice(0, 10)}T02:30`
+    const ambiguous = await post({ ...base, sendAt: { local, timeZone: 'Europe/Berlin' } })
+    expect(ambiguous.status).toBe(400)
+    const error = await errorOf(ambiguous)
+    expect(error.details?.[0]?.path).toBe('sendAt.fold')
+    expect(error.message).toMatch(/happens twice/)
+    const chosen = await post({ ...base, sendAt: { local, timeZone: 'Europe/Berlin', fold: 'later' } })
+    expect(chosen.status).toBe(201)
+    expect((await readJson(chosen)).sendAt).toBe(`${local.slice(0, 10)}T01:30:00.000Z`)
+  })
+
+  it('refuses bad input with 4xx naming the field, and writes nothing', async () => {
+    const before = await harness.database.sql`select count(*)::int as n from campaigns`
+    const year = new Date().getUTCFullYear() + 1
+    const lastSundayOfMarch = new Date(Date.UTC(year, 2, 31))
+    lastSundayOfMarch.setUTCDate(31 - lastSundayOfMarch.getUTCDay())
+    const cases: [unknown, number, string][] = [
+      [{ ...base, sendAt: '2020-01-01T00:00:00Z' }, 400, 'sendAt'],
+      [{ ...base, sendAt: { local: '2020-01-01T09:00', timeZone: 'Europe/Berlin' } }, 400, 'sendAt.local'],
+      [{ ...base, sendAt: { local: `${year}-06-01T09:00`, timeZone: 'Mars/Base' } }, 400, 'sendAt.timeZone'],
+      [
+        {
+          ...base,
+          sendAt: {
+            local: `${lastSundayOfMarch.toISOString().slice(0, 10)}T02:30`,
+            timeZone: 'Europe/Berlin',
+          },
+        },
+        400,
+        'sendAt.local',
+      ],
+      [{ ...base, sendAt: { local: `${year}-02-30T09:00`, timeZone: 'UTC' } }, 400, 'sendAt.local'],
+      [{ ...base, sendAt: 'tomorrow' }, 400, 'sendAt'],
+      [{ ...base, name: '', sendAt: future() }, 400, 'name'],
+      [{ ...base, subject: 'a\r\nBcc: x@y.z', sendAt: future() }, 400, 'subject'],
+      [{ ...base, html: '<p>{{#open}}</p>', sendAt: future() }, 400, 'html'],
+      [{ ...base, sendAt: future(), listId: 'not-a-uuid' }, 400, 'listId'],
+      [{ ...base, sendAt: future(), extra: 1 }, 400, 'extra'],
+      [{ ...base, sendAt: future(), listId: globexList }, 404, 'listId'],
+      [{ ...base, sendAt: future(), listId: acmeList }, 422, 'listId'],
+      [{ ...base, html: `<p>${'x'.repeat(600 * 1024)}</p>`, sendAt: future() }, 413, 'html'],
+    ]
+    for (const [body, status, path] of cases) {
+      const response = await post(body)
+      expect(response.status, JSON.stringify(body).slice(0, 120)).toBe(status)
+      const error = await errorOf(response)
+      expect(error.details?.map((detail) => detail.path)).toContain(path)
+    }
+    const huge = await post({ ...base, html: 'x'.repeat(2 * 1024 * 1024), sendAt: future() })
+    expect(huge.status).toBe(413)
+    const after = await harness.database.sql`select count(*)::int as n from campaigns`
+    expect(after).toEqual(before)
+  })
+
+  it('refuses an empty audience with 422 saying why', async () => {
+    const response = await post({ ...base, sendAt: future() }, empty.apiKey)
+    expect(response.status).toBe(422)
+    const error = await errorOf(response)
+    expect(error.code).toBe('unprocessable')
+    expect(error.message).toMatch(/audience is empty.*1 unsubscribed and 1 suppressed/)
+  })
+
+  it('needs an API key', async () => {
+    const response = await postCampaign(
+      jsonRequest('/api/v1/campaigns', { body: { ...base, sendAt: future() } }),
+      deps,
+    )
+    expect(response.status).toBe(401)
+  })
+})
+
+describe('GET /api/v1/campaigns/:id', () => {
+  it('answers status, sendAt and counts by message status', async () => {
+    const created = await readJson(await post({ ...base, sendAt: future() }))
+    const id = created.id as string
+    const [ann] = await harness.database
+      .sql`select id from contacts where email = 'ann@example.com' and tenant_id = ${acme.tenantId}`
+    await harness.database.db.insert(messages).values([
+      {
+        tenantId: acme.tenantId,
+        campaignId: id,
+        contactId: ann?.id,
+        lane: 'bulk',
+        status: 'sent',
+        toAddress: 'ann@example.com',
+      },
+      {
+        tenantId: acme.tenantId,
+        campaignId: id,
+        lane: 'bulk',
+        status: 'pending',
+        toAddress: 'x1@example.com',
+      },
+      {
+        tenantId: acme.tenantId,
+        campaignId: id,
+        lane: 'bulk',
+        status: 'sending',
+        toAddress: 'x2@example.com',
+      },
+      {
+        tenantId: acme.tenantId,
+        campaignId: id,
+        lane: 'bulk',
+        status: 'suppressed',
+        toAddress: 'x3@example.com',
+      },
+    ])
+    const response = await get(id)
+    expect(response.status).toBe(200)
+    expect(await readJson(response)).toEqual({
+      id,
+      status: 'scheduled',
+      sendAt: created.sendAt,
+      counts: { pending: 1, queued: 1, sent: 1, failed: 0, suppressed: 1 },
+    })
+  })
+
+  it("answers 404 for another tenant's campaign and for malformed or unknown ids", async () => {
+    const created = await readJson(await post({ ...base, sendAt: future() }))
+    for (const [id, key] of [
+      [created.id as string, globex.apiKey],
+      ['not-a-uuid', acme.apiKey],
+      ['00000000-0000-4000-8000-000000000000', acme.apiKey],
+    ] as const) {
+      const response = await get(id, key)
+      expect(response.status).toBe(404)
+      expect((await errorOf(response)).code).toBe('not_found')
+    }
+  })
+})

@@ -1,0 +1,138 @@
+import {
+  type CampaignDraft,
+  type CampaignSchedule,
+  campaignRequestSchema,
+  resolveSendAt,
+} from '@fairlane/core'
+import { type AppError, fieldIssues } from '@fairlane/core/errors'
+import type { EditorState, EditorValues } from './editor-state'
+import { formatUtc } from './editor-state'
+
+const contentSchema = campaignRequestSchema.pick({ name: true, subject: true, html: true })
+
+export function editorValuesOf(form: FormData): EditorValues {
+  const text = (name: string) => String(form.get(name) ?? '')
+  const schedule = text('schedule')
+  const fold = text('fold')
+  // The gap notice's "use this time" button carries the suggested wall time.
+  const suggested = text('suggestedLocal')
+  return {
+    name: text('name'),
+    subject: text('subject'),
+    html: text('html'),
+    text: text('text'),
+    audience: text('audience') || 'all',
+    schedule: schedule === 'draft' || schedule === 'now' ? schedule : 'later',
+    local: suggested || text('local'),
+    timeZone: text('timeZone'),
+    fold: fold === 'earlier' || fold === 'later' ? fold : '',
+  }
+}
+
+export type FormOutcome = { ok: true; draft: CampaignDraft } | { ok: false; state: EditorState }
+
+/**
+ * The editor's form as a draft for `scheduleCampaign`, or the state to show again: field errors,
+ * or the DST question (a skipped wall time gets a suggestion, a repeated one a choice) — asked,
+ * never guessed.
+ */
+export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
+  const errors: EditorState['errors'] = {}
+  const content = contentSchema.safeParse({ name: values.name, subject: values.subject, html: values.html })
+  if (!content.success) {
+    for (const issue of fieldIssues(content.error)) errors[issue.path as keyof EditorValues] ??= issue.message
+  }
+  const listId = values.audience === 'all' ? null : values.audience
+  let schedule: CampaignSchedule = { kind: values.schedule === 'now' ? 'now' : 'draft' }
+  if (values.schedule === 'later') {
+    const resolved = resolveSendAt(
+      { local: values.local, timeZone: values.timeZone, fold: values.fold || undefined },
+      now,
+    )
+    switch (resolved.kind) {
+      case 'invalid-local':
+        errors.local = 'choose a date and time'
+        break
+      case 'invalid-zone':
+        errors.timeZone = 'choose a time zone from the list'
+        break
+      case 'in-the-past':
+        errors.local = `is in the past (${formatUtc(resolved.sendAt)})`
+        break
+      case 'gap':
+        return {
+          ok: false,
+          state: {
+            values,
+            errors: { ...errors, local: `does not exist in ${values.timeZone}: the clocks skip it` },
+            gap: {
+              local: values.local,
+              suggestion: resolved.suggestion.local,
+              suggestionUtc: formatUtc(resolved.suggestion.sendAt),
+            },
+          },
+        }
+      case 'overlap':
+        return {
+          ok: false,
+          state: {
+            values,
+            errors: { ...errors, fold: 'this time happens twice: choose which one' },
+            overlap: {
+              earlierUtc: formatUtc(resolved.earlier),
+              laterUtc: formatUtc(resolved.later),
+              earlierOffset: resolved.earlierOffset,
+              laterOffset: resolved.laterOffset,
+            },
+          },
+        }
+      case 'ok':
+        schedule = {
+          kind: 'local',
+          local: values.local,
+          timeZone: values.timeZone,
+          fold: values.fold || undefined,
+        }
+    }
+  }
+  if (Object.keys(errors).length > 0 || !content.success) return { ok: false, state: { values, errors } }
+  return {
+    ok: true,
+    draft: {
+      name: content.data.name,
+      subject: content.data.subject,
+      html: content.data.html,
+      text: values.text.trim() === '' ? null : values.text,
+      listId,
+      schedule,
+    },
+  }
+}
+
+const FIELD_OF: Record<string, keyof EditorValues> = {
+  name: 'name',
+  subject: 'subject',
+  html: 'html',
+  text: 'text',
+  listId: 'audience',
+  audience: 'audience',
+  'sendAt.local': 'local',
+  'sendAt.timeZone': 'timeZone',
+  'sendAt.fold': 'fold',
+  sendAt: 'local',
+}
+
+/** An AppError from the use case, shown next to the fields it names. */
+export function stateFromError(values: EditorValues, error: AppError): EditorState {
+  const errors: EditorState['errors'] = {}
+  for (const detail of error.details ?? []) {
+    const field = FIELD_OF[detail.path]
+    if (field) errors[field] ??= detail.message
+  }
+  const named = Object.keys(errors).length > 0
+  return {
+    values,
+    errors,
+    formError: named && error.code === 'validation_failed' ? undefined : error.message,
+  }
+}

@@ -1,0 +1,30 @@
+import 'server-only'
+import { isValidTimeZone } from '@fairlane/core'
+import { audienceLists, previewContacts } from '@fairlane/db/queries/audience'
+import { container } from '../container'
+import { currentZoneName } from './editor-state'
+
+/** Every IANA zone the runtime knows, by current names, plus UTC (which `supportedValuesOf` leaves out). */
+function timeZones(): string[] {
+  const zones = new Set(
+    Intl.supportedValuesOf('timeZone')
+      .map(currentZoneName)
+      .filter((zone) => isValidTimeZone(zone)),
+  )
+  zones.add('UTC')
+  return [...zones].sort()
+}
+
+/** What the editor offers: the tenant's lists, a few contacts to preview for, the zones. */
+export async function loadEditorData(tenantId: string) {
+  const { db } = container().database
+  const [lists, contacts] = await Promise.all([
+    audienceLists(db, { tenantId }),
+    previewContacts(db, { tenantId, limit: 50 }),
+  ])
+  return {
+    lists,
+    contacts: contacts.map(({ id, email, name }) => ({ id, email, name })),
+    zones: timeZones(),
+  }
+}

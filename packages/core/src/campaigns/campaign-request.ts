@@ -1,0 +1,65 @@
+import { z } from 'zod'
+import { isHeaderSafe } from '../accept/header-safe'
+import { validationFailed } from '../errors/app-error'
+import { fieldIssues } from '../errors/zod-issues'
+import { LOCAL_TIME_PATTERN } from './schedule'
+
+/** 512 KB of HTML is already far beyond what mail clients render well (Gmail clips at 102 KB). */
+export const MAX_CAMPAIGN_HTML_BYTES = 512 * 1024
+
+/** When to send: an instant, a wall time in a zone (with a fold for a repeated hour), now, or not yet. */
+export type CampaignSchedule =
+  | { kind: 'draft' }
+  | { kind: 'now' }
+  | { kind: 'instant'; sendAt: Date }
+  | { kind: 'local'; local: string; timeZone: string; fold?: 'earlier' | 'later' | undefined }
+
+export interface CampaignDraft {
+  name: string
+  subject: string
+  html: string
+  text: string | null
+  listId: string | null
+  schedule: CampaignSchedule
+}
+
+const instant = z.iso
+  .datetime({ offset: true, message: 'expected an ISO 8601 instant with a zone, e.g. 2026-12-24T08:00:00Z' })
+  .transform((value) => new Date(value))
+
+const localSendAt = z.strictObject({
+  local: z.string().regex(LOCAL_TIME_PATTERN, 'expected a local date and time as YYYY-MM-DDTHH:mm'),
+  timeZone: z.string().min(1, 'expected an IANA time zone such as Europe/Berlin'),
+  fold: z.enum(['earlier', 'later']).optional(),
+})
+
+export const campaignRequestSchema = z.strictObject({
+  name: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters'),
+  subject: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(500, 'must be at most 500 characters')
+    .refine(isHeaderSafe, 'must be a single line'),
+  html: z.string().min(1, 'is required'),
+  text: z.string().optional(),
+  listId: z.uuid('expected the id of one of your lists').optional(),
+  sendAt: z.union([instant, localSendAt], {
+    error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
+  }),
+})
+
+/** The `POST /api/v1/campaigns` body as a draft to schedule; throws a 400 naming each bad field. */
+export function parseCampaignRequest(body: unknown): CampaignDraft {
+  const parsed = campaignRequestSchema.safeParse(body)
+  if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
+  const { sendAt, ...rest } = parsed.data
+  return {
+    name: rest.name,
+    subject: rest.subject,
+    html: rest.html,
+    text: rest.text === undefined || rest.text.trim() === '' ? null : rest.text,
+    listId: rest.listId ?? null,
+    schedule: sendAt instanceof Date ? { kind: 'instant', sendAt } : { kind: 'local', ...sendAt },
+  }
+}

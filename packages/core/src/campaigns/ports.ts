@@ -1,0 +1,44 @@
+import type { CampaignStatus } from '../domain/statuses'
+
+/** What the campaign use cases need from PostgreSQL (`@fairlane/db/queries/campaigns`). */
+export interface AudienceCounts {
+  /** Subscribed contacts (of the list, or all) whose address is not suppressed. */
+  recipients: number
+  unsubscribed: number
+  suppressed: number
+}
+
+export interface CampaignFields {
+  name: string
+  subject: string
+  html: string
+  text: string | null
+  listId: string | null
+  status: 'draft' | 'scheduled'
+  sendAt: Date | null
+  sendAtLocal: string | null
+  timeZone: string | null
+}
+
+export interface CampaignStore {
+  listExists(query: { tenantId: string; listId: string }): Promise<boolean>
+  countAudience(query: { tenantId: string; listId: string | null }): Promise<AudienceCounts>
+  insertCampaign(input: CampaignFields & { tenantId: string }): Promise<{ id: string }>
+  /** Only while the campaign is a draft or scheduled; false when it is not (or not this tenant's). */
+  updateEditableCampaign(input: CampaignFields & { tenantId: string; campaignId: string }): Promise<boolean>
+  findCampaignStatus(query: { tenantId: string; campaignId: string }): Promise<CampaignStatus | null>
+  /** Only while the campaign is a draft or scheduled; false when the status moved on meanwhile. */
+  cancelCampaign(input: { tenantId: string; campaignId: string; now: Date }): Promise<boolean>
+}
+
+/** Checks mustache syntax; lives in `@fairlane/mail` (core does not depend on the renderer). */
+export interface TemplateChecker {
+  syntaxError(template: string): string | null
+}
+
+/** Campaigns a user may still change; once dispatch starts, the content is what recipients get. */
+export const EDITABLE_CAMPAIGN_STATUSES = ['draft', 'scheduled'] as const satisfies readonly CampaignStatus[]
+
+export function isEditableCampaign(status: CampaignStatus): boolean {
+  return (EDITABLE_CAMPAIGN_STATUSES as readonly string[]).includes(status)
+}

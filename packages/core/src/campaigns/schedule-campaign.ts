@@ -1,0 +1,158 @@
+import type { Clock } from '../accept/ports'
+import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
+import type { CampaignDraft, CampaignSchedule } from './campaign-request'
+import { MAX_CAMPAIGN_HTML_BYTES } from './campaign-request'
+import { type AudienceCounts, type CampaignStore, isEditableCampaign, type TemplateChecker } from './ports'
+import { localTimeOf, resolveSendAt } from './schedule'
+
+export interface ScheduleCampaignInput {
+  tenantId: string
+  /** Present when editing an existing draft or scheduled campaign. */
+  campaignId?: string | undefined
+  draft: CampaignDraft
+}
+
+export interface ScheduleCampaignDeps {
+  store: CampaignStore
+  templates: TemplateChecker
+  clock: Clock
+}
+
+export interface ScheduledCampaign {
+  id: string
+  status: 'draft' | 'scheduled'
+  sendAt: Date | null
+  sendAtLocal: string | null
+  timeZone: string | null
+  audience: AudienceCounts | null
+}
+
+/**
+ * Saves a campaign as a draft or schedules it. Scheduling stores the instant together with the wall
+ * time and zone the user chose; dispatch (turning the audience into messages) happens when it is
+ * due, elsewhere. Every refusal names the field, and nothing is written unless everything holds.
+ */
+export async function scheduleCampaign(
+  input: ScheduleCampaignInput,
+  deps: ScheduleCampaignDeps,
+): Promise<ScheduledCampaign> {
+  const { draft, tenantId } = input
+  if (Buffer.byteLength(draft.html, 'utf8') > MAX_CAMPAIGN_HTML_BYTES) {
+    throw new AppError('payload_too_large', `html is larger than ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB`, {
+      details: [{ path: 'html', message: `must be at most ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB` }],
+    })
+  }
+  const syntax: FieldIssue[] = []
+  for (const [path, template] of [
+    ['subject', draft.subject],
+    ['html', draft.html],
+    ['text', draft.text],
+  ] as const) {
+    const error = template === null ? null : deps.templates.syntaxError(template)
+    if (error !== null) syntax.push({ path, message: `is not a valid template: ${error}` })
+  }
+  if (syntax.length > 0) throw validationFailed(syntax)
+
+  const when = resolveSchedule(draft.schedule, deps.clock.now())
+  if (draft.listId !== null && !(await deps.store.listExists({ tenantId, listId: draft.listId }))) {
+    throw new AppError('not_found', `No list with id ${JSON.stringify(draft.listId)}`, {
+      details: [{ path: 'listId', message: 'is not one of your lists' }],
+    })
+  }
+  let audience: AudienceCounts | null = null
+  if (when.status === 'scheduled') {
+    audience = await deps.store.countAudience({ tenantId, listId: draft.listId })
+    if (audience.recipients === 0) {
+      const excluded = `${audience.unsubscribed} unsubscribed and ${audience.suppressed} suppressed contacts are left out`
+      throw new AppError(
+        'unprocessable',
+        `The audience is empty: ${draft.listId === null ? 'you have no subscribed contacts' : 'the list has no subscribed contacts'} (${excluded})`,
+        { details: [{ path: draft.listId === null ? 'audience' : 'listId', message: 'has no recipients' }] },
+      )
+    }
+  }
+
+  const fields = {
+    name: draft.name,
+    subject: draft.subject,
+    html: draft.html,
+    text: draft.text,
+    listId: draft.listId,
+    ...when,
+  }
+  if (input.campaignId === undefined) {
+    const { id } = await deps.store.insertCampaign({ tenantId, ...fields })
+    return { id, ...when, audience }
+  }
+  const campaignId = input.campaignId
+  const status = await deps.store.findCampaignStatus({ tenantId, campaignId })
+  if (status === null) throw new AppError('not_found', `No campaign with id ${JSON.stringify(campaignId)}`)
+  if (
+    !isEditableCampaign(status) ||
+    !(await deps.store.updateEditableCampaign({ tenantId, campaignId, ...fields }))
+  ) {
+    throw new AppError('conflict', `This campaign is ${status} and can no longer be edited`)
+  }
+  return { id: campaignId, ...when, audience }
+}
+
+type Resolved = Pick<ScheduledCampaign, 'status' | 'sendAt' | 'sendAtLocal' | 'timeZone'>
+
+function resolveSchedule(schedule: CampaignSchedule, now: Date): Resolved {
+  switch (schedule.kind) {
+    case 'draft':
+      return { status: 'draft', sendAt: null, sendAtLocal: null, timeZone: null }
+    case 'now':
+      return { status: 'scheduled', sendAt: now, sendAtLocal: localTimeOf(now, 'UTC'), timeZone: 'UTC' }
+    case 'instant':
+      if (schedule.sendAt.getTime() <= now.getTime()) {
+        throw validationFailed([
+          { path: 'sendAt', message: `is in the past (${schedule.sendAt.toISOString()})` },
+        ])
+      }
+      return {
+        status: 'scheduled',
+        sendAt: schedule.sendAt,
+        sendAtLocal: localTimeOf(schedule.sendAt, 'UTC'),
+        timeZone: 'UTC',
+      }
+    case 'local': {
+      const { local, timeZone } = schedule
+      const result = resolveSendAt(schedule, now)
+      switch (result.kind) {
+        case 'ok':
+          return { status: 'scheduled', sendAt: result.sendAt, sendAtLocal: local, timeZone }
+        case 'invalid-zone':
+          throw validationFailed([
+            {
+              path: 'sendAt.timeZone',
+              message: `unknown time zone ${JSON.stringify(timeZone)}: use an IANA name such as Europe/Berlin`,
+            },
+          ])
+        case 'invalid-local':
+          throw validationFailed([{ path: 'sendAt.local', message: `${local} is not a real date and time` }])
+        case 'in-the-past':
+          throw validationFailed([
+            {
+              path: 'sendAt.local',
+              message: `${local} in ${timeZone} is in the past (${result.sendAt.toISOString()})`,
+            },
+          ])
+        case 'gap':
+          throw validationFailed([
+            {
+              path: 'sendAt.local',
+              message: `${local} does not exist in ${timeZone}: the clocks skip ${result.gapMinutes} minutes there; the first valid time after it is ${result.suggestion.local}`,
+            },
+          ])
+        case 'overlap':
+          throw validationFailed([
+            {
+              path: 'sendAt.fold',
+              message: `${local} happens twice in ${timeZone}: send "fold": "earlier" for ${result.earlier.toISOString()} (UTC${result.earlierOffset}) or "later" for ${result.later.toISOString()} (UTC${result.laterOffset})`,
+            },
+          ])
+      }
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import {
+  type CampaignFields,
+  type CampaignStatus,
+  type CampaignStore,
+  EDITABLE_CAMPAIGN_STATUSES,
+  type MessageStatus,
+} from '@fairlane/core'
+import { and, desc, eq, inArray, sql } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { campaigns, lists, messages } from '../schema'
+import { audienceListExists, countAudience } from './audience'
+
+export interface CampaignView {
+  id: string
+  name: string
+  subject: string
+  html: string
+  text: string | null
+  listId: string | null
+  listName: string | null
+  status: CampaignStatus
+  sendAt: Date | null
+  sendAtLocal: string | null
+  timeZone: string | null
+  recipientCount: number
+  cancelledAt: Date | null
+  createdAt: Date
+  updatedAt: Date
+}
+
+/** Per message status; `sending` is reported with `queued` (in flight), as the API's counts have no such key. */
+export interface CampaignCounts {
+  pending: number
+  queued: number
+  sent: number
+  failed: number
+  suppressed: number
+}
+
+const columns = {
+  id: campaigns.id,
+  name: campaigns.name,
+  subject: campaigns.subject,
+  html: campaigns.html,
+  text: campaigns.text,
+  listId: campaigns.listId,
+  listName: lists.name,
+  status: campaigns.status,
+  sendAt: campaigns.sendAt,
+  sendAtLocal: campaigns.sendAtLocal,
+  timeZone: campaigns.timeZone,
+  recipientCount: campaigns.recipientCount,
+  cancelledAt: campaigns.cancelledAt,
+  createdAt: campaigns.createdAt,
+  updatedAt: campaigns.updatedAt,
+}
+
+export async function findCampaign(
+  db: Executor,
+  query: { tenantId: string; campaignId: string },
+): Promise<CampaignView | null> {
+  const [row] = await db
+    .select(columns)
+    .from(campaigns)
+    .leftJoin(lists, eq(lists.id, campaigns.listId))
+    .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
+  return row ?? null
+}
+
+/** The tenant's campaigns, newest first. */
+export async function listCampaigns(
+  db: Executor,
+  query: { tenantId: string; limit?: number },
+): Promise<CampaignView[]> {
+  return db
+    .select(columns)
+    .from(campaigns)
+    .leftJoin(lists, eq(lists.id, campaigns.listId))
+    .where(eq(campaigns.tenantId, query.tenantId))
+    .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
+    .limit(query.limit ?? 100)
+}
+
+const emptyCounts = (): CampaignCounts => ({ pending: 0, queued: 0, sent: 0, failed: 0, suppressed: 0 })
+
+const bucket: Record<MessageStatus, keyof CampaignCounts> = {
+  pending: 'pending',
+  queued: 'queued',
+  sending: 'queued',
+  sent: 'sent',
+  failed: 'failed',
+  suppressed: 'suppressed',
+}
+
+/** Message counts by status for each campaign id given (of this tenant); served by the tenant/campaign/status index. */
+export async function campaignMessageCounts(
+  db: Executor,
+  query: { tenantId: string; campaignIds: string[] },
+): Promise<Map<string, CampaignCounts>> {
+  const result = new Map(query.campaignIds.map((id) => [id, emptyCounts()]))
+  if (query.campaignIds.length === 0) return result
+  const rows = await db
+    .select({ campaignId: messages.campaignId, status: messages.status, count: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(and(eq(messages.tenantId, query.tenantId), inArray(messages.campaignId, query.campaignIds)))
+    .groupBy(messages.campaignId, messages.status)
+  for (const row of rows) {
+    const counts = row.campaignId === null ? undefined : result.get(row.campaignId)
+    if (counts) counts[bucket[row.status]] += row.count
+  }
+  return result
+}
+
+/** The CampaignStore port of `@fairlane/core`'s campaign use cases, on this database. */
+export function createCampaignStore(db: Executor): CampaignStore {
+  const editable = [...EDITABLE_CAMPAIGN_STATUSES]
+  return {
+    listExists: (query) => audienceListExists(db, query),
+    countAudience: (query) => countAudience(db, query),
+    async insertCampaign(input) {
+      const [row] = await db.insert(campaigns).values(input).returning({ id: campaigns.id })
+      if (!row) throw new Error('insert into campaigns returned no row')
+      return row
+    },
+    async updateEditableCampaign({ tenantId, campaignId, ...fields }) {
+      const rows = await db
+        .update(campaigns)
+        .set({ ...(fields satisfies CampaignFields), updatedAt: new Date() })
+        .where(
+          and(
+            eq(campaigns.tenantId, tenantId),
+            eq(campaigns.id, campaignId),
+            inArray(campaigns.status, editable),
+          ),
+        )
+        .returning({ id: campaigns.id })
+      return rows.length > 0
+    },
+    async findCampaignStatus(query) {
+      const [row] = await db
+        .select({ status: campaigns.status })
+        .from(campaigns)
+        .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
+      return row?.status ?? null
+    },
+    async cancelCampaign(input) {
+      const rows = await db
+        .update(campaigns)
+        .set({ status: 'cancelled', cancelledAt: input.now, updatedAt: input.now })
+        .where(
+          and(
+            eq(campaigns.tenantId, input.tenantId),
+            eq(campaigns.id, input.campaignId),
+            inArray(campaigns.status, editable),
+          ),
+        )
+        .returning({ id: campaigns.id })
+      return rows.length > 0
+    },
+  }
+}
