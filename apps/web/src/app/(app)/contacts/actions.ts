@@ -1,0 +1,93 @@
+'use server'
+
+import {
+  createContact,
+  deleteContact,
+  unsubscribeContact,
+  updateContact,
+} from '@fairlane/db/queries/contacts'
+import { revalidatePath } from 'next/cache'
+import { notFound, redirect } from 'next/navigation'
+import { requireTenantSession } from '@/server/auth/session'
+import { type ContactFormState, parseContactForm } from '@/server/contacts/contact-form'
+import { container } from '@/server/container'
+import { isUuid } from '@/server/http/ids'
+
+/** The contact id from a form; a malformed or foreign id is "not found", never an error page. */
+function contactIdOf(form: FormData): string {
+  const id = String(form.get('contactId') ?? '')
+  if (!isUuid(id)) notFound()
+  return id
+}
+
+export async function createContactAction(
+  _state: ContactFormState,
+  form: FormData,
+): Promise<ContactFormState> {
+  const session = await requireTenantSession()
+  const parsed = parseContactForm(form)
+  if (!parsed.ok) return parsed.state
+  const result = await createContact(container().database.db, {
+    tenantId: session.tenantId,
+    contact: parsed.contact,
+  })
+  if (result.kind === 'exists') {
+    return {
+      values: {
+        email: parsed.contact.email,
+        name: parsed.contact.name ?? '',
+        attributes: String(form.get('attributes') ?? ''),
+      },
+      errors: { email: 'is already one of your contacts' },
+    }
+  }
+  revalidatePath('/contacts')
+  redirect(`/contacts/${result.id}?notice=created`)
+}
+
+export async function updateContactAction(
+  _state: ContactFormState,
+  form: FormData,
+): Promise<ContactFormState> {
+  const session = await requireTenantSession()
+  const contactId = contactIdOf(form)
+  const parsed = parseContactForm(form)
+  if (!parsed.ok) return parsed.state
+  const result = await updateContact(container().database.db, {
+    tenantId: session.tenantId,
+    contactId,
+    contact: parsed.contact,
+  })
+  if (result === 'not_found') notFound()
+  if (result === 'email_taken') {
+    return {
+      values: {
+        email: String(form.get('email') ?? ''),
+        name: String(form.get('name') ?? ''),
+        attributes: String(form.get('attributes') ?? ''),
+      },
+      errors: { email: 'another contact already has this email' },
+    }
+  }
+  revalidatePath('/contacts')
+  redirect(`/contacts/${contactId}?notice=saved`)
+}
+
+/** One way only: a contact who unsubscribed is not resubscribed from the app (consent must come from them). */
+export async function unsubscribeContactAction(form: FormData): Promise<void> {
+  const session = await requireTenantSession()
+  const contactId = contactIdOf(form)
+  const done = await unsubscribeContact(container().database.db, { tenantId: session.tenantId, contactId })
+  if (!done) notFound()
+  revalidatePath('/contacts')
+  redirect(`/contacts/${contactId}?notice=unsubscribed`)
+}
+
+export async function deleteContactAction(form: FormData): Promise<void> {
+  const session = await requireTenantSession()
+  const contactId = contactIdOf(form)
+  const done = await deleteContact(container().database.db, { tenantId: session.tenantId, contactId })
+  if (!done) notFound()
+  revalidatePath('/contacts')
+  redirect('/contacts?notice=deleted')
+}

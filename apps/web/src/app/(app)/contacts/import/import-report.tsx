@@ -1,0 +1,99 @@
+'use client'
+
+import Papa from 'papaparse'
+import type { ImportReport } from './import-batches'
+
+/** Rows shown in the page; the download holds every one, so a long report is never cut short. */
+const SHOWN_ROWS = 1000
+
+export function ImportReportView({ report }: { report: ImportReport }) {
+  const rejected = [...report.rejected].sort((a, b) => a.line - b.line)
+  const imported = report.created + report.updated
+
+  function download() {
+    const csv = Papa.unparse({
+      fields: ['line', 'email', 'reason'],
+      data: rejected.map((row) => [row.line, row.email ?? '', row.reason]),
+    })
+    const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }))
+    const link = document.createElement('a')
+    link.href = url
+    link.download = 'import-problems.csv'
+    link.click()
+    URL.revokeObjectURL(url)
+  }
+
+  return (
+    <div data-testid="import-report">
+      <dl className="stats">
+        <div>
+          <dt>Imported</dt>
+          <dd data-testid="imported-count">
+            {imported.toLocaleString('en')}
+            <small>
+              {report.created.toLocaleString('en')} new · {report.updated.toLocaleString('en')} updated
+            </small>
+          </dd>
+        </div>
+        <div>
+          <dt>Rows not imported</dt>
+          <dd data-testid="rejected-count">{rejected.length.toLocaleString('en')}</dd>
+        </div>
+        <div>
+          <dt>Rows read</dt>
+          <dd>
+            {report.rows.toLocaleString('en')}
+            {report.blank > 0 ? <small>{report.blank.toLocaleString('en')} blank lines skipped</small> : null}
+          </dd>
+        </div>
+      </dl>
+      {report.ignoredColumns.length > 0 ? (
+        <ul className="muted">
+          {report.ignoredColumns.map((note) => (
+            <li key={note}>{note}</li>
+          ))}
+        </ul>
+      ) : null}
+      {rejected.length === 0 ? (
+        <p>Every row was imported.</p>
+      ) : (
+        <>
+          <h3>Rows not imported</h3>
+          <p className="muted">
+            Line numbers count the header as line 1. Fix these rows and import the file again: rows already
+            imported are updated, not duplicated.{' '}
+            <button type="button" className="link-button" onClick={download}>
+              Download this list as CSV
+            </button>
+          </p>
+          {rejected.length > SHOWN_ROWS ? (
+            <p>
+              Showing the first {SHOWN_ROWS.toLocaleString('en')} of {rejected.length.toLocaleString('en')}.
+              The download has all of them.
+            </p>
+          ) : null}
+          <div className="table-wrap">
+            <table className="table" aria-label="Rows not imported">
+              <thead>
+                <tr>
+                  <th scope="col">Line</th>
+                  <th scope="col">Email</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rejected.slice(0, SHOWN_ROWS).map((row) => (
+                  <tr key={row.line}>
+                    <td>{row.line}</td>
+                    <td>{row.email ?? <span className="muted">—</span>}</td>
+                    <td>{row.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </div>
+  )
+}
