@@ -46,7 +46,6 @@ RUN find . -name node_modules -prune -o \( -type d ! -perm -555 -o -type f ! -pe
 FROM base AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
-    PORT=3000 \
     WEB_PORT=3000
 # The whole built tree, dev dependencies included: worker, sink and migrations run TypeScript
 # through tsx (`node --import tsx …`), which is a dev dependency of the workspace root.
@@ -55,5 +54,7 @@ COPY --from=build /app /app
 RUN mkdir -p apps/web/.next/cache && chown -R node:node apps/web/.next/cache
 USER node
 EXPOSE 3000 2525 8025 9464
-# next directly, not through pnpm and a shell, so SIGTERM reaches the server process.
-CMD ["apps/web/node_modules/.bin/next", "start", "apps/web", "--hostname", "0.0.0.0", "--port", "3000"]
+# The web process's own entry: the HTTP API straight to its handlers, everything else through the
+# Next.js build above; on HOST:WEB_PORT. node directly, not through pnpm and a shell, so SIGTERM
+# reaches the server and it drains.
+CMD ["node", "--import", "tsx", "apps/web/src/server/main.ts"]

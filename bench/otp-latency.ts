@@ -5,9 +5,17 @@
  *  - `POST /api/v1/messages` response time p50/p99 under an open-loop 200 requests/s.
  * Progress on stderr; the last line on stdout is one JSON object.
  *
- *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10]
+ *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10] [--client http|fetch]
+ *
+ * The load generator shares the machine with everything it measures, so by default it is a plain
+ * `node:http` client with a keep-alive agent; `--client fetch` uses undici's fetch, which costs
+ * several times more CPU per request on this side. `loadCpuCores` in the result says where the CPU
+ * went during the load phase (web, worker, sink, PostgreSQL, Redis, this benchmark, the machine).
  */
+import { Agent, request } from 'node:http'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
+import { cpuAvailable, cpuBetween, sampleCpu } from './lib/cpu'
 import { startBenchPlatform } from './lib/platform'
 import { percentile, round } from './lib/stats'
 
@@ -16,8 +24,10 @@ const { values: args } = parseArgs({
     samples: { type: 'string', default: '300' },
     rate: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
+    client: { type: 'string', default: 'http' },
   },
 })
+if (args.client !== 'http' && args.client !== 'fetch') throw new Error('--client is http or fetch')
 const samples = Number(args.samples)
 const rate = Number(args.rate)
 const seconds = Number(args.seconds)
@@ -32,15 +42,47 @@ const platform = await startBenchPlatform('otp')
 const headers = { authorization: `Bearer ${platform.apiKey}`, 'content-type': 'application/json' }
 await fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
 
-async function post(body: unknown): Promise<{ status: number; ms: number }> {
+/** A request that fails outright (connect timeout, reset) counts as status 0 instead of ending the run. */
+function post(body: unknown): Promise<{ status: number; ms: number }> {
+  return args.client === 'fetch' ? postWithFetch(body) : postWithHttp(body)
+}
+
+async function postWithFetch(body: unknown): Promise<{ status: number; ms: number }> {
   const started = performance.now()
-  const response = await fetch(`${platform.webUrl}/api/v1/messages`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
+  try {
+    const response = await fetch(`${platform.webUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    })
+    await response.arrayBuffer()
+    return { status: response.status, ms: performance.now() - started }
+  } catch {
+    return { status: 0, ms: performance.now() - started }
+  }
+}
+
+const agent = new Agent({ keepAlive: true })
+const messagesUrl = new URL('/api/v1/messages', platform.webUrl)
+
+function postWithHttp(body: unknown): Promise<{ status: number; ms: number }> {
+  const started = performance.now()
+  const payload = Buffer.from(JSON.stringify(body))
+  return new Promise((resolve) => {
+    const done = (status: number) => resolve({ status, ms: performance.now() - started })
+    const req = request(
+      messagesUrl,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': payload.byteLength } },
+      (res) => {
+        res.resume()
+        res.on('end', () => done(res.statusCode ?? 0))
+        res.on('error', () => done(0))
+      },
+    )
+    req.setTimeout(30_000, () => req.destroy(new Error('timed out')))
+    req.on('error', () => done(0))
+    req.end(payload)
   })
-  await response.arrayBuffer()
-  return { status: response.status, ms: performance.now() - started }
 }
 
 async function waitForSink(expected: number, since: number, timeoutMs: number): Promise<SinkMessage[]> {
@@ -80,6 +122,10 @@ try {
 
   progress(`API response time: ${rate} requests/s for ${seconds} s (open loop)`)
   const total = rate * seconds
+  const cpuBefore = sampleCpu(platform.processGroups)
+  // The client's own stalls show up as latency too; this says how long its event loop was held up.
+  const clientLoopDelay = monitorEventLoopDelay({ resolution: 10 })
+  clientLoopDelay.enable()
   const loadStart = performance.now()
   const pending: Promise<{ status: number; ms: number }>[] = []
   for (let i = 0; i < total; i++) {
@@ -91,11 +137,14 @@ try {
     )
   }
   const results = await Promise.all(pending)
+  clientLoopDelay.disable()
+  const cpu = cpuBetween(cpuBefore, sampleCpu(platform.processGroups))
   const accepted = results.filter((r) => r.status === 202)
   const statusCounts: Record<string, number> = {}
   for (const r of results) statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1
 
   const summary = {
+    client: args.client,
     otpSamples: samples,
     otpDelivered: latencies.length,
     otpAcceptedStatuses: acceptStatuses.filter((s) => s === 202).length,
@@ -118,8 +167,30 @@ try {
       ),
     ),
     apiMaxMs: round(Math.max(...results.map((r) => r.ms))),
+    clientLoopDelayMaxMs: round(clientLoopDelay.max / 1e6),
+    // When the slow answers happened: p99 of the requests sent in each second of the load.
+    apiP99MsBySecond: Array.from({ length: seconds }, (_, second) =>
+      round(
+        percentile(
+          results.slice(second * rate, (second + 1) * rate).map((r) => r.ms),
+          99,
+        ),
+      ),
+    ),
+    // CPU of each process over the load phase (1.0 = one core).
+    ...(cpuAvailable()
+      ? {
+          loadCpuCores: { ...cpu.cores, machine: cpu.machineCores },
+          loadSeconds: cpu.seconds,
+          // CPU per API request over the load phase (the worker, sink and PostgreSQL also deliver it).
+          cpuMsPerRequest: Object.fromEntries(
+            Object.entries(cpu.cpuMs).map(([name, ms]) => [name, round(ms / total, 2)]),
+          ),
+        }
+      : {}),
   }
   console.log(JSON.stringify(summary))
 } finally {
+  agent.destroy()
   await platform.stop()
 }

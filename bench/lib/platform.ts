@@ -11,12 +11,16 @@ export interface BenchPlatform {
   adminToken: string
   redisUrl: string
   queuePrefix: string
+  /** Process name (web, worker, sink) → pid of its process group leader, for CPU accounting. */
+  processGroups: Record<string, number>
   stop(): Promise<void>
 }
 
 /**
  * The whole platform on ports and a database of the benchmark's own (web 3200, sink 2725/8225,
  * metrics 9664), started the way `pnpm start` does, so a benchmark measures the real processes.
+ * The database `fairlane_bench_<name>` and the Redis keys under `fairlane-bench-<name>:` are emptied
+ * at every start.
  */
 export async function startBenchPlatform(
   name: string,
@@ -38,7 +42,9 @@ export async function startBenchPlatform(
     LOG_LEVEL: 'warn',
     ...overrides,
   }
-  const prepared = await preparePlatform(ROOT, env, log)
+  // Its own database and queue prefix, emptied first: every run starts from the same state instead
+  // of delivering what an earlier (interrupted) run left queued.
+  const prepared = await preparePlatform(ROOT, env, log, { fresh: true })
   if (webBuildIsStale(ROOT)) {
     log('building the web app')
     const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
@@ -56,6 +62,9 @@ export async function startBenchPlatform(
     adminToken: prepared.secrets.ADMIN_TOKEN,
     redisUrl: prepared.config.REDIS_URL,
     queuePrefix: prepared.config.QUEUE_PREFIX,
+    processGroups: Object.fromEntries(
+      platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
+    ),
     async stop() {
       await stopAll(platform.processes)
       await prepared.stopServices()

@@ -1,7 +1,9 @@
 import { join } from 'node:path'
 import { type Config, ConfigError, parseConfig } from '@fairlane/config'
-import { createDatabase } from '@fairlane/db'
+import { createDatabase, databaseNameOf, quoteDatabaseName, withDatabaseName } from '@fairlane/db'
 import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
+import { Redis } from 'ioredis'
+import postgres from 'postgres'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
 import { seedDemo } from './seed'
@@ -20,8 +22,17 @@ export interface PreparedPlatform {
  * Everything before the processes start: the environment checked against the one schema, PostgreSQL
  * and Redis made reachable (started locally when needed), the database created and migrated, the
  * demo tenant seeded. Returns the environment the children run with.
+ *
+ * `fresh` (benchmarks, on a database and queue prefix of their own): drop that database and delete
+ * that prefix's Redis keys first, so every run starts from the same empty state instead of
+ * delivering what an earlier run left behind.
  */
-export async function preparePlatform(root: string, base: NodeJS.ProcessEnv, log: (line: string) => void) {
+export async function preparePlatform(
+  root: string,
+  base: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+  options: { fresh?: boolean } = {},
+) {
   checkEnvironment(base)
   const services = await ensureServices({
     databaseUrl: base.DATABASE_URL || undefined,
@@ -38,6 +49,7 @@ export async function preparePlatform(root: string, base: NodeJS.ProcessEnv, log
     NEXT_TELEMETRY_DISABLED: '1',
   }
   const config = checkEnvironment(env)
+  if (options.fresh) await resetState(config, log)
   const created = await ensureDatabaseExists(config.DATABASE_URL)
   if (created === 'created') log(`created database ${new URL(config.DATABASE_URL).pathname.slice(1)}`)
   await migrateDatabase(config.DATABASE_URL)
@@ -59,7 +71,6 @@ export async function launchPlatform(
 ) {
   const { env, config } = prepared
   const tsx = join(root, 'node_modules', '.bin', 'tsx')
-  const next = join(root, 'apps', 'web', 'node_modules', '.bin', 'next')
   const watch = mode === 'dev' ? ['watch', '--clear-screen=false'] : []
   const processes: ManagedProcess[] = [
     startProcess({
@@ -80,10 +91,8 @@ export async function launchPlatform(
     }),
     startProcess({
       name: 'web',
-      command: next,
-      args: [mode === 'dev' ? 'dev' : 'start', '--port', String(config.WEB_PORT), '--hostname', config.HOST],
-      cwd: join(root, 'apps', 'web'),
-      env,
+      ...webCommand(root, mode, config),
+      env: mode === 'dev' ? env : { ...env, NODE_ENV: 'production' },
       colorIndex: 2,
       output: options.output,
     }),
@@ -111,12 +120,62 @@ export async function launchPlatform(
   return { processes, urls, firstExit }
 }
 
+/**
+ * `start`: the web process's own entry (apps/web/src/server/main.ts) serving the production build —
+ * the HTTP API straight to its handlers, everything else through Next.js — run by node itself (no
+ * wrapper process) so SIGTERM reaches the server that drains. `dev`: `next dev`, where every route,
+ * the API included, goes through Next.js and its hot reload.
+ */
+function webCommand(
+  root: string,
+  mode: Mode,
+  config: Config,
+): { command: string; args: string[]; cwd: string } {
+  if (mode === 'dev') {
+    return {
+      command: join(root, 'apps', 'web', 'node_modules', '.bin', 'next'),
+      args: ['dev', '--port', String(config.WEB_PORT), '--hostname', config.HOST],
+      cwd: join(root, 'apps', 'web'),
+    }
+  }
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', 'apps/web/src/server/main.ts'],
+    cwd: root,
+  }
+}
+
 /** Web first (no new requests), then the worker (drains running sends), then the sink they send to. */
 export async function stopAll(processes: ManagedProcess[]): Promise<void> {
   for (const name of ['web', 'worker', 'sink']) {
     const managed = processes.find((p) => p.name === name)
     if (managed) await managed.stop()
   }
+}
+
+async function resetState(config: Config, log: (line: string) => void): Promise<void> {
+  const name = databaseNameOf(config.DATABASE_URL)
+  const admin = postgres(withDatabaseName(config.DATABASE_URL, 'postgres'), { max: 1, onnotice: () => {} })
+  try {
+    await admin.unsafe(`drop database if exists ${quoteDatabaseName(name)} with (force)`)
+  } finally {
+    await admin.end({ timeout: 5 })
+  }
+  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  let deleted = 0
+  try {
+    await redis.connect()
+    const pattern = `${config.QUEUE_PREFIX.replace(/[*?[\]\\]/g, '\\$&')}:*`
+    let cursor = '0'
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
+      cursor = next
+      if (keys.length > 0) deleted += await redis.unlink(...keys)
+    } while (cursor !== '0')
+  } finally {
+    redis.disconnect()
+  }
+  log(`fresh state: dropped database ${name}, deleted ${deleted} Redis keys under ${config.QUEUE_PREFIX}:`)
 }
 
 function checkEnvironment(env: NodeJS.ProcessEnv): Config {

@@ -3,6 +3,7 @@ import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { findApiKeyByPrefix, touchApiKey } from '@fairlane/db/queries/api-keys'
 import type { Logger } from '../logger'
+import type { ApiKeyCache } from './api-key-cache'
 import { bearerToken } from './bearer'
 
 export interface ApiCaller {
@@ -22,6 +23,8 @@ export interface ApiKeyAuthDeps {
   now(): Date
   /** Per process: key id → when this process last wrote `last_used_at`, so most requests skip the write. */
   lastTouched: Map<string, number>
+  /** Per process: recently read key rows (see api-key-cache.ts); without it every request reads the row. */
+  keyCache?: ApiKeyCache
 }
 
 /** Resolves the tenant of `Authorization: Bearer <api key>`, or throws a 401 saying what is wrong. */
@@ -33,7 +36,9 @@ export async function authenticateApiKey(request: Request, deps: ApiKeyAuthDeps)
       'Missing API key: send the header Authorization: Bearer <your API key>',
     )
   }
-  const stored = await findApiKeyByPrefix(deps.db, { prefix: apiKeyPrefix(presented) })
+  const prefix = apiKeyPrefix(presented)
+  const load = () => findApiKeyByPrefix(deps.db, { prefix })
+  const stored = await (deps.keyCache ? deps.keyCache.lookup(prefix, load) : load())
   const matches = apiKeyMatches(presented, stored?.keyHash ?? DUMMY_HASH)
   if (!stored || !matches) throw new AppError('unauthorized', 'Invalid API key')
   if (stored.revokedAt !== null) throw new AppError('unauthorized', 'This API key has been revoked')

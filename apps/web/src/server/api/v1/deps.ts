@@ -2,6 +2,7 @@ import type { Clock } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
+import type { ApiKeyCache } from '../../auth/api-key-cache'
 import type { Logger } from '../../logger'
 import type { ApiLimiters } from '../../rate-limits'
 
@@ -13,6 +14,8 @@ export interface ApiDeps {
   clock: Clock
   /** See `ApiKeyAuthDeps.lastTouched`. */
   lastTouched: Map<string, number>
+  /** See `ApiKeyAuthDeps.keyCache`. */
+  keyCache?: ApiKeyCache
 }
 
 /** Every `/api/v1` call starts here: the API key names the tenant, then the key's request rate applies. */
@@ -22,6 +25,7 @@ export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise
     logger: deps.logger,
     now: () => deps.clock.now(),
     lastTouched: deps.lastTouched,
+    keyCache: deps.keyCache,
   })
   const decision = await deps.limiters.consumeKey(caller.keyId)
   if (!decision.allowed) {

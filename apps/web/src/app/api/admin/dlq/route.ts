@@ -1,8 +1,6 @@
-import { listDeadLetters } from '@/server/api/admin/list-dead-letters'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export function GET(request: Request): Promise<Response> {
-  return listDeadLetters(request, container().admin)
-}
+export const GET = nextRoute(API_ROUTES.listDeadLetters)

@@ -1,8 +1,6 @@
-import { postTenant } from '@/server/api/admin/create-tenant'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export function POST(request: Request): Promise<Response> {
-  return postTenant(request, container().admin)
-}
+export const POST = nextRoute(API_ROUTES.createTenant)

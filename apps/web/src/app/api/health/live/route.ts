@@ -1,6 +1,7 @@
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
+
 export const dynamic = 'force-dynamic'
 
 /** 200 while the process runs; says nothing about dependencies (that is /api/health/ready). */
-export function GET(): Response {
-  return Response.json({ ok: true })
-}
+export const GET = nextRoute(API_ROUTES.healthLive)

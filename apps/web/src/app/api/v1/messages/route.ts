@@ -1,8 +1,6 @@
-import { postMessage } from '@/server/api/v1/post-message'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export function POST(request: Request): Promise<Response> {
-  return postMessage(request, container().api)
-}
+export const POST = nextRoute(API_ROUTES.postMessage)

@@ -1,12 +1,6 @@
-import { discardDeadLetter } from '@/server/api/admin/discard-dead-letter'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export async function DELETE(
-  request: Request,
-  context: { params: Promise<{ id: string }> },
-): Promise<Response> {
-  const { id } = await context.params
-  return discardDeadLetter(request, id, container().admin)
-}
+export const DELETE = nextRoute(API_ROUTES.discardDeadLetter)

@@ -1,12 +1,6 @@
-import { patchTenant } from '@/server/api/admin/update-tenant'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export async function PATCH(
-  request: Request,
-  context: { params: Promise<{ id: string }> },
-): Promise<Response> {
-  const { id } = await context.params
-  return patchTenant(request, id, container().admin)
-}
+export const PATCH = nextRoute(API_ROUTES.updateTenant)

@@ -1,9 +1,6 @@
-import { getMessage } from '@/server/api/v1/get-message'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export async function GET(request: Request, context: { params: Promise<{ id: string }> }): Promise<Response> {
-  const { id } = await context.params
-  return getMessage(request, id, container().api)
-}
+export const GET = nextRoute(API_ROUTES.getMessage)

@@ -1,12 +1,6 @@
-import { replayDeadLetter } from '@/server/api/admin/replay-dead-letter'
-import { container } from '@/server/container'
+import { nextRoute } from '@/server/next-route'
+import { API_ROUTES } from '@/server/routes'
 
 export const dynamic = 'force-dynamic'
 
-export async function POST(
-  request: Request,
-  context: { params: Promise<{ id: string }> },
-): Promise<Response> {
-  const { id } = await context.params
-  return replayDeadLetter(request, id, container().admin)
-}
+export const POST = nextRoute(API_ROUTES.replayDeadLetter)

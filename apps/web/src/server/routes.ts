@@ -1,0 +1,69 @@
+import { postTenant } from './api/admin/create-tenant'
+import { discardDeadLetter } from './api/admin/discard-dead-letter'
+import { listDeadLetters } from './api/admin/list-dead-letters'
+import { getQueueStats } from './api/admin/queue-stats'
+import { replayDeadLetter } from './api/admin/replay-dead-letter'
+import { patchTenant } from './api/admin/update-tenant'
+import { healthLive, healthReady } from './api/health'
+import { getMessage } from './api/v1/get-message'
+import { postMessage } from './api/v1/post-message'
+import type { ApiContainer } from './web-container'
+
+/**
+ * The HTTP API's one route table: which handler answers which method and path, and with which of
+ * the container's dependencies. Both ways in use it — the route files under `src/app/api/**` (Next.js,
+ * and `next dev`) and the web process's fast path (`fast-path/`, which answers these routes without
+ * Next.js's request machinery) — so the two cannot drift apart. `routes.test.ts` checks that every
+ * entry has its route file exporting that method.
+ *
+ * Paths use `:name` for one path segment; Next.js's folder for it is `[name]`.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+
+type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : Path extends `${string}:${infer Name}`
+    ? Name
+    : never
+
+export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string }
+
+/** What handlers may take from the container (a test can pass just these). */
+export type RouteDeps = Pick<ApiContainer, 'api' | 'admin' | 'database' | 'redis'>
+
+export interface ApiRoute<Path extends string = string> {
+  method: HttpMethod
+  path: Path
+  handle(request: Request, params: RouteParams<Path>, deps: RouteDeps): Response | Promise<Response>
+}
+
+export function route<Path extends string>(
+  method: HttpMethod,
+  path: Path,
+  handle: ApiRoute<Path>['handle'],
+): ApiRoute<Path> {
+  return { method, path, handle }
+}
+
+export const API_ROUTES = {
+  postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api)),
+  getMessage: route('GET', '/api/v1/messages/:id', (request, { id }, deps) =>
+    getMessage(request, id, deps.api),
+  ),
+  healthLive: route('GET', '/api/health/live', () => healthLive()),
+  healthReady: route('GET', '/api/health/ready', (_, __, deps) =>
+    healthReady({ sql: deps.database.sql, redis: deps.redis }),
+  ),
+  createTenant: route('POST', '/api/admin/tenants', (request, _, deps) => postTenant(request, deps.admin)),
+  updateTenant: route('PATCH', '/api/admin/tenants/:id', (request, { id }, deps) =>
+    patchTenant(request, id, deps.admin),
+  ),
+  queueStats: route('GET', '/api/admin/queues', (request, _, deps) => getQueueStats(request, deps.admin)),
+  listDeadLetters: route('GET', '/api/admin/dlq', (request, _, deps) => listDeadLetters(request, deps.admin)),
+  discardDeadLetter: route('DELETE', '/api/admin/dlq/:id', (request, { id }, deps) =>
+    discardDeadLetter(request, id, deps.admin),
+  ),
+  replayDeadLetter: route('POST', '/api/admin/dlq/:id/replay', (request, { id }, deps) =>
+    replayDeadLetter(request, id, deps.admin),
+  ),
+}

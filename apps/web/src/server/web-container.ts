@@ -1,0 +1,86 @@
+import type { Config } from '@fairlane/config'
+import { createDatabase } from '@fairlane/db'
+import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import type { Redis } from 'ioredis'
+import pino from 'pino'
+import type { AdminDeps } from './api/admin/deps'
+import type { ApiDeps } from './api/v1/deps'
+import { createApiKeyCache } from './auth/api-key-cache'
+import type { Logger } from './logger'
+import { type ApiLimiters, createApiLimiters } from './rate-limits'
+
+/**
+ * What the HTTP API needs: the database client, the Redis connection, the limiters and the handlers'
+ * dependencies. Free of `server-only` and of Next.js, so the web process's own entry (`main.ts`,
+ * plain Node) builds one at boot for its fast path; Next.js code gets it, plus what only pages need,
+ * through `container()` (container.ts).
+ */
+export interface ApiContainer {
+  config: Config
+  database: ReturnType<typeof createDatabase>
+  redis: Redis
+  logger: Logger
+  /** Rate limiters on `redis`, with in-memory insurance for when it is away. */
+  limiters: ApiLimiters
+  /** BullMQ queues for the admin views, created on first call (the public API never touches them). */
+  queues(): Queues
+  api: ApiDeps
+  admin: AdminDeps
+  /** Closes the queues (if made), the database pool and the Redis connection. */
+  close(): Promise<void>
+}
+
+export function buildApiContainer(config: Config, options: { applicationName?: string } = {}): ApiContainer {
+  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'web' } })
+  const database = createDatabase(config.DATABASE_URL, {
+    max: config.DATABASE_POOL_MAX,
+    applicationName: options.applicationName ?? 'web',
+  })
+  const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
+  const limiters = createApiLimiters({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` })
+  let queues: Queues | undefined
+  const lazyQueues = () => {
+    queues ??= createQueues(redis, config.QUEUE_PREFIX, logger)
+    return queues
+  }
+  const clock = { now: () => new Date() }
+  return {
+    config,
+    database,
+    redis,
+    logger,
+    limiters,
+    queues: lazyQueues,
+    api: {
+      db: database.db,
+      logger,
+      limiters,
+      clock,
+      lastTouched: new Map(),
+      // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
+      keyCache: createApiKeyCache(),
+    },
+    admin: { db: database.db, adminToken: config.ADMIN_TOKEN, queues: lazyQueues, logger, clock },
+    async close() {
+      if (queues) await closeQueues(queues)
+      await database.close()
+      await redis.quit().catch(() => redis.disconnect())
+    },
+  }
+}
+
+/**
+ * Next.js's container (container.ts) lives on globalThis so `next dev` hot reloads do not leak pools,
+ * and so the web entry can close it at shutdown without importing Next.js code.
+ */
+const slot = globalThis as typeof globalThis & { fairlaneContainer?: ApiContainer }
+
+export function keepNextJsContainer<T extends ApiContainer>(build: () => T): T {
+  slot.fairlaneContainer ??= build()
+  return slot.fairlaneContainer as T
+}
+
+/** The container Next.js's code built for itself, if it built one (pages, server actions, auth). */
+export function nextJsContainer(): ApiContainer | undefined {
+  return slot.fairlaneContainer
+}
