@@ -62,7 +62,10 @@ export async function preparePlatform(
   return { env, config, secrets, stopServices: services.stop } satisfies PreparedPlatform
 }
 
-/** Starts mail sink, worker and web; resolves once all three answer their health checks. */
+/**
+ * Starts mail sink, worker and web; resolves once all three answer their health checks. `output`
+ * takes all three's prefixed logs (benchmarks: stderr, so their last stdout line stays the result).
+ */
 export async function launchPlatform(
   root: string,
   prepared: PreparedPlatform,
@@ -80,6 +83,7 @@ export async function launchPlatform(
       cwd: root,
       env,
       colorIndex: 0,
+      output: options.output,
     }),
     startProcess({
       name: 'worker',
@@ -88,6 +92,7 @@ export async function launchPlatform(
       cwd: root,
       env,
       colorIndex: 1,
+      output: options.output,
     }),
     startProcess({
       name: 'web',
