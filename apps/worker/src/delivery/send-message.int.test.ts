@@ -192,6 +192,28 @@ describe('sendMessage', () => {
     expect(replay.accepted).toHaveLength(1)
   })
 
+  it("never lets one tenant's suppression block another tenant's mail to the same address", async () => {
+    const to = `shared${Math.random().toString(36).slice(2)}@example.com`
+    await database.db.insert(suppressions).values({ tenantId, email: to, reason: 'hard-bounce' })
+    const otherTenant = await createTenant(database.db, 'Other')
+    const [other] = await seedQueuedMessages(database.db, {
+      tenantId: otherTenant,
+      to: () => to,
+      publish: false,
+    })
+    if (!other) throw new Error('seed failed')
+    const mailer = recordingMailer()
+    expect(await sendMessage({ messageId: other.id, tenantId: otherTenant }, deps(mailer))).toMatchObject({
+      kind: 'sent',
+    })
+    expect(mailer.accepted).toHaveLength(1)
+    const mine = await seedOne(to)
+    expect(await sendMessage(mine, deps(recordingMailer()))).toEqual({
+      kind: 'skipped',
+      reason: 'suppressed',
+    })
+  })
+
   it('refuses campaign mail that has no rendered content, permanently and with a reason', async () => {
     const job = await seedOne()
     await database.db

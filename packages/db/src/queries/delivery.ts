@@ -59,11 +59,13 @@ export async function claimMessage(
       generation: messages.generation,
       createdAt: messages.createdAt,
       lockToken: messages.lockToken,
+      // Written out qualified on purpose: drizzle renders RETURNING columns unqualified, and inside
+      // this subquery an unqualified "tenant_id" would be the suppression's own — matching every tenant.
       recipientSuppressed: sql<boolean>`exists (
-        select 1 from ${suppressions}
-        where ${suppressions.tenantId} = ${messages.tenantId}
-          and ${suppressions.email} = lower(${messages.toAddress})
-          and ${suppressions.messageId} is distinct from ${messages.id})`,
+        select 1 from suppressions s
+        where s.tenant_id = messages.tenant_id
+          and s.email = lower(messages.to_address)
+          and s.message_id is distinct from messages.id)`,
     })
   if (!row) return undefined
   const { lockToken } = row
