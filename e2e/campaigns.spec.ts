@@ -90,6 +90,9 @@ test('create a campaign with a variable, preview it, test-send it, schedule it i
   await page.getByLabel('Time zone').selectOption('Europe/Berlin')
   await page.getByRole('button', { name: 'Schedule campaign' }).click()
   await expect(page.getByText(`${day} 02:30 happens twice in Europe/Berlin`)).toBeVisible()
+  // The live readout asks before the server answers; wait for the server's answer (the error next to
+  // the field) so its re-render cannot clear the choice made below.
+  await expect(page.getByText('this time happens twice: choose which one')).toBeVisible()
   await page.getByLabel(/The second one, UTC\+01:00/).check()
   await page.getByRole('button', { name: 'Schedule campaign' }).click()
   await expect(page).toHaveURL(campaignUrl)

@@ -8,7 +8,7 @@ import type {
 } from '@fairlane/core/delivery'
 import { and, eq, inArray, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { messages, suppressions } from '../schema'
+import { messages } from '../schema'
 import { suppressAddress } from './suppressions'
 
 /** last_error is for people reading the admin console; an SMTP transcript does not need to be longer. */
