@@ -1,10 +1,22 @@
-/** A message's life: pending (campaign backlog in PostgreSQL) → queued (a job exists) → sending → a terminal state. */
-export const MESSAGE_STATUSES = ['pending', 'queued', 'sending', 'sent', 'failed', 'suppressed'] as const
+/**
+ * A message's life: pending (campaign backlog in PostgreSQL) → queued (a job exists) → sending → a
+ * terminal state. `cancelled`: its campaign was cancelled before the message was sent.
+ */
+export const MESSAGE_STATUSES = [
+  'pending',
+  'queued',
+  'sending',
+  'sent',
+  'failed',
+  'suppressed',
+  'cancelled',
+] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 export const TERMINAL_MESSAGE_STATUSES = [
   'sent',
   'failed',
   'suppressed',
+  'cancelled',
 ] as const satisfies readonly MessageStatus[]
 
 export const CAMPAIGN_STATUSES = [

@@ -35,6 +35,8 @@ export interface CampaignCounts {
   sent: number
   failed: number
   suppressed: number
+  /** Not sent because the campaign was cancelled first. */
+  cancelled: number
 }
 
 const columns = {
@@ -81,7 +83,14 @@ export async function listCampaigns(
     .limit(query.limit ?? 100)
 }
 
-const emptyCounts = (): CampaignCounts => ({ pending: 0, queued: 0, sent: 0, failed: 0, suppressed: 0 })
+const emptyCounts = (): CampaignCounts => ({
+  pending: 0,
+  queued: 0,
+  sent: 0,
+  failed: 0,
+  suppressed: 0,
+  cancelled: 0,
+})
 
 const bucket: Record<MessageStatus, keyof CampaignCounts> = {
   pending: 'pending',
@@ -90,6 +99,7 @@ const bucket: Record<MessageStatus, keyof CampaignCounts> = {
   sent: 'sent',
   failed: 'failed',
   suppressed: 'suppressed',
+  cancelled: 'cancelled',
 }
 
 /** Message counts by status for each campaign id given (of this tenant); served by the tenant/campaign/status index. */

@@ -70,6 +70,8 @@ export const messages = pgTable(
     index('messages_sending_idx').on(t.lockedUntil).where(sql`${t.status} = 'sending'`),
     // Nightly cleanup forgets idempotency keys past their retention.
     index('messages_idempotency_expiry_idx').on(t.createdAt).where(sql`${t.idempotencyKey} is not null`),
+    // A campaign's sends per second (its progress chart) without reading its whole history.
+    index('messages_campaign_sent_idx').on(t.campaignId, t.sentAt).where(sql`${t.sentAt} is not null`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
   ],

@@ -1,0 +1,3 @@
+ALTER TABLE "messages" DROP CONSTRAINT "messages_status_check";--> statement-breakpoint
+CREATE INDEX "messages_campaign_sent_idx" ON "messages" USING btree ("campaign_id","sent_at") WHERE "messages"."sent_at" is not null;--> statement-breakpoint
+ALTER TABLE "messages" ADD CONSTRAINT "messages_status_check" CHECK ("messages"."status" in ('pending', 'queued', 'sending', 'sent', 'failed', 'suppressed', 'cancelled'));
