@@ -17,6 +17,7 @@ async function main(): Promise<void> {
   const config = loadConfig()
   const logger = createLogger(config.LOG_LEVEL)
   let shuttingDown = false
+  let ready = false
 
   process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))
 
@@ -35,9 +36,10 @@ async function main(): Promise<void> {
     port: config.WORKER_METRICS_PORT,
     registry,
     isShuttingDown: () => shuttingDown,
+    isReady: () => ready,
   })
 
-  const delivery = startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
+  const delivery = await startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
 
   installShutdown({
     logger,
@@ -47,6 +49,7 @@ async function main(): Promise<void> {
     },
     steps: () => [...delivery.shutdownSteps(), { name: 'metrics server', run: () => metricsServer.close() }],
   })
+  ready = true
 
   logger.info(
     {

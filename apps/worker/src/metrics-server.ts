@@ -8,14 +8,16 @@ export interface MetricsServer {
 }
 
 /**
- * `/metrics` for Prometheus and `/health` for the orchestrator. `/health` answers 503 once shutdown
- * has begun, so a load balancer or compose stops counting on this process.
+ * `/metrics` for Prometheus and `/health` for the orchestrator. `/health` answers 503 until delivery
+ * has started and again once shutdown has begun, so a load balancer or compose counts on this
+ * process only while it delivers.
  */
 export async function startMetricsServer(options: {
   host: string
   port: number
   registry: Registry
   isShuttingDown: () => boolean
+  isReady: () => boolean
 }): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]
@@ -40,9 +42,10 @@ export async function startMetricsServer(options: {
       return
     }
     if (path === '/health') {
-      const down = options.isShuttingDown()
-      response.writeHead(down ? 503 : 200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify({ ok: !down, status: down ? 'shutting-down' : 'running' }))
+      const status = options.isShuttingDown() ? 'shutting-down' : options.isReady() ? 'running' : 'starting'
+      const ok = status === 'running'
+      response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' })
+      response.end(JSON.stringify({ ok, status }))
       return
     }
     response.writeHead(404, { 'content-type': 'application/json' })

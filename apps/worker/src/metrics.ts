@@ -1,5 +1,5 @@
 import { LANES } from '@fairlane/core'
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /** The worker's Prometheus registry; lane, tenant and outbox metrics register here as they arrive. */
 export function createMetricsRegistry(): Registry {
@@ -19,6 +19,14 @@ export interface WorkerMetrics {
   outboxPublished: Counter
   relayFailures: Counter
   sweeperRepublished: Counter<'status'>
+  /** Jobs moved to delayed because the tenant's bucket had no token (per lane; tenants in Redis counters). */
+  deferred: Counter<'lane'>
+  pacerReleased: Counter
+  pacerTicks: Counter<'result'>
+  /** Tenants with pending bulk mail and their backlog (capped per tenant at the pacer's count cap), at the last tick. */
+  pacerBacklogTenants: Gauge
+  pacerBacklog: Gauge
+  dispatched: Counter<'status'>
 }
 
 /** Registers the delivery metrics; lane series start at 0 so rate() and alerts see them before traffic. */
@@ -66,11 +74,45 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       labelNames: ['status'],
       registers,
     }),
+    deferred: new Counter({
+      name: 'fairlane_jobs_deferred_total',
+      help: 'Lane jobs moved to delayed because the tenant had no token (no attempt spent)',
+      labelNames: ['lane'],
+      registers,
+    }),
+    pacerReleased: new Counter({
+      name: 'fairlane_pacer_released_total',
+      help: 'Pending bulk messages the pacer released into the bulk queue',
+      registers,
+    }),
+    pacerTicks: new Counter({
+      name: 'fairlane_pacer_ticks_total',
+      help: 'Pacer ticks by result (released, full, idle, follower, error)',
+      labelNames: ['result'],
+      registers,
+    }),
+    pacerBacklogTenants: new Gauge({
+      name: 'fairlane_pacer_backlog_tenants',
+      help: 'Tenants with pending bulk mail at the last pacer tick',
+      registers,
+    }),
+    pacerBacklog: new Gauge({
+      name: 'fairlane_pacer_backlog',
+      help: 'Pending bulk messages seen at the last pacer tick (each tenant counted up to the pacer cap)',
+      registers,
+    }),
+    dispatched: new Counter({
+      name: 'fairlane_campaign_messages_dispatched_total',
+      help: 'Campaign messages created by dispatch, by initial status (pending, suppressed)',
+      labelNames: ['status'],
+      registers,
+    }),
   }
   for (const lane of LANES) {
     metrics.jobsCompleted.inc({ lane }, 0)
     metrics.jobsFailed.inc({ lane }, 0)
     metrics.deadLettered.inc({ lane }, 0)
+    metrics.deferred.inc({ lane }, 0)
   }
   return metrics
 }

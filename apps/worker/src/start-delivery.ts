@@ -1,9 +1,11 @@
 import type { Config } from '@fairlane/config'
 import { mailDomain } from '@fairlane/config'
-import type { Lane } from '@fairlane/core'
-import { type SendDeps, sendMessage } from '@fairlane/core/delivery'
+import { type Lane, unsubscribeKey } from '@fairlane/core'
+import { type CampaignRenderer, type SendDeps, sendMessage } from '@fairlane/core/delivery'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
+import { findTenantPlan } from '@fairlane/db/queries/pacer'
+import { type BucketPlan, createTokenBuckets, type TokenBuckets } from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports, type LaneTransports, messageIdFor } from '@fairlane/mail'
 import {
   closeQueues,
@@ -11,8 +13,14 @@ import {
   createQueues,
   DEAD_LETTER_QUEUE,
   type Queues,
+  SYSTEM_QUEUE,
 } from '@fairlane/queue'
 import type { Logger } from 'pino'
+import { createCampaignRenderer } from './campaigns/campaign-renderer'
+import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
+import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
+import { createPlanCache, type PlanCache } from './fairness/plan-cache'
+import { createTenantGate, planSourceFor } from './fairness/tenant-gate'
 import { createDeadLetters } from './lanes/dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lanes/lane-workers'
 import { createSendProcessor } from './lanes/send-processor'
@@ -22,6 +30,7 @@ import type { RelayHooks } from './relay/publish-batch'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
 import { startSweeper } from './sweeper/sweeper'
+import { startSystemWorker } from './system/system-worker'
 
 /**
  * Relay and sweeper tuning. Not environment variables (yet): the defaults suit production, and tests
@@ -32,7 +41,15 @@ import { startSweeper } from './sweeper/sweeper'
 export const DELIVERY_TUNING = {
   relay: { pollMs: 1_000, batchSize: 500, maxBackoffMs: 5_000, addTimeoutMs: 10_000 },
   sweeper: { intervalMs: 5_000, queuedForMs: 30_000, batchSize: 500 },
+  pacer: PACER_TUNING,
+  dispatch: { ...DISPATCH_TUNING, everyMs: 1_000 },
+  /** How stale a tenant's plan may be in the buckets: a plan change is obeyed within this. */
+  plans: { refreshMs: 2_000 },
 }
+
+/** The dispatcher's job scheduler id (stable: every worker process upserts the same schedule). */
+export const DISPATCH_SCHEDULER_ID = 'campaign-dispatch'
+const CAMPAIGN_DUE_JOB = 'campaign-due'
 
 export interface DeliveryOptions {
   database: DatabaseHandle
@@ -48,11 +65,21 @@ export interface DeliveryOptions {
   forceExitMs: number
   mailFrom: string
   mailDomain: string
+  /** APP_URL, for the unsubscribe links in campaign mail. */
+  appUrl: string
+  /** SESSION_SECRET, from which the unsubscribe token key is derived (the web app verifies them). */
+  sessionSecret: string
+  pacer: { highWater: number; horizonMs: number }
+  /** Every tenant's own bucket on each transactional lane (critical, default). */
+  transactionalPlan: BucketPlan
   logger: Logger
   metrics: WorkerMetrics
   tuning?: {
     relay?: Partial<typeof DELIVERY_TUNING.relay>
     sweeper?: Partial<typeof DELIVERY_TUNING.sweeper>
+    pacer?: Partial<typeof DELIVERY_TUNING.pacer>
+    dispatch?: Partial<typeof DELIVERY_TUNING.dispatch>
+    plans?: Partial<typeof DELIVERY_TUNING.plans>
   }
   relayHooks?: RelayHooks
   /** Defaults to every lane. */
@@ -95,15 +122,25 @@ export function deliveryOptionsFromConfig(
     forceExitMs: config.SHUTDOWN_FORCE_EXIT_MS,
     mailFrom: config.MAIL_FROM,
     mailDomain: mailDomain(config),
+    appUrl: config.APP_URL,
+    sessionSecret: config.SESSION_SECRET,
+    pacer: { highWater: config.PACER_HIGH_WATER, horizonMs: config.PACER_HORIZON_MS },
+    transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
   }
 }
 
-/** Wires the delivery side: relay, sweeper and lane workers, with the connections each needs. */
-export function startDelivery(options: DeliveryOptions): Delivery {
+/**
+ * Wires the delivery side: relay, sweeper, campaign dispatch, the bulk pacer and the lane workers
+ * behind their tenants' token buckets, with the connections each needs.
+ */
+export async function startDelivery(options: DeliveryOptions): Promise<Delivery> {
   const { database, logger, metrics } = options
   const tuning = {
     relay: { ...DELIVERY_TUNING.relay, ...options.tuning?.relay },
     sweeper: { ...DELIVERY_TUNING.sweeper, ...options.tuning?.sweeper },
+    pacer: { ...DELIVERY_TUNING.pacer, ...options.tuning?.pacer },
+    dispatch: { ...DELIVERY_TUNING.dispatch, ...options.tuning?.dispatch },
+    plans: { ...DELIVERY_TUNING.plans, ...options.tuning?.plans },
   }
   // Producers fail fast while Redis is away (the relay rolls back and retries) instead of queueing
   // commands offline with row locks held.
@@ -138,14 +175,41 @@ export function startDelivery(options: DeliveryOptions): Delivery {
     metrics,
     ...tuning.sweeper,
   })
-  const lanes = startLanes(options, { queues, transports, deadlineMs })
+  const pacer = startPacer({
+    db: database.db,
+    sql: database.sql,
+    bulkQueue: queues.bulk,
+    highWater: options.pacer.highWater,
+    horizonMs: options.pacer.horizonMs,
+    logger: logger.child({ component: 'pacer' }),
+    metrics,
+    ...tuning.pacer,
+  })
+  const system = await startDispatcher(options, { queues, pacer, tuning: tuning.dispatch })
+  const plans = createPlanCache({
+    load: (tenantId) => findTenantPlan(database.db, tenantId),
+    ...tuning.plans,
+  })
+  const lanes = startLanes(options, {
+    queues,
+    transports,
+    deadlineMs,
+    buckets: createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` }),
+    plans,
+    campaigns: createCampaignRenderer({
+      db: database.db,
+      appUrl: options.appUrl,
+      unsubscribeKey: unsubscribeKey(options.sessionSecret),
+    }),
+  })
 
   return {
     settings: { sendDeadlineMs: deadlineMs, ...tuning },
     shutdownSteps: () => [
       {
-        name: 'relay and sweeper',
-        run: async () => void (await Promise.all([relay.stop(), sweeper.stop()])),
+        name: 'relay, sweeper, pacer and dispatcher',
+        run: async () =>
+          void (await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])),
       },
       { name: 'lane workers', run: () => lanes.close() },
       { name: 'smtp transports', run: () => closeLaneTransports(transports) },
@@ -156,10 +220,56 @@ export function startDelivery(options: DeliveryOptions): Delivery {
   }
 }
 
-/** One BullMQ worker per lane, each sending through its lane's own SMTP pool. */
+/** The system queue's worker running campaign dispatch every second and at each campaign's send time. */
+function startDispatcher(
+  options: DeliveryOptions,
+  resources: { queues: Queues; pacer: Pacer; tuning: typeof DELIVERY_TUNING.dispatch },
+) {
+  const { queues, pacer, tuning } = resources
+  const logger = options.logger.child({ component: 'dispatcher' })
+  const pass = () =>
+    dispatchDue({
+      db: options.database.db,
+      onPending: () => pacer.wake(),
+      wakeAt: async (campaign, dueInMs) => {
+        await queues[SYSTEM_QUEUE].add(
+          CAMPAIGN_DUE_JOB,
+          { campaignId: campaign.id },
+          {
+            jobId: `due-${campaign.id}-${Math.round(campaign.sendAtMs)}`,
+            delay: Math.max(0, Math.ceil(dueInMs)),
+            removeOnComplete: true,
+            removeOnFail: { count: 100 },
+          },
+        )
+      },
+      logger,
+      metrics: options.metrics,
+      tuning,
+    })
+  return startSystemWorker({
+    redisUrl: options.redisUrl,
+    prefix: options.queuePrefix,
+    queue: queues[SYSTEM_QUEUE],
+    handlers: { [DISPATCH_SCHEDULER_ID]: pass, [CAMPAIGN_DUE_JOB]: pass },
+    schedules: [{ id: DISPATCH_SCHEDULER_ID, everyMs: tuning.everyMs }],
+    // A long slice of a big dispatch must not hold back a small campaign's wake-up.
+    concurrency: 3,
+    logger,
+  })
+}
+
+/** One BullMQ worker per lane, each sending through its lane's own SMTP pool, behind the tenant's bucket. */
 function startLanes(
   options: DeliveryOptions,
-  resources: { queues: Queues; transports: LaneTransports; deadlineMs: number },
+  resources: {
+    queues: Queues
+    transports: LaneTransports
+    deadlineMs: number
+    buckets: TokenBuckets
+    plans: PlanCache
+    campaigns: CampaignRenderer
+  },
 ): LaneWorkers {
   const { database, logger, metrics } = options
   const store = createDeliveryStore(database.db)
@@ -170,6 +280,7 @@ function startLanes(
     lockMs: options.sendLockMs,
     mailFrom: options.mailFrom,
     messageIdFor: (id) => messageIdFor(id, options.mailDomain),
+    campaigns: resources.campaigns,
     logger: logger.child({ lane }),
   })
   return startLaneWorkers({
@@ -189,7 +300,12 @@ function startLanes(
     }),
     processorFor: (lane) => {
       const deps = sendDepsFor(lane)
-      return createSendProcessor({ lane, send: (job) => sendMessage(job, deps), logger, metrics })
+      const gate = createTenantGate({
+        lane,
+        buckets: resources.buckets,
+        planFor: planSourceFor(lane, { plans: resources.plans, transactional: options.transactionalPlan }),
+      })
+      return createSendProcessor({ lane, send: (job) => sendMessage(job, deps), gate, logger, metrics })
     },
   })
 }

@@ -113,6 +113,18 @@ export const envSchema = z
     SHUTDOWN_FORCE_EXIT_MS: durationMs(25_000),
     /** How long a claimed send is exclusive: at least the SMTP timeout × 3 phases plus margin. */
     SEND_LOCK_MS: durationMs(60_000),
+
+    /**
+     * Bulk jobs Redis may hold at once (waiting + active + delayed); the pacer releases no more. About a
+     * second of bulk capacity: deep enough that the workers never starve between ticks, shallow enough
+     * that a small tenant's first mail is never stuck behind it for long.
+     */
+    PACER_HIGH_WATER: positiveInt(300, 100_000),
+    /** How far ahead of its plan's rate a tenant may be released into the bulk queue. */
+    PACER_HORIZON_MS: durationMs(1_000),
+    /** Each tenant's bucket on each transactional lane (critical, default): mails per second and burst. */
+    TRANSACTIONAL_RATE_PER_SEC: positiveInt(200, 100_000),
+    TRANSACTIONAL_BURST: positiveInt(400, 100_000),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.SESSION_SECRET === DEVELOPMENT_SESSION_SECRET) {

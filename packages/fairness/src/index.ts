@@ -1,1 +1,21 @@
-export {}
+export {
+  type BucketPlan,
+  decide,
+  deferralDelayMs,
+  emissionIntervalMs,
+  type GcraDecision,
+  reserveDeferralSlot,
+} from './bucket/gcra'
+export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
+export { jainIndex, maxInWindow, rateViolations } from './metrics/fairness-metrics'
+export {
+  createPacerState,
+  FORGET_TENANT_AFTER_MS,
+  type PacerOptions,
+  type PacerState,
+  type PacerTenant,
+  planRelease,
+  type ReleasePlan,
+  settleRelease,
+  trackedTenantCount,
+} from './pacer/drr'

@@ -25,7 +25,7 @@ afterAll(async () => {
 
 it('delivers every message exactly once across a FLUSHALL of the queue Redis', async () => {
   const env = { ...test, redisUrl: redis.url }
-  pipeline = startTestPipeline(env, sink, {
+  pipeline = await startTestPipeline(env, sink, {
     concurrency: { critical: 4, default: 2, bulk: 1 },
     logger: testLogger(process.env.TEST_LOG_LEVEL),
   })

@@ -19,7 +19,7 @@ let tenantId: string
 
 beforeAll(async () => {
   sink = await startTestSink()
-  pipeline = startTestPipeline(test, sink, { logger: testLogger(process.env.TEST_LOG_LEVEL) })
+  pipeline = await startTestPipeline(test, sink, { logger: testLogger(process.env.TEST_LOG_LEVEL) })
   inspect = inspectQueues(test)
   tenantId = await createTenant(pipeline.database.db)
 })

@@ -85,7 +85,7 @@ describe('relay', () => {
       expect(await inspect.queues.critical.getJobState(sendJobId(message.id))).toBe('waiting')
     }
 
-    const pipeline = startTestPipeline(test, sink)
+    const pipeline = await startTestPipeline(test, sink)
     try {
       await eventually(() => sink.store.size === 40, { what: '40 deliveries', timeoutMs: 20_000 })
       expect(duplicateMessageIds(sink)).toEqual([])

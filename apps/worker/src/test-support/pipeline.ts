@@ -6,6 +6,9 @@ import { Registry } from 'prom-client'
 import { createWorkerMetrics, type WorkerMetrics } from '../metrics'
 import { type DeliveryOptions, startDelivery } from '../start-delivery'
 
+/** Signs the unsubscribe links of campaign mail sent by test pipelines. */
+export const TEST_SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789'
+
 /** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
   databaseUrl: string
@@ -30,15 +33,15 @@ export interface TestPipeline {
  * The worker's delivery side in this process, wired by the same `startDelivery` as main.ts, with
  * timings shortened so recovery paths run in seconds.
  */
-export function startTestPipeline(
+export async function startTestPipeline(
   env: TestEnv,
   sink: MailSink,
   overrides: Partial<DeliveryOptions> = {},
-): TestPipeline {
+): Promise<TestPipeline> {
   const database = createDatabase(env.databaseUrl, { max: 20, applicationName: 'test-worker' })
   const registry = new Registry()
   const metrics = createWorkerMetrics(registry)
-  const delivery = startDelivery({
+  const delivery = await startDelivery({
     database,
     databaseUrl: env.databaseUrl,
     redisUrl: env.redisUrl,
@@ -55,6 +58,10 @@ export function startTestPipeline(
     forceExitMs: 10_000,
     mailFrom: 'mail@fairlane.test',
     mailDomain: 'fairlane.test',
+    appUrl: 'http://127.0.0.1:3999',
+    sessionSecret: TEST_SESSION_SECRET,
+    pacer: { highWater: 100, horizonMs: 1_000 },
+    transactionalPlan: { ratePerSec: 1_000, burst: 1_000 },
     logger: testLogger(),
     metrics,
     tuning: {

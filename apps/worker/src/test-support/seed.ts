@@ -2,6 +2,7 @@ import type { Lane } from '@fairlane/core'
 import { MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
 import { type Database, messages, outbox, tenants } from '@fairlane/db'
 import { notifyOutbox } from '@fairlane/db/queries/outbox'
+import { sql } from 'drizzle-orm'
 
 /**
  * Test data written the way the API writes it (a queued message with rendered content and its outbox
@@ -70,4 +71,64 @@ export async function seedQueuedMessages(db: Database, options: SeedOptions): Pr
     seeded.push(...inserted.map((row) => ({ ...row, tenantId: options.tenantId, lane })))
   }
   return seeded
+}
+
+export interface SeedCampaignOptions {
+  tenantId: string
+  /** Contacts created for this campaign: `<prefix><i>@<domain>` with a `city` attribute. */
+  contacts: number
+  /** Distinguishes this campaign's recipients at the sink; defaults to a random tag. */
+  prefix?: string
+  domain?: string
+  /** When the campaign is due; defaults to now. */
+  sendAt?: Date
+  subject?: string
+  html?: string
+}
+
+/**
+ * A scheduled campaign whose audience is a list of `contacts` new contacts, written in one statement
+ * per table with generate_series (fast for tens of thousands), as the web app would leave it.
+ */
+export async function seedCampaign(
+  db: Database,
+  options: SeedCampaignOptions,
+): Promise<{ campaignId: string; listId: string; prefix: string; domain: string }> {
+  const prefix = options.prefix ?? `c${Math.random().toString(36).slice(2, 8)}-`
+  const domain = options.domain ?? 'example.com'
+  return db.transaction(async (tx) => {
+    const [list] = await tx.execute<{ id: string }>(sql`
+      insert into lists (tenant_id, name) values (${options.tenantId}, ${`list ${prefix}`}) returning id`)
+    if (!list) throw new Error('list insert returned nothing')
+    await tx.execute(sql`
+      with created as (
+        insert into contacts (tenant_id, email, name, attributes)
+        select ${options.tenantId}, ${prefix} || g || '@' || ${domain}, 'Contact ' || g,
+          jsonb_build_object('city', 'City ' || g)
+        from generate_series(1, ${options.contacts}) g
+        returning id
+      )
+      insert into list_members (tenant_id, list_id, contact_id)
+      select ${options.tenantId}, ${list.id}, id from created`)
+    const [campaign] = await tx.execute<{ id: string }>(sql`
+      insert into campaigns (tenant_id, name, subject, html, list_id, status, send_at)
+      values (${options.tenantId}, ${`campaign ${prefix}`}, ${options.subject ?? 'News for {{name}}'},
+        ${options.html ?? '<p>Hello {{name}} from {{city}}</p>'}, ${list.id}, 'scheduled',
+        ${(options.sendAt ?? new Date()).toISOString()}::timestamptz)
+      returning id`)
+    if (!campaign) throw new Error('campaign insert returned nothing')
+    return { campaignId: campaign.id, listId: list.id, prefix, domain }
+  })
+}
+
+/** Sets a tenant's bulk plan (what the admin API's PATCH does). */
+export async function setPlan(
+  db: Database,
+  tenantId: string,
+  plan: { ratePerSec: number; burst: number; weight?: number },
+): Promise<void> {
+  await db.execute(sql`
+    update tenants set rate_per_sec = ${plan.ratePerSec}, burst = ${plan.burst},
+      weight = ${plan.weight ?? 1}, updated_at = now()
+    where id = ${tenantId}`)
 }

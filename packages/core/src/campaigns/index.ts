@@ -5,15 +5,19 @@ export {
   MAX_CAMPAIGN_HTML_BYTES,
   parseCampaignRequest,
 } from './campaign-request'
-export { cancelCampaign } from './cancel-campaign'
+export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'
 export {
   type AudienceCounts,
+  CANCELLABLE_CAMPAIGN_STATUSES,
+  type CampaignCancellation,
   type CampaignFields,
   type CampaignStore,
   EDITABLE_CAMPAIGN_STATUSES,
+  isCancellableCampaign,
   isEditableCampaign,
   type TemplateChecker,
 } from './ports'
+export { campaignProgress, type TerminalCounts } from './progress'
 export {
   type Fold,
   formatOffset,

@@ -27,8 +27,25 @@ export interface CampaignStore {
   /** Only while the campaign is a draft or scheduled; false when it is not (or not this tenant's). */
   updateEditableCampaign(input: CampaignFields & { tenantId: string; campaignId: string }): Promise<boolean>
   findCampaignStatus(query: { tenantId: string; campaignId: string }): Promise<CampaignStatus | null>
-  /** Only while the campaign is a draft or scheduled; false when the status moved on meanwhile. */
-  cancelCampaign(input: { tenantId: string; campaignId: string; now: Date }): Promise<boolean>
+  /**
+   * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,
+   * changing nothing, when it moved on meanwhile), then its messages still `pending` or `queued`
+   * become `cancelled`. Counts are as of the commit.
+   */
+  cancelCampaign(input: {
+    tenantId: string
+    campaignId: string
+    now: Date
+  }): Promise<CampaignCancellation | null>
+  /** The campaign's messages in status `sent`. */
+  countSentMessages(query: { tenantId: string; campaignId: string }): Promise<number>
+}
+
+export interface CampaignCancellation {
+  /** Messages that had already gone. */
+  sent: number
+  /** Messages moved to `cancelled` by this cancellation. */
+  cancelled: number
 }
 
 /** Checks mustache syntax; lives in `@fairlane/mail` (core does not depend on the renderer). */
@@ -41,4 +58,19 @@ export const EDITABLE_CAMPAIGN_STATUSES = ['draft', 'scheduled'] as const satisf
 
 export function isEditableCampaign(status: CampaignStatus): boolean {
   return (EDITABLE_CAMPAIGN_STATUSES as readonly string[]).includes(status)
+}
+
+/**
+ * Campaigns a user may still cancel: until every message is terminal (`sent`), some mail can still
+ * be held back. Messages already `sending` finish; the rest become `cancelled`.
+ */
+export const CANCELLABLE_CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'dispatching',
+  'sending',
+] as const satisfies readonly CampaignStatus[]
+
+export function isCancellableCampaign(status: CampaignStatus): boolean {
+  return (CANCELLABLE_CAMPAIGN_STATUSES as readonly string[]).includes(status)
 }

@@ -1,5 +1,7 @@
 export { MessageLockedError } from './message-locked-error'
 export type {
+  CampaignRecipient,
+  CampaignRenderer,
   ClaimedMessage,
   Clock,
   DeliveryLogger,
@@ -8,6 +10,7 @@ export type {
   HeldClaim,
   Mailer,
   OutgoingMail,
+  RenderedMail,
   SendJob,
 } from './ports'
 export { isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'

@@ -29,6 +29,38 @@ export interface ClaimedMessage {
    * deliberate replay of it is not silently skipped; every other message to the address is.
    */
   recipientSuppressed: boolean
+  /** Campaign mail: the contact left the tenant's list after dispatch; the message is not sent. */
+  recipientUnsubscribed: boolean
+  /** Campaign mail: the recipient as the campaign is personalised for it, read at claim time. */
+  contact: CampaignRecipient | null
+}
+
+export interface CampaignRecipient {
+  id: string
+  name: string | null
+  attributes: Record<string, unknown>
+}
+
+/** A campaign message's content for one recipient, headers (List-Unsubscribe) included. */
+export interface RenderedMail {
+  subject: string
+  html: string
+  text: string
+  headers: Record<string, string>
+}
+
+/**
+ * Renders campaign mail at send time (it is stored without content: one campaign, many recipients).
+ * Throws `UndeliverableMessageError` when it cannot (the campaign or contact is gone).
+ */
+export interface CampaignRenderer {
+  render(input: {
+    tenantId: string
+    campaignId: string
+    messageId: string
+    toAddress: string
+    contact: CampaignRecipient
+  }): Promise<RenderedMail>
 }
 
 export interface HeldClaim extends SendJob {
@@ -57,7 +89,7 @@ export interface DeliveryStore {
   /** Status → queued, lock cleared at once so the retry is not refused. */
   release(claim: HeldClaim & { error: string }): Promise<boolean>
   markFailed(claim: HeldClaim & { error: string }): Promise<boolean>
-  markSuppressed(claim: HeldClaim): Promise<boolean>
+  markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
   suppress(input: {
     tenantId: string
     email: string

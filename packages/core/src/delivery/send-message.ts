@@ -1,5 +1,6 @@
 import { MessageLockedError } from './message-locked-error'
 import type {
+  CampaignRenderer,
   ClaimedMessage,
   Clock,
   DeliveryLogger,
@@ -24,6 +25,8 @@ export interface SendDeps {
   mailFrom: string
   /** The Message-ID header for a message id; derived, so every attempt sends the same one. */
   messageIdFor: (messageId: string) => string
+  /** Campaign mail is rendered here, at send time; without one, campaign rows are undeliverable. */
+  campaigns?: CampaignRenderer
   logger?: DeliveryLogger
 }
 
@@ -53,13 +56,18 @@ export async function sendMessage(job: SendJob, deps: SendDeps): Promise<SendOut
   if (!message) return explainUnclaimed(job, deps.store)
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
 
-  if (message.recipientSuppressed) {
-    await deps.store.markSuppressed(claim)
+  if (message.recipientSuppressed || message.recipientUnsubscribed) {
+    await deps.store.markSuppressed({
+      ...claim,
+      reason: message.recipientUnsubscribed
+        ? 'the contact unsubscribed'
+        : 'recipient is on the tenant suppression list',
+    })
     return { kind: 'skipped', reason: 'suppressed' }
   }
 
   try {
-    await deps.mailer.send(composeMail(message, deps))
+    await deps.mailer.send(await composeMail(message, deps))
   } catch (error) {
     throw await settleFailure(error, message, claim, deps)
   }
@@ -78,7 +86,7 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
   const state = await store.readState(job)
   if (!state) return { kind: 'skipped', reason: 'not-found' }
   if (state.status === 'sent') return { kind: 'skipped', reason: 'already-sent' }
-  if (state.status === 'failed' || state.status === 'suppressed')
+  if (state.status === 'failed' || state.status === 'suppressed' || state.status === 'cancelled')
     return { kind: 'skipped', reason: 'terminal' }
   // 'sending' with a live lock, or a row that changed hands between our claim and this read.
   throw new MessageLockedError(job.messageId, Math.max(0, Math.ceil(state.lockRemainingMs ?? 0)))
@@ -120,23 +128,30 @@ async function settleFailure(
   return error
 }
 
-function composeMail(message: ClaimedMessage, deps: SendDeps): OutgoingMail {
+async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<OutgoingMail> {
+  const envelope = { from: deps.mailFrom, to: message.toAddress, messageId: deps.messageIdFor(message.id) }
+  if (message.campaignId !== null) {
+    if (!deps.campaigns) throw new UndeliverableMessageError('this worker cannot render campaign mail')
+    if (!message.contact) throw new UndeliverableMessageError('the campaign contact no longer exists')
+    const rendered = await deps.campaigns.render({
+      tenantId: message.tenantId,
+      campaignId: message.campaignId,
+      messageId: message.id,
+      toAddress: message.toAddress,
+      contact: message.contact,
+    })
+    return { ...envelope, ...rendered }
+  }
   if (message.subject === null || (message.html === null && message.text === null)) {
-    throw new UndeliverableMessageError(
-      message.campaignId
-        ? 'campaign mail is rendered at send time, which this worker does not do yet'
-        : 'message has no rendered subject and body',
-    )
+    throw new UndeliverableMessageError('message has no rendered subject and body')
   }
   return {
-    from: deps.mailFrom,
-    to: message.toAddress,
+    ...envelope,
     subject: message.subject,
     ...(message.html !== null ? { html: message.html } : {}),
     ...(message.text !== null ? { text: message.text } : {}),
-    messageId: deps.messageIdFor(message.id),
     // RFC 3834: codes and resets are machine-sent; auto-responders must not answer them.
-    headers: message.campaignId ? {} : { 'Auto-Submitted': 'auto-generated' },
+    headers: { 'Auto-Submitted': 'auto-generated' },
   }
 }
 

@@ -1,8 +1,8 @@
 import type { SendFailure } from './send-failure'
 
 /**
- * The message row cannot become an email as it stands (e.g. campaign mail, whose content is rendered
- * from its campaign: not built yet). Permanent: it is marked failed and dead-lettered with this
+ * The message row cannot become an email as it stands (no content, or campaign mail whose campaign
+ * or contact is gone). Permanent: it is marked failed and dead-lettered with this
  * reason instead of being retried into the same wall.
  */
 export class UndeliverableMessageError extends Error implements SendFailure {

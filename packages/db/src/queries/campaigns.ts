@@ -1,4 +1,6 @@
 import {
+  CANCELLABLE_CAMPAIGN_STATUSES,
+  type CampaignCancellation,
   type CampaignFields,
   type CampaignStatus,
   type CampaignStore,
@@ -153,19 +155,63 @@ export function createCampaignStore(db: Executor): CampaignStore {
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
       return row?.status ?? null
     },
-    async cancelCampaign(input) {
-      const rows = await db
-        .update(campaigns)
-        .set({ status: 'cancelled', cancelledAt: input.now, updatedAt: input.now })
-        .where(
-          and(
-            eq(campaigns.tenantId, input.tenantId),
-            eq(campaigns.id, input.campaignId),
-            inArray(campaigns.status, editable),
-          ),
-        )
-        .returning({ id: campaigns.id })
-      return rows.length > 0
-    },
+    cancelCampaign: (input) => cancelCampaign(db, input),
+    countSentMessages: (query) => countSentMessages(db, query),
   }
+}
+
+/**
+ * The campaign → `cancelled` while it is still cancellable, then its messages not yet claimed for
+ * sending → `cancelled`, in one transaction. The campaign row goes first: its lock waits out a
+ * dispatch batch in progress (which holds it) and keeps the next batch off (it skips locked rows and,
+ * after the commit, cancelled campaigns), and the message update, a later statement, sees every row
+ * that batch inserted. A message a worker claimed first is `sending` and finishes; a queued one's job
+ * finds its row terminal and is skipped. Null when the status had moved on (sent, cancelled, gone).
+ */
+async function cancelCampaign(
+  db: Executor,
+  input: { tenantId: string; campaignId: string; now: Date },
+): Promise<CampaignCancellation | null> {
+  return db.transaction(async (tx) => {
+    const [campaign] = await tx
+      .update(campaigns)
+      .set({ status: 'cancelled', cancelledAt: input.now, updatedAt: input.now })
+      .where(
+        and(
+          eq(campaigns.tenantId, input.tenantId),
+          eq(campaigns.id, input.campaignId),
+          inArray(campaigns.status, [...CANCELLABLE_CAMPAIGN_STATUSES]),
+        ),
+      )
+      .returning({ id: campaigns.id })
+    if (!campaign) return null
+    // Counted in the statement: a large campaign holds back far too many rows to return their ids.
+    const [held] = await tx.execute<{ count: number }>(sql`
+      with held as (
+        update ${messages} set status = 'cancelled', updated_at = ${input.now.toISOString()}::timestamptz
+        where ${messages.tenantId} = ${input.tenantId}
+          and ${messages.campaignId} = ${input.campaignId}
+          and ${messages.status} in ('pending', 'queued')
+        returning 1
+      )
+      select count(*)::int as count from held`)
+    return { sent: await countSentMessages(tx, input), cancelled: held?.count ?? 0 }
+  })
+}
+
+async function countSentMessages(
+  db: Executor,
+  query: { tenantId: string; campaignId: string },
+): Promise<number> {
+  const [row] = await db
+    .select({ count: sql<number>`count(*)::int` })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.tenantId, query.tenantId),
+        eq(messages.campaignId, query.campaignId),
+        eq(messages.status, 'sent'),
+      ),
+    )
+  return row?.count ?? 0
 }

@@ -66,11 +66,27 @@ export async function claimMessage(
         where s.tenant_id = messages.tenant_id
           and s.email = lower(messages.to_address)
           and s.message_id is distinct from messages.id)`,
+      // Campaign mail: the contact as it is now (it is rendered at send time), and whether it left
+      // after dispatch, so an unsubscribe between dispatch and send is honoured.
+      contactId: messages.contactId,
+      contact: sql<{
+        name: string | null
+        attributes: Record<string, unknown>
+        unsubscribed: boolean
+      } | null>`(
+        select json_build_object('name', c.name, 'attributes', c.attributes, 'unsubscribed', c.unsubscribed_at is not null)
+        from contacts c where c.id = messages.contact_id and c.tenant_id = messages.tenant_id)`,
     })
   if (!row) return undefined
-  const { lockToken } = row
-  if (lockToken === null) throw new Error(`claim of message ${row.id} returned no lock token`)
-  return { ...row, lockToken }
+  const { lockToken, contactId, contact, ...rest } = row
+  if (lockToken === null) throw new Error(`claim of message ${rest.id} returned no lock token`)
+  return {
+    ...rest,
+    lockToken,
+    contact:
+      contactId && contact ? { id: contactId, name: contact.name, attributes: contact.attributes } : null,
+    recipientUnsubscribed: contact?.unsubscribed === true,
+  }
 }
 
 export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
@@ -95,11 +111,23 @@ export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<b
   return rows.length > 0
 }
 
-/** Back to queued with the lock cleared, so BullMQ's retry can claim it at once. */
+/**
+ * Back to queued with the lock cleared, so BullMQ's retry can claim it at once; or to cancelled when
+ * its campaign was cancelled while this attempt was sending, so the retry finds nothing to send.
+ */
 export async function releaseMessage(db: Executor, claim: HeldClaim & { error: string }): Promise<boolean> {
   const rows = await db
     .update(messages)
-    .set({ status: 'queued', lastError: clip(claim.error), ...unlocked })
+    .set({
+      // Qualified by hand: drizzle would render the columns unqualified, and inside this subquery
+      // "tenant_id" would then be the campaign's own.
+      status: sql`case when exists (
+          select 1 from campaigns c
+          where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
+        then 'cancelled' else 'queued' end`,
+      lastError: clip(claim.error),
+      ...unlocked,
+    })
     .where(byHolder(claim))
     .returning({ id: messages.id })
   return rows.length > 0
@@ -117,10 +145,13 @@ export async function markMessageFailed(
   return rows.length > 0
 }
 
-export async function markMessageSuppressed(db: Executor, claim: HeldClaim): Promise<boolean> {
+export async function markMessageSuppressed(
+  db: Executor,
+  claim: HeldClaim & { reason: string },
+): Promise<boolean> {
   const rows = await db
     .update(messages)
-    .set({ status: 'suppressed', lastError: 'recipient is on the tenant suppression list', ...unlocked })
+    .set({ status: 'suppressed', lastError: claim.reason, ...unlocked })
     .where(byHolder(claim))
     .returning({ id: messages.id })
   return rows.length > 0

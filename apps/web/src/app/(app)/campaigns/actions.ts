@@ -52,12 +52,14 @@ export async function saveCampaignAction(_state: EditorState, form: FormData): P
   redirect(`/campaigns/${id}`)
 }
 
+/** Cancels a campaign at any point before it is sent; the notice says how many were held back and how many went. */
 export async function cancelCampaignAction(form: FormData): Promise<void> {
   const session = await requireTenantSession()
   const campaignId = String(form.get('campaignId') ?? '')
   if (!isUuid(campaignId)) notFound()
+  let result: { sent: number; cancelled: number }
   try {
-    await cancelCampaign(
+    result = await cancelCampaign(
       { tenantId: session.tenantId, campaignId },
       { store: createCampaignStore(container().database.db), clock: { now } },
     )
@@ -68,7 +70,7 @@ export async function cancelCampaignAction(form: FormData): Promise<void> {
     throw error
   }
   revalidatePath('/campaigns')
-  redirect(`/campaigns/${campaignId}?notice=cancelled`)
+  redirect(`/campaigns/${campaignId}?notice=cancelled&held=${result.cancelled}&went=${result.sent}`)
 }
 
 /** The live preview: the campaign rendered for one of the tenant's contacts. */

@@ -1,5 +1,6 @@
-import { contacts, lists, messages, suppressions } from '@fairlane/db'
+import { campaigns, contacts, lists, type MessageStatus, messages, suppressions } from '@fairlane/db'
 import { setupTestEnvironment } from '@fairlane/testing'
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   createWebHarness,
@@ -11,6 +12,7 @@ import {
 import type { ApiDeps } from './deps'
 import { getCampaign } from './get-campaign'
 import { postCampaign } from './post-campaign'
+import { postCampaignCancel } from './post-campaign-cancel'
 
 const env = setupTestEnvironment('web-campaigns')
 
@@ -221,7 +223,7 @@ describe('GET /api/v1/campaigns/:id', () => {
       id,
       status: 'scheduled',
       sendAt: created.sendAt,
-      counts: { pending: 1, queued: 1, sent: 1, failed: 0, suppressed: 1 },
+      counts: { pending: 1, queued: 1, sent: 1, failed: 0, suppressed: 1, cancelled: 0 },
     })
   })
 
@@ -236,5 +238,97 @@ describe('GET /api/v1/campaigns/:id', () => {
       expect(response.status).toBe(404)
       expect((await errorOf(response)).code).toBe('not_found')
     }
+  })
+})
+
+describe('POST /api/v1/campaigns/:id/cancel', () => {
+  const cancel = (id: string, key = acme.apiKey) =>
+    postCampaignCancel(
+      jsonRequest(`/api/v1/campaigns/${id}/cancel`, { token: key, method: 'POST' }),
+      id,
+      deps,
+    )
+
+  /** A campaign of acme's, moved to `status` as the worker would, with one message per status listed. */
+  async function campaignIn(status: 'sending' | 'sent', statuses: MessageStatus[]) {
+    const id = (await readJson(await post({ ...base, sendAt: future() }))).id as string
+    const { db } = harness.database
+    await db.update(campaigns).set({ status, recipientCount: statuses.length }).where(eq(campaigns.id, id))
+    await db.insert(messages).values(
+      statuses.map((messageStatus, i) => ({
+        tenantId: acme.tenantId,
+        campaignId: id,
+        lane: 'bulk' as const,
+        status: messageStatus,
+        toAddress: `c${i}@example.com`,
+        sentAt: messageStatus === 'sent' ? new Date() : null,
+      })),
+    )
+    return id
+  }
+
+  it('cancels a sending campaign: 200 with what went and what was held back', async () => {
+    const id = await campaignIn('sending', [
+      'sent',
+      'sent',
+      'sending',
+      'queued',
+      'pending',
+      'pending',
+      'failed',
+    ])
+    const response = await cancel(id)
+    expect(response.status).toBe(200)
+    expect(await readJson(response)).toEqual({ id, status: 'cancelled', sent: 2, cancelled: 3 })
+    expect(await readJson(await get(id))).toMatchObject({
+      status: 'cancelled',
+      counts: { pending: 0, queued: 1, sent: 2, failed: 1, suppressed: 0, cancelled: 3 },
+    })
+    const again = await cancel(id)
+    expect(again.status).toBe(200)
+    expect(await readJson(again)).toEqual({ id, status: 'cancelled', sent: 2, cancelled: 0 })
+  })
+
+  it('cancels a scheduled campaign with nothing to hold back', async () => {
+    const id = (await readJson(await post({ ...base, sendAt: future() }))).id as string
+    expect(await readJson(await cancel(id))).toEqual({ id, status: 'cancelled', sent: 0, cancelled: 0 })
+  })
+
+  it('answers 409 for a sent campaign and changes nothing', async () => {
+    const id = await campaignIn('sent', ['sent', 'failed'])
+    const response = await cancel(id)
+    expect(response.status).toBe(409)
+    const error = await errorOf(response)
+    expect(error.code).toBe('conflict')
+    expect(error.message).toMatch(/already sent/)
+    expect(await readJson(await get(id))).toMatchObject({ status: 'sent' })
+  })
+
+  it("answers 404 for another tenant's campaign, touching nothing, and for malformed or unknown ids", async () => {
+    const id = await campaignIn('sending', ['pending', 'queued'])
+    for (const [target, key] of [
+      [id, globex.apiKey],
+      ['not-a-uuid', acme.apiKey],
+      ['00000000-0000-4000-8000-000000000000', acme.apiKey],
+    ] as const) {
+      const response = await cancel(target, key)
+      expect(response.status).toBe(404)
+      expect((await errorOf(response)).code).toBe('not_found')
+    }
+    expect(await readJson(await get(id))).toMatchObject({
+      status: 'sending',
+      counts: { pending: 1, queued: 1, cancelled: 0 },
+    })
+  })
+
+  it('needs an API key', async () => {
+    const id = (await readJson(await post({ ...base, sendAt: future() }))).id as string
+    const response = await postCampaignCancel(
+      jsonRequest(`/api/v1/campaigns/${id}/cancel`, { method: 'POST' }),
+      id,
+      deps,
+    )
+    expect(response.status).toBe(401)
+    expect(await readJson(await get(id))).toMatchObject({ status: 'scheduled' })
   })
 })

@@ -2,32 +2,30 @@
 
 import type { CampaignCounts } from '@fairlane/db/queries/campaigns'
 import { useEffect, useState } from 'react'
+import type { CampaignProgressView } from '@/server/campaigns/campaign-progress'
 import styles from '../campaigns.module.css'
+import { pollIntervalMs, progressPercent } from './live-progress'
+import { SendsChart } from './sends-chart'
 
-const POLL_MS = 2000
 const LABELS: [keyof CampaignCounts, string][] = [
   ['pending', 'Pending'],
   ['queued', 'Queued'],
   ['sent', 'Sent'],
   ['failed', 'Failed'],
   ['suppressed', 'Suppressed'],
+  ['cancelled', 'Cancelled'],
 ]
 
 /**
- * Status and counts, refreshed every 2 s from `/campaigns/:id/status` while the page is open. The
- * server-rendered numbers show first (and stay, without JavaScript); polling stops when hidden.
+ * Status, progress, counts and sends per second, refreshed from `/campaigns/:id/status` while the
+ * page is open and visible: every second while mail goes out, until the campaign is done (see
+ * `pollIntervalMs`). The server-rendered numbers show first, and stay without JavaScript.
  */
-export function LiveCounts({
-  campaignId,
-  initialStatus,
-  initialCounts,
-}: {
-  campaignId: string
-  initialStatus: string
-  initialCounts: CampaignCounts
-}) {
-  const [data, setData] = useState({ status: initialStatus, counts: initialCounts })
+export function LiveCounts({ campaignId, initial }: { campaignId: string; initial: CampaignProgressView }) {
+  const [data, setData] = useState(initial)
+  const intervalMs = pollIntervalMs(data)
   useEffect(() => {
+    if (intervalMs === null) return
     let stopped = false
     const poll = async () => {
       if (document.visibilityState !== 'visible') return
@@ -40,28 +38,59 @@ export function LiveCounts({
     }
     const timer = setInterval(() => {
       poll().catch(() => {})
-    }, POLL_MS)
+    }, intervalMs)
     return () => {
       stopped = true
       clearInterval(timer)
     }
-  }, [campaignId])
+  }, [campaignId, intervalMs])
+  const percent = progressPercent(data.progress)
+  const { sent, failed, suppressed, cancelled } = data.counts
+  const terminal = sent + failed + suppressed + cancelled
+  const doneText = `${terminal.toLocaleString('en')} of ${data.recipientCount.toLocaleString('en')} messages done`
   return (
-    <div aria-live="polite">
-      <p>
-        Status:{' '}
-        <span className={`badge badge-${data.status}`} data-testid="campaign-status">
-          {data.status}
-        </span>
-      </p>
-      <dl className={styles.counts}>
-        {LABELS.map(([key, label]) => (
-          <div key={key}>
-            <dt>{label}</dt>
-            <dd data-testid={`count-${key}`}>{data.counts[key]}</dd>
+    <div className={styles.live}>
+      <div>
+        {/* Only the status is announced: the numbers change every second while sending. */}
+        <p aria-live="polite">
+          Status:{' '}
+          <span className={`badge badge-${data.status}`} data-testid="campaign-status">
+            {data.status}
+          </span>
+        </p>
+        <div className={styles.progressRow}>
+          <div
+            className={styles.progressTrack}
+            role="progressbar"
+            aria-labelledby="progress-title"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+            aria-valuetext={data.recipientCount > 0 ? `${percent}% (${doneText})` : `${percent}%`}
+            data-testid="campaign-progress"
+            data-progress={percent}
+          >
+            <div className={styles.progressFill} style={{ width: `${percent}%` }} />
           </div>
-        ))}
-      </dl>
+          <span className={styles.percent}>{percent}%</span>
+        </div>
+        <p className="muted">
+          {data.recipientCount > 0
+            ? doneText
+            : data.status === 'cancelled'
+              ? 'Cancelled before dispatch: no messages were created.'
+              : 'No messages yet: they are created when the campaign is dispatched.'}
+        </p>
+        <dl className={styles.counts}>
+          {LABELS.map(([key, label]) => (
+            <div key={key}>
+              <dt>{label}</dt>
+              <dd data-testid={`count-${key}`}>{data.counts[key]}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+      {data.counts.sent > 0 ? <SendsChart points={data.sendsPerSecond} /> : null}
     </div>
   )
 }

@@ -1,10 +1,11 @@
-import { isEditableCampaign } from '@fairlane/core'
+import { isCancellableCampaign, isEditableCampaign } from '@fairlane/core'
 import { countAudience } from '@fairlane/db/queries/audience'
-import { campaignMessageCounts, findCampaign } from '@fairlane/db/queries/campaigns'
+import { findCampaign } from '@fairlane/db/queries/campaigns'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
+import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { cancelCampaignAction } from '../actions'
@@ -17,10 +18,21 @@ export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Campaign' }
 
+type Search = { notice?: string; confirm?: string; held?: string; went?: string }
+
 const NOTICES: Record<string, string> = {
-  cancelled: 'The campaign is cancelled. Nothing will be sent.',
-  'not-cancellable': 'This campaign has started sending and can no longer be cancelled.',
+  'not-cancellable': 'This campaign has already been sent; there was nothing left to cancel.',
   'not-editable': 'Only draft and scheduled campaigns can be edited.',
+}
+
+const count = (value: string | undefined) => Math.max(0, Number.parseInt(value ?? '', 10) || 0)
+
+function noticeText(search: Search): string | undefined {
+  if (search.notice !== 'cancelled') return search.notice ? NOTICES[search.notice] : undefined
+  const held = count(search.held)
+  const went = count(search.went)
+  if (held === 0 && went === 0) return 'The campaign is cancelled. Nothing will be sent.'
+  return `Cancelled: ${held.toLocaleString('en')} not sent, ${went.toLocaleString('en')} already went. Any being handed over right now still go; the counts below keep up.`
 }
 
 export default async function CampaignPage({
@@ -28,42 +40,37 @@ export default async function CampaignPage({
   searchParams,
 }: {
   params: Promise<{ id: string }>
-  searchParams: Promise<{ notice?: string; confirm?: string }>
+  searchParams: Promise<Search>
 }) {
   const session = await requireTenantSession()
   const { id } = await params
-  const { notice, confirm } = await searchParams
+  const search = await searchParams
   const { db } = container().database
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
   const campaign = isUuid(id) ? await findCampaign(db, { tenantId: session.tenantId, campaignId: id }) : null
   if (!campaign) notFound()
-  const [counts, audience] = await Promise.all([
-    campaignMessageCounts(db, { tenantId: session.tenantId, campaignIds: [campaign.id] }),
+  const [progress, audience] = await Promise.all([
+    loadCampaignProgress(db, { tenantId: session.tenantId, campaign, now: new Date() }),
     countAudience(db, { tenantId: session.tenantId, listId: campaign.listId }),
   ])
   const when = scheduleText(campaign)
   const editable = isEditableCampaign(campaign.status)
-  const noticeText = notice ? NOTICES[notice] : undefined
+  const cancellable = isCancellableCampaign(campaign.status)
+  const notice = noticeText(search)
   return (
     <>
       <div className="page-header">
         <h1>{campaign.name}</h1>
         <Link href="/campaigns">All campaigns</Link>
       </div>
-      {noticeText ? (
+      {notice ? (
         <p className="notice" role="status">
-          {noticeText}
+          {notice}
         </p>
       ) : null}
       <section className="card" aria-labelledby="progress-title">
         <h2 id="progress-title">Progress</h2>
-        <LiveCounts
-          campaignId={campaign.id}
-          initialStatus={campaign.status}
-          initialCounts={
-            counts.get(campaign.id) ?? { pending: 0, queued: 0, sent: 0, failed: 0, suppressed: 0 }
-          }
-        />
+        <LiveCounts campaignId={campaign.id} initial={progress} />
       </section>
       <section className="card" aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
@@ -82,13 +89,17 @@ export default async function CampaignPage({
           <dd data-testid="send-utc">{when?.utc ?? '—'}</dd>
         </dl>
       </section>
-      {editable ? (
+      {cancellable ? (
         <section className="card" aria-labelledby="actions-title">
-          <h2 id="actions-title">Change it</h2>
-          {confirm === 'cancel' ? (
+          <h2 id="actions-title">{editable ? 'Change it' : 'Stop it'}</h2>
+          {search.confirm === 'cancel' ? (
             <form action={cancelCampaignAction} className={styles.actions}>
               <input type="hidden" name="campaignId" value={campaign.id} />
-              <p>Cancel “{campaign.name}”? It will not be sent, and it cannot be scheduled again.</p>
+              <p>
+                {editable
+                  ? `Cancel “${campaign.name}”? It will not be sent, and it cannot be scheduled again.`
+                  : `Cancel “${campaign.name}” while it is sending? Messages not yet sent are held back; those already sent cannot be recalled. It cannot be resumed.`}
+              </p>
               <button type="submit" className="button-danger">
                 Yes, cancel the campaign
               </button>
@@ -96,9 +107,11 @@ export default async function CampaignPage({
             </form>
           ) : (
             <div className={styles.actions}>
-              <Link href={`/campaigns/${campaign.id}/edit`} className="button">
-                Edit
-              </Link>
+              {editable ? (
+                <Link href={`/campaigns/${campaign.id}/edit`} className="button">
+                  Edit
+                </Link>
+              ) : null}
               <Link href={`/campaigns/${campaign.id}?confirm=cancel`} className="button-danger">
                 Cancel campaign…
               </Link>

@@ -1,5 +1,6 @@
-import { campaignMessageCounts, findCampaign } from '@fairlane/db/queries/campaigns'
+import { findCampaign } from '@fairlane/db/queries/campaigns'
 import { getTenantSession } from '@/server/auth/session'
+import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 
@@ -7,7 +8,10 @@ export const dynamic = 'force-dynamic'
 
 const NO_STORE = { 'cache-control': 'no-store' }
 
-/** The campaign page's live status and counts (session-authenticated JSON, polled every 2 s). */
+/**
+ * The campaign page's live numbers (session-authenticated JSON, polled every second or two):
+ * `{ status, counts, recipientCount, progress, sendsPerSecond: [{ t, sent }] }`.
+ */
 export async function GET(
   _request: Request,
   context: { params: Promise<{ id: string }> },
@@ -28,6 +32,6 @@ export async function GET(
       { status: 404, headers: NO_STORE },
     )
   }
-  const counts = await campaignMessageCounts(db, { tenantId: session.tenantId, campaignIds: [campaign.id] })
-  return Response.json({ status: campaign.status, counts: counts.get(campaign.id) }, { headers: NO_STORE })
+  const view = await loadCampaignProgress(db, { tenantId: session.tenantId, campaign, now: new Date() })
+  return Response.json(view, { headers: NO_STORE })
 }

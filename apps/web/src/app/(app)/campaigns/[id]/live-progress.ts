@@ -1,0 +1,31 @@
+import type { CampaignStatus } from '@fairlane/core'
+import type { CampaignCounts } from '@fairlane/db/queries/campaigns'
+
+/**
+ * How often the campaign page asks for fresh numbers, or null to stop: every second while mail is
+ * going out, every two while it waits for its time, never once it is done. A cancelled campaign is
+ * done when the mail that was already being handed to SMTP has finished (`queued` then counts only
+ * `sending` rows: cancelling turned the queued ones into `cancelled`).
+ */
+export function pollIntervalMs(view: { status: CampaignStatus; counts: CampaignCounts }): number | null {
+  switch (view.status) {
+    case 'dispatching':
+    case 'sending':
+      return 1000
+    case 'draft':
+    case 'scheduled':
+      return 2000
+    case 'cancelled':
+      return view.counts.pending + view.counts.queued > 0 ? 1000 : null
+    case 'sent':
+      return null
+  }
+}
+
+/**
+ * Whole percent, rounded down so that 100 means finished rather than nearly so. The epsilon keeps
+ * binary fractions such as 0.29 × 100 = 28.999… from losing a percent.
+ */
+export function progressPercent(progress: number): number {
+  return Math.floor(progress * 100 + 1e-9)
+}

@@ -1,0 +1,191 @@
+import type { Database } from '@fairlane/db'
+import { claimBulkRelease, findBulkBacklog } from '@fairlane/db/queries/pacer'
+import { createPacerState, planRelease, settleRelease } from '@fairlane/fairness'
+import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
+import type { Queue } from 'bullmq'
+import type { Logger } from 'pino'
+import type { Sql } from 'postgres'
+import type { WorkerMetrics } from '../metrics'
+import { createWakeSignal } from '../wake-signal'
+
+export const PACER_TUNING = {
+  /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
+  tickMs: 100,
+  /** Between ticks with nothing pending (a dispatch in this process also wakes the pacer at once). */
+  idleTickMs: 250,
+  /** How often a follower asks whether the leader is gone. */
+  followerRetryMs: 1_000,
+}
+
+export interface PacerOptions {
+  db: Database
+  /** The pool's client: leadership is a session advisory lock held on one reserved connection. */
+  sql: Sql
+  bulkQueue: Pick<Queue, 'addBulk' | 'getJobCounts'>
+  /** Jobs the bulk queue may hold (waiting + active + delayed): a few seconds of bulk capacity. */
+  highWater: number
+  /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
+  horizonMs: number
+  tickMs?: number
+  idleTickMs?: number
+  followerRetryMs?: number
+  logger: Logger
+  metrics: Pick<WorkerMetrics, 'pacerReleased' | 'pacerTicks' | 'pacerBacklog' | 'pacerBacklogTenants'>
+}
+
+export interface Pacer {
+  /** A dispatch just created pending mail: tick now rather than at the next interval. */
+  wake(): void
+  stop(): Promise<void>
+}
+
+/** `pg_advisory_lock` key of the pacer's leadership ("fl-pacer" in ASCII, truncated to 63 bits). */
+export const PACER_LOCK_KEY = 0x666c2d7061636572n & 0x7fffffffffffffffn
+
+export type TickResult = 'released' | 'full' | 'idle'
+
+/**
+ * The bulk pacer: one leader across all worker processes (a session advisory lock on a reserved
+ * connection; when that connection dies PostgreSQL frees the lock and another process takes over).
+ * Each tick it reads the bulk queue's depth and, under the high-water mark, releases pending rows
+ * in weighted deficit round robin (`@fairlane/fairness`), interleaved, so Redis holds a few seconds
+ * of work however large the backlogs in PostgreSQL are.
+ */
+export function startPacer(options: PacerOptions): Pacer {
+  const tickMs = options.tickMs ?? PACER_TUNING.tickMs
+  const idleTickMs = options.idleTickMs ?? PACER_TUNING.idleTickMs
+  const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
+  const signal = createWakeSignal()
+  const state = createPacerState()
+  let stopped = false
+  let leader: Awaited<ReturnType<Sql['reserve']>> | undefined
+
+  async function lead(): Promise<boolean> {
+    if (leader) {
+      try {
+        await leader`select 1`
+        return true
+      } catch (error) {
+        options.logger.warn({ err: (error as Error).message }, 'pacer lost its leadership connection')
+        dropLeadership()
+      }
+    }
+    const reserved = await options.sql.reserve()
+    try {
+      const [row] = await reserved<
+        { locked: boolean }[]
+      >`select pg_try_advisory_lock(${PACER_LOCK_KEY.toString()}::bigint) as locked`
+      if (row?.locked) {
+        leader = reserved
+        options.logger.info('pacer is the leader')
+        return true
+      }
+    } catch (error) {
+      options.logger.warn({ err: (error as Error).message }, 'pacer leadership check failed')
+    }
+    reserved.release()
+    return false
+  }
+
+  function dropLeadership(): void {
+    const held = leader
+    leader = undefined
+    if (!held) return
+    // Unlock explicitly on a clean stop; on a broken connection PostgreSQL has already let go.
+    held`select pg_advisory_unlock(${PACER_LOCK_KEY.toString()}::bigint)`
+      .catch(() => {})
+      .finally(() => held.release())
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      let pause = idleTickMs
+      try {
+        if (await lead()) {
+          const result = await paceOnce(options, state)
+          options.metrics.pacerTicks.inc({ result })
+          pause = result === 'idle' ? idleTickMs : tickMs
+        } else {
+          options.metrics.pacerTicks.inc({ result: 'follower' })
+          pause = followerRetryMs
+        }
+      } catch (error) {
+        options.metrics.pacerTicks.inc({ result: 'error' })
+        options.logger.warn({ err: (error as Error).message }, 'pacer tick failed; retrying')
+        pause = followerRetryMs
+      }
+      if (stopped) break
+      await signal.sleep(pause)
+    }
+    dropLeadership()
+  }
+
+  const running = loop()
+  return {
+    wake: () => signal.wake(),
+    async stop() {
+      stopped = true
+      signal.interrupt()
+      await running
+    },
+  }
+}
+
+/**
+ * One tick: free slots = high water − (waiting + active + delayed + prioritized); plan the release
+ * over the tenants with backlog; claim the rows and add their jobs in one transaction (a failed
+ * `addBulk` rolls the claim back; a crash after it leaves pending rows whose jobs still deliver
+ * them once, since the send's claim accepts pending rows and the job ids are stable).
+ */
+export async function paceOnce(
+  options: Pick<PacerOptions, 'db' | 'bulkQueue' | 'highWater' | 'horizonMs' | 'logger' | 'metrics'>,
+  state: ReturnType<typeof createPacerState>,
+  now: () => number = Date.now,
+): Promise<TickResult> {
+  const counts = await options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+  const depth = Object.values(counts).reduce((sum, count) => sum + count, 0)
+  const capacity = Math.max(0, options.highWater - depth)
+  if (capacity === 0) return 'full'
+
+  const tenants = await findBulkBacklog(options.db, { cap: options.highWater })
+  options.metrics.pacerBacklogTenants.set(tenants.length)
+  options.metrics.pacerBacklog.set(tenants.reduce((sum, tenant) => sum + tenant.backlog, 0))
+  if (tenants.length === 0) return 'idle'
+
+  const plan = planRelease(state, { tenants, capacity, nowMs: now() }, { horizonMs: options.horizonMs })
+  if (plan.order.length === 0) return 'full'
+
+  const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
+  const released = await options.db.transaction(async (tx) => {
+    const rows = await claimBulkRelease(tx, quotas)
+    const byTenant = new Map<string, typeof rows>()
+    for (const row of rows) {
+      const list = byTenant.get(row.tenantId)
+      if (list) list.push(row)
+      else byTenant.set(row.tenantId, [row])
+    }
+    // Jobs in the plan's interleaved order, so no tenant's batch sits in front of everyone else's.
+    const jobs = []
+    for (const tenantId of plan.order) {
+      const row = byTenant.get(tenantId)?.shift()
+      if (!row) continue
+      const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
+      jobs.push({
+        name: SEND_JOB_NAME,
+        data,
+        opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
+      })
+    }
+    if (jobs.length > 0) await options.bulkQueue.addBulk(jobs)
+    return rows
+  })
+
+  const releasedBy = new Map<string, number>()
+  for (const row of released) releasedBy.set(row.tenantId, (releasedBy.get(row.tenantId) ?? 0) + 1)
+  for (const { tenantId, count } of quotas) {
+    const got = releasedBy.get(tenantId) ?? 0
+    if (got < count) settleRelease(state, { tenantId, planned: count, released: got })
+  }
+  options.metrics.pacerReleased.inc(released.length)
+  return released.length > 0 ? 'released' : 'idle'
+}

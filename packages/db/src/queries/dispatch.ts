@@ -1,0 +1,149 @@
+import { sql } from 'drizzle-orm'
+import type { Database, Executor } from '../client'
+
+/**
+ * Campaign dispatch: a due campaign's audience becomes one `messages` row per contact, in batches
+ * of contacts walked by id (keyset), each batch its own short transaction that also moves the
+ * campaign's cursor. Nothing is loaded into the worker: the page is read and inserted by one
+ * statement. `unique (campaign_id, contact_id)` with ON CONFLICT DO NOTHING makes a batch that is
+ * run twice (a dispatcher killed after its COMMIT was lost, two dispatchers) add nothing twice.
+ *
+ * Unsubscribed and suppressed contacts are written as `suppressed` rows rather than skipped, so the
+ * campaign's counts say how many were left out and why (`last_error`), from the same table.
+ */
+
+export interface DispatchTarget {
+  id: string
+  tenantId: string
+}
+
+/** Scheduled campaigns whose time has come, and dispatches left unfinished (a dispatcher died). */
+export async function findDispatchableCampaigns(
+  db: Executor,
+  input: { limit: number },
+): Promise<DispatchTarget[]> {
+  const rows = await db.execute<{ id: string; tenant_id: string }>(sql`
+    select id, tenant_id from campaigns
+    where (status = 'scheduled' and send_at <= now()) or status = 'dispatching'
+    order by send_at nulls first
+    limit ${input.limit}`)
+  return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id }))
+}
+
+/** Scheduled campaigns due within the next `withinMs`, with how long until each is due (by the database's clock). */
+export async function findCampaignsDueSoon(
+  db: Executor,
+  input: { withinMs: number; limit: number },
+): Promise<Array<DispatchTarget & { dueInMs: number; sendAtMs: number }>> {
+  const rows = await db.execute<{ id: string; tenant_id: string; due_in_ms: number; send_at_ms: number }>(sql`
+    select id, tenant_id,
+      (extract(epoch from (send_at - now())) * 1000)::float8 as due_in_ms,
+      (extract(epoch from send_at) * 1000)::float8 as send_at_ms
+    from campaigns
+    where status = 'scheduled'
+      and send_at > now()
+      and send_at <= now() + ${Math.ceil(input.withinMs)}::int * interval '1 millisecond'
+    order by send_at
+    limit ${input.limit}`)
+  return rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    dueInMs: Number(row.due_in_ms),
+    sendAtMs: Number(row.send_at_ms),
+  }))
+}
+
+export type DispatchBatchResult =
+  /** Another dispatcher holds the campaign right now, or it is no longer scheduled/dispatching (sent, cancelled). */
+  { kind: 'skipped' } | { kind: 'batch'; inserted: number; excluded: number; done: boolean }
+
+/**
+ * One batch of a campaign's dispatch, in one transaction: lock the campaign row (SKIP LOCKED, so a
+ * second dispatcher moves on instead of waiting), insert the next `batchSize` contacts after the
+ * cursor as messages, move the cursor, and mark the campaign `sending` after the last page. A
+ * cancelled campaign is never locked here, so cancelling stops dispatch at the next batch.
+ */
+export async function dispatchCampaignBatch(
+  db: Database,
+  input: { campaignId: string; batchSize: number },
+): Promise<DispatchBatchResult> {
+  return db.transaction(async (tx) => {
+    const [campaign] = await tx.execute<{
+      tenant_id: string
+      list_id: string | null
+      dispatch_cursor: string | null
+    }>(sql`
+      select tenant_id, list_id, dispatch_cursor from campaigns
+      where id = ${input.campaignId}
+        and ((status = 'scheduled' and send_at <= now()) or status = 'dispatching')
+      for update skip locked`)
+    if (!campaign) return { kind: 'skipped' }
+
+    const { tenant_id: tenantId, list_id: listId, dispatch_cursor: cursor } = campaign
+    const member = listId
+      ? sql`join list_members lm on lm.contact_id = c.id and lm.list_id = ${listId} and lm.tenant_id = ${tenantId}`
+      : sql``
+    const after = cursor ? sql`and c.id > ${cursor}` : sql``
+    const [result] = await tx.execute<{
+      scanned: number
+      last_id: string | null
+      inserted: number
+      excluded: number
+    }>(sql`
+      with page as (
+        select c.id, c.email,
+          case
+            when c.unsubscribed_at is not null then 'unsubscribed'
+            when s.email is not null then 'suppressed: ' || s.reason
+          end as excluded
+        from contacts c
+        ${member}
+        left join suppressions s on s.tenant_id = c.tenant_id and s.email = c.email
+        where c.tenant_id = ${tenantId} ${after}
+        order by c.id
+        limit ${input.batchSize}
+      ), inserted as (
+        insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, last_error)
+        select ${tenantId}, ${input.campaignId}, id, 'bulk',
+          case when excluded is null then 'pending' else 'suppressed' end,
+          email, excluded
+        from page
+        order by id
+        on conflict (campaign_id, contact_id) do nothing
+        returning status
+      )
+      select
+        (select count(*) from page)::int as scanned,
+        (select id from page order by id desc limit 1) as last_id,
+        (select count(*) from inserted)::int as inserted,
+        (select count(*) from inserted where status = 'suppressed')::int as excluded`)
+    if (!result) throw new Error('dispatch batch returned no summary row')
+
+    const done = result.scanned < input.batchSize
+    await tx.execute(sql`
+      update campaigns set
+        status = ${done ? 'sending' : 'dispatching'},
+        dispatch_cursor = coalesce(${result.last_id}::uuid, dispatch_cursor),
+        recipient_count = recipient_count + ${result.inserted},
+        dispatched_at = coalesce(dispatched_at, now()),
+        updated_at = now()
+      where id = ${input.campaignId}`)
+    return { kind: 'batch', inserted: result.inserted, excluded: result.excluded, done }
+  })
+}
+
+/**
+ * Campaigns whose every message is terminal become `sent`. Served per campaign by the
+ * tenant/campaign/status index; runs on the dispatcher's tick.
+ */
+export async function completeFinishedCampaigns(db: Executor): Promise<DispatchTarget[]> {
+  const rows = await db.execute<{ id: string; tenant_id: string }>(sql`
+    update campaigns c set status = 'sent', completed_at = now(), updated_at = now()
+    where c.status = 'sending'
+      and not exists (
+        select 1 from messages m
+        where m.tenant_id = c.tenant_id and m.campaign_id = c.id
+          and m.status in ('pending', 'queued', 'sending'))
+    returning c.id, c.tenant_id`)
+  return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id }))
+}

@@ -1,0 +1,99 @@
+import { sql } from 'drizzle-orm'
+import type { Executor, Transaction } from '../client'
+
+/** A tenant with pending bulk mail, its plan, and its backlog counted up to the pacer's cap. */
+export interface BacklogTenant {
+  tenantId: string
+  ratePerSec: number
+  burst: number
+  weight: number
+  /** Pending bulk rows, counted up to `cap`: the pacer never releases more than that in one tick. */
+  backlog: number
+}
+
+/**
+ * Every tenant with pending bulk mail, found by a loose index scan (one index probe per tenant on
+ * the partial backlog index), so the cost follows the number of tenants waiting, not the millions
+ * of rows they wait with.
+ */
+export async function findBulkBacklog(db: Executor, input: { cap: number }): Promise<BacklogTenant[]> {
+  const rows = await db.execute<{
+    tenant_id: string
+    rate_per_sec: number
+    burst: number
+    weight: number
+    backlog: number
+  }>(sql`
+    with recursive waiting(tenant_id) as (
+      (select tenant_id from messages
+        where status = 'pending' and lane = 'bulk'
+        order by tenant_id limit 1)
+      union all
+      select (select m.tenant_id from messages m
+               where m.status = 'pending' and m.lane = 'bulk' and m.tenant_id > w.tenant_id
+               order by m.tenant_id limit 1)
+      from waiting w where w.tenant_id is not null
+    )
+    select w.tenant_id, t.rate_per_sec, t.burst, t.weight,
+      (select count(*) from (
+        select 1 from messages m
+        where m.tenant_id = w.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+        limit ${input.cap}) capped)::int as backlog
+    from waiting w join tenants t on t.id = w.tenant_id
+    where w.tenant_id is not null`)
+  return rows.map((row) => ({
+    tenantId: row.tenant_id,
+    ratePerSec: row.rate_per_sec,
+    burst: row.burst,
+    weight: row.weight,
+    backlog: row.backlog,
+  }))
+}
+
+export interface ReleasedMessage {
+  messageId: string
+  tenantId: string
+  generation: number
+}
+
+/**
+ * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`, locked
+ * until the caller's transaction ends. The caller adds their jobs before it commits, so a pacer
+ * that dies in between leaves the rows pending (and any job it added finds them claimable: the
+ * send's own claim accepts pending rows); SKIP LOCKED keeps a second pacer off the same rows.
+ */
+export async function claimBulkRelease(
+  tx: Transaction,
+  quotas: ReadonlyArray<{ tenantId: string; count: number }>,
+): Promise<ReleasedMessage[]> {
+  const wanted = quotas.filter((quota) => quota.count > 0)
+  if (wanted.length === 0) return []
+  const values = sql.join(
+    wanted.map((quota) => sql`(${quota.tenantId}::uuid, ${Math.floor(quota.count)}::int)`),
+    sql`, `,
+  )
+  const rows = await tx.execute<{ id: string; tenant_id: string; generation: number }>(sql`
+    update messages set status = 'queued', queued_at = now(), updated_at = now()
+    where id in (
+      select picked.id
+      from (values ${values}) as quota(tenant_id, n)
+      cross join lateral (
+        select m.id from messages m
+        where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+        order by m.created_at, m.id
+        limit quota.n
+        for update skip locked
+      ) picked)
+    returning id, tenant_id, generation`)
+  return rows.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
+}
+
+/** A tenant's bucket plan, read by the lane workers' plan cache. */
+export async function findTenantPlan(
+  db: Executor,
+  tenantId: string,
+): Promise<{ ratePerSec: number; burst: number; weight: number } | undefined> {
+  const [row] = await db.execute<{ rate_per_sec: number; burst: number; weight: number }>(sql`
+    select rate_per_sec, burst, weight from tenants where id = ${tenantId}`)
+  return row ? { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight } : undefined
+}

@@ -1,0 +1,81 @@
+/**
+ * The Lua behind `token-buckets.ts`, one atomic script per operation, mirroring `gcra.ts` (`decide`,
+ * `reserveDeferralSlot`). Both read the Redis server clock (`TIME`, allowed in scripts since Redis 5
+ * replicates effects), so the clocks of the workers calling them never matter. Times are stored as
+ * milliseconds with three decimals, so nothing is lost to rounding at the microsecond clock.
+ * Every key of one bucket shares the hash tag `{<bucket>}`, so the scripts work on Redis Cluster.
+ */
+
+/**
+ * Takes one token from a bucket; without one, reserves the caller a deferral slot and counts the
+ * refusal. A refusal spends nothing: `tat` only moves when a token is taken.
+ *
+ * KEYS[1]  tat          theoretical arrival time, ms since the epoch; absent = bucket full
+ * KEYS[2]  last slot    the latest slot handed to a deferred job, ms since the epoch
+ * KEYS[3]  deferrals    prefix of the refusal counters, `<prefix><floor(now / period)>`; not a key
+ *                      itself, but every counter carries the bucket's hash tag, so it shares the slot
+ * ARGV[1]  ratePerSec
+ * ARGV[2]  burst
+ * ARGV[3]  deferral counter period, ms
+ * ARGV[4]  deferral counter TTL, ms
+ * ARGV[5]  idle margin, ms: how long a key outlives the moment it stops mattering
+ *
+ * Returns {1, nowUs} when taken, {0, nowUs, retryAfterUs, position} when refused.
+ */
+export const TAKE_SCRIPT = `
+local time = redis.call('TIME')
+local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = nowUs / 1000
+local interval = 1000 / tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local margin = tonumber(ARGV[5])
+
+local from = tonumber(redis.call('GET', KEYS[1])) or now
+if from < now then from = now end
+local wait = from - now - (burst - 1) * interval
+
+if wait <= 0 then
+  local tat = from + interval
+  -- Past tat the bucket is full again and the key says nothing: let it expire.
+  redis.call('SET', KEYS[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + margin)
+  return {1, nowUs}
+end
+
+local nextToken = now + wait
+local slot = nextToken
+local lastSlot = tonumber(redis.call('GET', KEYS[2]))
+if lastSlot and lastSlot + interval > slot then slot = lastSlot + interval end
+local position = math.floor((slot - nextToken) / interval + 0.5) + 1
+-- Gone once the last deferred job has woken (slot + jitter below one interval) and a margin passed.
+redis.call('SET', KEYS[2], string.format('%.3f', slot), 'PX', math.ceil(slot - now + 2 * interval))
+
+local deferrals = KEYS[3] .. string.format('%d', math.floor(now / tonumber(ARGV[3])))
+redis.call('INCR', deferrals)
+redis.call('PEXPIRE', deferrals, ARGV[4])
+return {0, nowUs, math.ceil(wait * 1000), position}
+`
+
+/**
+ * Gives one token back: `tat` moves one interval earlier, but not before now (a bucket is never
+ * fuller than full).
+ *
+ * KEYS[1]  tat
+ * ARGV[1]  ratePerSec
+ * ARGV[2]  idle margin, ms
+ *
+ * Returns 1 when a token went back, 0 when the bucket was already full.
+ */
+export const REFUND_SCRIPT = `
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then return 0 end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
+if tat <= now then return 0 end
+local refunded = tat - 1000 / tonumber(ARGV[1])
+if refunded <= now then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], string.format('%.3f', refunded), 'PX', math.ceil(refunded - now) + tonumber(ARGV[2]))
+end
+return 1
+`

@@ -1,0 +1,126 @@
+import { testRedisPrefix } from '@fairlane/testing'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { maxInWindow, rateViolations } from '../metrics/fairness-metrics'
+import { createTokenBuckets, type TakeResult, type TokenBuckets } from './token-buckets'
+
+// Only Redis is needed, so no database: the file's own key prefix keeps parallel files apart.
+const prefix = `${testRedisPrefix('fairness')}:`
+const clients: Redis[] = []
+
+function connect(): Redis {
+  const redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: 1 })
+  redis.on('error', () => {})
+  clients.push(redis)
+  return redis
+}
+
+let redis: Redis
+let buckets: TokenBuckets
+
+beforeAll(() => {
+  redis = connect()
+  buckets = createTokenBuckets(redis, { prefix })
+})
+
+afterAll(() => {
+  for (const client of clients) client.disconnect()
+})
+
+describe('token buckets', () => {
+  it('holds rate + burst in every 1 s window under concurrent hammering from several connections', async () => {
+    const plan = { ratePerSec: 50, burst: 10 }
+    // Four connections, as four workers would have, each with three callers in flight.
+    const callers = Array.from({ length: 4 }, () => createTokenBuckets(connect(), { prefix }))
+    const results: TakeResult[] = []
+    // The test is about time itself: callers run until a deadline rather than waiting for an event.
+    const deadline = Date.now() + 2500
+    await Promise.all(
+      callers.flatMap((caller) =>
+        [1, 2, 3].map(async () => {
+          while (Date.now() < deadline) results.push(await caller.take('bulk:hammered', plan))
+        }),
+      ),
+    )
+
+    // Counted by the Redis server's clock, as the script decided: no client-side skew to allow for.
+    const allowed = results.filter((result) => result.ok).map((result) => result.atMs)
+    expect(maxInWindow(allowed, 1000)).toBeLessThanOrEqual(plan.ratePerSec + plan.burst)
+    expect(rateViolations(allowed, plan)).toBe(0)
+
+    const first = Math.min(...allowed)
+    const elapsedMs = Math.max(...allowed) - first
+    const ceiling = plan.burst + (plan.ratePerSec * elapsedMs) / 1000
+    expect(allowed.length).toBeLessThanOrEqual(Math.floor(ceiling) + 1)
+    // Hammered without pause, almost every token is taken as soon as it exists.
+    expect(allowed.length).toBeGreaterThanOrEqual(Math.floor(ceiling * 0.95))
+
+    const refused = results.flatMap((result) => (result.ok ? [] : [result]))
+    expect(refused.length).toBeGreaterThan(0)
+    const waits = refused.map((result) => result.retryAfterMs)
+    expect(Math.min(...waits)).toBeGreaterThan(0)
+    expect(Math.max(...waits)).toBeLessThanOrEqual(1000 / plan.ratePerSec)
+    expect(Math.min(...refused.map((result) => result.position))).toBeGreaterThanOrEqual(1)
+  })
+
+  it('gives refused takes successive positions, spends nothing on them, and counts them', async () => {
+    const plan = { ratePerSec: 1, burst: 2 }
+    expect((await buckets.take('bulk:queue', plan)).ok).toBe(true)
+    expect((await buckets.take('bulk:queue', plan)).ok).toBe(true)
+    const refused = []
+    for (let i = 0; i < 3; i++) refused.push(await buckets.take('bulk:queue', plan))
+    expect(refused.map((result) => (result.ok ? 'taken' : result.position))).toEqual([1, 2, 3])
+    for (const result of refused) {
+      if (result.ok) continue
+      // A refusal leaves tat alone: the next token is still within one interval.
+      expect(result.retryAfterMs).toBeGreaterThan(0)
+      expect(result.retryAfterMs).toBeLessThanOrEqual(1000)
+    }
+    expect(await buckets.deferredRecently(['bulk:queue'])).toEqual(new Map([['bulk:queue', 3]]))
+  })
+
+  it('lets one more take through after a refund', async () => {
+    const plan = { ratePerSec: 1, burst: 1 }
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(true)
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(false)
+    await buckets.refund('bulk:refund', plan)
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(true)
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(false)
+    // A refund never makes a bucket fuller than full.
+    await buckets.refund('bulk:refund', plan)
+    await buckets.refund('bulk:refund', plan)
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(true)
+    expect((await buckets.take('bulk:refund', plan)).ok).toBe(false)
+  })
+
+  it('keeps buckets independent', async () => {
+    const plan = { ratePerSec: 1, burst: 1 }
+    expect((await buckets.take('bulk:tenant-a', plan)).ok).toBe(true)
+    expect((await buckets.take('bulk:tenant-a', plan)).ok).toBe(false)
+    expect((await buckets.take('bulk:tenant-b', plan)).ok).toBe(true)
+    expect(await buckets.deferredRecently(['bulk:tenant-a', 'bulk:tenant-b', 'bulk:never-used'])).toEqual(
+      new Map([
+        ['bulk:tenant-a', 1],
+        ['bulk:tenant-b', 0],
+        ['bulk:never-used', 0],
+      ]),
+    )
+  })
+
+  it('lets every key of a bucket expire once it no longer matters', async () => {
+    const plan = { ratePerSec: 10, burst: 3 }
+    for (let i = 0; i < 4; i++) await buckets.take('bulk:expiring', plan)
+    const keys = await redis.keys(`${prefix}bucket:{bulk:expiring}:*`)
+    expect(keys.length).toBe(3)
+    for (const key of keys) {
+      const ttlMs = await redis.pttl(key)
+      expect(ttlMs).toBeGreaterThan(0)
+      // tat: full again in three intervals (300 ms) + margin; deferral counters: two minutes.
+      expect(ttlMs).toBeLessThanOrEqual(key.includes(':deferred:') ? 120_000 : 1300)
+    }
+  })
+
+  it('refuses a bucket name that would break the hash tag', async () => {
+    await expect(buckets.take('bulk:{x}', { ratePerSec: 1, burst: 1 })).rejects.toThrow(RangeError)
+  })
+})

@@ -1,0 +1,123 @@
+import type { Redis } from 'ioredis'
+import { assertBucketPlan, type BucketPlan } from './gcra'
+import { REFUND_SCRIPT, TAKE_SCRIPT } from './scripts'
+
+/**
+ * Per-tenant send buckets in Redis, shared by every worker: a worker takes a token before each send
+ * and, refused, delays the job to the slot it was given (see `deferralDelayMs`). One EVALSHA per take.
+ */
+
+export type TakeResult =
+  /** `atMs`: the Redis server's clock at the decision, for measuring against the guarantee. */
+  | { ok: true; atMs: number }
+  | {
+      ok: false
+      atMs: number
+      /** Until the bucket's next token, > 0. */
+      retryAfterMs: number
+      /** 1-based slot after the next token reserved for this job; successive refusals get successive slots. */
+      position: number
+    }
+
+export interface TokenBuckets {
+  /** `bucket` names one bucket, e.g. `bulk:<tenantId>`; it must not contain `{` or `}`. */
+  take(bucket: string, plan: BucketPlan): Promise<TakeResult>
+  /** Gives back a token whose send did not happen (the message was already sent or terminal). */
+  refund(bucket: string, plan: BucketPlan): Promise<void>
+  /** Refused takes per bucket over about the last `windowMs` (10 s resolution, at most 110 s). */
+  deferredRecently(buckets: string[], windowMs?: number): Promise<Map<string, number>>
+}
+
+/** Refusals are counted in 10 s periods; counters outlive the longest window that can be asked for. */
+const DEFERRAL_PERIOD_MS = 10_000
+const DEFERRAL_COUNTER_TTL_MS = 120_000
+const MAX_DEFERRAL_WINDOW_MS = DEFERRAL_COUNTER_TTL_MS - DEFERRAL_PERIOD_MS
+/** Keys live this long past the moment they stop mattering, so a slow clock never loses state early. */
+const IDLE_MARGIN_MS = 1000
+
+const TAKE_COMMAND = 'fairlaneBucketTake'
+const REFUND_COMMAND = 'fairlaneBucketRefund'
+
+type ScriptArgument = string | number
+
+interface BucketCommands {
+  [TAKE_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument[]>
+  [REFUND_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument>
+}
+
+/**
+ * `prefix` is used as given (include the separator, e.g. `fl:`); keys are
+ * `<prefix>bucket:{<bucket>}:tat`, `…:last-slot` and `…:deferred:<period>`.
+ */
+export function createTokenBuckets(redis: Redis, options: { prefix: string }): TokenBuckets {
+  const commands = withBucketCommands(redis)
+  const keyOf = (bucket: string, part: string) => `${options.prefix}bucket:{${checkedName(bucket)}}:${part}`
+
+  return {
+    async take(bucket, plan) {
+      assertBucketPlan(plan)
+      const reply = await commands[TAKE_COMMAND](
+        keyOf(bucket, 'tat'),
+        keyOf(bucket, 'last-slot'),
+        keyOf(bucket, 'deferred:'),
+        plan.ratePerSec,
+        plan.burst,
+        DEFERRAL_PERIOD_MS,
+        DEFERRAL_COUNTER_TTL_MS,
+        IDLE_MARGIN_MS,
+      )
+      const [taken, nowUs, retryAfterUs, position] = reply.map(Number)
+      const atMs = (nowUs as number) / 1000
+      if (taken === 1) return { ok: true, atMs }
+      return { ok: false, atMs, retryAfterMs: (retryAfterUs as number) / 1000, position: position as number }
+    },
+
+    async refund(bucket, plan) {
+      assertBucketPlan(plan)
+      await commands[REFUND_COMMAND](keyOf(bucket, 'tat'), plan.ratePerSec, IDLE_MARGIN_MS)
+    },
+
+    async deferredRecently(buckets, windowMs = 60_000) {
+      if (!(windowMs > 0 && windowMs <= MAX_DEFERRAL_WINDOW_MS)) {
+        throw new RangeError(`windowMs must be in (0, ${MAX_DEFERRAL_WINDOW_MS}], got ${windowMs}`)
+      }
+      const counts = new Map<string, number>()
+      if (buckets.length === 0) return counts
+      // The periods are numbered by the server clock, as the take script numbers them.
+      const [seconds, micros] = (await redis.time()).map(Number)
+      const nowMs = (seconds as number) * 1000 + (micros as number) / 1000
+      const periods: number[] = []
+      const last = Math.floor(nowMs / DEFERRAL_PERIOD_MS)
+      for (let period = Math.floor((nowMs - windowMs) / DEFERRAL_PERIOD_MS); period <= last; period++) {
+        periods.push(period)
+      }
+      const keys = buckets.flatMap((bucket) => periods.map((period) => keyOf(bucket, `deferred:${period}`)))
+      // One MGET over every bucket: on Redis Cluster the buckets' keys sit on different slots, and
+      // this would have to be split per slot.
+      const values = await redis.mget(keys)
+      buckets.forEach((bucket, index) => {
+        let sum = 0
+        for (const value of values.slice(index * periods.length, (index + 1) * periods.length)) {
+          sum += Number(value ?? 0)
+        }
+        counts.set(bucket, sum)
+      })
+      return counts
+    },
+  }
+}
+
+/** Registers the scripts on the connection (idempotent); ioredis then sends EVALSHA, falling back to EVAL once. */
+function withBucketCommands(redis: Redis): Redis & BucketCommands {
+  redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 3, lua: TAKE_SCRIPT })
+  redis.defineCommand(REFUND_COMMAND, { numberOfKeys: 1, lua: REFUND_SCRIPT })
+  return redis as Redis & BucketCommands
+}
+
+/** A brace in the name would move the hash tag and split the bucket's keys across cluster slots. */
+function checkedName(bucket: string): string {
+  if (bucket.length === 0 || /[{}]/.test(bucket)) {
+    throw new RangeError(`bucket name must be non-empty and free of braces, got "${bucket}"`)
+  }
+  return bucket
+}
