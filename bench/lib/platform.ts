@@ -16,11 +16,14 @@ export interface BenchPlatform {
   stop(): Promise<void>
 }
 
+/** Each benchmark its own ports, so two can run side by side (while developing; never when measuring). */
+const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness: 20, chaos: 30 }
+
 /**
- * The whole platform on ports and a database of the benchmark's own (web 3200, sink 2725/8225,
- * metrics 9664), started the way `pnpm start` does, so a benchmark measures the real processes.
- * The database `fairlane_bench_<name>` and the Redis keys under `fairlane-bench-<name>:` are emptied
- * at every start.
+ * The whole platform on ports and a database of the benchmark's own (for `otp`: web 3200, sink
+ * 2725/8225, metrics 9664; the others shifted by their offset), started the way `pnpm start` does,
+ * so a benchmark measures the real processes. The database `fairlane_bench_<name>` and the Redis
+ * keys under `fairlane-bench-<name>:` are emptied at every start.
  */
 export async function startBenchPlatform(
   name: string,
@@ -29,15 +32,16 @@ export async function startBenchPlatform(
   const log = (line: string) => console.error(`bench: ${line}`)
   const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
   databaseUrl.pathname = `/fairlane_bench_${name}`
+  const offset = PORT_OFFSETS[name] ?? 40
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl.toString(),
-    WEB_PORT: '3200',
-    MAILSINK_SMTP_PORT: '2725',
-    MAILSINK_HTTP_PORT: '8225',
-    WORKER_METRICS_PORT: '9664',
-    SMTP_URL: 'smtp://127.0.0.1:2725',
-    APP_URL: 'http://127.0.0.1:3200',
+    WEB_PORT: String(3200 + offset),
+    MAILSINK_SMTP_PORT: String(2725 + offset),
+    MAILSINK_HTTP_PORT: String(8225 + offset),
+    WORKER_METRICS_PORT: String(9664 + offset),
+    SMTP_URL: `smtp://127.0.0.1:${2725 + offset}`,
+    APP_URL: `http://127.0.0.1:${3200 + offset}`,
     QUEUE_PREFIX: `fairlane-bench-${name}`,
     LOG_LEVEL: 'warn',
     ...overrides,

@@ -171,6 +171,15 @@ describe('mail sink', () => {
     // Inclusive: a message received exactly at `since` is kept.
     expect(await api.messages(`?since=${encodeURIComponent(before?.receivedAt ?? '')}`)).toHaveLength(2)
 
+    // `fields` keeps only what a benchmark needs from tens of thousands of messages.
+    expect(await api.messages('?to=since@example.com&fields=subject,to')).toEqual([
+      { subject: 'before', to: 'since@example.com' },
+      { subject: 'after', to: 'since@example.com' },
+    ])
+    const badFields = await api.json<{ error: { code: string; message: string } }>('/messages?fields=to,body')
+    expect(badFields.status).toBe(400)
+    expect(badFields.body.error.message).toContain('body')
+
     const bad = await api.json<{ error: { code: string; message: string } }>('/messages?since=last-tuesday')
     expect(bad.status).toBe(400)
     expect(bad.body.error.code).toBe('invalid_since')
