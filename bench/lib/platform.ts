@@ -10,9 +10,13 @@ export interface BenchPlatform {
   apiKey: string
   adminToken: string
   redisUrl: string
+  databaseUrl: string
+  smtpPort: number
   queuePrefix: string
   /** Process name (web, worker, sink) → pid of its process group leader, for CPU accounting. */
   processGroups: Record<string, number>
+  /** Stops one process (e.g. the worker, so a baseline runs without it), leaving the others up. */
+  stopProcess(name: 'web' | 'worker' | 'sink'): Promise<void>
   stop(): Promise<void>
 }
 
@@ -65,10 +69,15 @@ export async function startBenchPlatform(
     apiKey: prepared.secrets.DEMO_API_KEY,
     adminToken: prepared.secrets.ADMIN_TOKEN,
     redisUrl: prepared.config.REDIS_URL,
+    databaseUrl: prepared.config.DATABASE_URL,
+    smtpPort: prepared.config.MAILSINK_SMTP_PORT,
     queuePrefix: prepared.config.QUEUE_PREFIX,
     processGroups: Object.fromEntries(
       platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
     ),
+    async stopProcess(name) {
+      await platform.processes.find((managed) => managed.name === name)?.stop()
+    },
     async stop() {
       await stopAll(platform.processes)
       await prepared.stopServices()

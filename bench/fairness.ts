@@ -1,0 +1,434 @@
+/**
+ * Fairness, through the real processes (web, worker, sink) on a Redis of the benchmark's own:
+ *  - phase 1: tenants Big (50,000 recipients, 300/s), three Medium (5,000 each, 100/s) and Small
+ *    (20 recipients, 50/s, due 10 s after Big), while an OTP tenant calls the API every 100 ms;
+ *  - phase 2: four tenants whose plans together exceed the machine (1,000/s each), weights 1, 1, 2, 4:
+ *    capacity must be shared by weight (Jain's index of share ÷ weight);
+ *  - the same scenario again as the baseline (one FIFO queue, OTP in it, no pacer, fixed-window
+ *    limiter that re-adds over-limit jobs with a 10 s delay), in this process, same Redis and sink.
+ * `--big 1000000` (≥ 200,000) runs the scale mode instead: one huge campaign, Redis memory sampled.
+ * Progress on stderr; the last stdout line is one JSON object.
+ *
+ *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
+ */
+import { parseArgs } from 'node:util'
+import { Queue } from 'bullmq'
+import { Redis } from 'ioredis'
+import postgres from 'postgres'
+import { createBaseline } from './lib/fairness/baseline'
+import {
+  byDomain,
+  type Delivery,
+  latencySummary,
+  readSink,
+  type TenantSpec,
+  totalViolations,
+  weightedShares,
+} from './lib/fairness/measure'
+import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
+import { startBenchPlatform } from './lib/platform'
+import { startBenchRedis } from './lib/redis-server'
+import { round } from './lib/stats'
+
+const { values: args } = parseArgs({
+  options: {
+    big: { type: 'string', default: '50000' },
+    medium: { type: 'string', default: '5000' },
+    small: { type: 'string', default: '20' },
+    seconds: { type: 'string', default: '40' },
+    'phase2-seconds': { type: 'string', default: '20' },
+    'no-baseline': { type: 'boolean', default: false },
+  },
+})
+const sizes = { big: Number(args.big), medium: Number(args.medium), small: Number(args.small) }
+const seconds = Number(args.seconds)
+const phase2Seconds = Number(args['phase2-seconds'])
+const SMALL_DELAY_MS = 10_000
+const START_DELAY_MS = 3_000
+const progress = (line: string) => console.error(`bench:fairness ${line}`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const BIG: TenantSpec = { name: 'big', domain: 'big.bench.test', ratePerSec: 300, burst: 60, weight: 1 }
+const MEDIUMS: TenantSpec[] = [1, 2, 3].map((n) => ({
+  name: `medium${n}`,
+  domain: `medium${n}.bench.test`,
+  ratePerSec: 100,
+  burst: 20,
+  weight: 1,
+}))
+const SMALL: TenantSpec = { name: 'small', domain: 'small.bench.test', ratePerSec: 50, burst: 10, weight: 1 }
+const WEIGHTED: TenantSpec[] = [1, 1, 2, 4].map((weight, i) => ({
+  name: `w${i + 1}`,
+  domain: `w${i + 1}.bench.test`,
+  ratePerSec: 1_000,
+  burst: 200,
+  weight,
+}))
+
+interface PhaseOneResult {
+  bigTenantBacklog: number
+  smallTenantFirstSendMs: number | null
+  smallTenantDoneMs: number | null
+  otpP50Ms: number | null
+  otpP99Ms: number | null
+  otpSamples: number
+  rateViolations: number
+  bigTenantUtilization: number
+  redisCommandsPerEmail: number
+  maxBulkDepth: number
+  delivered: number
+}
+
+const redis = await startBenchRedis()
+const platform = await startBenchPlatform('fairness', {
+  REDIS_URL: redis.url,
+  MAILSINK_MAX_MESSAGES: '500000',
+})
+const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
+const probe = new Redis(redis.url, { maxRetriesPerRequest: null })
+const bulk = new Queue('bulk', { connection: probe, prefix: platform.queuePrefix })
+const clearSink = () => fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
+
+/** Samples something every `everyMs` until stopped; keeps the maximum. */
+function sampleMax(everyMs: number, read: () => Promise<number>) {
+  let max = 0
+  let stopped = false
+  const running = (async () => {
+    while (!stopped) {
+      max = Math.max(max, await read().catch(() => 0))
+      await sleep(everyMs)
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      await running
+      return max
+    },
+  }
+}
+
+const bulkDepth = async () => {
+  const counts = await bulk.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+  return Object.values(counts).reduce((sum, count) => sum + count, 0)
+}
+
+/** One OTP every 100 ms until `untilMs`; latency = sink receivedAt − the moment before the POST. */
+async function otpLoop(untilMs: number, send: (to: string) => Promise<void>): Promise<Map<string, number>> {
+  const sentAt = new Map<string, number>()
+  for (let i = 0; Date.now() < untilMs; i++) {
+    const to = `otp-${i}-${Date.now()}@otp.bench.test`
+    const started = Date.now()
+    sentAt.set(to, started)
+    await send(to).catch((error: Error) => progress(`otp request failed: ${error.message}`))
+    await sleep(Math.max(0, 100 - (Date.now() - started)))
+  }
+  return sentAt
+}
+
+function otpLatencies(deliveries: Delivery[], sentAt: Map<string, number>): number[] {
+  return deliveries.flatMap((delivery) => {
+    const started = sentAt.get(delivery.to)
+    return started === undefined ? [] : [delivery.at - started]
+  })
+}
+
+function phaseOneFigures(input: {
+  deliveries: Delivery[]
+  windowStart: number
+  windowEnd: number
+  smallSendAt: number
+  otpSentAt: Map<string, number>
+  commands: number
+  maxBulkDepth: number
+}): PhaseOneResult {
+  const { deliveries } = input
+  const small = byDomain(deliveries, SMALL.domain).sort((a, b) => a - b)
+  const big = byDomain(deliveries, BIG.domain)
+  const bigFirst = Math.min(...big)
+  const bigSpanSeconds = Math.max(1, (input.windowEnd - bigFirst) / 1000)
+  const otp = latencySummary(otpLatencies(deliveries, input.otpSentAt))
+  return {
+    bigTenantBacklog: sizes.big,
+    smallTenantFirstSendMs: small.length > 0 ? round((small[0] as number) - input.smallSendAt) : null,
+    smallTenantDoneMs:
+      small.length >= sizes.small ? round((small.at(-1) as number) - input.smallSendAt) : null,
+    otpP50Ms: otp.p50,
+    otpP99Ms: otp.p99,
+    otpSamples: input.otpSentAt.size,
+    rateViolations: totalViolations(deliveries, [BIG, ...MEDIUMS, SMALL]),
+    bigTenantUtilization: round(big.length / (BIG.ratePerSec * bigSpanSeconds), 3),
+    redisCommandsPerEmail: round(input.commands / Math.max(1, deliveries.length), 1),
+    maxBulkDepth: input.maxBulkDepth,
+    delivered: deliveries.length,
+  }
+}
+
+async function fairlanePhaseOne(): Promise<PhaseOneResult> {
+  progress(`phase 1: seeding Big ${sizes.big}, 3 × Medium ${sizes.medium}, Small ${sizes.small}`)
+  const tenants = new Map<string, string>()
+  for (const spec of [BIG, ...MEDIUMS, SMALL])
+    tenants.set(spec.name, await createBenchTenant(sql, spec.name, spec))
+  const start = Date.now() + START_DELAY_MS + 2_000
+  const smallSendAt = start + SMALL_DELAY_MS
+  const campaigns: string[] = []
+  campaigns.push(
+    await seedCampaign(sql, {
+      tenantId: tenants.get('big') as string,
+      count: sizes.big,
+      domain: BIG.domain,
+      sendAt: new Date(start),
+    }),
+  )
+  for (const medium of MEDIUMS) {
+    campaigns.push(
+      await seedCampaign(sql, {
+        tenantId: tenants.get(medium.name) as string,
+        count: sizes.medium,
+        domain: medium.domain,
+        sendAt: new Date(start),
+      }),
+    )
+  }
+  campaigns.push(
+    await seedCampaign(sql, {
+      tenantId: tenants.get('small') as string,
+      count: sizes.small,
+      domain: SMALL.domain,
+      sendAt: new Date(smallSendAt),
+    }),
+  )
+  if (Date.now() > start - 500)
+    throw new Error('seeding took longer than the start delay; raise START_DELAY_MS')
+  await clearSink()
+  await sleep(start - Date.now())
+  const depth = sampleMax(100, bulkDepth)
+  const commandsBefore = await redis.commandCalls()
+  const windowEnd = start + seconds * 1000
+  progress(`phase 1: running ${seconds} s (Small due at +${SMALL_DELAY_MS / 1000} s)`)
+  const otpSentAt = await otpLoop(windowEnd, async (to) => {
+    const response = await fetch(`${platform.webUrl}/api/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${platform.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ to, template: 'otp', variables: { code: '123456', appName: 'Bench' } }),
+    })
+    if (response.status !== 202) throw new Error(`OTP answered ${response.status}`)
+  })
+  const commands = (await redis.commandCalls()) - commandsBefore
+  const maxBulkDepth = await depth.stop()
+  await sleep(1_000)
+  const deliveries = (await readSink(platform.inboxUrl, start)).filter((d) => d.at <= windowEnd + 1_000)
+  await cancelCampaigns(sql, campaigns)
+  return phaseOneFigures({
+    deliveries,
+    windowStart: start,
+    windowEnd,
+    smallSendAt,
+    otpSentAt,
+    commands,
+    maxBulkDepth,
+  })
+}
+
+async function waitForEmptyBulk(): Promise<void> {
+  const deadline = Date.now() + 60_000
+  while ((await bulkDepth()) > 0 && Date.now() < deadline) await sleep(200)
+}
+
+async function fairlanePhaseTwo(): Promise<{
+  jainIndex: number
+  shares: Record<string, number>
+  emailsPerSec: number
+}> {
+  await waitForEmptyBulk()
+  const count = 10_000
+  progress(`phase 2: four tenants at 1,000/s each, weights 1, 1, 2, 4, ${count} recipients each`)
+  const start = Date.now() + START_DELAY_MS + 2_000
+  for (const spec of WEIGHTED) {
+    const tenantId = await createBenchTenant(sql, spec.name, spec)
+    await seedCampaign(sql, { tenantId, count, domain: spec.domain, sendAt: new Date(start) })
+  }
+  await sleep(Math.max(0, start - Date.now()))
+  // Shares are read once every tenant has work in the queue: skip the first seconds of dispatch.
+  const measureFrom = start + 5_000
+  await sleep(5_000 + phase2Seconds * 1000)
+  const measureTo = measureFrom + phase2Seconds * 1000
+  const deliveries = (await readSink(platform.inboxUrl, measureFrom)).filter((d) => d.at < measureTo)
+  return { ...weightedShares(deliveries, WEIGHTED), emailsPerSec: round(deliveries.length / phase2Seconds) }
+}
+
+async function baselinePhaseOne(): Promise<PhaseOneResult> {
+  const baseline = await createBaseline({
+    redisUrl: redis.url,
+    smtpPort: platform.smtpPort,
+    concurrency: 20,
+    connections: 8,
+  })
+  try {
+    progress('baseline phase 1: enqueueing the same audience into one FIFO queue')
+    const jobsFor = (spec: TenantSpec, count: number) =>
+      Array.from({ length: count }, (_, i) => ({
+        tenant: spec.name,
+        to: `r${i + 1}@${spec.domain}`,
+        name: `Reader ${i + 1}`,
+        ratePerSec: spec.ratePerSec,
+      }))
+    await baseline.enqueue(jobsFor(BIG, sizes.big))
+    for (const medium of MEDIUMS) await baseline.enqueue(jobsFor(medium, sizes.medium))
+    await clearSink()
+    const start = Date.now()
+    const smallSendAt = start + SMALL_DELAY_MS
+    const windowEnd = start + seconds * 1000
+    const baselineQueue = new Queue('baseline', { connection: probe, prefix: 'fl-baseline' })
+    const depth = sampleMax(200, async () => {
+      const counts = await baselineQueue.getJobCounts('waiting', 'active', 'delayed')
+      return Object.values(counts).reduce((sum, n) => sum + n, 0)
+    })
+    const commandsBefore = await redis.commandCalls()
+    baseline.start()
+    const smallTimer = setTimeout(() => {
+      baseline
+        .enqueue(jobsFor(SMALL, sizes.small))
+        .catch((error: Error) => progress(`small enqueue failed: ${error.message}`))
+    }, SMALL_DELAY_MS)
+    progress(`baseline phase 1: running ${seconds} s`)
+    const otpSentAt = await otpLoop(windowEnd, (to) =>
+      baseline.enqueue([{ tenant: 'otp', to, name: 'OTP', ratePerSec: 1_000 }]),
+    )
+    clearTimeout(smallTimer)
+    const commands = (await redis.commandCalls()) - commandsBefore
+    const maxBulkDepth = await depth.stop()
+    const deliveries = (await readSink(platform.inboxUrl, start)).filter((d) => d.at <= windowEnd + 1_000)
+    progress(`baseline phase 1: ${baseline.requeued} over-limit jobs re-added with a 10 s delay`)
+    return phaseOneFigures({
+      deliveries,
+      windowStart: start,
+      windowEnd,
+      smallSendAt,
+      otpSentAt,
+      commands,
+      maxBulkDepth,
+    })
+  } finally {
+    await baseline.close()
+  }
+}
+
+async function baselinePhaseTwo(): Promise<{
+  jainIndex: number
+  shares: Record<string, number>
+  emailsPerSec: number
+}> {
+  const baseline = await createBaseline({
+    redisUrl: redis.url,
+    smtpPort: platform.smtpPort,
+    concurrency: 20,
+    connections: 8,
+  })
+  try {
+    const count = 10_000
+    for (const spec of WEIGHTED) {
+      await baseline.enqueue(
+        Array.from({ length: count }, (_, i) => ({
+          tenant: spec.name,
+          to: `r${i + 1}@${spec.domain}`,
+          name: `Reader ${i + 1}`,
+          ratePerSec: spec.ratePerSec,
+        })),
+      )
+    }
+    await clearSink()
+    const start = Date.now()
+    baseline.start()
+    await sleep(5_000 + phase2Seconds * 1000)
+    const measureFrom = start + 5_000
+    const deliveries = (await readSink(platform.inboxUrl, measureFrom)).filter(
+      (d) => d.at < measureFrom + phase2Seconds * 1000,
+    )
+    return { ...weightedShares(deliveries, WEIGHTED), emailsPerSec: round(deliveries.length / phase2Seconds) }
+  } finally {
+    await baseline.close()
+  }
+}
+
+async function scaleMode(): Promise<Record<string, unknown>> {
+  progress(`scale: seeding one campaign of ${sizes.big} recipients`)
+  const tenantId = await createBenchTenant(sql, 'big', BIG)
+  const seeded = Date.now()
+  const sendAt = new Date(Date.now() + 600_000)
+  const campaignId = await seedCampaign(sql, { tenantId, count: sizes.big, domain: BIG.domain, sendAt })
+  progress(`scale: seeded in ${round((Date.now() - seeded) / 1000)} s`)
+  await sleep(2_000)
+  const idle = await redis.usedMemory()
+  const memory = sampleMax(500, redis.usedMemory)
+  const depth = sampleMax(200, bulkDepth)
+  const start = Date.now()
+  await sql`update campaigns set send_at = now() where id = ${campaignId}`
+  let dispatchedAt: number | null = null
+  const deadline = start + 30 * 60_000
+  while (Date.now() < deadline) {
+    const [row] = await sql<{ status: string }[]>`select status from campaigns where id = ${campaignId}`
+    if (row && row.status !== 'scheduled' && row.status !== 'dispatching') {
+      dispatchedAt = Date.now()
+      break
+    }
+    await sleep(500)
+  }
+  progress('scale: dispatched; sending for 15 s more')
+  await sleep(15_000)
+  const [size] = await sql<{ bytes: string }[]>`select pg_database_size(current_database())::text as bytes`
+  const [sent] = await sql<
+    { count: number }[]
+  >`select count(*)::int as count from messages where campaign_id = ${campaignId} and status = 'sent'`
+  const maxMemory = await memory.stop()
+  return {
+    mode: 'scale',
+    bigTenantBacklog: sizes.big,
+    dispatchSeconds: dispatchedAt === null ? null : round((dispatchedAt - start) / 1000),
+    redisIdleMb: round(idle / 2 ** 20),
+    redisMaxAboveIdleMb: round((maxMemory - idle) / 2 ** 20),
+    maxBulkDepth: await depth.stop(),
+    postgresDatabaseMb: round(Number(size?.bytes ?? 0) / 2 ** 20),
+    sentWhileMeasured: sent?.count ?? 0,
+  }
+}
+
+try {
+  if (sizes.big >= 200_000) {
+    console.log(JSON.stringify(await scaleMode()))
+  } else {
+    const phase1 = await fairlanePhaseOne()
+    progress(`phase 1: ${JSON.stringify(phase1)}`)
+    const phase2 = await fairlanePhaseTwo()
+    progress(`phase 2: ${JSON.stringify(phase2)}`)
+    let baseline: Record<string, unknown> | undefined
+    if (!args['no-baseline']) {
+      await platform.stopProcess('worker')
+      const base1 = await baselinePhaseOne()
+      progress(`baseline phase 1: ${JSON.stringify(base1)}`)
+      const base2 = await baselinePhaseTwo()
+      progress(`baseline phase 2: ${JSON.stringify(base2)}`)
+      baseline = {
+        ...base1,
+        jainIndex: base2.jainIndex,
+        shares: base2.shares,
+        phase2EmailsPerSec: base2.emailsPerSec,
+      }
+    }
+    console.log(
+      JSON.stringify({
+        ...phase1,
+        jainIndex: phase2.jainIndex,
+        shares: phase2.shares,
+        phase2EmailsPerSec: phase2.emailsPerSec,
+        ...(baseline ? { baseline } : {}),
+      }),
+    )
+  }
+} finally {
+  await bulk.close()
+  probe.disconnect()
+  await sql.end({ timeout: 5 })
+  await platform.stop()
+  await redis.stop()
+}
