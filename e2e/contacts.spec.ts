@@ -92,7 +92,7 @@ test('imports 1,000 rows with two bad ones, reports exactly those, and builds a 
 })
 
 test('explains a wrong delimiter, a missing email column and an oversize file', async ({ page }) => {
-  test.setTimeout(60_000)
+  test.setTimeout(120_000)
   await signUp(page)
   await importCsv(page, 'pipes.csv', 'email|name\nann@example.test|Ann\n')
   await expect(page.getByRole('alert').filter({ hasText: /\w/ })).toContainText(
