@@ -6,6 +6,10 @@ describe('allowanceCap', () => {
     expect(allowanceCap(20, 1000)).toBe(20)
     expect(allowanceCap(20, 500)).toBe(10)
     expect(allowanceCap(0.2, 1000)).toBe(1)
+    // With a burst: no further ahead than the bucket takes at once, but at least two ticks of rate.
+    expect(allowanceCap(20, 1000, 5)).toBe(5)
+    expect(allowanceCap(300, 1000, 10)).toBe(60)
+    expect(allowanceCap(50, 1000, 100)).toBe(50)
   })
 })
 

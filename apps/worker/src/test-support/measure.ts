@@ -1,0 +1,99 @@
+import type { Database } from '@fairlane/db'
+import type { MailSink } from '@fairlane/mailsink/sink'
+import type { Queue } from 'bullmq'
+import { sql } from 'drizzle-orm'
+import type { Redis } from 'ioredis'
+
+/**
+ * Measuring helpers for the fairness tests: what the sink saw and when, how deep the bulk queue got,
+ * how busy Redis was. Sink times are when the sink stored a message, so they include SMTP jitter.
+ */
+
+/** Epoch ms at which the sink received each message whose recipient starts with `prefix`, oldest first. */
+export function receivedTimesMs(sink: MailSink, prefix: string): number[] {
+  return sink.store
+    .list()
+    .filter((mail) => mail.to.startsWith(prefix))
+    .map((mail) => Date.parse(mail.receivedAt))
+}
+
+/** How many of `timesMs` fall in the closed window `[fromMs, toMs]`. */
+export function countBetween(timesMs: readonly number[], fromMs: number, toMs: number): number {
+  return timesMs.filter((time) => time >= fromMs && time <= toMs).length
+}
+
+/** The nearest-rank percentile `p` (0–100] of `values`; NaN for none. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}
+
+/**
+ * Commands the Redis server has run since it started, summed over every `cmdstat_*` line of
+ * `INFO commandstats` (commands a Lua script calls are counted too, as the benchmark counts them).
+ * Server-wide: use it only on a Redis nobody else is using (`startThrowawayRedis`).
+ */
+export async function redisCommandCalls(redis: Redis): Promise<number> {
+  const info = await redis.info('commandstats')
+  let calls = 0
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1])
+  return calls
+}
+
+/** Runs `sample` every `everyMs` (never two at once) until stopped; a failed sample fails `stop()`. */
+export function startSampler(sample: () => Promise<void> | void, everyMs: number): { stop(): Promise<void> } {
+  let stopped = false
+  let failure: unknown
+  const running = (async () => {
+    while (!stopped) {
+      try {
+        await sample()
+      } catch (error) {
+        failure = error
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, everyMs))
+    }
+  })()
+  return {
+    async stop() {
+      stopped = true
+      await running
+      if (failure) throw failure
+    },
+  }
+}
+
+/** The deepest a queue got, counted as the pacer counts it: waiting + active + delayed + prioritized. */
+export function sampleQueueDepth(queue: Pick<Queue, 'getJobCounts'>, everyMs = 50) {
+  let peak = 0
+  let samples = 0
+  const sampler = startSampler(async () => {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+    peak = Math.max(
+      peak,
+      Object.values(counts).reduce((sum, count) => sum + count, 0),
+    )
+    samples++
+  }, everyMs)
+  return {
+    /** Stops sampling; the peak depth seen and how many samples it is the peak of. */
+    async stop(): Promise<{ peak: number; samples: number }> {
+      await sampler.stop()
+      return { peak, samples }
+    },
+  }
+}
+
+/**
+ * Ends whatever a test left in flight (a backlog it did not run to completion), so the next test's
+ * pipeline, on the same database, does not pick it up.
+ */
+export async function cancelUnfinished(db: Database): Promise<void> {
+  await db.execute(sql`
+    update messages set status = 'cancelled', updated_at = now()
+    where status in ('pending', 'queued', 'sending')`)
+  await db.execute(sql`
+    update campaigns set status = 'cancelled', updated_at = now()
+    where status in ('scheduled', 'dispatching', 'sending')`)
+}
