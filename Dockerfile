@@ -25,6 +25,7 @@ COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
+COPY packages/fairness/package.json packages/fairness/
 COPY packages/mail/package.json packages/mail/
 COPY packages/queue/package.json packages/queue/
 COPY packages/stack/package.json packages/stack/

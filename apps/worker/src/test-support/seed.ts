@@ -1,5 +1,5 @@
 import type { Lane } from '@fairlane/core'
-import { MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
+import { MESSAGE_PUBLISH_TOPIC, OUTBOX_CHANNEL } from '@fairlane/core'
 import { type Database, messages, outbox, tenants } from '@fairlane/db'
 import { notifyOutbox } from '@fairlane/db/queries/outbox'
 import { sql } from 'drizzle-orm'
@@ -131,4 +131,30 @@ export async function setPlan(
     update tenants set rate_per_sec = ${plan.ratePerSec}, burst = ${plan.burst},
       weight = ${plan.weight ?? 1}, updated_at = now()
     where id = ${tenantId}`)
+}
+
+/**
+ * One OTP as the API writes it (queued critical row, its outbox row, NOTIFY), in a single statement:
+ * for latency tests whose own process is busy delivering, so that the seeding's round trips through
+ * that busy event loop do not count as delivery time (the API commits from a process of its own).
+ */
+export async function seedOtpInOneStatement(
+  db: Database,
+  input: { tenantId: string; to: string },
+): Promise<{ id: string }> {
+  const [row] = await db.execute<{ id: string }>(sql`
+    with message as (
+      insert into messages (tenant_id, lane, status, template, to_address, subject, html, text, queued_at)
+      values (${input.tenantId}, 'critical', 'queued', 'otp', ${input.to}, 'Your code',
+        '<p>Your code is <b>123456</b></p>', 'Your code is 123456', now())
+      returning id, tenant_id
+    ), event as (
+      insert into outbox (tenant_id, topic, payload)
+      select tenant_id, ${MESSAGE_PUBLISH_TOPIC}, jsonb_build_object(
+        'v', 1, 'messageId', id, 'tenantId', tenant_id, 'lane', 'critical', 'generation', 0)
+      from message
+    )
+    select id, pg_notify(${OUTBOX_CHANNEL}, '') from message`)
+  if (!row) throw new Error('otp insert returned nothing')
+  return { id: row.id }
 }
