@@ -85,7 +85,8 @@ export async function listCampaigns(
     .limit(query.limit ?? 100)
 }
 
-const emptyCounts = (): CampaignCounts => ({
+/** Every status at zero: a campaign with no messages yet. */
+export const emptyCampaignCounts = (): CampaignCounts => ({
   pending: 0,
   queued: 0,
   sent: 0,
@@ -109,7 +110,7 @@ export async function campaignMessageCounts(
   db: Executor,
   query: { tenantId: string; campaignIds: string[] },
 ): Promise<Map<string, CampaignCounts>> {
-  const result = new Map(query.campaignIds.map((id) => [id, emptyCounts()]))
+  const result = new Map(query.campaignIds.map((id) => [id, emptyCampaignCounts()]))
   if (query.campaignIds.length === 0) return result
   const rows = await db
     .select({ campaignId: messages.campaignId, status: messages.status, count: sql<number>`count(*)::int` })

@@ -1,7 +1,11 @@
 import { type CampaignStatus, campaignProgress } from '@fairlane/core'
 import type { Executor } from '@fairlane/db'
 import { campaignSendsPerSecond, type SendsInSecond } from '@fairlane/db/queries/campaign-progress'
-import { type CampaignCounts, campaignMessageCounts } from '@fairlane/db/queries/campaigns'
+import {
+  type CampaignCounts,
+  campaignMessageCounts,
+  emptyCampaignCounts,
+} from '@fairlane/db/queries/campaigns'
 
 /** What the campaign page shows live: rendered by the page first, then polled from `/campaigns/:id/status`. */
 export interface CampaignProgressView {
@@ -14,15 +18,6 @@ export interface CampaignProgressView {
   /** The last 60 whole seconds, oldest first, zero-filled. */
   sendsPerSecond: SendsInSecond[]
 }
-
-const noCounts = (): CampaignCounts => ({
-  pending: 0,
-  queued: 0,
-  sent: 0,
-  failed: 0,
-  suppressed: 0,
-  cancelled: 0,
-})
 
 /** Two indexed reads of this tenant's campaign: its counts by status and its recent sends per second. */
 export async function loadCampaignProgress(
@@ -38,7 +33,7 @@ export async function loadCampaignProgress(
     campaignMessageCounts(db, { tenantId, campaignIds: [campaign.id] }),
     campaignSendsPerSecond(db, { tenantId, campaignId: campaign.id, now: query.now }),
   ])
-  const campaignCounts = counts.get(campaign.id) ?? noCounts()
+  const campaignCounts = counts.get(campaign.id) ?? emptyCampaignCounts()
   return {
     status: campaign.status,
     counts: campaignCounts,
