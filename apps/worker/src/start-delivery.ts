@@ -20,7 +20,7 @@ import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
 import { createPlanCache, type PlanCache } from './fairness/plan-cache'
-import { createTenantGate, planSourceFor } from './fairness/tenant-gate'
+import { createRefusalTracker, createTenantGate, planSourceFor } from './fairness/tenant-gate'
 import { createDeadLetters } from './lanes/dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lanes/lane-workers'
 import { createSendProcessor } from './lanes/send-processor'
@@ -175,12 +175,14 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     metrics,
     ...tuning.sweeper,
   })
+  const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
   const pacer = startPacer({
     db: database.db,
     sql: database.sql,
     bulkQueue: queues.bulk,
     highWater: options.pacer.highWater,
     horizonMs: options.pacer.horizonMs,
+    refusals: createRefusalTracker(buckets),
     logger: logger.child({ component: 'pacer' }),
     metrics,
     ...tuning.pacer,
@@ -194,7 +196,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     queues,
     transports,
     deadlineMs,
-    buckets: createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` }),
+    buckets,
     plans,
     campaigns: createCampaignRenderer({
       db: database.db,

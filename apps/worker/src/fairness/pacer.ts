@@ -26,6 +26,11 @@ export interface PacerOptions {
   highWater: number
   /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
   horizonMs: number
+  /**
+   * How many jobs of each tenant its bucket refused since the last call (`createRefusalTracker`):
+   * spent from the tenant's allowance. Without it the pacer relies on its own allowance alone.
+   */
+  refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
   tickMs?: number
   idleTickMs?: number
   followerRetryMs?: number
@@ -133,12 +138,15 @@ export function startPacer(options: PacerOptions): Pacer {
 
 /**
  * One tick: free slots = high water − (waiting + active + delayed + prioritized); plan the release
- * over the tenants with backlog; claim the rows and add their jobs in one transaction (a failed
+ * over the tenants with backlog, each one's allowance less what its bucket refused since the last tick; claim the rows and add their jobs in one transaction (a failed
  * `addBulk` rolls the claim back; a crash after it leaves pending rows whose jobs still deliver
  * them once, since the send's claim accepts pending rows and the job ids are stable).
  */
 export async function paceOnce(
-  options: Pick<PacerOptions, 'db' | 'bulkQueue' | 'highWater' | 'horizonMs' | 'logger' | 'metrics'>,
+  options: Pick<
+    PacerOptions,
+    'db' | 'bulkQueue' | 'highWater' | 'horizonMs' | 'logger' | 'metrics' | 'refusals'
+  >,
   state: ReturnType<typeof createPacerState>,
   now: () => number = Date.now,
 ): Promise<TickResult> {
@@ -147,10 +155,17 @@ export async function paceOnce(
   const capacity = Math.max(0, options.highWater - depth)
   if (capacity === 0) return 'full'
 
-  const tenants = await findBulkBacklog(options.db, { cap: options.highWater })
-  options.metrics.pacerBacklogTenants.set(tenants.length)
-  options.metrics.pacerBacklog.set(tenants.reduce((sum, tenant) => sum + tenant.backlog, 0))
-  if (tenants.length === 0) return 'idle'
+  const backlog = await findBulkBacklog(options.db, { cap: options.highWater })
+  options.metrics.pacerBacklogTenants.set(backlog.length)
+  options.metrics.pacerBacklog.set(backlog.reduce((sum, tenant) => sum + tenant.backlog, 0))
+  if (backlog.length === 0) return 'idle'
+  const refused = options.refusals
+    ? await options.refusals(backlog.map((tenant) => tenant.tenantId))
+    : new Map<string, number>()
+  const tenants = backlog.map((tenant) => {
+    const refusals = refused.get(tenant.tenantId)
+    return refusals === undefined ? tenant : { ...tenant, refusals }
+  })
 
   const plan = planRelease(state, { tenants, capacity, nowMs: now() }, { horizonMs: options.horizonMs })
   if (plan.order.length === 0) return 'full'

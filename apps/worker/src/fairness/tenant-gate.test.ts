@@ -1,7 +1,7 @@
 import type { BucketPlan, TakeResult, TokenBuckets } from '@fairlane/fairness'
 import { describe, expect, it } from 'vitest'
 import type { PlanCache } from './plan-cache'
-import { createTenantGate, planSourceFor } from './tenant-gate'
+import { createRefusalTracker, createTenantGate, planSourceFor } from './tenant-gate'
 
 /** TokenBuckets that answer takes from a script and record every call. */
 function fakeBuckets(answers: TakeResult[] = []) {
@@ -14,6 +14,9 @@ function fakeBuckets(answers: TakeResult[] = []) {
     },
     async refund(bucket, plan) {
       refunds.push({ bucket, plan })
+    },
+    async refusalTotals(names) {
+      return names.map(() => 0)
     },
     async deferredRecently() {
       return new Map()
@@ -133,5 +136,34 @@ describe('planSourceFor', () => {
       { bucket: 'critical:t1', plan: transactional },
       { bucket: 'default:t1', plan: transactional },
     ])
+  })
+})
+
+describe('createRefusalTracker', () => {
+  it("reports the refusals of each tenant's bulk bucket since the last call", async () => {
+    const totals = new Map<string, number>([['bulk:t1', 5]])
+    const asked: string[][] = []
+    const refusals = createRefusalTracker({
+      async refusalTotals(names) {
+        asked.push(names)
+        return names.map((name) => totals.get(name) ?? 0)
+      },
+    })
+    // First sight only takes note of the totals.
+    expect([...(await refusals(['t1', 't2']))]).toEqual([])
+    expect(asked).toEqual([['bulk:t1', 'bulk:t2']])
+    totals.set('bulk:t1', 8)
+    totals.set('bulk:t2', 2)
+    expect([...(await refusals(['t1', 't2']))]).toEqual([
+      ['t1', 3],
+      ['t2', 2],
+    ])
+    expect([...(await refusals(['t1', 't2']))]).toEqual([])
+    // The total expired or Redis lost it: what is there now is new.
+    totals.set('bulk:t1', 1)
+    expect([...(await refusals(['t1']))]).toEqual([['t1', 1]])
+    // t2 left the backlog in between: coming back, it starts from its total again.
+    totals.set('bulk:t2', 9)
+    expect([...(await refusals(['t1', 't2']))]).toEqual([])
   })
 })

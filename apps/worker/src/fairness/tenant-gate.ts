@@ -24,7 +24,7 @@ export function createTenantGate(options: {
   planFor: (tenantId: string) => Promise<BucketPlan | undefined>
   random?: () => number
 }): TenantGate {
-  const bucketOf = (tenantId: string) => `${options.lane}:${tenantId}`
+  const bucketOf = (tenantId: string) => tenantBucket(options.lane, tenantId)
   return {
     async admit(tenantId) {
       const plan = await options.planFor(tenantId)
@@ -45,6 +45,38 @@ export function createTenantGate(options: {
       const plan = await options.planFor(tenantId)
       if (plan) await options.buckets.refund(bucketOf(tenantId), plan)
     },
+  }
+}
+
+/** The name of a tenant's bucket for a lane in `TokenBuckets`. */
+export function tenantBucket(lane: Lane, tenantId: string): string {
+  return `${lane}:${tenantId}`
+}
+
+/**
+ * For the pacer: how many of each tenant's bulk jobs its bucket refused since the last call. The first
+ * call for a tenant (or after it left the backlog) only takes note of its total; a total that went
+ * down (expired, or Redis lost its data) counts from zero.
+ */
+export function createRefusalTracker(
+  buckets: Pick<TokenBuckets, 'refusalTotals'>,
+): (tenantIds: string[]) => Promise<Map<string, number>> {
+  let seen = new Map<string, number>()
+  return async (tenantIds) => {
+    const totals = await buckets.refusalTotals(tenantIds.map((tenantId) => tenantBucket('bulk', tenantId)))
+    const fresh = new Map<string, number>()
+    const next = new Map<string, number>()
+    tenantIds.forEach((tenantId, index) => {
+      const total = totals[index] ?? 0
+      const before = seen.get(tenantId)
+      next.set(tenantId, total)
+      if (before === undefined) return
+      const refused = total >= before ? total - before : total
+      if (refused > 0) fresh.set(tenantId, refused)
+    })
+    // Only the tenants asked about this time are remembered, so the map stays as small as the backlog.
+    seen = next
+    return fresh
   }
 }
 

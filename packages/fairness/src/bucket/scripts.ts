@@ -14,11 +14,13 @@
  * KEYS[2]  last slot    the latest slot handed to a deferred job, ms since the epoch
  * KEYS[3]  deferrals    prefix of the refusal counters, `<prefix><floor(now / period)>`; not a key
  *                      itself, but every counter carries the bucket's hash tag, so it shares the slot
+ * KEYS[4]  refusals     running total of refusals, read by whoever feeds the bucket (the pacer)
  * ARGV[1]  ratePerSec
  * ARGV[2]  burst
  * ARGV[3]  deferral counter period, ms
  * ARGV[4]  deferral counter TTL, ms
  * ARGV[5]  idle margin, ms: how long a key outlives the moment it stops mattering
+ * ARGV[6]  refusal total TTL, ms
  *
  * Returns {1, nowUs} when taken, {0, nowUs, retryAfterUs, position} when refused.
  */
@@ -52,6 +54,8 @@ redis.call('SET', KEYS[2], string.format('%.3f', slot), 'PX', math.ceil(slot - n
 local deferrals = KEYS[3] .. string.format('%d', math.floor(now / tonumber(ARGV[3])))
 redis.call('INCR', deferrals)
 redis.call('PEXPIRE', deferrals, ARGV[4])
+redis.call('INCR', KEYS[4])
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
 return {0, nowUs, math.ceil(wait * 1000), position}
 `
 

@@ -77,6 +77,7 @@ describe('token buckets', () => {
       expect(result.retryAfterMs).toBeLessThanOrEqual(1000)
     }
     expect(await buckets.deferredRecently(['bulk:queue'])).toEqual(new Map([['bulk:queue', 3]]))
+    expect(await buckets.refusalTotals(['bulk:queue', 'bulk:never-used'])).toEqual([3, 0])
   })
 
   it('lets one more take through after a refund', async () => {
@@ -111,12 +112,14 @@ describe('token buckets', () => {
     const plan = { ratePerSec: 10, burst: 3 }
     for (let i = 0; i < 4; i++) await buckets.take('bulk:expiring', plan)
     const keys = await redis.keys(`${prefix}bucket:{bulk:expiring}:*`)
-    expect(keys.length).toBe(3)
+    expect(keys.length).toBe(4)
     for (const key of keys) {
       const ttlMs = await redis.pttl(key)
       expect(ttlMs).toBeGreaterThan(0)
-      // tat: full again in three intervals (300 ms) + margin; deferral counters: two minutes.
-      expect(ttlMs).toBeLessThanOrEqual(key.includes(':deferred:') ? 120_000 : 1300)
+      // tat: full again in three intervals (300 ms) + margin; deferral counters: two minutes;
+      // the refusal total: ten minutes.
+      const longest = key.endsWith(':refusals') ? 600_000 : key.includes(':deferred:') ? 120_000 : 1300
+      expect(ttlMs).toBeLessThanOrEqual(longest)
     }
   })
 

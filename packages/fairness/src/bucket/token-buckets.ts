@@ -24,6 +24,12 @@ export interface TokenBuckets {
   take(bucket: string, plan: BucketPlan): Promise<TakeResult>
   /** Gives back a token whose send did not happen (the message was already sent or terminal). */
   refund(bucket: string, plan: BucketPlan): Promise<void>
+  /**
+   * Each bucket's running total of refusals (0 for a bucket never refused, or idle long enough for the
+   * total to expire): whoever feeds the bucket (the pacer) reads it every tick, and each new refusal
+   * is a token it counted on that a deferred job will take later. One MGET for all of them.
+   */
+  refusalTotals(buckets: string[]): Promise<number[]>
   /** Refused takes per bucket over about the last `windowMs` (10 s resolution, at most 110 s). */
   deferredRecently(buckets: string[], windowMs?: number): Promise<Map<string, number>>
 }
@@ -32,6 +38,8 @@ export interface TokenBuckets {
 const DEFERRAL_PERIOD_MS = 10_000
 const DEFERRAL_COUNTER_TTL_MS = 120_000
 const MAX_DEFERRAL_WINDOW_MS = DEFERRAL_COUNTER_TTL_MS - DEFERRAL_PERIOD_MS
+/** A refusal total outlives any pause between two pacer ticks by far; a reader treats a drop as a restart. */
+const REFUSAL_TOTAL_TTL_MS = 600_000
 /** Keys live this long past the moment they stop mattering, so a slow clock never loses state early. */
 const IDLE_MARGIN_MS = 1000
 
@@ -47,7 +55,7 @@ interface BucketCommands {
 
 /**
  * `prefix` is used as given (include the separator, e.g. `fl:`); keys are
- * `<prefix>bucket:{<bucket>}:tat`, `…:last-slot` and `…:deferred:<period>`.
+ * `<prefix>bucket:{<bucket>}:tat`, `…:last-slot`, `…:deferred:<period>` and `…:refusals`.
  */
 export function createTokenBuckets(redis: Redis, options: { prefix: string }): TokenBuckets {
   const commands = withBucketCommands(redis)
@@ -60,11 +68,13 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
         keyOf(bucket, 'tat'),
         keyOf(bucket, 'last-slot'),
         keyOf(bucket, 'deferred:'),
+        keyOf(bucket, 'refusals'),
         plan.ratePerSec,
         plan.burst,
         DEFERRAL_PERIOD_MS,
         DEFERRAL_COUNTER_TTL_MS,
         IDLE_MARGIN_MS,
+        REFUSAL_TOTAL_TTL_MS,
       )
       const [taken, nowUs, retryAfterUs, position] = reply.map(Number)
       const atMs = (nowUs as number) / 1000
@@ -75,6 +85,12 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
     async refund(bucket, plan) {
       assertBucketPlan(plan)
       await commands[REFUND_COMMAND](keyOf(bucket, 'tat'), plan.ratePerSec, IDLE_MARGIN_MS)
+    },
+
+    async refusalTotals(buckets) {
+      if (buckets.length === 0) return []
+      const values = await redis.mget(buckets.map((bucket) => keyOf(bucket, 'refusals')))
+      return values.map((value) => Number(value ?? 0))
     },
 
     async deferredRecently(buckets, windowMs = 60_000) {
@@ -109,7 +125,7 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
 
 /** Registers the scripts on the connection (idempotent); ioredis then sends EVALSHA, falling back to EVAL once. */
 function withBucketCommands(redis: Redis): Redis & BucketCommands {
-  redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 3, lua: TAKE_SCRIPT })
+  redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 4, lua: TAKE_SCRIPT })
   redis.defineCommand(REFUND_COMMAND, { numberOfKeys: 1, lua: REFUND_SCRIPT })
   return redis as Redis & BucketCommands
 }

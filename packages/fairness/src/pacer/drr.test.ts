@@ -206,6 +206,34 @@ describe('planRelease: allowance', () => {
     }
     expect(released).toBe(100)
   })
+
+  it("spends a refused job's later token from the allowance, at most one cap into debt", () => {
+    const state = createPacerState()
+    const plan = (nowMs: number, refusals?: number) =>
+      planRelease(
+        state,
+        {
+          tenants: [
+            tenant('a', { ratePerSec: 100, burst: 20, ...(refusals ? { refusals } : {}) }),
+            tenant('b'),
+          ],
+          capacity: 1000,
+          nowMs,
+        },
+        options,
+      )
+    expect(plan(0).counts.get('a')).toBe(20)
+    // 100 ms later 10 rows have accrued; the bucket refused 4 of the first 20: 6 go out.
+    const debited = plan(100, 4)
+    expect(debited.counts.get('a')).toBe(6)
+    expect(debited.counts.get('b')).toBeGreaterThan(0)
+    expect(plan(200).counts.get('a')).toBe(10)
+    // A plan cut refuses 100 queued jobs: the tenant waits 200 ms (one cap of debt), then goes on.
+    expect(plan(300, 100).counts.get('a') ?? 0).toBe(0)
+    expect(plan(400).counts.get('a') ?? 0).toBe(0)
+    expect(plan(500).counts.get('a') ?? 0).toBe(0)
+    expect(plan(600).counts.get('a')).toBe(10)
+  })
 })
 
 describe('planRelease: the bulk queue', () => {
@@ -285,6 +313,13 @@ describe('pacer state', () => {
   })
 
   it('refuses malformed tenants', () => {
+    expect(() =>
+      planRelease(
+        createPacerState(),
+        { tenants: [tenant('a', { refusals: -1 })], capacity: 1, nowMs: 0 },
+        options,
+      ),
+    ).toThrow(/refusals/)
     const state = createPacerState()
     const plan = (tenants: PacerTenant[]) => planRelease(state, { tenants, capacity: 1, nowMs: 0 }, options)
     expect(() => plan([tenant('a', { weight: 0 })])).toThrow(RangeError)

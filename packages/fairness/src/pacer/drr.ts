@@ -25,6 +25,13 @@ export interface PacerTenant {
    * take at once, so with the pacer in front the bucket rarely has to defer a job.
    */
   burst?: number
+  /**
+   * Jobs of this tenant its bucket refused since the last tick. Each was released against a token the
+   * bucket did not have then, and will take a later one at its deferral slot: that token is spent
+   * from the allowance now. Without this the pacer and the bucket each run at the rate with the
+   * refused jobs in between for good, every tick's first arrivals deferred behind the last tick's.
+   */
+  refusals?: number
 }
 
 export interface PacerOptions {
@@ -163,6 +170,11 @@ function refreshTenants(
       cap,
     })
     remembered.refilledAtMs = Math.max(remembered.refilledAtMs, nowMs)
+    if (tenant.refusals) {
+      // In debt at most one cap deep, so a burst of refusals (a plan cut) pauses the tenant for about
+      // a horizon, not for as long as the refusals would take to earn back.
+      remembered.allowance = Math.max(-cap, remembered.allowance - tenant.refusals)
+    }
     remembered.seenAtMs = nowMs
     remembered.ratePerSec = tenant.ratePerSec
     remembered.cap = cap
@@ -256,6 +268,9 @@ function assertTenant(tenant: PacerTenant): void {
   }
   if (!(Number.isFinite(tenant.ratePerSec) && tenant.ratePerSec > 0)) {
     throw new RangeError(`tenant ${tenant.tenantId}: ratePerSec must be positive, got ${tenant.ratePerSec}`)
+  }
+  if (tenant.refusals !== undefined && !(Number.isInteger(tenant.refusals) && tenant.refusals >= 0)) {
+    throw new RangeError(`tenant ${tenant.tenantId}: refusals must be an integer ≥ 0, got ${tenant.refusals}`)
   }
   if (!(tenant.backlog >= 0)) {
     throw new RangeError(`tenant ${tenant.tenantId}: backlog must be ≥ 0, got ${tenant.backlog}`)
