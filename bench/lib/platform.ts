@@ -1,9 +1,21 @@
 import { fileURLToPath } from 'node:url'
-import { launchPlatform, preparePlatform, runToEnd, stopAll, webBuildIsStale } from '@fairlane/stack'
+import type { Config } from '@fairlane/config'
+import {
+  launchPlatform,
+  type ManagedProcess,
+  preparePlatform,
+  runToEnd,
+  signalGroup,
+  startSourceProcess,
+  stopAll,
+  webBuildIsStale,
+} from '@fairlane/stack'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 export interface BenchPlatform {
+  /** False when started with `{ web: false }`: then nothing answers at `webUrl`. */
+  web: boolean
   webUrl: string
   inboxUrl: string
   metricsUrl: string
@@ -17,6 +29,12 @@ export interface BenchPlatform {
   processGroups: Record<string, number>
   /** Stops one process (e.g. the worker, so a baseline runs without it), leaving the others up. */
   stopProcess(name: 'web' | 'worker' | 'sink'): Promise<void>
+  /** The settings every process runs with, parsed. */
+  config: Config
+  /** SIGKILL to the worker's whole process group (tsx and the node it runs); resolves once it is gone. */
+  killWorker(): Promise<void>
+  /** A new worker with the same environment, in place of the old one; resolves once it answers /health. */
+  startWorker(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -27,12 +45,15 @@ const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness:
  * The whole platform on ports and a database of the benchmark's own (for `otp`: web 3200, sink
  * 2725/8225, metrics 9664; the others shifted by their offset), started the way `pnpm start` does,
  * so a benchmark measures the real processes. The database `fairlane_bench_<name>` and the Redis
- * keys under `fairlane-bench-<name>:` are emptied at every start.
+ * keys under `fairlane-bench-<name>:` are emptied at every start. `{ web: false }`: sink and worker
+ * only, for a benchmark that seeds through the database and must not wait for (or start) a web build.
  */
 export async function startBenchPlatform(
   name: string,
   overrides: Record<string, string> = {},
+  options: { web?: boolean } = {},
 ): Promise<BenchPlatform> {
+  const web = options.web ?? true
   const log = (line: string) => console.error(`bench: ${line}`)
   const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
   databaseUrl.pathname = `/fairlane_bench_${name}`
@@ -53,7 +74,7 @@ export async function startBenchPlatform(
   // Its own database and queue prefix, emptied first: every run starts from the same state instead
   // of delivering what an earlier (interrupted) run left queued.
   const prepared = await preparePlatform(ROOT, env, log, { fresh: true })
-  if (webBuildIsStale(ROOT)) {
+  if (web && webBuildIsStale(ROOT)) {
     log('building the web app')
     const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
       cwd: ROOT,
@@ -61,8 +82,14 @@ export async function startBenchPlatform(
     })
     if (code !== 0) throw new Error(`next build failed (${code})`)
   }
-  const platform = await launchPlatform(ROOT, prepared, 'start', { output: process.stderr })
+  const platform = web
+    ? await launchPlatform(ROOT, prepared, 'start', { output: process.stderr })
+    : await launchWithoutWeb(prepared.env, prepared.config)
+  const processGroups: Record<string, number> = Object.fromEntries(
+    platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
+  )
   return {
+    web,
     webUrl: platform.urls.web,
     inboxUrl: platform.urls.inbox,
     metricsUrl: platform.urls.metrics,
@@ -72,15 +99,56 @@ export async function startBenchPlatform(
     databaseUrl: prepared.config.DATABASE_URL,
     smtpPort: prepared.config.MAILSINK_SMTP_PORT,
     queuePrefix: prepared.config.QUEUE_PREFIX,
-    processGroups: Object.fromEntries(
-      platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
-    ),
+    processGroups,
     async stopProcess(name) {
       await platform.processes.find((managed) => managed.name === name)?.stop()
+    },
+    config: prepared.config,
+    async killWorker() {
+      const worker = platform.processes.find((managed) => managed.name === 'worker')
+      if (worker) await signalGroup(worker, 'SIGKILL')
+    },
+    async startWorker() {
+      const worker = await startSourceProcess(ROOT, 'worker', prepared.env, { output: process.stderr })
+      const index = platform.processes.findIndex((managed) => managed.name === 'worker')
+      if (index === -1) platform.processes.push(worker)
+      else platform.processes[index] = worker
+      if (worker.child.pid !== undefined) processGroups.worker = worker.child.pid
     },
     async stop() {
       await stopAll(platform.processes)
       await prepared.stopServices()
+    },
+  }
+}
+
+/**
+ * Sink and worker (`launchPlatform` without the web), with the URLs `launchPlatform` would give.
+ * Side by side: the worker boots on PostgreSQL and Redis alone (its SMTP pool connects lazily).
+ */
+export async function launchWithoutWeb(
+  env: NodeJS.ProcessEnv,
+  config: Config,
+  output: NodeJS.WritableStream = process.stderr,
+) {
+  const started = await Promise.allSettled([
+    startSourceProcess(ROOT, 'sink', env, { output }),
+    startSourceProcess(ROOT, 'worker', env, { output }),
+  ])
+  const processes: ManagedProcess[] = []
+  for (const result of started) if (result.status === 'fulfilled') processes.push(result.value)
+  const failed = started.find((result) => result.status === 'rejected')
+  if (failed) {
+    for (const managed of processes) await signalGroup(managed, 'SIGKILL')
+    throw failed.reason
+  }
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
+  return {
+    processes,
+    urls: {
+      web: `http://${host}:${config.WEB_PORT}`,
+      inbox: `http://${host}:${config.MAILSINK_HTTP_PORT}`,
+      metrics: `http://${host}:${config.WORKER_METRICS_PORT}/metrics`,
     },
   }
 }

@@ -24,7 +24,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'integration',
-          include: ['{apps,packages}/*/src/**/*.int.test.ts'],
+          include: ['{apps,packages}/*/src/**/*.int.test.ts', 'bench/**/*.int.test.ts'],
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
           testTimeout: 60_000,

@@ -1,0 +1,205 @@
+import { Redis } from 'ioredis'
+import postgres, { type Sql } from 'postgres'
+import type { DeliveryPlatform } from '../delivery-platform'
+import { seedContacts, seederFor, UNLIMITED_PLAN } from '../seeder'
+import { PG_STATS_SETTLE_MS } from '../server-stats'
+import { countByMessageId, type SinkClient, sinkClient } from '../sink-client'
+import { round } from '../stats'
+import { startMeter, usagePerEmail } from './meter'
+import { NEWSLETTER } from './newsletter'
+import { measureRawQueue, type RawQueueResult } from './raw-queue'
+import { measureRawSmtp, type RawSmtpResult } from './raw-smtp'
+
+export interface ThroughputOptions {
+  emails: number
+  /** Raw BullMQ and raw nodemailer on the same Redis and sink, in the same run. */
+  baselines: boolean
+  /** Wait for PostgreSQL's statistics before reading them (see PG_STATS_SETTLE_MS); tests skip it. */
+  settleStats: boolean
+  log: (line: string) => void
+}
+
+const DOMAIN = 'throughput.test'
+/** How long the campaign is scheduled ahead, so the measurement window opens before it is due. */
+const LEAD_MS = 3_000
+
+/**
+ * One tenant with an unlimited plan sends a campaign of `emails` realistic mails through the whole
+ * path (dispatch → pacer → bulk lane workers → idempotent send → the sink process). Timed from the
+ * first release (min `queued_at`) to the last `sent_at`, cross-checked with the sink's receipts;
+ * every message must arrive exactly once. Around the run: Redis commands (INFO commandstats: the
+ * Redis should be the benchmark's own), PostgreSQL transactions and tuples of the bench database,
+ * and CPU per process, each per email.
+ */
+export async function runThroughput(platform: DeliveryPlatform, options: ThroughputOptions) {
+  const { emails, log } = options
+  // One connection: its own statistics are published before each reading (see readPgDatabaseStats).
+  const sql = postgres(platform.databaseUrl, { max: 1, onnotice: () => {} })
+  const redis = new Redis(platform.redisUrl, { maxRetriesPerRequest: 1 })
+  const sink = sinkClient(platform.inboxUrl)
+  try {
+    const seeder = seederFor(platform, sql)
+    await seeder.setPlan(UNLIMITED_PLAN)
+    log(`seeding ${emails} contacts`)
+    await seedContacts(sql, { tenantId: platform.tenantId, count: emails, prefix: 'reader', domain: DOMAIN })
+
+    const baselines = options.baselines ? await measureBaselines(platform, sql, sink, emails, log) : undefined
+    await sink.clear()
+
+    log(`campaign of ${emails} due in ${LEAD_MS / 1000} s`)
+    const sendAt = new Date(Date.now() + LEAD_MS)
+    const campaignId = await seeder.scheduleCampaign(NEWSLETTER, sendAt)
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, sendAt.getTime() - Date.now() - 200)))
+    const meter = await startMeter({ sql, redis, processGroups: platform.processGroups })
+    await waitForSink(sink, emails, log)
+    await waitForTerminal(sql, campaignId)
+    if (options.settleStats) log(`waiting ${PG_STATS_SETTLE_MS / 1000} s for PostgreSQL's statistics`)
+    const usage = await meter.stop(options.settleStats ? PG_STATS_SETTLE_MS : 0)
+
+    const outcome = await readOutcome(sql, sink, platform.mailDomain, campaignId)
+    const emailsPerSec = emails / outcome.seconds
+    const { config } = platform
+    return {
+      emails,
+      seconds: round(outcome.seconds, 2),
+      emailsPerSec: round(emailsPerSec),
+      rawQueueJobsPerSec: baselines ? round(baselines.queue.jobsPerSec) : null,
+      rawSmtpPerSec: baselines ? round(baselines.smtp.mailsPerSec) : null,
+      efficiency: baselines ? round(emailsPerSec / baselines.smtp.mailsPerSec, 3) : null,
+      delivered: outcome.delivered,
+      duplicates: outcome.duplicates,
+      missing: outcome.missing,
+      statuses: outcome.statuses,
+      retried: outcome.retried,
+      sinkSeconds: round(outcome.sinkSeconds, 2),
+      contentBytes: baselines?.smtp.contentBytes ?? null,
+      rawQueueAddPerSec: baselines ? round(baselines.queue.addPerSec) : null,
+      // CPU per mail of the raw nodemailer run's send loop (which runs in `bench`), for comparison.
+      rawSmtpCpuMsPerEmail: baselines?.smtp.cpuMsPerEmail ?? null,
+      settings: {
+        BULK_CONCURRENCY: config.BULK_CONCURRENCY,
+        BULK_SMTP_CONNECTIONS: config.BULK_SMTP_CONNECTIONS,
+        PACER_HIGH_WATER: config.PACER_HIGH_WATER,
+        PACER_HORIZON_MS: config.PACER_HORIZON_MS,
+        DATABASE_POOL_MAX: config.DATABASE_POOL_MAX,
+        plan: UNLIMITED_PLAN,
+      },
+      ...usagePerEmail(usage, emails),
+    }
+  } finally {
+    redis.disconnect()
+    await sql.end({ timeout: 5 })
+  }
+}
+
+export type ThroughputResult = Awaited<ReturnType<typeof runThroughput>>
+
+async function measureBaselines(
+  platform: DeliveryPlatform,
+  sql: Sql,
+  sink: SinkClient,
+  emails: number,
+  log: (line: string) => void,
+): Promise<{ queue: RawQueueResult; smtp: RawSmtpResult }> {
+  const { config } = platform
+  log(`raw BullMQ: ${emails} no-op jobs, concurrency ${config.BULK_CONCURRENCY}`)
+  const queue = await measureRawQueue({
+    redisUrl: platform.redisUrl,
+    prefix: `${platform.queuePrefix}-raw`,
+    jobs: emails,
+    concurrency: config.BULK_CONCURRENCY,
+  })
+  log(`raw BullMQ: ${round(queue.jobsPerSec)} jobs/s`)
+  await sink.clear()
+  log(`raw nodemailer: ${emails} mails, ${config.BULK_SMTP_CONNECTIONS} pooled connections`)
+  const smtp = await measureRawSmtp({
+    sql,
+    tenantId: platform.tenantId,
+    campaign: NEWSLETTER,
+    count: emails,
+    smtpPort: platform.smtpPort,
+    from: config.MAIL_FROM,
+    appUrl: config.APP_URL,
+    mailDomain: platform.mailDomain,
+    connections: config.BULK_SMTP_CONNECTIONS,
+    concurrency: config.BULK_CONCURRENCY,
+    processGroups: platform.processGroups,
+  })
+  const stored = await sink.count()
+  if (stored !== emails) throw new Error(`raw nodemailer: the sink holds ${stored} of ${emails} mails`)
+
+  log(`raw nodemailer: ${round(smtp.mailsPerSec)} mails/s (${smtp.contentBytes} bytes of content each)`)
+  return { queue, smtp }
+}
+
+async function waitForSink(sink: SinkClient, expected: number, log: (line: string) => void): Promise<void> {
+  let last = 0
+  let lastChange = Date.now()
+  let lastLog = 0
+  for (;;) {
+    const count = await sink.count()
+    if (count >= expected) return
+    if (count !== last) {
+      last = count
+      lastChange = Date.now()
+    } else if (Date.now() - lastChange > 60_000) {
+      throw new Error(`no delivery for 60 s: the sink holds ${count} of ${expected}`)
+    }
+    if (Date.now() - lastLog > 5_000) {
+      log(`${count} of ${expected} at the sink`)
+      lastLog = Date.now()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+/** The sink has them all; the last `sent` marks may still be on their way. */
+async function waitForTerminal(sql: Sql, campaignId: string): Promise<void> {
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const [row] = await sql<{ open: number }[]>`
+      select count(*)::int as open from messages
+      where campaign_id = ${campaignId} and status in ('pending', 'queued', 'sending')`
+    if (row?.open === 0) return
+    if (Date.now() > deadline) throw new Error(`${row?.open} messages still open 30 s after the last arrival`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+async function readOutcome(sql: Sql, sink: SinkClient, mailDomain: string, campaignId: string) {
+  const [timing] = await sql<{ seconds: number; retried: number }[]>`
+    select extract(epoch from (max(sent_at) - min(queued_at)))::float8 as seconds,
+      count(*) filter (where attempts > 1)::int as retried
+    from messages where campaign_id = ${campaignId}`
+  const statuses = Object.fromEntries(
+    (
+      await sql<{ status: string; n: number }[]>`
+        select status, count(*)::int as n from messages where campaign_id = ${campaignId} group by status`
+    ).map((row) => [row.status, row.n]),
+  )
+  const expected = new Set(
+    (await sql<{ id: string }[]>`select id from messages where campaign_id = ${campaignId}`).map(
+      (row) => `<${row.id}@${mailDomain}>`,
+    ),
+  )
+  const receipts = (await sink.receipts()).filter(
+    (receipt) => receipt.messageId && expected.has(receipt.messageId),
+  )
+  const counted = countByMessageId(receipts)
+  let first = Number.POSITIVE_INFINITY
+  let last = Number.NEGATIVE_INFINITY
+  for (const receipt of receipts) {
+    const at = Date.parse(receipt.receivedAt)
+    first = Math.min(first, at)
+    last = Math.max(last, at)
+  }
+  return {
+    seconds: Number(timing?.seconds ?? Number.NaN),
+    retried: timing?.retried ?? 0,
+    statuses,
+    delivered: counted.distinct.size,
+    duplicates: counted.duplicates,
+    missing: expected.size - counted.distinct.size,
+    sinkSeconds: (last - first) / 1000,
+  }
+}

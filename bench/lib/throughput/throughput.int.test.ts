@@ -1,0 +1,35 @@
+import { setupTestEnvironment } from '@fairlane/testing'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type DeliveryPlatform, startDeliveryProcesses } from '../delivery-platform'
+import { runThroughput } from './scenario'
+
+/** The throughput benchmark in small: correctness only (every mail once), never a time. */
+const test = setupTestEnvironment('bench-throughput')
+let platform: DeliveryPlatform | undefined
+
+beforeAll(async () => {
+  platform = await startDeliveryProcesses(test)
+})
+afterAll(async () => {
+  await platform?.stop()
+})
+
+it('delivers a 300-recipient campaign and both baselines, every mail exactly once', async () => {
+  if (!platform) throw new Error('platform did not start')
+  const result = await runThroughput(platform, {
+    emails: 300,
+    baselines: true,
+    settleStats: false,
+    log: () => {},
+  })
+  expect(result).toMatchObject({
+    emails: 300,
+    delivered: 300,
+    duplicates: 0,
+    missing: 0,
+    statuses: { sent: 300 },
+  })
+  expect(result.emailsPerSec).toBeGreaterThan(0)
+  expect(result.rawSmtpPerSec).toBeGreaterThan(0)
+  expect(result.rawQueueJobsPerSec).toBeGreaterThan(0)
+})

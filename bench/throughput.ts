@@ -1,0 +1,60 @@
+/**
+ * Bulk throughput, through the real processes (web, worker, sink) on a Redis of the benchmark's own:
+ * one tenant with an unlimited plan sends a campaign of realistic mails (4 KB of HTML and text,
+ * personalised, with unsubscribe headers) through dispatch → pacer → bulk lane workers → idempotent
+ * send → the sink process, timed from the first release to the last `sent`. In the same run, on the
+ * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
+ * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
+ *
+ *   pnpm bench:throughput [--emails 20000] [--no-baselines] [--no-web]
+ *
+ * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
+ * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
+ *
+ * Settings the benchmark gives the platform unless the environment sets them (reported under
+ * `overrides`): see TUNING below.
+ */
+import { parseArgs } from 'node:util'
+import { fromBenchPlatform } from './lib/delivery-platform'
+import { type BenchPlatform, startBenchPlatform } from './lib/platform'
+import { startBenchRedis } from './lib/redis-server'
+import { runThroughput } from './lib/throughput/scenario'
+
+const { values: args } = parseArgs({
+  options: {
+    emails: { type: 'string', default: '20000' },
+    'no-baselines': { type: 'boolean', default: false },
+    'no-web': { type: 'boolean', default: false },
+  },
+})
+const emails = Number(args.emails)
+if (!Number.isSafeInteger(emails) || emails < 1) throw new Error('--emails is a positive whole number')
+const progress = (line: string) => console.error(`bench:throughput ${line}`)
+
+/** The platform's defaults, except what this job needs (each overridable from the environment). */
+const TUNING: Record<string, string> = {
+  // The sink keeps the raw run and the platform's run apart by clearing in between; this only makes
+  // sure a big run is not cut by its ring buffer.
+  MAILSINK_MAX_MESSAGES: String(Math.max(50_000, emails + 1_000)),
+}
+const overrides = Object.fromEntries(Object.entries(TUNING).filter(([name]) => !process.env[name]))
+
+const redis = await startBenchRedis()
+let bench: BenchPlatform | undefined
+try {
+  bench = await startBenchPlatform(
+    'throughput',
+    { REDIS_URL: redis.url, ...overrides },
+    { web: !args['no-web'] },
+  )
+  const result = await runThroughput(fromBenchPlatform(bench), {
+    emails,
+    baselines: !args['no-baselines'],
+    settleStats: true,
+    log: progress,
+  })
+  console.log(JSON.stringify({ ...result, overrides }))
+} finally {
+  await bench?.stop()
+  await redis.stop()
+}
