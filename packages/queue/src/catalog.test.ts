@@ -1,6 +1,17 @@
 import { LANES } from '@fairlane/core'
 import { describe, expect, it } from 'vitest'
-import { deadLetterJobId, LANE_JOB_POLICY, laneJobOptions, parseSendJobId, sendJobId } from './catalog'
+import {
+  deadLetterJobId,
+  LANE_BACKOFF_TYPE,
+  LANE_JOB_POLICY,
+  LANE_RETRY_POLICY,
+  laneBackoffStrategy,
+  laneJobOptions,
+  laneRetryBudgetMs,
+  laneRetryDelayMs,
+  parseSendJobId,
+  sendJobId,
+} from './catalog'
 import { QUEUE_NAMES } from './names'
 import { sendJobPayload } from './payloads'
 
@@ -13,10 +24,48 @@ describe('job catalog', () => {
     for (const lane of LANES) {
       const options = laneJobOptions(lane)
       expect(options.attempts).toBeGreaterThan(1)
-      expect(options.backoff).toMatchObject({ type: 'exponential' })
+      expect(options.backoff).toMatchObject({ type: LANE_BACKOFF_TYPE })
       expect(options.removeOnComplete).toBeTruthy()
     }
     expect(LANE_JOB_POLICY.critical.backoff.delay).toBeLessThan(LANE_JOB_POLICY.bulk.backoff.delay)
+  })
+
+  it('doubles the retry delay up to the lane cap, drawn from the upper half', () => {
+    const top = () => 1
+    const bottom = () => 0
+    expect([1, 2, 3, 4, 5, 6, 7, 20].map((n) => laneRetryDelayMs('critical', n, top))).toEqual([
+      250, 500, 1_000, 2_000, 4_000, 5_000, 5_000, 5_000,
+    ])
+    expect(laneRetryDelayMs('critical', 3, bottom)).toBe(500)
+    expect(laneRetryDelayMs('bulk', 15, top)).toBe(300_000)
+    for (let n = 1; n < 40; n++) {
+      const delay = laneRetryDelayMs('default', n)
+      expect(delay).toBeGreaterThanOrEqual(Math.min(60_000, 1_000 * 2 ** (n - 1)) / 2)
+      expect(delay).toBeLessThanOrEqual(60_000)
+    }
+  })
+
+  it('rides out a minute of 421/451 on every lane, even with the shortest draws', () => {
+    for (const lane of LANES) {
+      let waited = 0
+      for (let attempt = 1; attempt < LANE_RETRY_POLICY[lane].attempts; attempt++) {
+        waited += laneRetryDelayMs(lane, attempt, () => 0)
+      }
+      expect(waited).toBeGreaterThan(60_000)
+    }
+    expect(laneRetryBudgetMs('critical')).toBeLessThan(3 * 60_000)
+  })
+
+  it("computes lane backoff from the job's queue and refuses an unknown type", () => {
+    expect(
+      laneBackoffStrategy(1, LANE_BACKOFF_TYPE, undefined, { queueName: 'critical' }),
+    ).toBeLessThanOrEqual(250)
+    expect(() => laneBackoffStrategy(1, 'exponential', undefined, { queueName: 'critical' })).toThrow(
+      /backoff/,
+    )
+    expect(() => laneBackoffStrategy(1, LANE_BACKOFF_TYPE, undefined, { queueName: 'system' })).toThrow(
+      /system/,
+    )
   })
 
   it('derives a stable job id without the colon BullMQ reserves', () => {

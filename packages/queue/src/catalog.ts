@@ -2,16 +2,76 @@ import type { Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
 
 /**
- * Per-lane job policy, shared by producers (relay, pacer) and workers. Critical mail retries fast
- * and gives up early (a login code that arrives after ten minutes is useless); default mail backs off
- * longer; bulk rides out a provider's bad minute. Jitter spreads retries so a recovering SMTP
- * server is not hit by every failed job in the same instant.
+ * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
+ * each delay drawn from its upper half (jitter, so a recovering SMTP server is not hit by every
+ * failed job in the same instant). Critical mail retries fast and often enough to ride out a
+ * provider's bad minute (`421`/`451` for 60 s: about two minutes of retries); default and bulk back
+ * off further and for longer. Permanent failures never retry (`UnrecoverableError`).
  */
+export const LANE_RETRY_POLICY = {
+  /** 0.25, 0.5, 1, 2, 4, then every 5 s: up to about 2 minutes in all. */
+  critical: { attempts: 30, baseMs: 250, capMs: 5_000 },
+  /** 1 s doubling to a minute: up to about 10 minutes in all. */
+  default: { attempts: 15, baseMs: 1_000, capMs: 60_000 },
+  /** 2 s doubling to five minutes: up to about 45 minutes in all. */
+  bulk: { attempts: 15, baseMs: 2_000, capMs: 300_000 },
+} as const satisfies Record<Lane, { attempts: number; baseMs: number; capMs: number }>
+
+/** The backoff type lane jobs carry; the lane workers' `backoffStrategy` computes it. */
+export const LANE_BACKOFF_TYPE = 'lane-capped-exponential'
+
+/** The delay before retry number `attemptsMade` (1 after the first failure) of a lane job. */
+export function laneRetryDelayMs(
+  lane: Lane,
+  attemptsMade: number,
+  random: () => number = Math.random,
+): number {
+  const { baseMs, capMs } = LANE_RETRY_POLICY[lane]
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attemptsMade - 1))
+  return Math.floor(ceiling * (0.5 + 0.5 * random()))
+}
+
+/** The longest a lane job can spend waiting between its attempts, all retries together. */
+export function laneRetryBudgetMs(lane: Lane): number {
+  let total = 0
+  for (let attempt = 1; attempt < LANE_RETRY_POLICY[lane].attempts; attempt++) {
+    total += laneRetryDelayMs(lane, attempt, () => 1)
+  }
+  return total
+}
+
+/**
+ * For a lane Worker's `settings.backoffStrategy`: the lane comes from the job's queue name. Any
+ * other backoff type is a programming error and fails loudly rather than retrying at once.
+ */
+export function laneBackoffStrategy(
+  attemptsMade: number,
+  type?: string,
+  _error?: Error,
+  job?: { queueName: string },
+): number {
+  const lane = job?.queueName
+  if (type !== LANE_BACKOFF_TYPE || !isLane(lane)) {
+    throw new Error(`unknown backoff ${JSON.stringify(type)} for a job on ${JSON.stringify(lane)}`)
+  }
+  return laneRetryDelayMs(lane, attemptsMade)
+}
+
+function isLane(name: string | undefined): name is Lane {
+  return name === 'critical' || name === 'default' || name === 'bulk'
+}
+
+/** Per-lane job options shared by producers (relay, pacer, sweeper, replay) and workers. */
 export const LANE_JOB_POLICY = {
-  critical: { attempts: 5, backoff: { type: 'exponential', delay: 250, jitter: 0.5 } },
-  default: { attempts: 8, backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 } },
-  bulk: { attempts: 10, backoff: { type: 'exponential', delay: 2_000, jitter: 0.5 } },
-} as const satisfies Record<Lane, Pick<JobsOptions, 'attempts' | 'backoff'>>
+  critical: laneAttempts('critical'),
+  default: laneAttempts('default'),
+  bulk: laneAttempts('bulk'),
+} satisfies Record<Lane, Pick<JobsOptions, 'attempts' | 'backoff'>>
+
+function laneAttempts(lane: Lane) {
+  const { attempts, baseMs } = LANE_RETRY_POLICY[lane]
+  return { attempts, backoff: { type: LANE_BACKOFF_TYPE, delay: baseMs } }
+}
 
 /** The one job name on a lane queue. */
 export const SEND_JOB_NAME = 'send'

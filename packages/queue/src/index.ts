@@ -1,8 +1,13 @@
 export {
   DEAD_LETTER_JOB_NAME,
   deadLetterJobId,
+  LANE_BACKOFF_TYPE,
   LANE_JOB_POLICY,
+  LANE_RETRY_POLICY,
+  laneBackoffStrategy,
   laneJobOptions,
+  laneRetryBudgetMs,
+  laneRetryDelayMs,
   parseSendJobId,
   RETENTION,
   SEND_JOB_NAME,

@@ -1,5 +1,5 @@
 import { LANES, type Lane } from '@fairlane/core'
-import { createWorkerConnection } from '@fairlane/queue'
+import { createWorkerConnection, laneBackoffStrategy } from '@fairlane/queue'
 import { type Job, Worker } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
@@ -44,6 +44,7 @@ export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
       concurrency: options.concurrency[lane],
       lockDuration: options.lockMs,
       stalledInterval: options.stalledIntervalMs,
+      settings: { backoffStrategy: laneBackoffStrategy },
     })
     worker.on('completed', () => options.metrics.jobsCompleted.inc({ lane }))
     worker.on('failed', (job, error) => options.deadLetters.onFailed(lane, job, error))
