@@ -79,6 +79,8 @@ export async function startBenchPlatform(
     const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
       cwd: ROOT,
       env: prepared.env,
+      // The benchmark's stdout is its JSON result alone.
+      output: 'stderr',
     })
     if (code !== 0) throw new Error(`next build failed (${code})`)
   }

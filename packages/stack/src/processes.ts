@@ -57,12 +57,21 @@ export function startProcess(options: {
 }
 
 /** Runs a command to completion with inherited output; resolves with its exit code. */
-export function runToEnd(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) {
+export function runToEnd(
+  command: string,
+  args: string[],
+  options: {
+    cwd: string
+    env?: NodeJS.ProcessEnv
+    /** `stderr`: the child's output all goes to stderr, keeping stdout for a caller's own result. */
+    output?: 'inherit' | 'stderr'
+  },
+) {
   return new Promise<number>((resolve) => {
     const child = spawn(command, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
-      stdio: 'inherit',
+      stdio: options.output === 'stderr' ? ['ignore', process.stderr, process.stderr] : 'inherit',
     })
     child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1)))
     child.on('error', () => resolve(127))

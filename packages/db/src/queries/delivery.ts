@@ -6,8 +6,8 @@ import type {
   HeldClaim,
   SendJob,
 } from '@fairlane/core/delivery'
-import { and, eq, inArray, lt, or, sql } from 'drizzle-orm'
-import type { Executor } from '../client'
+import { and, eq, inArray, lt, or, type Placeholder, sql } from 'drizzle-orm'
+import type { Database, Executor } from '../client'
 import { messages } from '../schema'
 import { suppressAddress } from './suppressions'
 
@@ -22,30 +22,33 @@ const byHolder = (claim: HeldClaim) =>
 
 const unlocked = { lockToken: null, lockedUntil: null, updatedAt: sql`now()` }
 
+/** A value now, or a named placeholder in a statement prepared once (`createDeliveryStore`). */
+type Param<T> = T | Placeholder
+
 /**
  * The send claim, in one statement so concurrent claimers serialize on the row lock and exactly one
  * wins: a waiting UPDATE re-checks the WHERE against the winner's committed row (sending, live lock)
  * and matches nothing. Times come from the database's clock only, so workers' clocks never disagree
  * about whose lock expired.
  */
-export async function claimMessage(
+function claimStatement(
   db: Executor,
-  input: SendJob & { lockMs: number },
-): Promise<ClaimedMessage | undefined> {
+  input: { messageId: Param<string>; tenantId: Param<string>; lockMs: Param<number> },
+) {
   const claimable = or(
     inArray(messages.status, ['queued', 'pending']),
     and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
   )
-  const [row] = await db
+  return db
     .update(messages)
     .set({
       status: 'sending',
       lockToken: sql`gen_random_uuid()`,
-      lockedUntil: sql`now() + ${Math.ceil(input.lockMs)}::int * interval '1 millisecond'`,
+      lockedUntil: sql`now() + ${input.lockMs}::int * interval '1 millisecond'`,
       attempts: sql`${messages.attempts} + 1`,
       updatedAt: sql`now()`,
     })
-    .where(and(byJob(input), claimable))
+    .where(and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId), claimable))
     .returning({
       id: messages.id,
       tenantId: messages.tenantId,
@@ -77,6 +80,11 @@ export async function claimMessage(
         select json_build_object('name', c.name, 'attributes', c.attributes, 'unsubscribed', c.unsubscribed_at is not null)
         from contacts c where c.id = messages.contact_id and c.tenant_id = messages.tenant_id)`,
     })
+}
+
+type ClaimRow = Awaited<ReturnType<typeof claimStatement>>[number]
+
+function toClaimedMessage(row: ClaimRow | undefined): ClaimedMessage | undefined {
   if (!row) return undefined
   const { lockToken, contactId, contact, ...rest } = row
   if (lockToken === null) throw new Error(`claim of message ${rest.id} returned no lock token`)
@@ -87,6 +95,14 @@ export async function claimMessage(
       contactId && contact ? { id: contactId, name: contact.name, attributes: contact.attributes } : null,
     recipientUnsubscribed: contact?.unsubscribed === true,
   }
+}
+
+export async function claimMessage(
+  db: Executor,
+  input: SendJob & { lockMs: number },
+): Promise<ClaimedMessage | undefined> {
+  const [row] = await claimStatement(db, { ...input, lockMs: Math.ceil(input.lockMs) })
+  return toClaimedMessage(row)
 }
 
 export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
@@ -102,12 +118,26 @@ export async function readDeliveryState(db: Executor, job: SendJob): Promise<Del
   return row
 }
 
-export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<boolean> {
-  const rows = await db
+function markSentStatement(
+  db: Executor,
+  claim: { messageId: Param<string>; tenantId: Param<string>; lockToken: Param<string> },
+) {
+  return db
     .update(messages)
     .set({ status: 'sent', sentAt: sql`now()`, ...unlocked })
-    .where(byHolder(claim))
+    .where(
+      and(
+        eq(messages.id, claim.messageId),
+        eq(messages.tenantId, claim.tenantId),
+        eq(messages.lockToken, claim.lockToken),
+        eq(messages.status, 'sending'),
+      ),
+    )
     .returning({ id: messages.id })
+}
+
+export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<boolean> {
+  const rows = await markSentStatement(db, claim)
   return rows.length > 0
 }
 
@@ -183,15 +213,46 @@ export async function failAfterFinalAttempt(
   return row
 }
 
-/** The drizzle implementation of the send use case's store. */
-export function createDeliveryStore(db: Executor): DeliveryStore {
+/**
+ * The drizzle implementation of the send use case's store. The two statements every email runs
+ * (claim, mark sent) are built once and prepared: building them per call cost about 0.4 ms of the
+ * worker's CPU per email, a tenth of all it spends.
+ */
+export function createDeliveryStore(db: Database): DeliveryStore {
+  const placeholders = {
+    messageId: sql.placeholder('messageId'),
+    tenantId: sql.placeholder('tenantId'),
+  }
+  const claim = claimStatement(db, { ...placeholders, lockMs: sql.placeholder('lockMs') }).prepare(
+    'fairlane_claim_message',
+  )
+  const markSent = markSentStatement(db, {
+    ...placeholders,
+    lockToken: sql.placeholder('lockToken'),
+  }).prepare('fairlane_mark_message_sent')
   return {
-    claim: (input) => claimMessage(db, input),
+    claim: async (input) =>
+      toClaimedMessage(
+        (
+          await claim.execute({
+            messageId: input.messageId,
+            tenantId: input.tenantId,
+            lockMs: Math.ceil(input.lockMs),
+          })
+        )[0],
+      ),
     readState: (job) => readDeliveryState(db, job),
-    markSent: (claim) => markMessageSent(db, claim),
-    release: (claim) => releaseMessage(db, claim),
-    markFailed: (claim) => markMessageFailed(db, claim),
-    markSuppressed: (claim) => markMessageSuppressed(db, claim),
+    markSent: async (held) =>
+      (
+        await markSent.execute({
+          messageId: held.messageId,
+          tenantId: held.tenantId,
+          lockToken: held.lockToken,
+        })
+      ).length > 0,
+    release: (held) => releaseMessage(db, held),
+    markFailed: (held) => markMessageFailed(db, held),
+    markSuppressed: (held) => markMessageSuppressed(db, held),
     suppress: (input) => suppressAddress(db, input),
   }
 }
