@@ -31,7 +31,7 @@ describe('worker boot and shutdown', () => {
   })
 
   it('serves /metrics and /health, then exits 0 on SIGTERM', async () => {
-    const env = await workerEnv()
+    const env = await workerEnv({ SCHEDULE_TIME_ZONE: 'Europe/Berlin' })
     const worker = spawnEntry(ENTRY, env)
     const base = `http://127.0.0.1:${env.WORKER_METRICS_PORT}`
     await eventually(async () => (await fetch(`${base}/health`)).ok, {
@@ -40,6 +40,25 @@ describe('worker boot and shutdown', () => {
     })
     const metrics = await (await fetch(`${base}/metrics`)).text()
     expect(metrics).toContain('process_cpu_user_seconds_total')
+    expect(metrics).toMatch(/fairlane_lane_oldest_waiting_age_seconds\{lane="critical",service="worker"\} 0/)
+    expect(metrics).toMatch(/fairlane_outbox_lag_seconds\{service="worker"\} 0/)
+    // The boot log lists every scheduler with its period or pattern and time zone.
+    const registered = worker
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('job scheduler registered'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+    expect(registered).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ scheduler: 'campaign-dispatch', every: 1000 }),
+        expect.objectContaining({ scheduler: 'nightly-cleanup', pattern: '15 3 * * *', tz: 'Europe/Berlin' }),
+        expect.objectContaining({
+          scheduler: 'tenant-daily-rollup',
+          pattern: '10 0 * * *',
+          tz: 'Europe/Berlin',
+        }),
+      ]),
+    )
     worker.child.kill('SIGTERM')
     const { code } = await worker.exited
     expect(code, worker.output()).toBe(0)
@@ -80,6 +99,14 @@ describe('worker boot and shutdown', () => {
     const { code } = await worker.exited
     expect(code).toBe(1)
     expect(worker.output()).toContain('invalid environment variable DATABASE_URL')
+  })
+
+  it('stops naming SCHEDULE_TIME_ZONE when it is not an IANA zone', async () => {
+    const worker = spawnEntry(ENTRY, await workerEnv({ SCHEDULE_TIME_ZONE: 'Mars/Olympus_Mons' }))
+    const { code } = await worker.exited
+    expect(code).toBe(1)
+    expect(worker.output()).toContain('SCHEDULE_TIME_ZONE')
+    expect(worker.output()).toContain('expected an IANA time zone name')
   })
 
   it('stops naming WORKER_METRICS_PORT when the port is taken', async () => {

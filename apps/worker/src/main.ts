@@ -3,7 +3,7 @@ import { createDatabase } from '@fairlane/db'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
-import { createMetricsRegistry, createWorkerMetrics } from './metrics'
+import { createMetricsRegistry, createWorkerMetrics, registerDepthGauges } from './metrics'
 import { startMetricsServer } from './metrics-server'
 import { installShutdown } from './shutdown'
 import { deliveryOptionsFromConfig, startDelivery } from './start-delivery'
@@ -40,6 +40,10 @@ async function main(): Promise<void> {
   })
 
   const delivery = await startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
+  registerDepthGauges(registry, delivery.depthSource, {
+    topTenants: config.METRICS_TOP_TENANTS,
+    onError: (gauge, error) => logger.warn({ gauge, err: String(error) }, 'metrics gauge not collected'),
+  })
 
   installShutdown({
     logger,
@@ -64,6 +68,9 @@ async function main(): Promise<void> {
         bulk: config.BULK_CONCURRENCY,
       },
       ...delivery.settings,
+      scheduleTimeZone: config.SCHEDULE_TIME_ZONE,
+      auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+      metricsTopTenants: config.METRICS_TOP_TENANTS,
     },
     'worker ready',
   )

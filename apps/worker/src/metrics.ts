@@ -1,4 +1,4 @@
-import { LANES } from '@fairlane/core'
+import { LANES, type Lane } from '@fairlane/core'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 
 /** The worker's Prometheus registry; lane, tenant and outbox metrics register here as they arrive. */
@@ -115,4 +115,127 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     metrics.deferred.inc({ lane }, 0)
   }
   return metrics
+}
+
+/** Job counts of one lane queue, as the gauges report them. */
+export interface LaneDepth {
+  waiting: number
+  active: number
+  delayed: number
+  failed: number
+  /** Age of the job that has waited longest for a worker (since it was added); 0 when none waits. */
+  oldestWaitingAgeMs: number
+}
+
+/** Where the scrape-time gauges read from (Redis and PostgreSQL in production, anything in tests). */
+export interface DepthSource {
+  laneDepth(lane: Lane): Promise<LaneDepth>
+  deadLetterSize(): Promise<number>
+  outboxLagMs(): Promise<number>
+  /** The `limit` tenants with the largest backlog; never called with 0. */
+  tenantBacklogs(limit: number): Promise<{ tenantId: string; pending: number; queued: number }[]>
+}
+
+export const LANE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const
+
+/**
+ * Gauges read when Prometheus scrapes, not kept up to date in between: queue depth and the oldest
+ * waiting job's age per lane, the dead-letter queue's size, the outbox lag and the largest tenants'
+ * backlogs. Tenant series are bounded by `topTenants` (METRICS_TOP_TENANTS): ids of the N largest
+ * backlogs, reset on every scrape so a tenant that drained leaves no stale series behind. A source
+ * that fails leaves its gauge empty for that scrape (an absent series, not a stale number) and is
+ * counted in `fairlane_metrics_collect_errors_total`.
+ */
+export function registerDepthGauges(
+  registry: Registry,
+  source: DepthSource,
+  options: { topTenants: number; onError?: (what: string, error: unknown) => void },
+): void {
+  const registers = [registry]
+  const collectErrors = new Counter({
+    name: 'fairlane_metrics_collect_errors_total',
+    help: 'Scrape-time gauges that could not be read (Redis or PostgreSQL did not answer)',
+    labelNames: ['gauge'],
+    registers,
+  })
+  const guarded = async (gauge: Gauge, what: string, read: () => Promise<void>) => {
+    gauge.reset()
+    try {
+      await read()
+    } catch (error) {
+      gauge.reset()
+      collectErrors.inc({ gauge: what })
+      options.onError?.(what, error)
+    }
+  }
+  // One read per lane and scrape, shared by the two lane gauges (both collect in the same scrape).
+  let depthRead: { at: number; value: Promise<Record<Lane, LaneDepth>> } | undefined
+  const laneDepths = () => {
+    const now = Date.now()
+    if (!depthRead || now - depthRead.at > 250) {
+      const value = Promise.all(
+        LANES.map(async (lane) => [lane, await source.laneDepth(lane)] as const),
+      ).then((entries) => Object.fromEntries(entries) as Record<Lane, LaneDepth>)
+      value.catch(() => {})
+      depthRead = { at: now, value }
+    }
+    return depthRead.value
+  }
+
+  const laneJobs: Gauge<'lane' | 'state'> = new Gauge({
+    name: 'fairlane_lane_jobs',
+    help: 'Jobs in each lane queue by state (waiting includes prioritized), read at scrape time',
+    labelNames: ['lane', 'state'],
+    registers,
+    collect: () =>
+      guarded(laneJobs, 'fairlane_lane_jobs', async () => {
+        const depths = await laneDepths()
+        for (const lane of LANES) {
+          for (const state of LANE_JOB_STATES) laneJobs.set({ lane, state }, depths[lane][state])
+        }
+      }),
+  })
+  const oldestWaiting: Gauge<'lane'> = new Gauge({
+    name: 'fairlane_lane_oldest_waiting_age_seconds',
+    help: 'Age of the job that has waited longest in each lane (0 when none waits), read at scrape time',
+    labelNames: ['lane'],
+    registers,
+    collect: () =>
+      guarded(oldestWaiting, 'fairlane_lane_oldest_waiting_age_seconds', async () => {
+        const depths = await laneDepths()
+        for (const lane of LANES) oldestWaiting.set({ lane }, depths[lane].oldestWaitingAgeMs / 1000)
+      }),
+  })
+  const deadLetters: Gauge = new Gauge({
+    name: 'fairlane_dead_letter_queue_size',
+    help: 'Dead letters waiting for an admin to replay or discard them',
+    registers,
+    collect: () =>
+      guarded(deadLetters, 'fairlane_dead_letter_queue_size', async () => {
+        deadLetters.set(await source.deadLetterSize())
+      }),
+  })
+  const outboxLag: Gauge = new Gauge({
+    name: 'fairlane_outbox_lag_seconds',
+    help: 'Age of the oldest unpublished outbox row (0 when the relay is caught up)',
+    registers,
+    collect: () =>
+      guarded(outboxLag, 'fairlane_outbox_lag_seconds', async () => {
+        outboxLag.set((await source.outboxLagMs()) / 1000)
+      }),
+  })
+  const tenantBacklog: Gauge<'tenant' | 'status'> = new Gauge({
+    name: 'fairlane_tenant_backlog',
+    help: 'Messages not yet sent (pending in PostgreSQL, queued in Redis) of the tenants with the largest backlogs (METRICS_TOP_TENANTS)',
+    labelNames: ['tenant', 'status'],
+    registers,
+    collect: () =>
+      guarded(tenantBacklog, 'fairlane_tenant_backlog', async () => {
+        if (options.topTenants <= 0) return
+        for (const row of await source.tenantBacklogs(options.topTenants)) {
+          tenantBacklog.set({ tenant: row.tenantId, status: 'pending' }, row.pending)
+          tenantBacklog.set({ tenant: row.tenantId, status: 'queued' }, row.queued)
+        }
+      }),
+  })
 }

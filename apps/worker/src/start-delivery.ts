@@ -18,6 +18,7 @@ import {
 import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
+import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
 import { createPlanCache, type PlanCache } from './fairness/plan-cache'
 import { createRefusalTracker, createTenantGate, planSourceFor } from './fairness/tenant-gate'
@@ -25,12 +26,19 @@ import { createDeadLetters } from './lanes/dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lanes/lane-workers'
 import { createSendProcessor } from './lanes/send-processor'
 import { createSmtpMailer, sendDeadlineMs } from './lanes/smtp-mailer'
-import type { WorkerMetrics } from './metrics'
+import type { DepthSource, WorkerMetrics } from './metrics'
+import { createDepthSource } from './metrics-sources'
+import {
+  DEFAULT_OPERATIONS_SETTINGS,
+  type OperationsSettings,
+  operationsHandlers,
+  operationsSchedules,
+} from './operations/operations-jobs'
 import type { RelayHooks } from './relay/publish-batch'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
 import { startSweeper } from './sweeper/sweeper'
-import { startSystemWorker } from './system/system-worker'
+import { SCHEDULE_RECONCILE_MS, startSystemWorker } from './system/system-worker'
 
 /**
  * Relay and sweeper tuning. Not environment variables (yet): the defaults suit production, and tests
@@ -45,6 +53,8 @@ export const DELIVERY_TUNING = {
   dispatch: { ...DISPATCH_TUNING, everyMs: 1_000 },
   /** How stale a tenant's plan may be in the buckets: a plan change is obeyed within this. */
   plans: { refreshMs: 2_000 },
+  /** How often the system worker upserts its schedulers again (they vanish with a FLUSHALL). */
+  system: { reconcileEveryMs: SCHEDULE_RECONCILE_MS },
 }
 
 /** The dispatcher's job scheduler id (stable: every worker process upserts the same schedule). */
@@ -69,9 +79,12 @@ export interface DeliveryOptions {
   appUrl: string
   /** SESSION_SECRET, from which the unsubscribe token key is derived (the web app verifies them). */
   sessionSecret: string
-  pacer: { highWater: number; horizonMs: number }
+  /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
+  pacer: { highWater: number; horizonMs: number; queueMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
+  /** SCHEDULE_TIME_ZONE and AUDIT_RETENTION_DAYS; defaults to UTC and 365 days. */
+  operations?: OperationsSettings
   logger: Logger
   metrics: WorkerMetrics
   tuning?: {
@@ -80,6 +93,7 @@ export interface DeliveryOptions {
     pacer?: Partial<typeof DELIVERY_TUNING.pacer>
     dispatch?: Partial<typeof DELIVERY_TUNING.dispatch>
     plans?: Partial<typeof DELIVERY_TUNING.plans>
+    system?: Partial<typeof DELIVERY_TUNING.system>
   }
   relayHooks?: RelayHooks
   /** Defaults to every lane. */
@@ -89,6 +103,8 @@ export interface DeliveryOptions {
 export interface Delivery {
   /** What the delivery side runs with, for the boot log. */
   settings: { sendDeadlineMs: number } & typeof DELIVERY_TUNING
+  /** What the scrape-time gauges read (queue depths, dead letters, outbox lag, backlogs). */
+  depthSource: DepthSource
   /** Relay and sweeper first, then the lane workers (running sends finish), then what they used. */
   shutdownSteps(): ShutdownStep[]
 }
@@ -124,8 +140,13 @@ export function deliveryOptionsFromConfig(
     mailDomain: mailDomain(config),
     appUrl: config.APP_URL,
     sessionSecret: config.SESSION_SECRET,
-    pacer: { highWater: config.PACER_HIGH_WATER, horizonMs: config.PACER_HORIZON_MS },
+    pacer: {
+      highWater: config.PACER_HIGH_WATER,
+      horizonMs: config.PACER_HORIZON_MS,
+      queueMs: config.PACER_QUEUE_MS,
+    },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
+    operations: { timeZone: config.SCHEDULE_TIME_ZONE, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
   }
 }
 
@@ -141,6 +162,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     pacer: { ...DELIVERY_TUNING.pacer, ...options.tuning?.pacer },
     dispatch: { ...DELIVERY_TUNING.dispatch, ...options.tuning?.dispatch },
     plans: { ...DELIVERY_TUNING.plans, ...options.tuning?.plans },
+    system: { ...DELIVERY_TUNING.system, ...options.tuning?.system },
   }
   // Producers fail fast while Redis is away (the relay rolls back and retries) instead of queueing
   // commands offline with row locks held.
@@ -181,13 +203,22 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     sql: database.sql,
     bulkQueue: queues.bulk,
     highWater: options.pacer.highWater,
+    ...(options.pacer.queueMs === undefined
+      ? {}
+      : {
+          depthTarget: createDepthTarget({
+            minDepth: Math.min(options.pacer.highWater, 2 * options.concurrency.bulk),
+            maxDepth: options.pacer.highWater,
+            queueSeconds: options.pacer.queueMs / 1000,
+          }),
+        }),
     horizonMs: options.pacer.horizonMs,
     refusals: createRefusalTracker(buckets),
     logger: logger.child({ component: 'pacer' }),
     metrics,
     ...tuning.pacer,
   })
-  const system = await startDispatcher(options, { queues, pacer, tuning: tuning.dispatch })
+  const system = await startSystem(options, { queues, pacer, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),
     ...tuning.plans,
@@ -207,6 +238,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
 
   return {
     settings: { sendDeadlineMs: deadlineMs, ...tuning },
+    depthSource: createDepthSource({ queues, db: database.db }),
     shutdownSteps: () => [
       {
         name: 'relay, sweeper, pacer and dispatcher',
@@ -222,13 +254,24 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   }
 }
 
-/** The system queue's worker running campaign dispatch every second and at each campaign's send time. */
-function startDispatcher(
-  options: DeliveryOptions,
-  resources: { queues: Queues; pacer: Pacer; tuning: typeof DELIVERY_TUNING.dispatch },
+/**
+ * The system queue's worker: campaign dispatch every second and at each campaign's send time, the
+ * nightly cleanup and the daily rollup (cron, in SCHEDULE_TIME_ZONE).
+ */
+export function startSystem(
+  options: Pick<
+    DeliveryOptions,
+    'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations'
+  >,
+  resources: {
+    queues: Pick<Queues, typeof SYSTEM_QUEUE>
+    pacer: Pick<Pacer, 'wake'>
+    tuning: Pick<typeof DELIVERY_TUNING, 'dispatch' | 'system'>
+  },
 ) {
   const { queues, pacer, tuning } = resources
   const logger = options.logger.child({ component: 'dispatcher' })
+  const operations = options.operations ?? DEFAULT_OPERATIONS_SETTINGS
   const pass = () =>
     dispatchDue({
       db: options.database.db,
@@ -247,16 +290,27 @@ function startDispatcher(
       },
       logger,
       metrics: options.metrics,
-      tuning,
+      tuning: tuning.dispatch,
     })
   return startSystemWorker({
     redisUrl: options.redisUrl,
     prefix: options.queuePrefix,
     queue: queues[SYSTEM_QUEUE],
-    handlers: { [DISPATCH_SCHEDULER_ID]: pass, [CAMPAIGN_DUE_JOB]: pass },
-    schedules: [{ id: DISPATCH_SCHEDULER_ID, everyMs: tuning.everyMs }],
-    // A long slice of a big dispatch must not hold back a small campaign's wake-up.
+    handlers: {
+      [DISPATCH_SCHEDULER_ID]: pass,
+      [CAMPAIGN_DUE_JOB]: pass,
+      ...operationsHandlers(operations, {
+        db: options.database.db,
+        logger: options.logger.child({ component: 'operations' }),
+      }),
+    },
+    schedules: [
+      { id: DISPATCH_SCHEDULER_ID, everyMs: tuning.dispatch.everyMs },
+      ...operationsSchedules(operations),
+    ],
+    // A long slice of a big dispatch (or the nightly cleanup) must not hold back a campaign's wake-up.
     concurrency: 3,
+    reconcileEveryMs: tuning.system.reconcileEveryMs,
     logger,
   })
 }
@@ -307,7 +361,13 @@ function startLanes(
         buckets: resources.buckets,
         planFor: planSourceFor(lane, { plans: resources.plans, transactional: options.transactionalPlan }),
       })
-      return createSendProcessor({ lane, send: (job) => sendMessage(job, deps), gate, logger, metrics })
+      return createSendProcessor({
+        lane,
+        send: (job, log) => sendMessage(job, { ...deps, logger: log }),
+        gate,
+        logger,
+        metrics,
+      })
     },
   })
 }

@@ -21,6 +21,16 @@ describe('environment schema', () => {
     expect(config.WORKER_METRICS_PORT).toBe(9464)
     expect(config.MAILSINK_HTTP_PORT).toBe(8025)
     expect(config.SHUTDOWN_FORCE_EXIT_MS).toBeLessThan(30_000)
+    expect(config.SCHEDULE_TIME_ZONE).toBe('UTC')
+    expect(config.AUDIT_RETENTION_DAYS).toBe(365)
+    expect(config.METRICS_TOP_TENANTS).toBe(10)
+  })
+
+  it('reads SCHEDULE_TIME_ZONE as an IANA zone name', () => {
+    expect(parseConfig({ SCHEDULE_TIME_ZONE: 'Asia/Ho_Chi_Minh' }).SCHEDULE_TIME_ZONE).toBe(
+      'Asia/Ho_Chi_Minh',
+    )
+    expect(parseConfig({ SCHEDULE_TIME_ZONE: ' Europe/Berlin ' }).SCHEDULE_TIME_ZONE).toBe('Europe/Berlin')
   })
 
   it('coerces numbers and treats empty strings as unset', () => {
@@ -44,6 +54,13 @@ describe('environment schema', () => {
     [{ BULK_CONCURRENCY: '0' }, /^BULK_CONCURRENCY: expected a number of at least 1/],
     [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
     [{ QUEUE_PREFIX: 'has space' }, /^QUEUE_PREFIX: /],
+    [
+      { SCHEDULE_TIME_ZONE: 'Mars/Olympus_Mons' },
+      /^SCHEDULE_TIME_ZONE: expected an IANA time zone name such as UTC or Europe\/Berlin \(got "Mars\/Olympus_Mons"\)/,
+    ],
+    [{ SCHEDULE_TIME_ZONE: '+07:00' }, /^SCHEDULE_TIME_ZONE: expected an IANA time zone name/],
+    [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS: expected a number of at least 1/],
+    [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
     [
       { ADMIN_TOKEN: 'short' },
       /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/,

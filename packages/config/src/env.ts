@@ -43,6 +43,28 @@ const durationMs = (fallback: number) =>
     .min(1, 'expected at least 1 millisecond')
     .default(fallback)
 
+/**
+ * An IANA time zone name (`Europe/Berlin`, `UTC`), as the runtime's Intl knows it. Offsets such as
+ * `+07:00` are refused: a zone name keeps daylight saving time right, a fixed offset does not.
+ */
+const timeZone = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .refine(
+      (value) => {
+        if (/^(UTC|GMT)?[+-]/i.test(value)) return false
+        try {
+          new Intl.DateTimeFormat('en-US', { timeZone: value })
+          return true
+        } catch {
+          return false
+        }
+      },
+      { message: 'expected an IANA time zone name such as UTC or Europe/Berlin' },
+    )
+    .default(fallback)
+
 /** A development-only secret: refused when NODE_ENV=production (see the refinement below). */
 export const DEVELOPMENT_SESSION_SECRET = 'fairlane-development-session-secret-change-me'
 
@@ -115,16 +137,33 @@ export const envSchema = z
     SEND_LOCK_MS: durationMs(60_000),
 
     /**
-     * Bulk jobs Redis may hold at once (waiting + active + delayed); the pacer releases no more. About a
-     * second of bulk capacity: deep enough that the workers never starve between ticks, shallow enough
-     * that a small tenant's first mail is never stuck behind it for long.
+     * Bulk jobs Redis may hold at once (waiting + active + delayed); the pacer releases no more. The
+     * pacer fills to less while the lane sends less than this per `PACER_QUEUE_MS` (see below).
      */
     PACER_HIGH_WATER: positiveInt(300, 100_000),
+    /**
+     * How much of the bulk lane's measured sending the queue may hold, in ms of it: a campaign that
+     * starts while the queue is full waits about this long for its first send. Never less than two
+     * jobs per bulk worker slot, never more than `PACER_HIGH_WATER`.
+     */
+    PACER_QUEUE_MS: durationMs(500),
     /** How far ahead of its plan's rate a tenant may be released into the bulk queue. */
     PACER_HORIZON_MS: durationMs(1_000),
     /** Each tenant's bucket on each transactional lane (critical, default): mails per second and burst. */
     TRANSACTIONAL_RATE_PER_SEC: positiveInt(200, 100_000),
     TRANSACTIONAL_BURST: positiveInt(400, 100_000),
+
+    /** The zone the worker's cron schedulers (nightly cleanup, daily rollup) and the rollup's days are read in. */
+    SCHEDULE_TIME_ZONE: timeZone('UTC'),
+    /** Admin audit log entries older than this many days are deleted by the nightly cleanup. */
+    AUDIT_RETENTION_DAYS: positiveInt(365, 36_500),
+    /** How many tenants (largest pending backlog first) get their own series in the worker's metrics; 0: none. */
+    METRICS_TOP_TENANTS: z.coerce
+      .number({ message: 'expected a whole number' })
+      .int('expected a whole number')
+      .min(0, 'expected 0 or more')
+      .max(100, 'expected at most 100 (each tenant is a series of its own)')
+      .default(10),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV === 'production' && env.SESSION_SECRET === DEVELOPMENT_SESSION_SECRET) {

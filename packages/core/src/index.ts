@@ -22,6 +22,8 @@ export {
   type SuppressionReason,
   TERMINAL_MESSAGE_STATUSES,
 } from './domain/statuses'
+// Operations (rollup planning) are exported from the root: the package's export map is fixed for now.
+export * from './operations'
 export {
   MESSAGE_PUBLISH_TOPIC,
   type MessagePublishEvent,

@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { Sql } from 'postgres'
 import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
+import type { DepthTarget } from './depth-target'
 
 export const PACER_TUNING = {
   /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
@@ -22,8 +23,14 @@ export interface PacerOptions {
   /** The pool's client: leadership is a session advisory lock held on one reserved connection. */
   sql: Sql
   bulkQueue: Pick<Queue, 'addBulk' | 'getJobCounts'>
-  /** Jobs the bulk queue may hold (waiting + active + delayed): a few seconds of bulk capacity. */
+  /** Jobs the bulk queue may hold at most (waiting + active + delayed + prioritized). */
   highWater: number
+  /**
+   * The depth to fill to, under `highWater`: a fraction of a second of the lane's measured sends
+   * (`createDepthTarget`), so a tenant arriving behind a full queue waits that long, not longer.
+   * Without it the pacer fills to `highWater`.
+   */
+  depthTarget?: DepthTarget
   /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
   horizonMs: number
   /**
@@ -137,7 +144,7 @@ export function startPacer(options: PacerOptions): Pacer {
 }
 
 /**
- * One tick: free slots = high water − (waiting + active + delayed + prioritized); plan the release
+ * One tick: free slots = depth target − (waiting + active + delayed + prioritized); plan the release
  * over the tenants with backlog, each one's allowance less what its bucket refused since the last tick; claim the rows and add their jobs in one transaction (a failed
  * `addBulk` rolls the claim back; a crash after it leaves pending rows whose jobs still deliver
  * them once, since the send's claim accepts pending rows and the job ids are stable).
@@ -145,14 +152,15 @@ export function startPacer(options: PacerOptions): Pacer {
 export async function paceOnce(
   options: Pick<
     PacerOptions,
-    'db' | 'bulkQueue' | 'highWater' | 'horizonMs' | 'logger' | 'metrics' | 'refusals'
+    'db' | 'bulkQueue' | 'highWater' | 'depthTarget' | 'horizonMs' | 'logger' | 'metrics' | 'refusals'
   >,
   state: ReturnType<typeof createPacerState>,
   now: () => number = Date.now,
 ): Promise<TickResult> {
   const counts = await options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
   const depth = Object.values(counts).reduce((sum, count) => sum + count, 0)
-  const capacity = Math.max(0, options.highWater - depth)
+  const target = Math.min(options.highWater, options.depthTarget?.depth(now()) ?? options.highWater)
+  const capacity = Math.max(0, target - depth)
   if (capacity === 0) return 'full'
 
   const backlog = await findBulkBacklog(options.db, { cap: options.highWater })
@@ -202,5 +210,6 @@ export async function paceOnce(
     if (got < count) settleRelease(state, { tenantId, planned: count, released: got })
   }
   options.metrics.pacerReleased.inc(released.length)
+  options.depthTarget?.record(now(), released.length)
   return released.length > 0 ? 'released' : 'idle'
 }

@@ -45,8 +45,15 @@ export function createDeadLetters(deps: DeadLetterDeps): DeadLetters {
       if (!job || !isFinalFailure(job, error)) return
       const task: Promise<void> = deadLetter(deps, lane, job, error)
         .catch((failure: unknown) => {
+          const ids = sendJobPayload.safeParse(job.data)
           deps.logger.error(
-            { lane, jobId: job.id, err: (failure as Error).message },
+            {
+              tenantId: ids.success ? ids.data.tenantId : undefined,
+              messageId: ids.success ? ids.data.messageId : undefined,
+              lane,
+              jobId: job.id,
+              err: (failure as Error).message,
+            },
             'could not record a dead letter; the message row still reads failed or will be swept',
           )
         })

@@ -14,7 +14,8 @@ import { redactAddresses } from './redact'
 
 export interface SendProcessorDeps {
   lane: Lane
-  send: (job: SendJob) => Promise<SendOutcome>
+  /** `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it. */
+  send: (job: SendJob, log: Logger) => Promise<SendOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
   gate?: TenantGate
   logger: Logger
@@ -59,7 +60,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
         .catch((error: Error) => log.warn({ err: error.message }, 'token refund failed'))
     }
     try {
-      const outcome = await deps.send({ messageId, tenantId })
+      const outcome = await deps.send({ messageId, tenantId }, log)
       if (outcome.kind === 'skipped') {
         await refund()
         log.info({ attempt, reason: outcome.reason }, 'message skipped')

@@ -65,6 +65,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
       await addJobs(deps, plan.jobs)
       await deps.hooks?.afterAddBulk?.(plan.publishIds.length)
       await markOutboxPublished(tx, plan.publishIds)
+      logPublished(deps.logger, plan.jobs)
       return { claimed: rows.length, published: plan.publishIds.length, rejected: plan.rejected.length }
     })
   } catch (error) {
@@ -108,10 +109,31 @@ async function rejectRows(
   if (deps.skipIds.size + rejected.length > MAX_SKIPPED) deps.skipIds.clear()
   for (const { row, reason } of rejected) {
     deps.skipIds.add(row.id)
+    const messageId = typeof row.payload.messageId === 'string' ? row.payload.messageId : undefined
     deps.logger.error(
-      { outboxId: row.id, topic: row.topic, tenantId: row.tenantId, attempts: row.attempts + 1, reason },
+      {
+        outboxId: row.id,
+        topic: row.topic,
+        tenantId: row.tenantId,
+        messageId,
+        attempts: row.attempts + 1,
+        reason,
+      },
       'outbox row has an unparseable payload; left for a relay that understands it',
     )
+  }
+}
+
+/** One debug line per job (off at the default level), so a message can be traced through the relay. */
+function logPublished(logger: Logger, jobs: Map<Lane, LaneJob[]>): void {
+  if (!logger.isLevelEnabled('debug')) return
+  for (const [lane, laneJobs] of jobs) {
+    for (const job of laneJobs) {
+      logger.debug(
+        { tenantId: job.data.tenantId, messageId: job.data.messageId, lane, jobId: job.opts.jobId },
+        'outbox row published as a lane job',
+      )
+    }
   }
 }
 

@@ -60,9 +60,12 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
       deps.metrics?.sweeperRepublished.inc({ status: message.status })
       deps.logger.info(
         {
-          messageId: message.id,
           tenantId: message.tenantId,
+          messageId: message.id,
           lane: message.lane,
+          // The job the relay adds for the new generation; the lost one was `sendJobId(id, generation)`.
+          jobId: sendJobId(message.id, message.generation + 1),
+          lostJobId: sendJobId(message.id, message.generation),
           was: message.status,
           jobState: state,
           generation: message.generation + 1,

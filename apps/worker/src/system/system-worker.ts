@@ -1,15 +1,12 @@
 import { createWorkerConnection, SYSTEM_QUEUE } from '@fairlane/queue'
 import { type Job, type Queue, Worker } from 'bullmq'
 import type { Logger } from 'pino'
+import { registerSchedules, type Schedule } from './schedules'
 
-/** A recurring job: a BullMQ job scheduler with a stable id, so every process upserts the same one. */
-export interface Schedule {
-  id: string
-  everyMs?: number
-  /** Cron pattern, read in `timeZone`. */
-  pattern?: string
-  timeZone?: string
-}
+export type { Schedule } from './schedules'
+
+/** How often the schedulers are upserted again when the caller does not say. */
+export const SCHEDULE_RECONCILE_MS = 30_000
 
 export interface SystemWorkerOptions {
   redisUrl: string
@@ -20,6 +17,8 @@ export interface SystemWorkerOptions {
   schedules: Schedule[]
   concurrency: number
   logger: Logger
+  /** Schedulers are upserted again this often; defaults to SCHEDULE_RECONCILE_MS. */
+  reconcileEveryMs?: number
 }
 
 export interface SystemWorker {
@@ -27,21 +26,17 @@ export interface SystemWorker {
 }
 
 /**
- * The `system` queue's worker: schedulers (campaign dispatch now; cleanup and rollups later) and
+ * The `system` queue's worker: schedulers (campaign dispatch, nightly cleanup, daily rollup) and
  * one-off wake-ups. Schedulers are upserted under stable ids, so restarts and extra worker
  * processes keep one schedule each, and listed in the boot log with their period and time zone.
+ *
+ * A scheduler lives only in Redis: after a FLUSHALL, or a failover that lost data, it is simply gone
+ * and nothing due would ever run again (campaigns would stay `sending`). So the schedulers are
+ * upserted again every `reconcileEveryMs` and whenever the worker's connection comes back; upsert is
+ * idempotent (same id, same next run), so a healthy Redis only sees a few cheap commands.
  */
 export async function startSystemWorker(options: SystemWorkerOptions): Promise<SystemWorker> {
-  for (const schedule of options.schedules) {
-    const repeat = schedule.pattern
-      ? { pattern: schedule.pattern, tz: schedule.timeZone ?? 'UTC' }
-      : { every: schedule.everyMs ?? 60_000 }
-    await options.queue.upsertJobScheduler(schedule.id, repeat, {
-      name: schedule.id,
-      opts: { removeOnComplete: true, removeOnFail: { count: 100 } },
-    })
-    options.logger.info({ scheduler: schedule.id, ...repeat }, 'job scheduler registered')
-  }
+  await registerSchedules(options.queue, options.schedules, options.logger)
   const connection = createWorkerConnection(options.redisUrl, 'worker-system', options.logger)
   const worker = new Worker(
     SYSTEM_QUEUE,
@@ -56,8 +51,34 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
     options.logger.warn({ job: job?.name, jobId: job?.id, err: error.message }, 'system job failed'),
   )
   worker.on('error', (error) => options.logger.error({ err: error.message }, 'system worker error'))
+
+  let closed = false
+  let reconciling: Promise<void> | undefined
+  const reconcile = (why: string) => {
+    if (closed || reconciling) return
+    reconciling = registerSchedules(options.queue, options.schedules, options.logger, { quiet: true })
+      .catch((error: Error) =>
+        options.logger.warn({ err: error.message, why }, 'job schedulers not re-registered; retrying later'),
+      )
+      .finally(() => {
+        reconciling = undefined
+      })
+  }
+  const timer = setInterval(() => reconcile('timer'), options.reconcileEveryMs ?? SCHEDULE_RECONCILE_MS)
+  timer.unref()
+  // The first `ready` is the initial connect; every later one follows a reconnect, after which the
+  // server may be a fresh one without our schedulers.
+  let connects = 0
+  connection.on('ready', () => {
+    connects += 1
+    if (connects > 1) reconcile('reconnect')
+  })
+
   return {
     async close() {
+      closed = true
+      clearInterval(timer)
+      await reconciling
       await worker.close()
       await connection.quit().catch(() => connection.disconnect())
     },

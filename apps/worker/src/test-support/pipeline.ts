@@ -3,7 +3,7 @@ import type { MailSink } from '@fairlane/mailsink/sink'
 import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import pino, { type Logger } from 'pino'
 import { Registry } from 'prom-client'
-import { createWorkerMetrics, type WorkerMetrics } from '../metrics'
+import { createWorkerMetrics, registerDepthGauges, type WorkerMetrics } from '../metrics'
 import { type DeliveryOptions, startDelivery } from '../start-delivery'
 
 /** Signs the unsubscribe links of campaign mail sent by test pipelines. */
@@ -70,6 +70,7 @@ export async function startTestPipeline(
     },
     ...overrides,
   })
+  registerDepthGauges(registry, delivery.depthSource, { topTenants: 10 })
   let stopping: Promise<void> | undefined
   return {
     database,

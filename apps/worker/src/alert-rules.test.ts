@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { REPOSITORY_ROOT } from '@fairlane/testing'
+import { describe, expect, it } from 'vitest'
+import { createMetricsRegistry, createWorkerMetrics, type DepthSource, registerDepthGauges } from './metrics'
+
+const RULES_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.yml`
+const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0
+
+/** Never read: only the metric names are looked at, and names are known without collecting. */
+const unusedSource: DepthSource = {
+  laneDepth: () => Promise.reject(new Error('not collected in this test')),
+  deadLetterSize: () => Promise.reject(new Error('not collected in this test')),
+  outboxLagMs: () => Promise.reject(new Error('not collected in this test')),
+  tenantBacklogs: () => Promise.reject(new Error('not collected in this test')),
+}
+
+/** Every series name the worker's /metrics can expose (histograms as _bucket, _sum and _count). */
+function workerSeriesNames(): Set<string> {
+  const registry = createMetricsRegistry()
+  createWorkerMetrics(registry)
+  registerDepthGauges(registry, unusedSource, { topTenants: 10 })
+  const names = new Set<string>()
+  for (const metric of registry.getMetricsAsArray()) {
+    const { name, type } = metric as unknown as { name: string; type: string }
+    names.add(name)
+    if (type === 'histogram')
+      for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`)
+  }
+  return names
+}
+
+/** The metric names the rules' `expr` lines use (ours all start with `fairlane_`). */
+function ruleMetricNames(rules: string): string[] {
+  const exprs = rules
+    .split('\n')
+    .filter((line) => /^\s*expr:/.test(line))
+    .join('\n')
+  return [...new Set(exprs.match(/\bfairlane_[a-z0-9_]+/g) ?? [])].sort()
+}
+
+describe('alert rules (ops/prometheus/alerts.yml)', () => {
+  const rules = readFileSync(RULES_FILE, 'utf8')
+
+  it('use only metrics the worker registers', () => {
+    const used = ruleMetricNames(rules)
+    expect(used).toEqual(
+      expect.arrayContaining([
+        'fairlane_dead_letter_queue_size',
+        'fairlane_lane_oldest_waiting_age_seconds',
+        'fairlane_outbox_lag_seconds',
+      ]),
+    )
+    const registered = workerSeriesNames()
+    expect(used.filter((name) => !registered.has(name))).toEqual([])
+  })
+
+  it('catch a name that is not registered (the check above is not vacuous)', () => {
+    const registered = workerSeriesNames()
+    const used = ruleMetricNames('      expr: fairlane_no_such_metric > 0\n')
+    expect(used.filter((name) => !registered.has(name))).toEqual(['fairlane_no_such_metric'])
+  })
+
+  it.skipIf(!hasPromtool)('pass `promtool check rules`', () => {
+    const result = spawnSync('promtool', ['check', 'rules', RULES_FILE], { encoding: 'utf8' })
+    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS: 4 rules found/)
+    expect(result.status).toBe(0)
+  })
+})

@@ -1,0 +1,70 @@
+import { IDEMPOTENCY_KEY_TTL_MS } from '@fairlane/core/accept'
+import type { Database } from '@fairlane/db'
+import {
+  type CleanupBatch,
+  deleteAuditEntriesBefore,
+  deletePublishedOutbox,
+  releaseExpiredIdempotencyKeys,
+} from '@fairlane/db/queries/cleanup'
+import type { Logger } from 'pino'
+
+/** Published outbox rows are kept this long: enough to trace a message's publish in an incident. */
+export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+/** Rows per statement: each delete holds its locks for milliseconds, never long enough to stall the relay. */
+export const CLEANUP_BATCH_SIZE = 5_000
+
+export interface CleanupDeps {
+  db: Database
+  auditRetentionDays: number
+  clock: { now(): Date }
+  logger: Logger
+  batchSize?: number
+}
+
+export interface CleanupResult {
+  outboxDeleted: number
+  idempotencyKeysReleased: number
+  auditEntriesDeleted: number
+}
+
+/**
+ * The nightly cleanup: published outbox rows past a week, idempotency keys past their 24 h window
+ * (the messages stay), audit entries past AUDIT_RETENTION_DAYS. Each in batches until one comes back
+ * short; a cleanup that dies half-way just leaves less for the next night.
+ */
+export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResult> {
+  const now = deps.clock.now().getTime()
+  const limit = deps.batchSize ?? CLEANUP_BATCH_SIZE
+  const result: CleanupResult = {
+    outboxDeleted: await inBatches(
+      (batch) => deletePublishedOutbox(deps.db, batch),
+      new Date(now - OUTBOX_RETENTION_MS),
+      limit,
+    ),
+    idempotencyKeysReleased: await inBatches(
+      (batch) => releaseExpiredIdempotencyKeys(deps.db, batch),
+      new Date(now - IDEMPOTENCY_KEY_TTL_MS),
+      limit,
+    ),
+    auditEntriesDeleted: await inBatches(
+      (batch) => deleteAuditEntriesBefore(deps.db, batch),
+      new Date(now - deps.auditRetentionDays * 24 * 60 * 60 * 1000),
+      limit,
+    ),
+  }
+  deps.logger.info(result, 'nightly cleanup done')
+  return result
+}
+
+async function inBatches(
+  step: (batch: CleanupBatch) => Promise<number>,
+  before: Date,
+  limit: number,
+): Promise<number> {
+  let total = 0
+  for (;;) {
+    const changed = await step({ before, limit })
+    total += changed
+    if (changed < limit) return total
+  }
+}
