@@ -20,6 +20,7 @@ import {
   byDomain,
   type Delivery,
   latencySummary,
+  maxMinFairShares,
   readSink,
   type TenantSpec,
   totalViolations,
@@ -74,6 +75,14 @@ interface PhaseOneResult {
   otpSamples: number
   rateViolations: number
   bigTenantUtilization: number
+  /**
+   * Big's sends ÷ its weighted max-min fair share of what the bulk lane sent in the same window: the
+   * utilisation a perfectly fair platform would reach on this machine, where capacity is below the
+   * plans' sum (then `bigTenantUtilization` cannot reach 1 without taking the Mediums' shares).
+   */
+  bigTenantFairShareUtilization: number
+  /** Bulk sends per second over Big's span: what the machine gave all the bulk tenants together. */
+  bulkEmailsPerSec: number
   redisCommandsPerEmail: number
   maxBulkDepth: number
   delivered: number
@@ -148,6 +157,12 @@ function phaseOneFigures(input: {
   const bigFirst = Math.min(...big)
   const bigSpanSeconds = Math.max(1, (input.windowEnd - bigFirst) / 1000)
   const otp = latencySummary(otpLatencies(deliveries, input.otpSentAt))
+  const bulkTenants = [BIG, ...MEDIUMS]
+  const bulkInSpan = bulkTenants
+    .flatMap((spec) => byDomain(deliveries, spec.domain))
+    .filter((at) => at >= bigFirst && at <= input.windowEnd).length
+  const bulkEmailsPerSec = bulkInSpan / bigSpanSeconds
+  const [bigFairShare = 0] = maxMinFairShares(bulkEmailsPerSec, bulkTenants)
   return {
     bigTenantBacklog: sizes.big,
     smallTenantFirstSendMs: small.length > 0 ? round((small[0] as number) - input.smallSendAt) : null,
@@ -158,6 +173,9 @@ function phaseOneFigures(input: {
     otpSamples: input.otpSentAt.size,
     rateViolations: totalViolations(deliveries, [BIG, ...MEDIUMS, SMALL]),
     bigTenantUtilization: round(big.length / (BIG.ratePerSec * bigSpanSeconds), 3),
+    bigTenantFairShareUtilization:
+      bigFairShare > 0 ? round(big.length / bigSpanSeconds / bigFairShare, 3) : 0,
+    bulkEmailsPerSec: round(bulkEmailsPerSec, 1),
     redisCommandsPerEmail: round(input.commands / Math.max(1, deliveries.length), 1),
     maxBulkDepth: input.maxBulkDepth,
     delivered: deliveries.length,

@@ -16,7 +16,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          include: ['{apps,packages}/*/src/**/*.test.ts'],
+          include: ['{apps,packages}/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**'],
         },
       },
