@@ -17,6 +17,9 @@ export const E2E = {
   demoApiKey: 'fl_e2eDemoKey0123456789abcdefghijklmnop',
   /** Pinned so a suite can mint unsubscribe tokens with the platform's key (e2e/unsubscribe.spec.ts). */
   sessionSecret: 'e2e-session-secret-0123456789abcdefghijklmnop',
+  /** The seeded platform admin (packages/stack/src/seed.ts) signs in with this password. */
+  adminEmail: 'admin@fairlane.local',
+  adminPassword: 'e2e-admin-password-0123456789',
 }
 
 export default defineConfig({
@@ -64,6 +67,7 @@ export default defineConfig({
       ADMIN_TOKEN: E2E.adminToken,
       DEMO_API_KEY: E2E.demoApiKey,
       SESSION_SECRET: E2E.sessionSecret,
+      DEMO_ADMIN_PASSWORD: E2E.adminPassword,
     },
   },
 })

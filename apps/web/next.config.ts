@@ -6,6 +6,7 @@ const config: NextConfig = {
     '@fairlane/config',
     '@fairlane/core',
     '@fairlane/db',
+    '@fairlane/fairness',
     '@fairlane/mail',
     '@fairlane/queue',
   ],
@@ -14,6 +15,8 @@ const config: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
+  // forbidden(): the admin console answers a signed-in tenant user with a real 403 page.
+  experimental: { authInterrupts: true },
 }
 
 export default config

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
-import { seedDemo } from './seed'
+import { seedDemo, seedPlatformAdmin } from './seed'
 import { ensureServices } from './services'
 
 export type Mode = 'start' | 'dev'
@@ -56,6 +56,7 @@ export async function preparePlatform(
   const database = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'seed' })
   try {
     await seedDemo(database.db, { apiKey: secrets.DEMO_API_KEY })
+    await seedPlatformAdmin(database.db, { password: secrets.DEMO_ADMIN_PASSWORD })
   } finally {
     await database.close()
   }

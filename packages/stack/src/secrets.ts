@@ -7,6 +7,8 @@ export interface LocalSecrets {
   SESSION_SECRET: string
   ADMIN_TOKEN: string
   DEMO_API_KEY: string
+  /** The demo platform admin's password (seed.ts, DEMO_ADMIN_EMAIL). */
+  DEMO_ADMIN_PASSWORD: string
 }
 
 /**
@@ -20,6 +22,7 @@ export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): Local
     SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
     ADMIN_TOKEN: saved.ADMIN_TOKEN ?? generateAdminToken(),
     DEMO_API_KEY: saved.DEMO_API_KEY ?? generateApiKey(),
+    DEMO_ADMIN_PASSWORD: saved.DEMO_ADMIN_PASSWORD ?? randomBytes(12).toString('base64url'),
   }
   mkdirSync(dirname(file), { recursive: true })
   writeFileSync(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 })
@@ -27,5 +30,6 @@ export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): Local
     SESSION_SECRET: env.SESSION_SECRET || generated.SESSION_SECRET,
     ADMIN_TOKEN: env.ADMIN_TOKEN || generated.ADMIN_TOKEN,
     DEMO_API_KEY: env.DEMO_API_KEY || generated.DEMO_API_KEY,
+    DEMO_ADMIN_PASSWORD: env.DEMO_ADMIN_PASSWORD || generated.DEMO_ADMIN_PASSWORD,
   }
 }

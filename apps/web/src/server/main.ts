@@ -40,6 +40,7 @@ async function main(): Promise<void> {
     router: createRouter(Object.values(API_ROUTES)),
     deps: api,
     logger,
+    metrics: api.metrics,
     fallback: async (req, res) => (await nextHandler)(req, res),
     origin: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.WEB_PORT}`,
   })

@@ -1,8 +1,16 @@
+import { listAudit } from './api/admin/audit-log'
+import { bulkDiscardDeadLetters, bulkReplayDeadLetters } from './api/admin/bulk-dead-letters'
 import { postTenant } from './api/admin/create-tenant'
+import { getDeadLetter } from './api/admin/dead-letter-detail'
 import { discardDeadLetter } from './api/admin/discard-dead-letter'
+import { getFairness } from './api/admin/fairness'
 import { listDeadLetters } from './api/admin/list-dead-letters'
+import { listTenants } from './api/admin/list-tenants'
+import { getWebMetrics } from './api/admin/metrics'
+import { getOverview } from './api/admin/overview'
 import { getQueueStats } from './api/admin/queue-stats'
 import { replayDeadLetter } from './api/admin/replay-dead-letter'
+import { getTenantHistory } from './api/admin/tenant-history'
 import { patchTenant } from './api/admin/update-tenant'
 import { healthLive, healthReady } from './api/health'
 import { getMessage } from './api/v1/get-message'
@@ -66,4 +74,22 @@ export const API_ROUTES = {
   replayDeadLetter: route('POST', '/api/admin/dlq/:id/replay', (request, { id }, deps) =>
     replayDeadLetter(request, id, deps.admin),
   ),
+  // The admin console's reads and bulk actions (extensions of the contract's admin API).
+  listTenants: route('GET', '/api/admin/tenants', (request, _, deps) => listTenants(request, deps.admin)),
+  tenantHistory: route('GET', '/api/admin/tenants/:id/daily', (request, { id }, deps) =>
+    getTenantHistory(request, id, deps.admin),
+  ),
+  overview: route('GET', '/api/admin/overview', (request, _, deps) => getOverview(request, deps.admin)),
+  fairness: route('GET', '/api/admin/fairness', (request, _, deps) => getFairness(request, deps.admin)),
+  getDeadLetter: route('GET', '/api/admin/dlq/:id', (request, { id }, deps) =>
+    getDeadLetter(request, id, deps.admin),
+  ),
+  bulkReplayDeadLetters: route('POST', '/api/admin/dlq/replay', (request, _, deps) =>
+    bulkReplayDeadLetters(request, deps.admin),
+  ),
+  bulkDiscardDeadLetters: route('POST', '/api/admin/dlq/discard', (request, _, deps) =>
+    bulkDiscardDeadLetters(request, deps.admin),
+  ),
+  auditLog: route('GET', '/api/admin/audit', (request, _, deps) => listAudit(request, deps.admin)),
+  webMetrics: route('GET', '/api/admin/metrics', (request, _, deps) => getWebMetrics(request, deps.admin)),
 }

@@ -5,8 +5,11 @@ import type { Redis } from 'ioredis'
 import pino from 'pino'
 import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
+import type { SessionReader } from './auth/admin-access'
 import { createApiKeyCache } from './auth/api-key-cache'
+import { type Auth, createAuth } from './auth/better-auth'
 import type { Logger } from './logger'
+import { createWebMetrics, type WebMetrics } from './metrics'
 import { type ApiLimiters, createApiLimiters } from './rate-limits'
 
 /**
@@ -24,6 +27,8 @@ export interface ApiContainer {
   limiters: ApiLimiters
   /** BullMQ queues for the admin views, created on first call (the public API never touches them). */
   queues(): Queues
+  /** This process's Prometheus registry and HTTP request metrics. */
+  metrics: WebMetrics
   api: ApiDeps
   admin: AdminDeps
   /** Closes the queues (if made), the database pool and the Redis connection. */
@@ -44,6 +49,19 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     return queues
   }
   const clock = { now: () => new Date() }
+  const metrics = createWebMetrics()
+  // Only the admin API reads sessions here, and only for calls without a bearer token, so its
+  // better-auth instance is made on the first such call.
+  let sessionAuth: Auth | undefined
+  const readSession = sessionReader(() => {
+    sessionAuth ??= createAuth({
+      db: database.db,
+      secret: config.SESSION_SECRET,
+      baseURL: config.APP_URL,
+      nextCookies: false,
+    })
+    return sessionAuth
+  })
   return {
     config,
     database,
@@ -51,6 +69,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     logger,
     limiters,
     queues: lazyQueues,
+    metrics,
     api: {
       db: database.db,
       logger,
@@ -60,12 +79,37 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
       // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
       keyCache: createApiKeyCache(),
     },
-    admin: { db: database.db, adminToken: config.ADMIN_TOKEN, queues: lazyQueues, logger, clock },
+    admin: {
+      db: database.db,
+      adminToken: config.ADMIN_TOKEN,
+      readSession,
+      appOrigin: new URL(config.APP_URL).origin,
+      queues: lazyQueues,
+      redis,
+      queuePrefix: config.QUEUE_PREFIX,
+      metrics: metrics.registry,
+      metricsToken: config.METRICS_TOKEN,
+      logger,
+      clock,
+    },
     async close() {
       if (queues) await closeQueues(queues)
       await database.close()
       await redis.quit().catch(() => redis.disconnect())
     },
+  }
+}
+
+/** The signed-in user of a request, through better-auth (signed cookie, then the session row). */
+export function sessionReader(auth: () => Auth): SessionReader {
+  return async (headers) => {
+    const found = await auth().api.getSession({ headers })
+    if (!found) return null
+    return {
+      userId: found.user.id,
+      email: found.user.email,
+      isPlatformAdmin: found.user.isPlatformAdmin === true,
+    }
   }
 }
 

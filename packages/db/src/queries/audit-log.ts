@@ -2,7 +2,7 @@ import type { Executor } from '../client'
 import { adminAuditLog } from '../schema'
 
 export interface AuditEntry {
-  /** Who: `admin-token` for the ADMIN_TOKEN bearer, a user id once admin sessions exist. */
+  /** Who: `admin-token` for the ADMIN_TOKEN bearer, the platform admin's email for a console session. */
   actor: string
   /** What, as `<resource>.<verb>`: `dlq.replay`, `dlq.discard`, `tenant.create`, `tenant.plan.update`. */
   action: string

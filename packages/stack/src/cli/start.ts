@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { launchPlatform, type Mode, preparePlatform, stopAll } from '../platform'
 import { runToEnd } from '../processes'
+import { DEMO_ADMIN_EMAIL } from '../seed'
 import { webBuildIsStale } from '../web-build'
 
 /**
@@ -55,6 +56,7 @@ export async function run(mode: Mode): Promise<void> {
       `  worker metrics ${urls.metrics}`,
       `  demo API key   ${secrets.DEMO_API_KEY}`,
       `  admin token    ${secrets.ADMIN_TOKEN}    (Authorization: Bearer … on /api/admin)`,
+      `  admin console  ${urls.web}/admin    sign in as ${DEMO_ADMIN_EMAIL} / ${secrets.DEMO_ADMIN_PASSWORD}`,
       '',
       'Ctrl-C stops everything.',
       '',

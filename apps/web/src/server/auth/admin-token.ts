@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { AppError } from '@fairlane/core/errors'
 import { bearerToken } from './bearer'
 
-/** Who did it, as the audit log records it. Admin sessions (a later issue) will record the user. */
+/** Who did it, as the audit log records it for the bearer token (an admin session records the email). */
 export const ADMIN_TOKEN_ACTOR = 'admin-token'
 
 /**

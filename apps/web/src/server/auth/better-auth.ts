@@ -13,6 +13,11 @@ export interface AuthSettings {
   secret: string
   /** APP_URL: where cookies are scoped and which origin may post to `/api/auth`. */
   baseURL: string
+  /**
+   * nextCookies lets server actions set the cookie through Next.js; off for the web process's fast
+   * path, which only reads sessions (the admin API) outside any Next.js request.
+   */
+  nextCookies?: boolean
 }
 
 /**
@@ -52,7 +57,7 @@ export function createAuth(settings: AuthSettings) {
     disabledPaths: ['/sign-up/email'],
     telemetry: { enabled: false },
     // nextCookies lets server actions (sign-in, sign-up, sign-out) set and clear the cookie; keep it last.
-    plugins: [nextCookies()],
+    plugins: settings.nextCookies === false ? [] : [nextCookies()],
   })
 }
 

@@ -1,7 +1,7 @@
 import 'server-only'
 import { findActingMembership } from '@fairlane/db/queries/accounts'
 import { headers } from 'next/headers'
-import { redirect } from 'next/navigation'
+import { forbidden, redirect } from 'next/navigation'
 import { cache } from 'react'
 import { container } from '../container'
 
@@ -48,4 +48,41 @@ export async function requireTenantSession(): Promise<TenantSession> {
   const session = await getTenantSession()
   if (!session) redirect('/sign-in')
   return session
+}
+
+/** A signed-in user of the admin console: a platform admin, whatever tenants they belong to. */
+export interface AdminSession {
+  userId: string
+  email: string
+  name: string
+}
+
+/**
+ * The signed-in user and whether they are a platform admin, or null when nobody is signed in. Cached
+ * per request like the tenant session; `is_platform_admin` is read from the user row each time, so
+ * revoking it takes effect on the next request.
+ */
+export const getSignedInUser = cache(
+  async (): Promise<(AdminSession & { isPlatformAdmin: boolean }) | null> => {
+    const requestHeaders = await headers()
+    const found = await container().auth.api.getSession({ headers: requestHeaders })
+    if (!found) return null
+    return {
+      userId: found.user.id,
+      email: found.user.email,
+      name: found.user.name,
+      isPlatformAdmin: found.user.isPlatformAdmin === true,
+    }
+  },
+)
+
+/**
+ * For every admin page: nobody signed in → /sign-in; a tenant user → the 403 page (HTTP 403, via
+ * `forbidden()` and app/forbidden.tsx).
+ */
+export async function requirePlatformAdmin(): Promise<AdminSession> {
+  const user = await getSignedInUser()
+  if (!user) redirect('/sign-in')
+  if (!user.isPlatformAdmin) forbidden()
+  return { userId: user.userId, email: user.email, name: user.name }
 }

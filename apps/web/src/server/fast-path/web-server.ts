@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import { errorResponse } from '../http/errors'
 import type { Logger } from '../logger'
+import type { WebMetrics } from '../metrics'
 import type { RouteDeps } from '../routes'
 import { sendWebResponse, toWebRequest } from './node-bridge'
 import type { RouteMatch, Router } from './router'
@@ -15,7 +16,11 @@ export interface WebServerOptions {
   fallback: NodeHandler
   /** Used for `request.url` when the Host header is missing or odd; handlers only read path and query. */
   origin: string
+  /** Counts and times every answer, the route table's path or `next` as its route label. */
+  metrics?: Pick<WebMetrics, 'observeRequest'>
 }
+
+const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
 export interface WebServer {
   server: Server
@@ -51,6 +56,16 @@ export function createWebServer(options: WebServerOptions): WebServer {
   const server = createServer((req, res) => {
     if (closing) res.setHeader('connection', 'close')
     const match = options.router(req.method ?? 'GET', req.url ?? '/')
+    const { metrics } = options
+    if (metrics) {
+      const started = process.hrtime.bigint()
+      res.once('finish', () => {
+        const method = req.method && METHOD_LABELS.has(req.method) ? req.method : 'other'
+        const route = match ? match.route.path : 'next'
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9
+        metrics.observeRequest({ method, route, status: res.statusCode }, seconds)
+      })
+    }
     const work = match ? serveRoute(match, req, res) : options.fallback(req, res)
     work.catch((error: unknown) => {
       options.logger.error({ err: error, url: req.url }, 'request failed')

@@ -7,7 +7,10 @@ import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
+import { type Auth, createAuth } from '../auth/better-auth'
+import { createWebMetrics } from '../metrics'
 import { createApiLimiters, type RateLimitSettings } from '../rate-limits'
+import { sessionReader } from '../web-container'
 import { type CollectingLogger, collectingLogger } from './logger'
 
 /**
@@ -21,10 +24,15 @@ export interface WebHarness {
   logger: CollectingLogger
   apiDeps(overrides?: { settings?: RateLimitSettings; redis?: Redis; keyPrefix?: string }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
+  /** better-auth on this harness's database, as the web app's container makes it. */
+  auth: Auth
+  /** A user signed in through better-auth; `cookie` is what their browser would send. */
+  signIn(options: { platformAdmin: boolean }): Promise<{ email: string; userId: string; cookie: string }>
   close(): Promise<void>
 }
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
+export const TEST_APP_ORIGIN = 'http://127.0.0.1:3000'
 
 export function createWebHarness(env: TestEnvironment): WebHarness {
   const logger = collectingLogger()
@@ -32,11 +40,35 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
   const redis = createProducerConnection(env.redisUrl, 'web-test', logger)
   const queues = createQueues(redis, env.queuePrefix, logger)
   const clock = { now: () => new Date() }
+  const auth = createAuth({
+    db: database.db,
+    secret: 'web-test-session-secret-0123456789abcdef',
+    baseURL: TEST_APP_ORIGIN,
+    nextCookies: false,
+  })
+  const metrics = createWebMetrics()
+  let users = 0
   return {
     database,
     redis,
     queues,
     logger,
+    auth,
+    async signIn({ platformAdmin }) {
+      users += 1
+      const email = `${platformAdmin ? 'admin' : 'user'}-${users}-${Date.now()}@example.test`
+      const password = 'correct horse battery staple'
+      const created = await auth.api.signUpEmail({ body: { name: 'Test User', email, password } })
+      if (platformAdmin) {
+        await database.sql`update users set is_platform_admin = true where id = ${created.user.id}`
+      }
+      const signedIn = await auth.api.signInEmail({ body: { email, password }, returnHeaders: true })
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .map((header) => header.split(';')[0])
+        .join('; ')
+      return { email, userId: created.user.id, cookie }
+    },
     apiDeps: (overrides = {}) => ({
       db: database.db,
       logger,
@@ -51,7 +83,12 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
     adminDeps: (adminToken = TEST_ADMIN_TOKEN) => ({
       db: database.db,
       adminToken,
+      readSession: sessionReader(() => auth),
+      appOrigin: TEST_APP_ORIGIN,
       queues: () => queues,
+      redis,
+      queuePrefix: env.queuePrefix,
+      metrics: metrics.registry,
       logger,
       clock,
     }),

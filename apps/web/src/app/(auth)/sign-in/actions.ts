@@ -31,8 +31,10 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
       },
     }
   }
+  let platformAdmin = false
   try {
-    await auth.api.signInEmail({ body: { email, password }, headers: await headers() })
+    const signedIn = await auth.api.signInEmail({ body: { email, password }, headers: await headers() })
+    platformAdmin = signedIn.user.isPlatformAdmin === true
   } catch (error) {
     if (error instanceof APIError && error.statusCode < 500) {
       await throttle.recordFailure(email)
@@ -41,5 +43,5 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
     }
     throw error
   }
-  redirect('/dashboard')
+  redirect(platformAdmin ? '/admin' : '/dashboard')
 }

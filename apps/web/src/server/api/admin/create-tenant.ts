@@ -4,7 +4,7 @@ import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { insertAuditEntry } from '@fairlane/db/queries/audit-log'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { z } from 'zod'
-import { authenticateAdmin } from '../../auth/admin-token'
+import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type AdminDeps, MAX_ADMIN_BODY_BYTES } from './deps'
@@ -25,7 +25,7 @@ const createTenantBody = z.strictObject({
  */
 export function postTenant(request: Request, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
-    const { actor } = authenticateAdmin(request, deps.adminToken)
+    const { actor } = await authorizeAdmin(request, deps)
     const parsed = createTenantBody.safeParse(await readJsonBody(request, MAX_ADMIN_BODY_BYTES))
     if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
     const apiKey = generateApiKey()

@@ -1,17 +1,31 @@
 import type { Clock } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
 import type { Queues } from '@fairlane/queue'
+import type { Redis } from 'ioredis'
+import type { Registry } from 'prom-client'
+import type { SessionReader } from '../../auth/admin-access'
 import type { Logger } from '../../logger'
 
 /** What the `/api/admin` handlers need. `queues` is a function: BullMQ queues are made on first use. */
 export interface AdminDeps {
   db: Database
-  /** `ADMIN_TOKEN`; undefined closes the admin API. */
+  /** `ADMIN_TOKEN`; undefined closes the bearer way in (platform admin sessions still work). */
   adminToken: string | undefined
+  /** The signed-in user of a request's session cookie (better-auth), for the console's own calls. */
+  readSession: SessionReader
+  /** APP_URL's origin; cookie-authenticated changes must come from it. */
+  appOrigin: string
   queues(): Queues
+  /** The queue Redis (token buckets' deferral counters); `QUEUE_PREFIX` names the keys. */
+  redis: Redis
+  queuePrefix: string
+  /** This web process's Prometheus registry (`GET /api/admin/metrics`). */
+  metrics: Registry
+  /** `METRICS_TOKEN`: a scraper's bearer for `GET /api/admin/metrics` only; undefined: none. */
+  metricsToken?: string | undefined
   logger: Logger
   clock: Clock
 }
 
-/** Admin request bodies are small; 16 KB is generous. */
-export const MAX_ADMIN_BODY_BYTES = 16 * 1024
+/** Admin request bodies are small; a bulk action naming its 500 dead-letter ids fits in 64 KB. */
+export const MAX_ADMIN_BODY_BYTES = 64 * 1024

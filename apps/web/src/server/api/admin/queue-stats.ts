@@ -1,6 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
 import type { Queues } from '@fairlane/queue'
-import { authenticateAdmin } from '../../auth/admin-token'
+import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import { DEAD_LETTER_STATES } from './dead-letter-view'
 import type { AdminDeps } from './deps'
@@ -19,20 +19,25 @@ export interface LaneStats {
 /** `GET /api/admin/queues` → `{ critical: LaneStats, default: LaneStats, bulk: LaneStats, deadLetter }`. */
 export function getQueueStats(request: Request, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
-    authenticateAdmin(request, deps.adminToken)
-    const queues = deps.queues()
-    const now = deps.clock.now().getTime()
-    const [lanes, deadLetter] = await queueCall(() =>
-      Promise.all([
-        Promise.all(LANES.map(async (lane) => [lane, await laneStats(queues, lane, now)] as const)),
-        countDeadLetters(queues),
-      ]),
-    )
-    return Response.json(
-      { ...(Object.fromEntries(lanes) as Record<Lane, LaneStats>), deadLetter },
-      { headers: { 'cache-control': 'no-store' } },
-    )
+    await authorizeAdmin(request, deps)
+    const { lanes, deadLetter } = await readQueueStats(deps)
+    return Response.json({ ...lanes, deadLetter }, { headers: { 'cache-control': 'no-store' } })
   })
+}
+
+/** Every lane's counts and the dead-letter queue's size, read from Redis (503 when it does not answer). */
+export async function readQueueStats(
+  deps: Pick<AdminDeps, 'queues' | 'clock'>,
+): Promise<{ lanes: Record<Lane, LaneStats>; deadLetter: number }> {
+  const queues = deps.queues()
+  const now = deps.clock.now().getTime()
+  const [lanes, deadLetter] = await queueCall(() =>
+    Promise.all([
+      Promise.all(LANES.map(async (lane) => [lane, await laneStats(queues, lane, now)] as const)),
+      countDeadLetters(queues),
+    ]),
+  )
+  return { lanes: Object.fromEntries(lanes) as Record<Lane, LaneStats>, deadLetter }
 }
 
 async function laneStats(queues: Queues, lane: Lane, now: number): Promise<LaneStats> {

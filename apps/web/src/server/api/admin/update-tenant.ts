@@ -2,7 +2,7 @@ import { AppError, fieldIssues, validationFailed } from '@fairlane/core/errors'
 import { insertAuditEntry } from '@fairlane/db/queries/audit-log'
 import { findTenant, updateTenantPlan } from '@fairlane/db/queries/tenants'
 import { z } from 'zod'
-import { authenticateAdmin } from '../../auth/admin-token'
+import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -20,7 +20,7 @@ const updateTenantBody = z.strictObject({
 /** `PATCH /api/admin/tenants/:id` `{ plan }` → the tenant. The change and its audit entry commit together. */
 export function patchTenant(request: Request, id: string, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
-    const { actor } = authenticateAdmin(request, deps.adminToken)
+    const { actor } = await authorizeAdmin(request, deps)
     const parsed = updateTenantBody.safeParse(await readJsonBody(request, MAX_ADMIN_BODY_BYTES))
     if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
     const notFound = new AppError('not_found', `No tenant with id ${JSON.stringify(id)}`)

@@ -4,3 +4,4 @@ import { API_ROUTES } from '@/server/routes'
 export const dynamic = 'force-dynamic'
 
 export const POST = nextRoute(API_ROUTES.createTenant)
+export const GET = nextRoute(API_ROUTES.listTenants)

@@ -1,0 +1,166 @@
+'use client'
+
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
+import styles from './admin.module.css'
+import { formatAge, formatCount, LANE_COLOURS } from './format'
+import { usePolling } from './use-polling'
+
+const LANES = ['critical', 'default', 'bulk'] as const
+type Lane = (typeof LANES)[number]
+
+interface LaneStats {
+  waiting: number
+  active: number
+  delayed: number
+  failed: number
+  completed: number
+  oldestWaitingAgeMs: number
+}
+
+interface Overview {
+  lanes: Record<Lane, LaneStats>
+  deadLetter: number
+  outboxLagMs: number
+  throughput: { minutes: Array<{ t: number } & Record<Lane, number>> }
+  alerts: { key: string; message: string }[]
+  thresholds: { criticalOldestWaitingMs: number; defaultOldestWaitingMs: number; outboxLagMs: number }
+}
+
+/** Queue depth per lane, throughput, dead letters and the relay's lag, red when a threshold is crossed. */
+export function OverviewLive() {
+  const { data, error } = usePolling<Overview>('/api/admin/overview')
+  if (!data) return <p className="muted">{error ?? 'Loading…'}</p>
+  const alert = data.alerts.length > 0
+  const newest = data.throughput.minutes.at(-1)?.t ?? 0
+  const limitOf = (lane: Lane) =>
+    lane === 'critical'
+      ? data.thresholds.criticalOldestWaitingMs
+      : lane === 'default'
+        ? data.thresholds.defaultOldestWaitingMs
+        : Number.POSITIVE_INFINITY
+  return (
+    <>
+      {error ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <section
+        className={styles.state}
+        data-state={alert ? 'alert' : 'ok'}
+        data-testid="overview-state"
+        aria-live="polite"
+      >
+        {alert ? (
+          <>
+            <strong>Needs attention</strong>
+            <ul>
+              {data.alerts.map((item) => (
+                <li key={item.key} data-alert={item.key}>
+                  {item.message}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : (
+          <strong>All lanes within their thresholds</strong>
+        )}
+      </section>
+      <dl className="stats">
+        <div>
+          <dt>Dead letters</dt>
+          <dd data-testid="dead-letter-count" className={data.deadLetter > 0 ? styles.alertCell : undefined}>
+            {formatCount(data.deadLetter)}
+            <small>
+              <a href="/admin/dead-letters">Inspect and replay</a>
+            </small>
+          </dd>
+        </div>
+        <div>
+          <dt>Outbox lag</dt>
+          <dd
+            data-testid="outbox-lag"
+            className={data.outboxLagMs > data.thresholds.outboxLagMs ? styles.alertCell : undefined}
+          >
+            {formatAge(data.outboxLagMs)}
+            <small>oldest row not yet on a queue</small>
+          </dd>
+        </div>
+        <div>
+          <dt>Sent in the last minute</dt>
+          <dd>
+            {formatCount(LANES.reduce((sum, lane) => sum + (data.throughput.minutes.at(-2)?.[lane] ?? 0), 0))}
+            <small>the last whole minute, all lanes</small>
+          </dd>
+        </div>
+      </dl>
+      <section className="card" aria-labelledby="lanes-title">
+        <h2 id="lanes-title">Lanes</h2>
+        <div className="table-wrap">
+          <table className="table" data-testid="lanes-table">
+            <thead>
+              <tr>
+                <th scope="col">Lane</th>
+                <th scope="col">Waiting</th>
+                <th scope="col">Active</th>
+                <th scope="col">Delayed</th>
+                <th scope="col">Failed</th>
+                <th scope="col">Oldest waiting</th>
+              </tr>
+            </thead>
+            <tbody>
+              {LANES.map((lane) => {
+                const stats = data.lanes[lane]
+                const late = stats.oldestWaitingAgeMs > limitOf(lane)
+                return (
+                  <tr key={lane} data-lane={lane} data-state={late ? 'alert' : 'ok'}>
+                    <th scope="row">{lane}</th>
+                    <td>{formatCount(stats.waiting)}</td>
+                    <td>{formatCount(stats.active)}</td>
+                    <td>{formatCount(stats.delayed)}</td>
+                    <td>{formatCount(stats.failed)}</td>
+                    <td className={late ? styles.alertCell : undefined}>
+                      {formatAge(stats.oldestWaitingAgeMs)}
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      </section>
+      <section className="card" aria-labelledby="throughput-title">
+        <figure className={styles.chart} data-testid="throughput-chart">
+          <figcaption id="throughput-title">Sent per minute, last 15 minutes</figcaption>
+          <BarChart
+            responsive
+            className={styles.chartArea}
+            data={data.throughput.minutes}
+            margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
+          >
+            <CartesianGrid strokeDasharray="3 3" vertical={false} />
+            <XAxis
+              dataKey="t"
+              tickFormatter={(t: number) => (t === newest ? 'now' : `${(t - newest) / 60} min`)}
+            />
+            <YAxis allowDecimals={false} width={52} />
+            <Tooltip
+              labelFormatter={(t) => (typeof t === 'number' ? `${(t - newest) / 60} min` : String(t))}
+              isAnimationActive={false}
+            />
+            <Legend />
+            {LANES.map((lane) => (
+              <Bar
+                key={lane}
+                dataKey={lane}
+                stackId="lanes"
+                fill={LANE_COLOURS[lane]}
+                isAnimationActive={false}
+              />
+            ))}
+          </BarChart>
+        </figure>
+      </section>
+    </>
+  )
+}

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto'
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import { E2E } from './playwright.config'
+import { signUp } from './support/accounts'
+
+/**
+ * The admin console in Chromium against the whole platform: a message failed by a 550 from the mail
+ * sink is found in Dead letters and replayed with a reason once the fault is cleared; a plan is edited
+ * (a bad value refused next to its field); the Fairness page draws two tenants' campaigns as they
+ * send; a tenant user is refused with 403. Each page is screenshotted with data for the README
+ * (docs/screenshots/admin-*.png).
+ */
+
+const SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
+const ADMIN_BEARER = { authorization: `Bearer ${E2E.adminToken}` }
+/** Relay, lane worker and SMTP, plus the page's 2-second poll. */
+const DELIVERY_MS = 30_000
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true })
+}
+
+async function signInAsAdmin(page: Page): Promise<void> {
+  await page.goto('/sign-in')
+  await page.getByLabel('Email').fill(E2E.adminEmail)
+  await page.getByLabel('Password').fill(E2E.adminPassword)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page).toHaveURL(/\/admin$/, { timeout: 15_000 })
+  await expect(page.getByTestId('admin-email')).toHaveText(E2E.adminEmail)
+}
+
+/** A tenant made through the admin API, with `count` contacts and a campaign due in a few seconds. */
+async function tenantWithCampaign(
+  request: APIRequestContext,
+  options: { name: string; weight: number; count: number },
+): Promise<{ id: string; name: string }> {
+  const created = await request.post('/api/admin/tenants', {
+    headers: ADMIN_BEARER,
+    data: { name: options.name, plan: { ratePerSec: 4, burst: 4, weight: options.weight } },
+  })
+  expect(created.status()).toBe(201)
+  const { id, apiKey } = (await created.json()) as { id: string; apiKey: string }
+  const auth = { authorization: `Bearer ${apiKey}` }
+  const contacts = Array.from({ length: options.count }, (_, index) => ({
+    email: `reader-${index}-${id.slice(0, 8)}@fairness.example.test`,
+  }))
+  const imported = await request.post('/api/v1/contacts', { headers: auth, data: { contacts } })
+  expect(imported.status()).toBe(200)
+  const campaign = await request.post('/api/v1/campaigns', {
+    headers: auth,
+    data: {
+      name: `${options.name} newsletter`,
+      subject: 'News',
+      html: '<p>News</p>',
+      sendAt: new Date(Date.now() + 3_000).toISOString(),
+    },
+  })
+  expect(campaign.status()).toBe(201)
+  return { id, name: options.name }
+}
+
+test('a dead letter from a 550 is replayed with a reason, sent, and audited', async ({ page, request }) => {
+  test.setTimeout(120_000)
+  const to = `bounced-${randomUUID().slice(0, 8)}@example.test`
+  const fault = await request.post(`${E2E.inboxUrl}/faults`, {
+    data: { match: to, reply: '550 5.1.1 no such user' },
+  })
+  expect(fault.ok()).toBe(true)
+  const accepted = await request.post('/api/v1/messages', {
+    headers: { authorization: `Bearer ${E2E.demoApiKey}` },
+    data: { to, subject: 'Your invoice', text: 'Attached.' },
+  })
+  expect(accepted.status()).toBe(202)
+  const { id: messageId } = (await accepted.json()) as { id: string }
+
+  await signInAsAdmin(page)
+  // The overview turns red: a dead letter is waiting.
+  await expect(page.getByTestId('overview-state')).toHaveAttribute('data-state', 'alert', {
+    timeout: DELIVERY_MS,
+  })
+  await expect(page.locator('[data-alert="dead-letters"]')).toBeVisible()
+  await expect(page.getByTestId('throughput-chart')).toBeVisible()
+  await screenshot(page, 'admin-overview')
+
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Dead letters' }).click()
+  await expect(page).toHaveURL(/\/admin\/dead-letters$/)
+  await page.getByLabel('Error contains').fill('no such user')
+  const row = page.locator(`tr[data-message-id="${messageId}"]`)
+  await expect(row).toBeVisible({ timeout: DELIVERY_MS })
+  await expect(row).toContainText('550 5.1.1 no such user')
+  await expect(row).toContainText('default')
+  await row.getByRole('button', { name: 'Details' }).click()
+  const detail = page.getByTestId('dead-letter-detail')
+  await expect(detail).toContainText(to)
+  await expect(detail).toContainText('Your invoice')
+  await expect(detail).toContainText('Demo Shop')
+  await screenshot(page, 'admin-dead-letters')
+
+  const cleared = await request.delete(`${E2E.inboxUrl}/faults`)
+  expect(cleared.ok()).toBe(true)
+
+  await row.getByRole('button', { name: 'Replay…' }).click()
+  const dialog = page.getByRole('dialog', { name: /Replay dead letter/ })
+  // No reason, no replay: the dialog says so next to the field.
+  await dialog.getByRole('button', { name: 'Replay' }).click()
+  await expect(dialog.getByRole('alert')).toHaveText('Give a reason: it goes into the audit log')
+  await dialog.getByLabel(/Reason/).fill('Mailbox created by the customer')
+  await dialog.getByRole('button', { name: 'Replay' }).click()
+  await expect(page.getByTestId('action-notice')).toHaveText('Replayed 1 of 1.')
+  await expect(row).toHaveCount(0)
+
+  const audit = page.locator(`tr[data-audit-target="${messageId}"]`).first()
+  await expect(audit).toContainText('dlq.replay')
+  await expect(audit).toContainText(E2E.adminEmail)
+  await expect(audit).toContainText('Mailbox created by the customer')
+  await expect(audit.getByTestId('audit-message-status')).toHaveText('sent', { timeout: DELIVERY_MS })
+})
+
+test('a plan is edited on the Tenants page; a bad weight is refused next to its field', async ({
+  page,
+  request,
+}) => {
+  const name = `Plan Co ${randomUUID().slice(0, 6)}`
+  const created = await request.post('/api/admin/tenants', { headers: ADMIN_BEARER, data: { name } })
+  expect(created.status()).toBe(201)
+  const { id } = (await created.json()) as { id: string }
+
+  await signInAsAdmin(page)
+  await page.goto('/admin/tenants')
+  const row = page.locator(`tr[data-tenant="${id}"]`)
+  await expect(row.getByTestId('tenant-plan')).toHaveText('10/s, burst 20, weight 1')
+  await row.getByRole('button', { name: 'Edit plan' }).click()
+  const editor = page.getByTestId('plan-editor')
+  await editor.getByLabel('Weight').fill('0')
+  await editor.getByRole('button', { name: 'Save plan' }).click()
+  await expect(editor.getByLabel('Weight')).toHaveAttribute('aria-invalid', 'true')
+  await expect(editor.getByLabel('Weight')).toHaveAccessibleDescription(/Must be at least 1/)
+  await expect(row.getByTestId('tenant-plan')).toHaveText('10/s, burst 20, weight 1')
+
+  await editor.getByLabel('Rate (per second)').fill('25')
+  await editor.getByLabel('Burst').fill('50')
+  await editor.getByLabel('Weight').fill('3')
+  await editor.getByRole('button', { name: 'Save plan' }).click()
+  await expect(page.getByTestId('plan-notice')).toContainText(
+    `Plan of ${name} is now 25/s, burst 50, weight 3`,
+  )
+  await expect(row.getByTestId('tenant-plan')).toHaveText('25/s, burst 50, weight 3')
+
+  // Sorting by backlog and the 30-day history (empty until the nightly rollup has run).
+  await page.getByRole('button', { name: /^Backlog/ }).click()
+  await expect(page.getByRole('columnheader', { name: /Backlog/ })).toHaveAttribute('aria-sort', /ending/)
+  await row.getByRole('button', { name: '30 days' }).click()
+  await expect(page.getByTestId('tenant-history')).toContainText(`${name}: last 30 days`)
+
+  const stored = await request.get('/api/admin/tenants', { headers: ADMIN_BEARER })
+  const tenants = (await stored.json()) as { id: string; plan: unknown }[]
+  expect(tenants.find((tenant) => tenant.id === id)?.plan).toEqual({ ratePerSec: 25, burst: 50, weight: 3 })
+})
+
+test('the Fairness page draws each tenant’s bulk sends while two campaigns run', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(120_000)
+  const tag = randomUUID().slice(0, 6)
+  const [one, two] = await Promise.all([
+    tenantWithCampaign(request, { name: `Fair One ${tag}`, weight: 1, count: 80 }),
+    tenantWithCampaign(request, { name: `Fair Two ${tag}`, weight: 2, count: 80 }),
+  ])
+
+  await signInAsAdmin(page)
+  await page.goto('/admin/fairness')
+  const shares = page.getByTestId('shares-table')
+  await expect(shares.locator(`tr[data-tenant="${one.id}"]`)).toBeVisible({ timeout: 60_000 })
+  await expect(shares.locator(`tr[data-tenant="${two.id}"]`)).toBeVisible({ timeout: 60_000 })
+  const chart = page.getByTestId('fairness-chart')
+  await expect(chart).toContainText(one.name, { timeout: 60_000 })
+  await expect(chart).toContainText(two.name, { timeout: 60_000 })
+  await expect(chart.locator('.recharts-area')).not.toHaveCount(0)
+  await expect(page.getByTestId('jain-index')).toHaveText(/^(0|1)\.\d{3}/)
+  await expect(page.getByTestId('first-send-table')).toContainText(`${one.name} newsletter`)
+  // Half of each campaign sent (4/s each): enough of a curve for the README's picture.
+  for (const tenant of [one, two]) {
+    const sent = shares.locator(`tr[data-tenant="${tenant.id}"]`).getByTestId('share-sent')
+    await expect
+      .poll(async () => Number(await sent.textContent()), { timeout: 60_000 })
+      .toBeGreaterThanOrEqual(40)
+  }
+  await screenshot(page, 'admin-fairness')
+
+  // The Tenants page while they send: backlog and sends of the last minute.
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Tenants' }).click()
+  const row = page.locator(`tr[data-tenant="${one.id}"]`)
+  await expect(row.getByTestId('tenant-sent')).not.toHaveText('0')
+  await screenshot(page, 'admin-tenants')
+})
+
+test('a tenant user gets 403 on /admin, and 403 JSON from the admin API', async ({ page }) => {
+  await signUp(page)
+  const response = await page.goto('/admin')
+  expect(response?.status()).toBe(403)
+  await expect(page.getByTestId('forbidden')).toContainText('403')
+  const api = await page.request.get('/api/admin/queues')
+  expect(api.status()).toBe(403)
+  expect(((await api.json()) as { error: { code: string } }).error.code).toBe('forbidden')
+})
+
+test('nobody signed in: /admin sends to sign-in, the admin API answers 401', async ({ browser }) => {
+  const context = await browser.newContext()
+  try {
+    const page = await context.newPage()
+    await page.goto('/admin')
+    await expect(page).toHaveURL(/\/sign-in$/)
+    const api = await page.request.get('/api/admin/overview')
+    expect(api.status()).toBe(401)
+  } finally {
+    await context.close()
+  }
+})

@@ -1,0 +1,89 @@
+import { sql } from 'drizzle-orm'
+import type { Executor } from '../client'
+import { sentSince } from './admin-recent-sends'
+import type { TenantPlan } from './tenants'
+
+export interface TenantLoad {
+  id: string
+  name: string
+  plan: TenantPlan
+  /** Pending: waiting in PostgreSQL for the pacer; queued: handed to a lane, not yet sent. */
+  backlog: { pending: number; queued: number }
+  sentLastMinute: number
+}
+
+/**
+ * Every tenant with its plan, backlog and sends in the minute before `now`, for the admin console.
+ * Each count reads only an index made for it: pending bulk rows through the pacer's
+ * `messages_bulk_backlog_idx`, queued rows through the sweeper's `messages_queued_idx`, recent sends
+ * through `sentSince`. (API mail is written `queued` at once, so `pending` is campaign mail alone.)
+ */
+export async function listTenantLoads(db: Executor, query: { now: Date }): Promise<TenantLoad[]> {
+  const since = new Date(query.now.getTime() - 60_000)
+  const rows = await db.execute<{
+    id: string
+    name: string
+    rate_per_sec: number
+    burst: number
+    weight: number
+    pending: number
+    queued: number
+    sent: number
+  }>(sql`
+    with pending as (
+      select tenant_id, count(*)::int as n from messages
+      where status = 'pending' and lane = 'bulk' group by tenant_id
+    ), queued as (
+      select tenant_id, count(*)::int as n from messages
+      where status = 'queued' and queued_at is not null group by tenant_id
+    ), sent as (
+      select tenant_id, count(*)::int as n from ${sentSince(since)} s group by tenant_id
+    )
+    select t.id, t.name, t.rate_per_sec, t.burst, t.weight,
+      coalesce(pending.n, 0) as pending, coalesce(queued.n, 0) as queued, coalesce(sent.n, 0) as sent
+    from tenants t
+    left join pending on pending.tenant_id = t.id
+    left join queued on queued.tenant_id = t.id
+    left join sent on sent.tenant_id = t.id
+    order by t.name, t.id`)
+  return rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    plan: { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight },
+    backlog: { pending: row.pending, queued: row.queued },
+    sentLastMinute: row.sent,
+  }))
+}
+
+export type TenantDay = {
+  /** `YYYY-MM-DD`, UTC. */
+  day: string
+  sent: number
+  failed: number
+  suppressed: number
+  deferred: number
+}
+
+/**
+ * A tenant's rolled-up days (`tenant_daily_stats`, written by the worker's daily rollup) from
+ * `days` days before `today` up to it, oldest first; days the rollup has not written are absent.
+ */
+export async function tenantDailyHistory(
+  db: Executor,
+  query: { tenantId: string; today: Date; days: number },
+): Promise<TenantDay[]> {
+  const today = query.today.toISOString().slice(0, 10)
+  const rows = await db.execute<TenantDay>(sql`
+    select day::text as day, sent, failed, suppressed, deferred
+    from tenant_daily_stats
+    where tenant_id = ${query.tenantId}
+      and day > ${today}::date - ${query.days}::int and day <= ${today}::date
+    order by day`)
+  return rows.map((row) => ({
+    day: row.day,
+    sent: row.sent,
+    failed: row.failed,
+    suppressed: row.suppressed,
+    deferred: row.deferred,
+  }))
+}
