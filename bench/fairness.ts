@@ -12,6 +12,7 @@
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
  */
 import { parseArgs } from 'node:util'
+import { maxMinFairShares } from '@fairlane/fairness'
 import { Queue } from 'bullmq'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
@@ -20,7 +21,6 @@ import {
   byDomain,
   type Delivery,
   latencySummary,
-  maxMinFairShares,
   readSink,
   type TenantSpec,
   totalViolations,

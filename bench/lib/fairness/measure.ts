@@ -55,36 +55,3 @@ export function latencySummary(samples: number[]): { p50: number | null; p99: nu
   if (samples.length === 0) return { p50: null, p99: null }
   return { p50: round(percentile(samples, 50)), p99: round(percentile(samples, 99)) }
 }
-
-/**
- * Weighted max-min fair shares of `capacity` (sends per second) among backlogged tenants capped by
- * their plans: water-filling, each tenant gets capacity in proportion to its weight until its plan
- * caps it, and what it leaves goes to the rest. What a perfectly fair platform would give each one.
- */
-export function maxMinFairShares(
-  capacity: number,
-  tenants: Array<{ ratePerSec: number; weight: number }>,
-): number[] {
-  const shares = tenants.map(() => 0)
-  let open = tenants.map((_, index) => index)
-  let left = Math.max(0, capacity)
-  while (open.length > 0 && left > 1e-9) {
-    const weights = open.reduce((sum, index) => sum + (tenants[index] as { weight: number }).weight, 0)
-    const perWeight = left / weights
-    const capped = open.filter((index) => {
-      const tenant = tenants[index] as { ratePerSec: number; weight: number }
-      return tenant.ratePerSec - (shares[index] as number) <= perWeight * tenant.weight
-    })
-    if (capped.length === 0) {
-      for (const index of open)
-        shares[index] = (shares[index] as number) + perWeight * (tenants[index] as { weight: number }).weight
-      break
-    }
-    for (const index of capped) {
-      left -= (tenants[index] as { ratePerSec: number }).ratePerSec - (shares[index] as number)
-      shares[index] = (tenants[index] as { ratePerSec: number }).ratePerSec
-    }
-    open = open.filter((index) => !capped.includes(index))
-  }
-  return shares
-}

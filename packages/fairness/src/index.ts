@@ -7,7 +7,7 @@ export {
   reserveDeferralSlot,
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
-export { jainIndex, maxInWindow, rateViolations } from './metrics/fairness-metrics'
+export { jainIndex, maxInWindow, maxMinFairShares, rateViolations } from './metrics/fairness-metrics'
 export {
   createPacerState,
   FORGET_TENANT_AFTER_MS,

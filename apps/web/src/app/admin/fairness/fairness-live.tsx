@@ -20,6 +20,7 @@ interface Fairness {
     backlog: number
     share: number
     weightShare: number
+    fairShare: number
   }[]
   jainIndex: number | null
   campaigns: {
@@ -51,7 +52,10 @@ export function FairnessLive() {
           <dt>Jain’s fairness index</dt>
           <dd data-testid="jain-index">
             {data.jainIndex === null ? '—' : data.jainIndex.toFixed(3)}
-            <small>weight-normalised bulk shares, last {minutes} min (1 = each got its weight’s part)</small>
+            <small>
+              bulk shares against fair shares, last {minutes} min (1 = each got its weighted max-min share
+              under its plan)
+            </small>
           </dd>
         </div>
         <div>
@@ -121,6 +125,7 @@ export function FairnessLive() {
                   <th scope="col">Sent</th>
                   <th scope="col">Share</th>
                   <th scope="col">Weight (share)</th>
+                  <th scope="col">Fair share</th>
                   <th scope="col">Rate limit</th>
                   <th scope="col">Waiting</th>
                 </tr>
@@ -141,6 +146,9 @@ export function FairnessLive() {
                         <div className={styles.weightBar} style={{ width: percent(tenant.weightShare) }} />
                       </div>
                       {tenant.weight} ({percent(tenant.weightShare)})
+                    </td>
+                    <td title="what weighted max-min fairness under the plans gives it">
+                      {percent(tenant.fairShare)}
                     </td>
                     <td>{tenant.ratePerSec}/s</td>
                     <td>{formatCount(tenant.backlog)}</td>

@@ -11,18 +11,34 @@ const tenant = (tenantId: string, sent: number, weight: number, backlog = 0) => 
 })
 
 describe('bulkShares', () => {
-  it('is 1 when every competing tenant got its weight’s part', () => {
-    const { shares, jainIndex } = bulkShares([tenant('a', 30, 3), tenant('b', 10, 1), tenant('idle', 0, 5)])
-    expect(shares.map((s) => [s.tenantId, s.share, s.weightShare])).toEqual([
-      ['a', 0.75, 0.75],
-      ['b', 0.25, 0.25],
+  it('is 1 when every competing tenant got its weight’s part of a lane short of their plans', () => {
+    // 40 sends in 4 s: 10/s, shared 3:1 by weight between two tenants whose plans (10/s) each allow more.
+    const { shares, jainIndex } = bulkShares(
+      [tenant('a', 30, 3), tenant('b', 10, 1), tenant('idle', 0, 5)],
+      4,
+    )
+    expect(shares.map((s) => [s.tenantId, s.share, s.weightShare, s.fairShare])).toEqual([
+      ['a', 0.75, 0.75, 0.75],
+      ['b', 0.25, 0.25, 0.25],
     ])
     expect(jainIndex).toBeCloseTo(1)
   })
 
+  it('does not count a tenant held back by its own plan as short-changed', () => {
+    // 60 sends in 2 s; b's plan allows 10/s, so 20 is all it may have: a fair lane gives a the other 40.
+    const { shares, jainIndex } = bulkShares(
+      [{ ...tenant('a', 40, 1, 100), ratePerSec: 100 }, tenant('b', 20, 5, 100)],
+      2,
+    )
+    const b = shares.find((s) => s.tenantId === 'b')
+    expect(b?.weightShare).toBeCloseTo(5 / 6)
+    expect(b?.fairShare).toBeCloseTo(1 / 3)
+    expect(jainIndex).toBeCloseTo(1)
+  })
+
   it('counts a starved tenant with backlog as 0, and is null with nothing sent', () => {
-    expect(bulkShares([tenant('a', 40, 1), tenant('b', 0, 1, 500)]).jainIndex).toBeCloseTo(0.5)
-    expect(bulkShares([tenant('a', 0, 1, 5)]).jainIndex).toBeNull()
+    expect(bulkShares([tenant('a', 40, 1), tenant('b', 0, 1, 500)], 10).jainIndex).toBeCloseTo(0.5)
+    expect(bulkShares([tenant('a', 0, 1, 5)], 10).jainIndex).toBeNull()
   })
 })
 

@@ -1,4 +1,4 @@
-import { jainIndex } from '@fairlane/fairness'
+import { jainIndex, maxMinFairShares } from '@fairlane/fairness'
 
 /** A tenant's bulk sends in the window, its plan and whether it still had mail waiting. */
 export interface TenantWindow {
@@ -16,30 +16,43 @@ export interface TenantShare extends TenantWindow {
   share: number
   /** Its weight over the weights of the tenants competing in the window, 0–1. */
   weightShare: number
+  /**
+   * The part of the window's bulk sends a perfectly fair lane would have given it, 0–1: the weighted
+   * max-min fair share of what the lane sent, each tenant capped by its plan's rate (a tenant its own
+   * plan holds back leaves the rest to the others, and is not short-changed for it).
+   */
+  fairShare: number
 }
 
 /**
- * Each competing tenant's share of bulk capacity next to its weight's share, and Jain's fairness
- * index over the weight-normalised shares (`share ÷ weightShare`): 1 when every tenant got exactly
- * its weight's part, 1/n when one tenant got it all. Competing means it sent in the window or still
- * has bulk mail waiting (a starved tenant counts, as 0). A tenant held back by its own rate limit
- * lowers the index too: read the index next to the table, not alone. Null with no competitor.
+ * Each competing tenant's share of bulk capacity next to its weight's share and its fair share, and
+ * Jain's fairness index over `share ÷ fairShare`: 1 when every tenant got exactly what weighted max-min
+ * fairness under the plans gives it (its weight's part when all are backlogged past their plans),
+ * lower as shares stray from that. Competing means it sent in the window or still has bulk mail
+ * waiting (a starved tenant counts, as 0). Null with no competitor or nothing sent.
  */
-export function bulkShares(tenants: TenantWindow[]): { shares: TenantShare[]; jainIndex: number | null } {
+export function bulkShares(
+  tenants: TenantWindow[],
+  windowSeconds: number,
+): { shares: TenantShare[]; jainIndex: number | null } {
   const competing = tenants.filter((tenant) => tenant.sent > 0 || tenant.backlog > 0)
   const totalSent = competing.reduce((sum, tenant) => sum + tenant.sent, 0)
   const totalWeight = competing.reduce((sum, tenant) => sum + tenant.weight, 0)
+  const fair = maxMinFairShares(totalSent / windowSeconds, competing)
   const shares = competing
-    .map((tenant) => ({
+    .map((tenant, index) => ({
       ...tenant,
       share: totalSent === 0 ? 0 : tenant.sent / totalSent,
       weightShare: totalWeight === 0 ? 0 : tenant.weight / totalWeight,
+      fairShare: totalSent === 0 ? 0 : ((fair[index] ?? 0) * windowSeconds) / totalSent,
     }))
     .sort((a, b) => b.sent - a.sent || a.name.localeCompare(b.name))
   if (shares.length === 0 || totalSent === 0) return { shares, jainIndex: null }
   return {
     shares,
-    jainIndex: jainIndex(shares.map((tenant) => tenant.share / tenant.weightShare)),
+    jainIndex: jainIndex(
+      shares.map((tenant) => (tenant.fairShare > 0 ? tenant.share / tenant.fairShare : 0)),
+    ),
   }
 }
 

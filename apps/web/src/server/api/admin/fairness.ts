@@ -53,6 +53,7 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
         sent: sentBy.get(tenant.id) ?? 0,
         backlog: tenant.backlog.pending + tenant.backlog.queued,
       })),
+      windowSeconds,
     )
     return Response.json(
       {
