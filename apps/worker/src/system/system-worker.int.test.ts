@@ -97,8 +97,9 @@ describe('system schedulers', () => {
       await start(redis.url, prefix, queues, 500)
       expect(await schedulerIds(queues)).toEqual(KEYS)
 
+      // Everything goes, schedulers included; the running workers write new keys at once, so the
+      // database is not checked empty — only that the schedulers come back.
       await redis.admin.flushall()
-      expect(await redis.admin.dbsize()).toBe(0)
 
       await eventually(async () => JSON.stringify(await schedulerIds(queues)) === JSON.stringify(KEYS), {
         what: 'every scheduler back after FLUSHALL',
