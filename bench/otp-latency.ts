@@ -2,7 +2,10 @@
  * Transactional lane latency, through the real processes:
  *  - OTP accept → SMTP-accepted at the sink, p50/p99, one request every 100 ms on an idle platform
  *    (the clock starts just before the POST, the sink stamps the moment it accepted the DATA);
- *  - `POST /api/v1/messages` response time p50/p99 under an open-loop 200 requests/s.
+ *  - `POST /api/v1/messages` response time p50/p99 under an open-loop 200 requests/s, first with the
+ *    worker delivering on the same machine, then (`apiAlone`) with the worker stopped — the API's own
+ *    response time, as when workers run elsewhere — after which the worker starts again and every
+ *    message accepted meanwhile must arrive (`acceptedThenDelivered`).
  * Progress on stderr; the last line on stdout is one JSON object.
  *
  *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10] [--client http|fetch]
@@ -96,6 +99,63 @@ async function waitForSink(expected: number, since: number, timeoutMs: number): 
   }
 }
 
+const total = rate * seconds
+
+/**
+ * `total` POSTs at an open-loop `rate`, each to `<prefix>-<i>@bench.test`: response times (p50,
+ * p99, per second), statuses, the client's own event-loop stalls, and the CPU each process spent.
+ */
+async function apiLoad(prefix: string) {
+  const cpuBefore = sampleCpu(platform.processGroups)
+  // The client's own stalls show up as latency too; this says how long its event loop was held up.
+  const clientLoopDelay = monitorEventLoopDelay({ resolution: 10 })
+  clientLoopDelay.enable()
+  const loadStart = performance.now()
+  const pending: Promise<{ status: number; ms: number }>[] = []
+  for (let i = 0; i < total; i++) {
+    const due = loadStart + (i * 1000) / rate
+    const wait = due - performance.now()
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+    pending.push(
+      post({ to: `${prefix}-${i}@bench.test`, subject: `Receipt ${i}`, text: 'Thank you for your order.' }),
+    )
+  }
+  const results = await Promise.all(pending)
+  clientLoopDelay.disable()
+  const cpu = cpuBetween(cpuBefore, sampleCpu(platform.processGroups))
+  const accepted = results.filter((r) => r.status === 202).map((r) => r.ms)
+  const statusCounts: Record<string, number> = {}
+  for (const r of results) statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1
+  const figures = {
+    apiStatuses: statusCounts,
+    apiP50Ms: round(percentile(accepted, 50)),
+    apiP99Ms: round(percentile(accepted, 99)),
+    apiMaxMs: round(Math.max(...results.map((r) => r.ms))),
+    clientLoopDelayMaxMs: round(clientLoopDelay.max / 1e6),
+    // When the slow answers happened: p99 of the requests sent in each second of the load.
+    apiP99MsBySecond: Array.from({ length: seconds }, (_, second) =>
+      round(
+        percentile(
+          results.slice(second * rate, (second + 1) * rate).map((r) => r.ms),
+          99,
+        ),
+      ),
+    ),
+    // CPU of each process over the load phase (1.0 = one core).
+    ...(cpuAvailable()
+      ? {
+          loadCpuCores: { ...cpu.cores, machine: cpu.machineCores },
+          loadSeconds: cpu.seconds,
+          // CPU per API request over the load phase (with the worker running, it also delivers them).
+          cpuMsPerRequest: Object.fromEntries(
+            Object.entries(cpu.cpuMs).map(([name, ms]) => [name, round(ms / total, 2)]),
+          ),
+        }
+      : {}),
+  }
+  return { results, figures }
+}
+
 try {
   // Warm-up: first requests compile routes, open pools and SMTP connections.
   for (let i = 0; i < 20; i++)
@@ -120,28 +180,21 @@ try {
   const delivered = (await waitForSink(samples, idleStart, 60_000)).filter((m) => sentAt.has(m.to))
   const latencies = delivered.map((m) => Date.parse(m.receivedAt) - (sentAt.get(m.to) as number))
 
-  progress(`API response time: ${rate} requests/s for ${seconds} s (open loop)`)
-  const total = rate * seconds
-  const cpuBefore = sampleCpu(platform.processGroups)
-  // The client's own stalls show up as latency too; this says how long its event loop was held up.
-  const clientLoopDelay = monitorEventLoopDelay({ resolution: 10 })
-  clientLoopDelay.enable()
-  const loadStart = performance.now()
-  const pending: Promise<{ status: number; ms: number }>[] = []
-  for (let i = 0; i < total; i++) {
-    const due = loadStart + (i * 1000) / rate
-    const wait = due - performance.now()
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-    pending.push(
-      post({ to: `load-${i}@bench.test`, subject: `Receipt ${i}`, text: 'Thank you for your order.' }),
-    )
-  }
-  const results = await Promise.all(pending)
-  clientLoopDelay.disable()
-  const cpu = cpuBetween(cpuBefore, sampleCpu(platform.processGroups))
-  const accepted = results.filter((r) => r.status === 202)
-  const statusCounts: Record<string, number> = {}
-  for (const r of results) statusCounts[r.status] = (statusCounts[r.status] ?? 0) + 1
+  progress(`API response time: ${rate} requests/s for ${seconds} s (open loop), the worker delivering`)
+  const withDelivery = await apiLoad('load')
+
+  // The same load with the worker stopped: the API's own response time, as when the workers run on
+  // other machines. The accepted mail waits in the outbox and must all arrive once the worker is back.
+  progress('API response time again with the worker stopped (API, PostgreSQL and Redis only)')
+  await platform.stopProcess('worker')
+  const aloneStart = Date.now()
+  const alone = await apiLoad('alone')
+  progress('worker started again: the mail accepted meanwhile must all arrive')
+  await platform.startWorker()
+  const aloneAccepted = alone.results.filter((r) => r.status === 202).length
+  const deliveredAfter = (await waitForSink(aloneAccepted, aloneStart, 120_000)).filter((m) =>
+    m.to.startsWith('alone-'),
+  ).length
 
   const summary = {
     client: args.client,
@@ -153,41 +206,8 @@ try {
     otpMaxMs: round(Math.max(...latencies)),
     apiRequests: total,
     apiRatePerSec: rate,
-    apiStatuses: statusCounts,
-    apiP50Ms: round(
-      percentile(
-        accepted.map((r) => r.ms),
-        50,
-      ),
-    ),
-    apiP99Ms: round(
-      percentile(
-        accepted.map((r) => r.ms),
-        99,
-      ),
-    ),
-    apiMaxMs: round(Math.max(...results.map((r) => r.ms))),
-    clientLoopDelayMaxMs: round(clientLoopDelay.max / 1e6),
-    // When the slow answers happened: p99 of the requests sent in each second of the load.
-    apiP99MsBySecond: Array.from({ length: seconds }, (_, second) =>
-      round(
-        percentile(
-          results.slice(second * rate, (second + 1) * rate).map((r) => r.ms),
-          99,
-        ),
-      ),
-    ),
-    // CPU of each process over the load phase (1.0 = one core).
-    ...(cpuAvailable()
-      ? {
-          loadCpuCores: { ...cpu.cores, machine: cpu.machineCores },
-          loadSeconds: cpu.seconds,
-          // CPU per API request over the load phase (the worker, sink and PostgreSQL also deliver it).
-          cpuMsPerRequest: Object.fromEntries(
-            Object.entries(cpu.cpuMs).map(([name, ms]) => [name, round(ms / total, 2)]),
-          ),
-        }
-      : {}),
+    ...withDelivery.figures,
+    apiAlone: { ...alone.figures, acceptedThenDelivered: deliveredAfter },
   }
   console.log(JSON.stringify(summary))
 } finally {
