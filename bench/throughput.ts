@@ -6,7 +6,9 @@
  * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
- *   pnpm bench:throughput [--emails 20000] [--no-baselines] [--no-web]
+ *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web]
+ *
+ * `--workers 2` runs two worker processes (one per core, as a deployment would), sharing the lane.
  *
  * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
  * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
@@ -23,12 +25,16 @@ import { runThroughput } from './lib/throughput/scenario'
 const { values: args } = parseArgs({
   options: {
     emails: { type: 'string', default: '20000' },
+    workers: { type: 'string', default: '1' },
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
   },
 })
 const emails = Number(args.emails)
 if (!Number.isSafeInteger(emails) || emails < 1) throw new Error('--emails is a positive whole number')
+const workers = Number(args.workers)
+if (!Number.isSafeInteger(workers) || workers < 1 || workers > 8)
+  throw new Error('--workers is a whole number from 1 to 8')
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -47,13 +53,17 @@ try {
     { REDIS_URL: redis.url, ...overrides },
     { web: !args['no-web'] },
   )
+  if (workers > 1) {
+    progress(`starting ${workers - 1} more worker process(es)`)
+    await bench.addWorkers(workers - 1)
+  }
   const result = await runThroughput(fromBenchPlatform(bench), {
     emails,
     baselines: !args['no-baselines'],
     settleStats: true,
     log: progress,
   })
-  console.log(JSON.stringify({ ...result, overrides }))
+  console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))
 } finally {
   await bench?.stop()
   await redis.stop()

@@ -35,6 +35,11 @@ export interface BenchPlatform {
   killWorker(): Promise<void>
   /** A new worker with the same environment, in place of the old one; resolves once it answers /health. */
   startWorker(): Promise<void>
+  /**
+   * `count` more worker processes with the same settings (their metrics on the next ports), as a
+   * deployment runs one per core; named worker2, worker3… in `processGroups`.
+   */
+  addWorkers(count: number): Promise<void>
   stop(): Promise<void>
 }
 
@@ -116,6 +121,19 @@ export async function startBenchPlatform(
       if (index === -1) platform.processes.push(worker)
       else platform.processes[index] = worker
       if (worker.child.pid !== undefined) processGroups.worker = worker.child.pid
+    },
+    async addWorkers(count) {
+      for (let index = 2; index <= count + 1; index++) {
+        const name = `worker${index}`
+        const worker = await startSourceProcess(
+          ROOT,
+          'worker',
+          { ...prepared.env, WORKER_METRICS_PORT: String(prepared.config.WORKER_METRICS_PORT + index - 1) },
+          { output: process.stderr },
+        )
+        platform.processes.push(worker)
+        if (worker.child.pid !== undefined) processGroups[name] = worker.child.pid
+      }
     },
     async stop() {
       await stopAll(platform.processes)
