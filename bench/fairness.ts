@@ -89,9 +89,16 @@ interface PhaseOneResult {
 }
 
 const redis = await startBenchRedis()
+/**
+ * The layout a deployment runs (docker-compose.yml): bulk in one worker process, the transactional
+ * lanes in another, so the OTPs measured here never wait for the bulk process's event loop.
+ * `WORKER_LAYOUT=single` in the environment measures the one-process layout instead.
+ */
+const workerLayout = process.env.WORKER_LAYOUT || 'split'
 const platform = await startBenchPlatform('fairness', {
   REDIS_URL: redis.url,
   MAILSINK_MAX_MESSAGES: '500000',
+  WORKER_LAYOUT: workerLayout,
 })
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
 const probe = new Redis(redis.url, { maxRetriesPerRequest: null })
@@ -422,6 +429,7 @@ try {
     let baseline: Record<string, unknown> | undefined
     if (!args['no-baseline']) {
       await platform.stopProcess('worker')
+      await platform.stopProcess('worker-tx')
       const base1 = await baselinePhaseOne()
       progress(`baseline phase 1: ${JSON.stringify(base1)}`)
       const base2 = await baselinePhaseTwo()
@@ -439,6 +447,7 @@ try {
         jainIndex: phase2.jainIndex,
         shares: phase2.shares,
         phase2EmailsPerSec: phase2.emailsPerSec,
+        workerLayout,
         ...(baseline ? { baseline } : {}),
       }),
     )

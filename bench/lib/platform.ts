@@ -28,7 +28,7 @@ export interface BenchPlatform {
   /** Process name (web, worker, sink) → pid of its process group leader, for CPU accounting. */
   processGroups: Record<string, number>
   /** Stops one process (e.g. the worker, so a baseline runs without it), leaving the others up. */
-  stopProcess(name: 'web' | 'worker' | 'sink'): Promise<void>
+  stopProcess(name: 'web' | 'worker' | 'worker-tx' | 'sink'): Promise<void>
   /** The settings every process runs with, parsed. */
   config: Config
   /** SIGKILL to the worker's whole process group (tsx and the node it runs); resolves once it is gone. */

@@ -147,6 +147,7 @@ export function deliveryOptionsFromConfig(
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
     operations: { timeZone: config.SCHEDULE_TIME_ZONE, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+    lanes: config.WORKER_LANES,
   }
 }
 

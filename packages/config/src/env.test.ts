@@ -33,6 +33,12 @@ describe('environment schema', () => {
     expect(parseConfig({ SCHEDULE_TIME_ZONE: ' Europe/Berlin ' }).SCHEDULE_TIME_ZONE).toBe('Europe/Berlin')
   })
 
+  it('reads WORKER_LANES as a list of lanes, every lane by default', () => {
+    expect(parseConfig({}).WORKER_LANES).toEqual(['critical', 'default', 'bulk'])
+    expect(parseConfig({ WORKER_LANES: 'critical, default' }).WORKER_LANES).toEqual(['critical', 'default'])
+    expect(parseConfig({}).WORKER_LAYOUT).toBe('single')
+  })
+
   it('coerces numbers and treats empty strings as unset', () => {
     const config = parseConfig({ CRITICAL_CONCURRENCY: '7', WEB_PORT: '', JOB_LOCK_MS: '45000' })
     expect(config.CRITICAL_CONCURRENCY).toBe(7)
@@ -60,6 +66,9 @@ describe('environment schema', () => {
     ],
     [{ SCHEDULE_TIME_ZONE: '+07:00' }, /^SCHEDULE_TIME_ZONE: expected an IANA time zone name/],
     [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS: expected a number of at least 1/],
+    [{ WORKER_LANES: 'critical,express' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
+    [{ WORKER_LANES: 'bulk,bulk' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
+    [{ WORKER_LAYOUT: 'triple' }, /^WORKER_LAYOUT: /],
     [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
     [
       { ADMIN_TOKEN: 'short' },

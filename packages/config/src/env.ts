@@ -36,6 +36,25 @@ const positiveInt = (fallback: number, max = 1_000_000) =>
     .max(max, `expected a number of at most ${max}`)
     .default(fallback)
 
+/** A comma-separated list of lanes (`critical,default`), each once; at least one. */
+const laneList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, context) => {
+      const lanes = value.split(',').map((lane) => lane.trim())
+      const known = ['critical', 'default', 'bulk'] as const
+      const unknown = lanes.filter((lane) => !(known as readonly string[]).includes(lane))
+      if (unknown.length > 0 || lanes.length === 0 || new Set(lanes).size !== lanes.length) {
+        context.addIssue({
+          code: 'custom',
+          message: `expected a comma-separated list of distinct lanes from critical, default, bulk; got "${value}"`,
+        })
+        return z.NEVER
+      }
+      return lanes as Array<(typeof known)[number]>
+    })
+
 const durationMs = (fallback: number) =>
   z.coerce
     .number({ message: 'expected a duration in milliseconds' })
@@ -115,6 +134,14 @@ export const envSchema = z
     HOST: z.string().min(1).default('127.0.0.1'),
     WEB_PORT: port(3000),
     WORKER_METRICS_PORT: port(9464),
+    /** The lanes this worker process serves (relay, sweeper, pacer and schedulers run in every one). */
+    WORKER_LANES: laneList('critical,default,bulk'),
+    /**
+     * How `pnpm start` runs the worker: `single`, one process for every lane; `split`, the bulk lane in
+     * `worker` and the transactional lanes (critical, default) in `worker-tx` (metrics on
+     * `WORKER_METRICS_PORT` + 1), so a login code never waits for a busy bulk process's event loop.
+     */
+    WORKER_LAYOUT: z.enum(['single', 'split']).default('single'),
     MAILSINK_SMTP_PORT: port(2525),
     MAILSINK_HTTP_PORT: port(8025),
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),

@@ -61,7 +61,16 @@ describe('docker-compose.yml', () => {
       'redis-queue',
       'web',
       'worker',
+      'worker-tx',
     ])
+  })
+
+  it('splits the lanes: bulk in worker, the transactional lanes in worker-tx, each its own metrics port', () => {
+    expect(environment(service('worker')).WORKER_LANES).toBe('bulk')
+    expect(environment(service('worker-tx')).WORKER_LANES).toBe('critical,default')
+    expect(environment(service('worker')).WORKER_METRICS_PORT).not.toBe(
+      environment(service('worker-tx')).WORKER_METRICS_PORT,
+    )
   })
 
   it('runs the queue Redis with noeviction and AOF', () => {
@@ -77,7 +86,7 @@ describe('docker-compose.yml', () => {
     expect(durationMs(worker.stop_grace_period ?? '10s')).toBeGreaterThan(forcedExitMs)
   })
 
-  it.each(['worker', 'web'])(
+  it.each(['worker', 'worker-tx', 'web'])(
     'starts %s only after healthy PostgreSQL and Redis and a finished migration',
     (name) => {
       const dependsOn = service(name).depends_on

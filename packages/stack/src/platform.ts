@@ -86,15 +86,17 @@ export async function launchPlatform(
       colorIndex: 0,
       output: options.output,
     }),
-    startProcess({
-      name: 'worker',
-      command: tsx,
-      args: [...watch, 'apps/worker/src/main.ts'],
-      cwd: root,
-      env,
-      colorIndex: 1,
-      output: options.output,
-    }),
+    ...workerLayout(config).map((worker) =>
+      startProcess({
+        name: worker.name,
+        command: tsx,
+        args: [...watch, 'apps/worker/src/main.ts'],
+        cwd: root,
+        env: { ...env, ...worker.env },
+        colorIndex: worker.colorIndex,
+        output: options.output,
+      }),
+    ),
     startProcess({
       name: 'web',
       ...webCommand(root, mode, config),
@@ -113,9 +115,11 @@ export async function launchPlatform(
   const firstExit = Promise.race(processes.map((p) => p.exited.then((code) => ({ name: p.name, code }))))
   const ready = Promise.all([
     waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
-    waitFor('worker', () => answers(`http://${host}:${config.WORKER_METRICS_PORT}/health`), {
-      timeoutMs: 60_000,
-    }),
+    ...workerLayout(config).map((worker) =>
+      waitFor(worker.name, () => answers(`http://${host}:${worker.metricsPort}/health`), {
+        timeoutMs: 60_000,
+      }),
+    ),
     waitFor('web', () => answers(`${urls.web}/api/health/ready`), { timeoutMs: 120_000 }),
   ])
   const outcome = await Promise.race([ready.then(() => null), firstExit])
@@ -151,9 +155,34 @@ function webCommand(
   }
 }
 
-/** Web first (no new requests), then the worker (drains running sends), then the sink they send to. */
+/**
+ * The worker processes `WORKER_LAYOUT` asks for: one serving every lane, or `worker` for bulk and
+ * `worker-tx` for the transactional lanes with its metrics on the next port. Each runs relay,
+ * sweeper, pacer (one leader) and schedulers too: all are safe to run in several processes.
+ */
+function workerLayout(config: Config): Array<{
+  name: 'worker' | 'worker-tx'
+  env: Record<string, string>
+  metricsPort: number
+  colorIndex: number
+}> {
+  if (config.WORKER_LAYOUT === 'single') {
+    return [{ name: 'worker', env: {}, metricsPort: config.WORKER_METRICS_PORT, colorIndex: 1 }]
+  }
+  return [
+    { name: 'worker', env: { WORKER_LANES: 'bulk' }, metricsPort: config.WORKER_METRICS_PORT, colorIndex: 1 },
+    {
+      name: 'worker-tx',
+      env: { WORKER_LANES: 'critical,default', WORKER_METRICS_PORT: String(config.WORKER_METRICS_PORT + 1) },
+      metricsPort: config.WORKER_METRICS_PORT + 1,
+      colorIndex: 3,
+    },
+  ]
+}
+
+/** Web first (no new requests), then the workers (drain running sends), then the sink they send to. */
 export async function stopAll(processes: ManagedProcess[]): Promise<void> {
-  for (const name of ['web', 'worker', 'sink']) {
+  for (const name of ['web', 'worker-tx', 'worker', 'sink']) {
     const managed = processes.find((p) => p.name === name)
     if (managed) await managed.stop()
   }
