@@ -60,6 +60,7 @@ export async function createBaseline(options: {
   })
   let requeued = 0
   let worker: Worker<BaselineJob> | undefined
+  let workerConnection: Redis | undefined
 
   async function process(job: Job<BaselineJob>): Promise<void> {
     const data = job.data
@@ -99,8 +100,9 @@ export async function createBaseline(options: {
       }
     },
     start() {
+      workerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
       worker = new Worker<BaselineJob>('baseline', process, {
-        connection: new Redis(options.redisUrl, { maxRetriesPerRequest: null }),
+        connection: workerConnection,
         prefix,
         concurrency: options.concurrency,
       })
@@ -111,6 +113,8 @@ export async function createBaseline(options: {
     },
     async close() {
       await worker?.close(true)
+      // BullMQ leaves a connection it was given open: without this the benchmark never exits.
+      workerConnection?.disconnect()
       await queue.obliterate({ force: true }).catch(() => {})
       await queue.close()
       transport.close()
