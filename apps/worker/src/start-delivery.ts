@@ -3,6 +3,7 @@ import { mailDomain } from '@fairlane/config'
 import { type Lane, unsubscribeKey } from '@fairlane/core'
 import { type CampaignRenderer, type SendDeps, sendMessage } from '@fairlane/core/delivery'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
+import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
 import { type BucketPlan, createTokenBuckets, type TokenBuckets } from '@fairlane/fairness'
@@ -18,6 +19,7 @@ import {
 import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
+import { createDeferralRecorder, type DeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
 import { createPlanCache, type PlanCache } from './fairness/plan-cache'
@@ -224,12 +226,17 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     load: (tenantId) => findTenantPlan(database.db, tenantId),
     ...tuning.plans,
   })
+  const deferrals = createDeferralRecorder({
+    write: (counts) => addDeferralCounts(database.db, counts),
+    logger: logger.child({ component: 'deferral-counts' }),
+  })
   const lanes = startLanes(options, {
     queues,
     transports,
     deadlineMs,
     buckets,
     plans,
+    deferrals,
     campaigns: createCampaignRenderer({
       db: database.db,
       appUrl: options.appUrl,
@@ -247,6 +254,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           void (await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])),
       },
       { name: 'lane workers', run: () => lanes.close() },
+      { name: 'deferral counts', run: () => deferrals.close() },
       { name: 'smtp transports', run: () => closeLaneTransports(transports) },
       { name: 'queues', run: () => closeQueues(queues) },
       { name: 'redis', run: async () => void (await producer.quit()) },
@@ -326,6 +334,7 @@ function startLanes(
     buckets: TokenBuckets
     plans: PlanCache
     campaigns: CampaignRenderer
+    deferrals: DeferralRecorder
   },
 ): LaneWorkers {
   const { database, logger, metrics } = options
@@ -366,6 +375,7 @@ function startLanes(
         lane,
         send: (job, log) => sendMessage(job, { ...deps, logger: log }),
         gate,
+        recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
         logger,
         metrics,
       })

@@ -18,6 +18,8 @@ export interface SendProcessorDeps {
   send: (job: SendJob, log: Logger) => Promise<SendOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
   gate?: TenantGate
+  /** Counts a deferral for the daily rollup (`createDeferralRecorder`). */
+  recordDeferral?: (tenantId: string) => void
   logger: Logger
   metrics: Pick<WorkerMetrics, 'sendLatency' | 'deferred'>
 }
@@ -50,6 +52,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       if (!admission.ok) {
         await job.moveToDelayed(Date.now() + admission.delayMs, token)
         deps.metrics.deferred.inc({ lane: deps.lane })
+        deps.recordDeferral?.(tenantId)
         log.debug({ delayMs: admission.delayMs }, 'no token; deferred')
         throw new DelayedError()
       }

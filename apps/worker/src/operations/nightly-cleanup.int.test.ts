@@ -1,4 +1,5 @@
 import { adminAuditLog, createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
+import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -41,6 +42,10 @@ it('loops over small batches until everything past retention is gone, and nothin
     { actor: 'admin-token', action: 'dlq.replay', createdAt: ago(40) },
     { actor: 'admin-token', action: 'dlq.replay', createdAt: ago(10) },
   ])
+  await addDeferralCounts(db, [
+    { tenantId, lane: 'bulk', minute: ago(40), count: 3 },
+    { tenantId, lane: 'bulk', minute: ago(2), count: 4 },
+  ])
 
   const result = await runNightlyCleanup({
     db,
@@ -49,7 +54,12 @@ it('loops over small batches until everything past retention is gone, and nothin
     logger: testLogger(),
     batchSize: 2,
   })
-  expect(result).toEqual({ outboxDeleted: 5, idempotencyKeysReleased: 1, auditEntriesDeleted: 1 })
+  expect(result).toEqual({
+    outboxDeleted: 5,
+    idempotencyKeysReleased: 1,
+    auditEntriesDeleted: 1,
+    deferralCountsDeleted: 1,
+  })
   const [left] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox)
   expect(left?.n).toBe(2)
   const [messageCount] = await db.select({ n: sql<number>`count(*)::int` }).from(messages)
@@ -58,5 +68,10 @@ it('loops over small batches until everything past retention is gone, and nothin
   // A second night finds nothing more.
   expect(
     await runNightlyCleanup({ db, auditRetentionDays: 30, clock: { now: () => now }, logger: testLogger() }),
-  ).toEqual({ outboxDeleted: 0, idempotencyKeysReleased: 0, auditEntriesDeleted: 0 })
+  ).toEqual({
+    outboxDeleted: 0,
+    idempotencyKeysReleased: 0,
+    auditEntriesDeleted: 0,
+    deferralCountsDeleted: 0,
+  })
 })

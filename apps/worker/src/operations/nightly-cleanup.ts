@@ -6,10 +6,13 @@ import {
   deletePublishedOutbox,
   releaseExpiredIdempotencyKeys,
 } from '@fairlane/db/queries/cleanup'
+import { deleteDeferralCountsBefore } from '@fairlane/db/queries/deferral-counts'
 import type { Logger } from 'pino'
 
 /** Published outbox rows are kept this long: enough to trace a message's publish in an incident. */
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
+/** Per-minute deferral counts outlive the daily rollup that sums them by far; the rollup row stays. */
+export const DEFERRAL_COUNT_RETENTION_MS = 35 * 24 * 60 * 60 * 1000
 /** Rows per statement: each delete holds its locks for milliseconds, never long enough to stall the relay. */
 export const CLEANUP_BATCH_SIZE = 5_000
 
@@ -25,6 +28,7 @@ export interface CleanupResult {
   outboxDeleted: number
   idempotencyKeysReleased: number
   auditEntriesDeleted: number
+  deferralCountsDeleted: number
 }
 
 /**
@@ -49,6 +53,11 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
     auditEntriesDeleted: await inBatches(
       (batch) => deleteAuditEntriesBefore(deps.db, batch),
       new Date(now - deps.auditRetentionDays * 24 * 60 * 60 * 1000),
+      limit,
+    ),
+    deferralCountsDeleted: await inBatches(
+      (batch) => deleteDeferralCountsBefore(deps.db, batch),
+      new Date(now - DEFERRAL_COUNT_RETENTION_MS),
       limit,
     ),
   }

@@ -4,6 +4,7 @@ import { asc } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
 import { jobCursors, messages, tenantDailyStats } from '../schema'
+import { addDeferralCounts } from './deferral-counts'
 import { createRollupStore, readJobCursor, writeJobCursor } from './rollup'
 import { createTenant } from './tenants'
 
@@ -48,6 +49,20 @@ beforeAll(async () => {
     row(acme, 'sent', '2026-10-05T01:00:00'),
     row(acme, 'pending', '2026-10-04T12:00:00'),
   ])
+  const deferrals = (tenantId: string, lane: string, minute: string, count: number) => ({
+    tenantId,
+    lane,
+    minute: at(minute),
+    count,
+  })
+  // Two workers' flushes of the same minute add up; minutes outside the rolled days never count.
+  await addDeferralCounts(db, [
+    deferrals(acme, 'bulk', '2026-10-02T10:00:00', 3),
+    deferrals(acme, 'bulk', '2026-10-01T23:59:00', 9),
+    deferrals(globex, 'critical', '2026-10-04T23:59:00', 1),
+    deferrals(globex, 'bulk', '2026-10-05T00:00:00', 7),
+  ])
+  await addDeferralCounts(db, [deferrals(acme, 'bulk', '2026-10-02T10:00:00', 2)])
 })
 afterAll(async () => {
   await database?.close()
@@ -74,10 +89,10 @@ async function stats() {
 }
 
 const expected = () => [
-  { tenant: 'acme', day: '2026-10-02', sent: 2, failed: 1, suppressed: 0, deferred: 0 },
+  { tenant: 'acme', day: '2026-10-02', sent: 2, failed: 1, suppressed: 0, deferred: 5 },
   { tenant: 'acme', day: '2026-10-03', sent: 1, failed: 0, suppressed: 0, deferred: 0 },
   { tenant: 'globex', day: '2026-10-03', sent: 2, failed: 0, suppressed: 1, deferred: 0 },
-  { tenant: 'globex', day: '2026-10-04', sent: 0, failed: 1, suppressed: 0, deferred: 0 },
+  { tenant: 'globex', day: '2026-10-04', sent: 0, failed: 1, suppressed: 0, deferred: 1 },
 ]
 
 describe('daily rollup against PostgreSQL', () => {

@@ -27,15 +27,14 @@ export async function writeJobCursor(db: Executor, name: string, cursorAt: Date)
  * its suppression, at dispatch or at send time; the nightly key release leaves `updated_at` alone
  * for this reason).
  *
- * `deferred` is written as 0: deferrals by the token bucket are counted only in Redis, in short
- * windows (the admin console's "last minute"), and nothing durable records them per day. The column
- * is kept for when they are.
+ * `deferred` sums `tenant_deferral_counts` (the workers' per-minute counts of sends the token
+ * bucket deferred) over the day's minutes.
  */
 export async function writeTenantDay(db: Executor, day: RollupDay): Promise<{ tenants: number }> {
   const from = day.startsAt.toISOString()
   const to = day.endsAt.toISOString()
   const rows = await db.execute<{ tenant_id: string }>(sql`
-    with counts as (
+    with message_counts as (
       select tenant_id,
         count(*) filter (where status = 'sent' and sent_at >= ${from}::timestamptz and sent_at < ${to}::timestamptz)::int as sent,
         count(*) filter (where status = 'failed' and failed_at >= ${from}::timestamptz and failed_at < ${to}::timestamptz)::int as failed,
@@ -46,12 +45,24 @@ export async function writeTenantDay(db: Executor, day: RollupDay): Promise<{ te
          or (status = 'suppressed' and updated_at >= ${from}::timestamptz and updated_at < ${to}::timestamptz)
       group by tenant_id
     ),
+    deferral_counts as (
+      select tenant_id, sum(count)::int as deferred
+      from tenant_deferral_counts
+      where minute >= ${from}::timestamptz and minute < ${to}::timestamptz
+      group by tenant_id
+    ),
+    counts as (
+      select coalesce(m.tenant_id, d.tenant_id) as tenant_id,
+        coalesce(m.sent, 0) as sent, coalesce(m.failed, 0) as failed,
+        coalesce(m.suppressed, 0) as suppressed, coalesce(d.deferred, 0) as deferred
+      from message_counts m full outer join deferral_counts d on d.tenant_id = m.tenant_id
+    ),
     active as (
-      select * from counts where sent + failed + suppressed > 0
+      select * from counts where sent + failed + suppressed + deferred > 0
     ),
     upserted as (
       insert into tenant_daily_stats (tenant_id, day, sent, failed, suppressed, deferred)
-      select tenant_id, ${day.day}::date, sent, failed, suppressed, 0 from active
+      select tenant_id, ${day.day}::date, sent, failed, suppressed, deferred from active
       on conflict (tenant_id, day) do update set
         sent = excluded.sent,
         failed = excluded.failed,

@@ -24,6 +24,25 @@ export const tenantDailyStats = pgTable(
   (t) => [primaryKey({ name: 'tenant_daily_stats_pk', columns: [t.tenantId, t.day] })],
 )
 
+/**
+ * Sends the token bucket deferred, per tenant, lane and minute (UTC): each worker adds what it counted
+ * every few seconds, so the daily rollup can report deferrals for a day cut in any time zone.
+ */
+export const tenantDeferralCounts = pgTable(
+  'tenant_deferral_counts',
+  {
+    tenantId: tenantId(),
+    minute: timestamptz('minute').notNull(),
+    lane: text('lane').notNull(),
+    count: integer('count').notNull(),
+  },
+  (t) => [
+    primaryKey({ name: 'tenant_deferral_counts_pk', columns: [t.tenantId, t.minute, t.lane] }),
+    // The rollup reads one day of minutes for every tenant; the cleanup deletes old minutes.
+    index('tenant_deferral_counts_minute_idx').on(t.minute),
+  ],
+)
+
 /** Every deliberate admin action (replay, plan change), with who, why and on what. Append-only. */
 export const adminAuditLog = pgTable(
   'admin_audit_log',
@@ -47,5 +66,6 @@ export type JobCursor = typeof jobCursors.$inferSelect
 export type NewJobCursor = typeof jobCursors.$inferInsert
 export type TenantDailyStats = typeof tenantDailyStats.$inferSelect
 export type NewTenantDailyStats = typeof tenantDailyStats.$inferInsert
+export type TenantDeferralCount = typeof tenantDeferralCounts.$inferSelect
 export type AdminAuditLogEntry = typeof adminAuditLog.$inferSelect
 export type NewAdminAuditLogEntry = typeof adminAuditLog.$inferInsert
