@@ -80,28 +80,37 @@ export async function dispatchCampaignBatch(
     if (!campaign) return { kind: 'skipped' }
 
     const { tenant_id: tenantId, list_id: listId, dispatch_cursor: cursor } = campaign
-    const member = listId
-      ? sql`join list_members lm on lm.contact_id = c.id and lm.list_id = ${listId} and lm.tenant_id = ${tenantId}`
-      : sql``
-    const after = cursor ? sql`and c.id > ${cursor}` : sql``
+    // The page's ids come first, from one index in its own order, from the cursor on — the list's
+    // primary key (list_id, contact_id), or contacts (tenant_id, id) — so each page is an index range
+    // scan that stops after one page whatever the planner's statistics (a freshly imported list has
+    // none). Joining contacts to list members in one query instead read every remaining member
+    // for every page: seconds per page, minutes per 100,000 recipients, on a million-member list.
+    const after = cursor ? sql`and ${listId ? sql`lm.contact_id` : sql`c.id`} > ${cursor}` : sql``
+    const ids = listId
+      ? sql`select lm.contact_id as id from list_members lm
+          where lm.list_id = ${listId} and lm.tenant_id = ${tenantId} ${after}
+          order by lm.list_id, lm.contact_id
+          limit ${input.batchSize}`
+      : sql`select c.id from contacts c
+          where c.tenant_id = ${tenantId} ${after}
+          order by c.tenant_id, c.id
+          limit ${input.batchSize}`
     const [result] = await tx.execute<{
       scanned: number
       last_id: string | null
       inserted: number
       excluded: number
     }>(sql`
-      with page as (
+      with ids as (${ids}),
+      page as (
         select c.id, c.email,
           case
             when c.unsubscribed_at is not null then 'unsubscribed'
             when s.email is not null then 'suppressed: ' || s.reason
           end as excluded
-        from contacts c
-        ${member}
+        from ids
+        join contacts c on c.id = ids.id and c.tenant_id = ${tenantId}
         left join suppressions s on s.tenant_id = c.tenant_id and s.email = c.email
-        where c.tenant_id = ${tenantId} ${after}
-        order by c.id
-        limit ${input.batchSize}
       ), inserted as (
         insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, last_error)
         select ${tenantId}, ${input.campaignId}, id, 'bulk',
@@ -113,8 +122,8 @@ export async function dispatchCampaignBatch(
         returning status
       )
       select
-        (select count(*) from page)::int as scanned,
-        (select id from page order by id desc limit 1) as last_id,
+        (select count(*) from ids)::int as scanned,
+        (select id from ids order by id desc limit 1) as last_id,
         (select count(*) from inserted)::int as inserted,
         (select count(*) from inserted where status = 'suppressed')::int as excluded`)
     if (!result) throw new Error('dispatch batch returned no summary row')
