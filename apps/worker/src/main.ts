@@ -1,3 +1,4 @@
+import { getPriority, setPriority } from 'node:os'
 import { loadConfig } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
@@ -39,6 +40,11 @@ async function main(): Promise<void> {
     isReady: () => ready,
   })
 
+  if (config.WORKER_NICE > 0) {
+    // Lower only (raising needs privileges): the bulk lane yields the CPU to everything else.
+    setPriority(config.WORKER_NICE)
+    logger.info({ nice: getPriority(), lanes: config.WORKER_LANES }, 'worker runs at lower CPU priority')
+  }
   const delivery = await startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
   registerDepthGauges(registry, delivery.depthSource, {
     topTenants: config.METRICS_TOP_TENANTS,

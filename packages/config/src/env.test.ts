@@ -66,9 +66,13 @@ describe('environment schema', () => {
     ],
     [{ SCHEDULE_TIME_ZONE: '+07:00' }, /^SCHEDULE_TIME_ZONE: expected an IANA time zone name/],
     [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS: expected a number of at least 1/],
-    [{ WORKER_LANES: 'critical,express' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
+    [
+      { WORKER_LANES: 'critical,express' },
+      /^WORKER_LANES: expected a comma-separated list of distinct lanes/,
+    ],
     [{ WORKER_LANES: 'bulk,bulk' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
     [{ WORKER_LAYOUT: 'triple' }, /^WORKER_LAYOUT: /],
+    [{ WORKER_NICE: '20' }, /^WORKER_NICE: expected a whole number from 0 to 19/],
     [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
     [
       { ADMIN_TOKEN: 'short' },

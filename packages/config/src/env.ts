@@ -142,6 +142,17 @@ export const envSchema = z
      * `WORKER_METRICS_PORT` + 1), so a login code never waits for a busy bulk process's event loop.
      */
     WORKER_LAYOUT: z.enum(['single', 'split']).default('single'),
+    /**
+     * The worker process's scheduling priority (nice, 0–19; 0 = normal). A bulk-only worker sharing
+     * cores with PostgreSQL, the web app and the transactional worker runs lower (`split` gives it 10),
+     * so when the CPU is the limit the bulk lane yields it to login codes, not the other way round.
+     */
+    WORKER_NICE: z.coerce
+      .number({ message: 'expected a whole number from 0 to 19' })
+      .int('expected a whole number from 0 to 19')
+      .min(0, 'expected a whole number from 0 to 19')
+      .max(19, 'expected a whole number from 0 to 19')
+      .default(0),
     MAILSINK_SMTP_PORT: port(2525),
     MAILSINK_HTTP_PORT: port(8025),
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),

@@ -156,8 +156,9 @@ function webCommand(
 }
 
 /**
- * The worker processes `WORKER_LAYOUT` asks for: one serving every lane, or `worker` for bulk and
- * `worker-tx` for the transactional lanes with its metrics on the next port. Each runs relay,
+ * The worker processes `WORKER_LAYOUT` asks for: one serving every lane, or `worker` for bulk (at
+ * nice 10 unless `WORKER_NICE` says otherwise) and `worker-tx` for the transactional lanes with its
+ * metrics on the next port. Each runs relay,
  * sweeper, pacer (one leader) and schedulers too: all are safe to run in several processes.
  */
 function workerLayout(config: Config): Array<{
@@ -170,7 +171,12 @@ function workerLayout(config: Config): Array<{
     return [{ name: 'worker', env: {}, metricsPort: config.WORKER_METRICS_PORT, colorIndex: 1 }]
   }
   return [
-    { name: 'worker', env: { WORKER_LANES: 'bulk' }, metricsPort: config.WORKER_METRICS_PORT, colorIndex: 1 },
+    {
+      name: 'worker',
+      env: { WORKER_LANES: 'bulk', WORKER_NICE: String(config.WORKER_NICE || 10) },
+      metricsPort: config.WORKER_METRICS_PORT,
+      colorIndex: 1,
+    },
     {
       name: 'worker-tx',
       env: { WORKER_LANES: 'critical,default', WORKER_METRICS_PORT: String(config.WORKER_METRICS_PORT + 1) },
