@@ -92,6 +92,7 @@ export async function startBenchPlatform(
   const platform = web
     ? await launchPlatform(ROOT, prepared, 'start', { output: process.stderr })
     : await launchWithoutWeb(prepared.env, prepared.config)
+  const extraWorkers: ManagedProcess[] = []
   const processGroups: Record<string, number> = Object.fromEntries(
     platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
   )
@@ -131,11 +132,13 @@ export async function startBenchPlatform(
           { ...prepared.env, WORKER_METRICS_PORT: String(prepared.config.WORKER_METRICS_PORT + index - 1) },
           { output: process.stderr },
         )
-        platform.processes.push(worker)
+        extraWorkers.push(worker)
         if (worker.child.pid !== undefined) processGroups[name] = worker.child.pid
       }
     },
     async stop() {
+      // Extra workers first: stopAll stops one process per name, and theirs is `worker` too.
+      await Promise.all(extraWorkers.map((worker) => worker.stop()))
       await stopAll(platform.processes)
       await prepared.stopServices()
     },
