@@ -88,12 +88,18 @@ function postWithHttp(body: unknown): Promise<{ status: number; ms: number }> {
   })
 }
 
-async function waitForSink(expected: number, since: number, timeoutMs: number): Promise<SinkMessage[]> {
+/** Polls the sink until `expected` messages (to addresses starting with `prefix`, if given) arrived. */
+async function waitForSink(
+  expected: number,
+  since: number,
+  timeoutMs: number,
+  prefix = '',
+): Promise<SinkMessage[]> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
-    const messages = (await (
-      await fetch(`${platform.inboxUrl}/messages?since=${since}`)
-    ).json()) as SinkMessage[]
+    const messages = (
+      (await (await fetch(`${platform.inboxUrl}/messages?since=${since}`)).json()) as SinkMessage[]
+    ).filter((message) => message.to.startsWith(prefix))
     if (messages.length >= expected || Date.now() > deadline) return messages
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
@@ -192,9 +198,7 @@ try {
   progress('worker started again: the mail accepted meanwhile must all arrive')
   await platform.startWorker()
   const aloneAccepted = alone.results.filter((r) => r.status === 202).length
-  const deliveredAfter = (await waitForSink(aloneAccepted, aloneStart, 120_000)).filter((m) =>
-    m.to.startsWith('alone-'),
-  ).length
+  const deliveredAfter = (await waitForSink(aloneAccepted, aloneStart, 120_000, 'alone-')).length
 
   const summary = {
     client: args.client,
