@@ -1,8 +1,8 @@
 import Link from 'next/link'
 import type { ReactNode } from 'react'
+import { SectionNav } from '@/components/section-nav'
 import { requireTenantSession } from '@/server/auth/session'
 import { signOutAction } from './actions'
-import { NavLinks } from './nav-links'
 
 /**
  * The signed-in shell. The session check here sends anonymous visitors to /sign-in; each page and
@@ -38,7 +38,7 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
           </div>
         </div>
         <nav className="app-nav" aria-label="Main">
-          <NavLinks />
+          <SectionNav links={APP_SECTIONS} />
         </nav>
       </header>
       <main id="main" className="app-main" tabIndex={-1}>
@@ -47,3 +47,13 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
     </>
   )
 }
+
+/** The tenant app's sections. */
+const APP_SECTIONS = [
+  { href: '/dashboard', label: 'Dashboard' },
+  { href: '/contacts', label: 'Contacts' },
+  { href: '/lists', label: 'Lists' },
+  { href: '/campaigns', label: 'Campaigns' },
+  { href: '/messages', label: 'Messages' },
+  { href: '/api-keys', label: 'API keys' },
+] as const

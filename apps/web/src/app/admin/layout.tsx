@@ -1,9 +1,9 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import type { ReactNode } from 'react'
+import { SectionNav } from '@/components/section-nav'
 import { requirePlatformAdmin } from '@/server/auth/session'
 import { signOutAction } from '../(app)/actions'
-import { AdminNav } from './admin-nav'
 
 export const metadata: Metadata = { title: { template: '%s · Fairlane admin', default: 'Fairlane admin' } }
 
@@ -38,7 +38,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
           </div>
         </div>
         <nav className="app-nav" aria-label="Admin">
-          <AdminNav />
+          <SectionNav links={ADMIN_SECTIONS} />
         </nav>
       </header>
       <main id="main" className="app-main" tabIndex={-1}>
@@ -47,3 +47,11 @@ export default async function AdminLayout({ children }: { children: ReactNode })
     </>
   )
 }
+
+/** The console's four sections. */
+const ADMIN_SECTIONS = [
+  { href: '/admin', label: 'Overview', exact: true },
+  { href: '/admin/dead-letters', label: 'Dead letters' },
+  { href: '/admin/tenants', label: 'Tenants' },
+  { href: '/admin/fairness', label: 'Fairness' },
+] as const
