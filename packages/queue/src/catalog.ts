@@ -1,4 +1,4 @@
-import type { Lane } from '@fairlane/core'
+import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
 
 /**
@@ -51,14 +51,10 @@ export function laneBackoffStrategy(
   job?: { queueName: string },
 ): number {
   const lane = job?.queueName
-  if (type !== LANE_BACKOFF_TYPE || !isLane(lane)) {
+  if (type !== LANE_BACKOFF_TYPE || lane === undefined || !isLane(lane)) {
     throw new Error(`unknown backoff ${JSON.stringify(type)} for a job on ${JSON.stringify(lane)}`)
   }
   return laneRetryDelayMs(lane, attemptsMade)
-}
-
-function isLane(name: string | undefined): name is Lane {
-  return name === 'critical' || name === 'default' || name === 'bulk'
 }
 
 /** Per-lane job options shared by producers (relay, pacer, sweeper, replay) and workers. */
