@@ -72,28 +72,21 @@ function countsOfWindowsEndingAtEachEvent(timestampsMs: readonly number[], windo
  */
 export function maxMinFairShares(
   capacity: number,
-  tenants: Array<{ ratePerSec: number; weight: number }>,
+  tenants: ReadonlyArray<{ ratePerSec: number; weight: number }>,
 ): number[] {
   const shares = tenants.map(() => 0)
-  let open = tenants.map((_, index) => index)
+  // Lowest plan per unit of weight first: once one tenant's plan does not cap it, no later one's does.
+  const order = tenants.map((_, index) => index)
+  const perWeight = (index: number) => (tenants[index]?.ratePerSec ?? 0) / (tenants[index]?.weight ?? 1)
+  order.sort((a, b) => perWeight(a) - perWeight(b))
   let left = Math.max(0, capacity)
-  while (open.length > 0 && left > 1e-9) {
-    const weights = open.reduce((sum, index) => sum + (tenants[index] as { weight: number }).weight, 0)
-    const perWeight = left / weights
-    const capped = open.filter((index) => {
-      const tenant = tenants[index] as { ratePerSec: number; weight: number }
-      return tenant.ratePerSec - (shares[index] as number) <= perWeight * tenant.weight
-    })
-    if (capped.length === 0) {
-      for (const index of open)
-        shares[index] = (shares[index] as number) + perWeight * (tenants[index] as { weight: number }).weight
-      break
-    }
-    for (const index of capped) {
-      left -= (tenants[index] as { ratePerSec: number }).ratePerSec - (shares[index] as number)
-      shares[index] = (tenants[index] as { ratePerSec: number }).ratePerSec
-    }
-    open = open.filter((index) => !capped.includes(index))
+  let weights = tenants.reduce((sum, tenant) => sum + tenant.weight, 0)
+  for (const index of order) {
+    const { ratePerSec, weight } = tenants[index] as { ratePerSec: number; weight: number }
+    const share = Math.min(ratePerSec, (left * weight) / weights)
+    shares[index] = share
+    left -= share
+    weights -= weight
   }
   return shares
 }
