@@ -1,8 +1,6 @@
-import Link from 'next/link'
 import type { ReactNode } from 'react'
-import { SectionNav } from '@/components/section-nav'
+import { AppShell } from '@/components/app-shell'
 import { requireTenantSession } from '@/server/auth/session'
-import { signOutAction } from './actions'
 
 /**
  * The signed-in shell. The session check here sends anonymous visitors to /sign-in; each page and
@@ -12,39 +10,23 @@ import { signOutAction } from './actions'
 export default async function AppLayout({ children }: { children: ReactNode }) {
   const session = await requireTenantSession()
   return (
-    <>
-      <a href="#main" className="skip-link">
-        Skip to content
-      </a>
-      <header className="app-header">
-        <div className="app-header-inner">
-          <div>
-            <Link href="/dashboard" className="brand">
-              Fairlane
-            </Link>{' '}
-            <span className="tenant-name" data-testid="tenant-name">
-              {session.tenantName}
-            </span>
-          </div>
-          <div className="account">
-            <span>
-              {session.name} <span className="visually-hidden">({session.email})</span>
-            </span>
-            <form action={signOutAction}>
-              <button type="submit" className="button-secondary">
-                Sign out
-              </button>
-            </form>
-          </div>
-        </div>
-        <nav className="app-nav" aria-label="Main">
-          <SectionNav links={APP_SECTIONS} />
-        </nav>
-      </header>
-      <main id="main" className="app-main" tabIndex={-1}>
-        {children}
-      </main>
-    </>
+    <AppShell
+      homeHref="/dashboard"
+      place={
+        <span className="tenant-name" data-testid="tenant-name">
+          {session.tenantName}
+        </span>
+      }
+      account={
+        <span>
+          {session.name} <span className="visually-hidden">({session.email})</span>
+        </span>
+      }
+      navLabel="Main"
+      sections={APP_SECTIONS}
+    >
+      {children}
+    </AppShell>
   )
 }
 
