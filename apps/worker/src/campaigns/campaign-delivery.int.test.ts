@@ -1,9 +1,11 @@
 import { messages } from '@fairlane/db'
+import { campaignMessageCounts } from '@fairlane/db/queries/campaigns'
 import { dispatchCampaignBatch } from '@fairlane/db/queries/dispatch'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { receivedTimesMs } from '../test-support/measure'
 import { startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
 import { createTenant, seedCampaign, setPlan } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
@@ -21,6 +23,13 @@ afterAll(async () => {
   await pipeline?.stop()
   await sink?.close()
 })
+
+/** How many of a campaign's messages are in each status. */
+async function statusesOf(campaignId: string): Promise<Record<string, number>> {
+  const rows = await pipeline.database.db.execute<{ status: string; count: number }>(sql`
+    select status, count(*)::int as count from messages where campaign_id = ${campaignId} group by status`)
+  return Object.fromEntries(rows.map((row) => [row.status, row.count]))
+}
 
 async function campaignStatus(campaignId: string) {
   const [row] = await pipeline.database.db.execute<{ status: string; recipient_count: number }>(
@@ -125,4 +134,41 @@ describe('campaign delivery', () => {
     expect(list.rows.some((row) => row.to.startsWith('outside-'))).toBe(false)
     expect((await countOf(everyoneId)).distinct).toBe(30)
   })
+
+  it('skips, at send time, a contact who unsubscribed after dispatch, and counts it as suppressed', async () => {
+    const { db } = pipeline.database
+    const tenantId = await createTenant(db, 'Late leavers')
+    // Two a second: the pacer releases about one row per tick, so most rows wait `pending` for seconds.
+    await setPlan(db, tenantId, { ratePerSec: 2, burst: 1 })
+    const { campaignId, prefix } = await seedCampaign(db, { tenantId, contacts: 8 })
+    await eventually(() => receivedTimesMs(sink, prefix).length >= 1, {
+      what: 'the first mail of the slow campaign',
+      timeoutMs: 20_000,
+    })
+    // Dispatched (every row written, as sending) but not yet released: unsubscribe two of those
+    // recipients, in one statement that picks them by their rows' status.
+    await eventually(async () => (await campaignStatus(campaignId))?.status === 'sending', {
+      what: 'the campaign dispatched',
+    })
+    const left = await db.execute<{ email: string }>(sql`
+      update contacts set unsubscribed_at = now()
+      where id in (
+        select contact_id from messages
+        where campaign_id = ${campaignId} and status = 'pending'
+        order by contact_id desc limit 2)
+      returning email`)
+    expect(left).toHaveLength(2)
+
+    await eventually(async () => (await campaignStatus(campaignId))?.status === 'sent', {
+      what: 'the campaign sent',
+      timeoutMs: 30_000,
+    })
+    const arrived = sink.store.list().filter((mail) => mail.to.startsWith(prefix))
+    expect(arrived).toHaveLength(6)
+    for (const { email } of left) expect(arrived.map((mail) => mail.to)).not.toContain(email)
+    expect(await statusesOf(campaignId)).toEqual({ sent: 6, suppressed: 2 })
+    const counts = await campaignMessageCounts(db, { tenantId, campaignIds: [campaignId] })
+    expect(counts.get(campaignId)).toMatchObject({ sent: 6, suppressed: 2 })
+  })
+
 })

@@ -293,6 +293,7 @@ describe('PATCH /api/admin/tenants/:id: bad plans', () => {
     [{ ratePerSec: -5 }, 'plan.ratePerSec'],
     [{ ratePerSec: 2.5 }, 'plan.ratePerSec'],
     [{ burst: 0 }, 'plan.burst'],
+    [{ burst: -1 }, 'plan.burst'],
     [{ weight: 0 }, 'plan.weight'],
     [{ weight: 1.5 }, 'plan.weight'],
     [{ weight: '2' }, 'plan.weight'],

@@ -91,6 +91,7 @@ describe('POST /api/admin/tenants', () => {
     [{}, 'name'],
     [{ name: '' }, 'name'],
     [{ name: 'X', plan: { ratePerSec: 0 } }, 'plan.ratePerSec'],
+    [{ name: 'X', plan: { burst: -5 } }, 'plan.burst'],
     [{ name: 'X', plan: { weight: 1.5 } }, 'plan.weight'],
     [{ name: 'X', plan: { speed: 3 } }, 'plan.speed'],
   ])('refuses %o naming %s', async (body, path) => {
