@@ -81,6 +81,7 @@ it('a campaign cancelled while its jobs wait in the bulk queue sends none of the
   expect(sent).toBeGreaterThanOrEqual(answer.sent)
   expect(sent - answer.sent).toBeLessThanOrEqual(BULK_CONCURRENCY)
   expect(duplicateMessageIds(sink)).toEqual([])
-  expect((await db.execute<{ status: string }>(sql`select status from campaigns where id = ${campaignId}`))[0])
-    .toEqual({ status: 'cancelled' })
+  expect(
+    (await db.execute<{ status: string }>(sql`select status from campaigns where id = ${campaignId}`))[0],
+  ).toEqual({ status: 'cancelled' })
 })

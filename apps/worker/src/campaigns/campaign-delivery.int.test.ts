@@ -170,5 +170,4 @@ describe('campaign delivery', () => {
     const counts = await campaignMessageCounts(db, { tenantId, campaignIds: [campaignId] })
     expect(counts.get(campaignId)).toMatchObject({ sent: 6, suppressed: 2 })
   })
-
 })
