@@ -341,7 +341,10 @@ function startLanes(
   const store = createDeliveryStore(database.db)
   const sendDepsFor = (lane: Lane): SendDeps => ({
     store,
-    mailer: createSmtpMailer(resources.transports[lane], { deadlineMs: resources.deadlineMs }),
+    mailer: createSmtpMailer(resources.transports[lane], {
+      deadlineMs: resources.deadlineMs,
+      connections: options.smtp.connections[lane],
+    }),
     clock: { now: () => new Date() },
     lockMs: options.sendLockMs,
     mailFrom: options.mailFrom,
@@ -373,7 +376,7 @@ function startLanes(
       })
       return createSendProcessor({
         lane,
-        send: (job, log) => sendMessage(job, { ...deps, logger: log }),
+        send: (job, log, admit) => sendMessage(job, { ...deps, logger: log }, admit),
         gate,
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
         logger,

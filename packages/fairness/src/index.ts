@@ -3,7 +3,9 @@ export {
   decide,
   deferralDelayMs,
   emissionIntervalMs,
+  enforcedPlan,
   type GcraDecision,
+  HANDOFF_RESERVE_MS,
   reserveDeferralSlot,
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'

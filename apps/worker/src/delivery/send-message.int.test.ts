@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
+  type Admission,
   MessageLockedError,
   type OutgoingMail,
   type SendDeps,
@@ -38,13 +39,16 @@ function recordingMailer(options: { fail?: (call: number) => Error | undefined; 
   return {
     accepted,
     calls: () => calls,
-    async send(mail: OutgoingMail) {
+    async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
+      const admission = admit ? await admit() : { ok: true as const }
+      if (!admission.ok) return admission
       calls += 1
       const call = calls
       if (options.delayMs) await sleep(options.delayMs)
       const error = options.fail?.(call)
       if (error) throw error
       accepted.push(mail)
+      return admission
     },
   }
 }
@@ -102,6 +106,60 @@ describe('sendMessage', () => {
     expect(mailer.calls()).toBe(2)
     expect(mailer.accepted).toHaveLength(1)
     expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 2 })
+  })
+
+  it('asks for the token once claimed and composed; refused, gives the claim back uncounted and sends nothing', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer()
+    const seen: Array<{ status: string | undefined; attempts: number | undefined }> = []
+    const refuse = async () => {
+      const current = await row(job.messageId)
+      seen.push({ status: current?.status, attempts: current?.attempts })
+      return { ok: false as const, delayMs: 320 }
+    }
+    expect(await sendMessage(job, deps(mailer), refuse)).toEqual({ kind: 'deferred', delayMs: 320 })
+    // Asked while the row was claimed (sending, this attempt counted), then given back uncounted.
+    expect(seen).toEqual([{ status: 'sending', attempts: 1 }])
+    expect(mailer.calls()).toBe(0)
+    expect(await row(job.messageId)).toMatchObject({
+      status: 'queued',
+      attempts: 0,
+      lockToken: null,
+      lockedUntil: null,
+    })
+    // With a token the same job sends at once: nothing is left locked by the deferral.
+    expect((await sendMessage(job, deps(mailer), async () => ({ ok: true }))).kind).toBe('sent')
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 1 })
+  })
+
+  it('spends no token on a message with nothing to send', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer()
+    let asked = 0
+    const admit = async () => {
+      asked += 1
+      return { ok: true as const }
+    }
+    expect((await sendMessage(job, deps(mailer), admit)).kind).toBe('sent')
+    expect(await sendMessage(job, deps(mailer), admit)).toEqual({ kind: 'skipped', reason: 'already-sent' })
+    await claimMessage(database.db, { ...(await seedOne()), lockMs: 30_000 }).then(async (claim) => {
+      if (!claim) throw new Error('expected a claim')
+      await expect(
+        sendMessage({ messageId: claim.id, tenantId }, deps(mailer), admit),
+      ).rejects.toBeInstanceOf(MessageLockedError)
+    })
+    expect(asked).toBe(1)
+  })
+
+  it('releases the claim when the bucket cannot be asked (Redis away), for the retry', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer()
+    const down = async (): Promise<never> => {
+      throw new Error('Connection is closed.')
+    }
+    await expect(sendMessage(job, deps(mailer), down)).rejects.toThrow('Connection is closed.')
+    expect(mailer.calls()).toBe(0)
+    expect(await row(job.messageId)).toMatchObject({ status: 'queued', lockToken: null })
   })
 
   it('sends once under 20 concurrent calls; the others are refused or find it sent', async () => {

@@ -1,4 +1,4 @@
-import type { BucketPlan, TakeResult, TokenBuckets } from '@fairlane/fairness'
+import { type BucketPlan, enforcedPlan, type TakeResult, type TokenBuckets } from '@fairlane/fairness'
 import { describe, expect, it } from 'vitest'
 import type { PlanCache } from './plan-cache'
 import { createRefusalTracker, createTenantGate, planSourceFor } from './tenant-gate'
@@ -6,14 +6,10 @@ import { createRefusalTracker, createTenantGate, planSourceFor } from './tenant-
 /** TokenBuckets that answer takes from a script and record every call. */
 function fakeBuckets(answers: TakeResult[] = []) {
   const takes: Array<{ bucket: string; plan: BucketPlan }> = []
-  const refunds: Array<{ bucket: string; plan: BucketPlan }> = []
   const buckets: TokenBuckets = {
     async take(bucket, plan) {
       takes.push({ bucket, plan })
       return answers.shift() ?? { ok: true, atMs: 0 }
-    },
-    async refund(bucket, plan) {
-      refunds.push({ bucket, plan })
     },
     async refusalTotals(names) {
       return names.map(() => 0)
@@ -22,18 +18,19 @@ function fakeBuckets(answers: TakeResult[] = []) {
       return new Map()
     },
   }
-  return { buckets, takes, refunds }
+  return { buckets, takes }
 }
 
 const tenantPlan: BucketPlan = { ratePerSec: 20, burst: 5 }
 const transactional: BucketPlan = { ratePerSec: 1_000, burst: 1_000 }
 
 describe('createTenantGate', () => {
-  it('admits with a token from the lane bucket of the tenant, under its plan', async () => {
+  it('admits with a token from the lane bucket of the tenant, under its plan less the hand-off reserve', async () => {
     const fake = fakeBuckets([{ ok: true, atMs: 1 }])
     const gate = createTenantGate({ lane: 'bulk', buckets: fake.buckets, planFor: async () => tenantPlan })
     expect(await gate.admit('t1')).toMatchObject({ ok: true })
-    expect(fake.takes).toEqual([{ bucket: 'bulk:t1', plan: tenantPlan }])
+    // 20/s keeps 100 ms of its rate (2 tokens) out of its burst of 5.
+    expect(fake.takes).toEqual([{ bucket: 'bulk:t1', plan: { ratePerSec: 20, burst: 3 } }])
   })
 
   it('defers a refused job at least until its token, one interval per place in line', async () => {
@@ -78,20 +75,7 @@ describe('createTenantGate', () => {
     const fake = fakeBuckets()
     const gate = createTenantGate({ lane: 'bulk', buckets: fake.buckets, planFor: async () => undefined })
     expect(await gate.admit('gone')).toEqual({ ok: true })
-    await gate.refund('gone')
     expect(fake.takes).toEqual([])
-    expect(fake.refunds).toEqual([])
-  })
-
-  it('refunds to the same bucket under the same plan', async () => {
-    const fake = fakeBuckets()
-    const gate = createTenantGate({
-      lane: 'critical',
-      buckets: fake.buckets,
-      planFor: async () => tenantPlan,
-    })
-    await gate.refund('t1')
-    expect(fake.refunds).toEqual([{ bucket: 'critical:t1', plan: tenantPlan }])
   })
 })
 
@@ -132,9 +116,9 @@ describe('planSourceFor', () => {
       await gate.admit('t1')
     }
     expect(fake.takes).toEqual([
-      { bucket: 'bulk:t1', plan: tenantPlan },
-      { bucket: 'critical:t1', plan: transactional },
-      { bucket: 'default:t1', plan: transactional },
+      { bucket: 'bulk:t1', plan: enforcedPlan(tenantPlan) },
+      { bucket: 'critical:t1', plan: enforcedPlan(transactional) },
+      { bucket: 'default:t1', plan: enforcedPlan(transactional) },
     ])
   })
 })

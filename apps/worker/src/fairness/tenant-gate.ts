@@ -1,14 +1,11 @@
 import type { Lane } from '@fairlane/core'
-import { type BucketPlan, deferralDelayMs, type TokenBuckets } from '@fairlane/fairness'
+import type { Admission } from '@fairlane/core/delivery'
+import { type BucketPlan, deferralDelayMs, enforcedPlan, type TokenBuckets } from '@fairlane/fairness'
 import type { PlanCache } from './plan-cache'
-
-export type Admission = { ok: true } | { ok: false; delayMs: number }
 
 export interface TenantGate {
   /** Takes one token from the tenant's bucket for this lane, or says how long to wait for one. */
   admit(tenantId: string): Promise<Admission>
-  /** Gives the token back: the job did not send (already sent, suppressed, claimed elsewhere). */
-  refund(tenantId: string): Promise<void>
 }
 
 /**
@@ -29,7 +26,8 @@ export function createTenantGate(options: {
     async admit(tenantId) {
       const plan = await options.planFor(tenantId)
       if (!plan) return { ok: true }
-      const taken = await options.buckets.take(bucketOf(tenantId), plan)
+      // Less a reserve of the burst for the hand-off's jitter, so the plan holds at the receiving end.
+      const taken = await options.buckets.take(bucketOf(tenantId), enforcedPlan(plan))
       if (taken.ok) return taken
       return {
         ok: false,
@@ -40,10 +38,6 @@ export function createTenantGate(options: {
           ...(options.random ? { random: options.random } : {}),
         }),
       }
-    },
-    async refund(tenantId) {
-      const plan = await options.planFor(tenantId)
-      if (plan) await options.buckets.refund(bucketOf(tenantId), plan)
     },
   }
 }

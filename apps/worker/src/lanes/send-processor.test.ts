@@ -1,9 +1,10 @@
-import { MessageLockedError, type SendOutcome } from '@fairlane/core/delivery'
+import { type Admission, MessageLockedError, type SendOutcome } from '@fairlane/core/delivery'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
+import type { TenantGate } from '../fairness/tenant-gate'
 import { createWorkerMetrics } from '../metrics'
 import { createSendProcessor } from './send-processor'
 
@@ -26,11 +27,22 @@ function fakeJob(data: unknown = { v: 1, ...ids }) {
   return { job: job as unknown as Job, delays }
 }
 
-function processorWith(send: () => Promise<SendOutcome>) {
+function processorWith(
+  send: (job: unknown, log: unknown, admit?: () => Promise<Admission>) => Promise<SendOutcome>,
+  gate?: TenantGate,
+) {
   const registry = new Registry()
   const metrics = createWorkerMetrics(registry)
-  const process = createSendProcessor({ lane: 'critical', send, logger: pino({ level: 'silent' }), metrics })
-  return { process, registry }
+  const recorded: string[] = []
+  const process = createSendProcessor({
+    lane: 'bulk',
+    send,
+    ...(gate ? { gate } : {}),
+    recordDeferral: (tenantId) => recorded.push(tenantId),
+    logger: pino({ level: 'silent' }),
+    metrics,
+  })
+  return { process, registry, recorded }
 }
 
 describe('send processor', () => {
@@ -50,9 +62,7 @@ describe('send processor', () => {
       recorded: true,
     }))
     expect(await process(fakeJob().job, 'token')).toEqual({ kind: 'sent' })
-    expect(await registry.metrics()).toMatch(
-      /fairlane_send_latency_seconds_bucket\{le="2.5",lane="critical"\} 1/,
-    )
+    expect(await registry.metrics()).toMatch(/fairlane_send_latency_seconds_bucket\{le="2.5",lane="bulk"\} 1/)
   })
 
   it('maps a permanent failure to UnrecoverableError, without the address', async () => {
@@ -85,5 +95,41 @@ describe('send processor', () => {
     expect(delays).toHaveLength(1)
     expect(delays[0]).toBeGreaterThanOrEqual(before + 2_000)
     expect(delays[0]).toBeLessThan(before + 3_000)
+  })
+
+  it("hands the use case its tenant's gate, and moves a job without a token to its token's time", async () => {
+    const asked: string[] = []
+    const gate: TenantGate = {
+      async admit(tenantId) {
+        asked.push(tenantId)
+        return { ok: false, delayMs: 750 }
+      },
+    }
+    const { process, registry, recorded } = processorWith(async (_job, _log, admit) => {
+      const admission = await admit?.()
+      return admission?.ok === false
+        ? { kind: 'deferred', delayMs: admission.delayMs }
+        : { kind: 'skipped', reason: 'not-found' }
+    }, gate)
+    const { job, delays } = fakeJob()
+    const before = Date.now()
+    await expect(process(job, 'token')).rejects.toBeInstanceOf(DelayedError)
+    expect(asked).toEqual([ids.tenantId])
+    expect(delays).toHaveLength(1)
+    expect(delays[0]).toBeGreaterThanOrEqual(before + 750)
+    expect(delays[0]).toBeLessThan(before + 1_500)
+    expect(recorded).toEqual([ids.tenantId])
+    expect(await registry.metrics()).toMatch(/fairlane_jobs_deferred_total\{lane="bulk"\} 1/)
+  })
+
+  it('gives the use case no gate without a lock token (the job could not be delayed)', async () => {
+    let admitGiven = true
+    const gate: TenantGate = { admit: async () => ({ ok: true }) }
+    const { process } = processorWith(async (_job, _log, admit) => {
+      admitGiven = admit !== undefined
+      return { kind: 'skipped', reason: 'not-found' }
+    }, gate)
+    await process(fakeJob().job)
+    expect(admitGiven).toBe(false)
   })
 })

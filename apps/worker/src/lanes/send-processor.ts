@@ -1,5 +1,6 @@
 import type { Lane } from '@fairlane/core'
 import {
+  type Admission,
   isPermanentFailure,
   MessageLockedError,
   type SendJob,
@@ -14,8 +15,11 @@ import { redactAddresses } from './redact'
 
 export interface SendProcessorDeps {
   lane: Lane
-  /** `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it. */
-  send: (job: SendJob, log: Logger) => Promise<SendOutcome>
+  /**
+   * `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it.
+   * `admit` takes the tenant's token; the use case asks it right before the hand-off to SMTP.
+   */
+  send: (job: SendJob, log: Logger, admit?: () => Promise<Admission>) => Promise<SendOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
   gate?: TenantGate
   /** Counts a deferral for the daily rollup (`createDeferralRecorder`). */
@@ -33,10 +37,10 @@ export type SendJobResult = { kind: 'sent' } | { kind: 'skipped'; reason: string
  * rethrown for the lane's backoff; a claim held by another attempt defers this job to the lock's
  * expiry without spending an attempt, since retrying sooner can only be refused again.
  *
- * Before anything else the job takes a token from its tenant's bucket. Without one it is moved to
- * delayed until its token is due (the same job: no new job, no attempt spent, and `attemptsMade`
- * still counts real delivery tries only). A token is charged per send: a job that turns out to have
- * nothing to send gives its token back.
+ * The tenant's token is taken by the use case at the last moment, once the message is claimed and
+ * composed (so a job with nothing to send spends none). Without one the use case gives the claim back
+ * and the job is moved to delayed until its token is due: the same job, no new job, no attempt spent
+ * (`attemptsMade` and the row's `attempts` still count real delivery tries only).
  */
 export function createSendProcessor(deps: SendProcessorDeps) {
   return async (job: Job, token?: string): Promise<SendJobResult> => {
@@ -47,37 +51,15 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     const { messageId, tenantId } = parsed.data
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
     const attempt = job.attemptsMade + 1
-    if (deps.gate && token) {
-      const admission = await deps.gate.admit(tenantId)
-      if (!admission.ok) {
-        await job.moveToDelayed(Date.now() + admission.delayMs, token)
-        deps.metrics.deferred.inc({ lane: deps.lane })
-        deps.recordDeferral?.(tenantId)
-        log.debug({ delayMs: admission.delayMs }, 'no token; deferred')
-        throw new DelayedError()
-      }
-    }
-    const refund = async () => {
-      await deps.gate
-        ?.refund(tenantId)
-        .catch((error: Error) => log.warn({ err: error.message }, 'token refund failed'))
-    }
+    const gate = deps.gate
+    // Without a lock token (a processor called outside a Worker) the job could not be moved to
+    // delayed, so there is no bucket either.
+    const admit = gate && token ? () => gate.admit(tenantId) : undefined
+    let outcome: SendOutcome
     try {
-      const outcome = await deps.send({ messageId, tenantId }, log)
-      if (outcome.kind === 'skipped') {
-        await refund()
-        log.info({ attempt, reason: outcome.reason }, 'message skipped')
-        return { kind: 'skipped', reason: outcome.reason }
-      }
-      const latencyMs = outcome.acceptedAt.getTime() - outcome.createdAt.getTime()
-      deps.metrics.sendLatency.observe({ lane: deps.lane }, Math.max(0, latencyMs) / 1000)
-      log.info({ attempt, latencyMs, recorded: outcome.recorded }, 'message sent')
-      return { kind: 'sent' }
+      outcome = await deps.send({ messageId, tenantId }, log, admit)
     } catch (error) {
-      if (error instanceof MessageLockedError && token) {
-        await refund()
-        return defer(job, token, error, log)
-      }
+      if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
       const reason = redactAddresses(error instanceof Error ? error.message : String(error))
       if (isPermanentFailure(error)) {
         log.warn({ attempt, err: reason, kind: 'permanent' }, 'send failed permanently')
@@ -85,6 +67,25 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       }
       log.warn({ attempt, err: reason, kind: 'transient' }, 'send failed; will retry')
       throw error
+    }
+    switch (outcome.kind) {
+      case 'deferred': {
+        if (!token) throw new Error('a send was deferred without a job lock token to move it with')
+        await job.moveToDelayed(Date.now() + outcome.delayMs, token)
+        deps.metrics.deferred.inc({ lane: deps.lane })
+        deps.recordDeferral?.(tenantId)
+        log.debug({ delayMs: outcome.delayMs }, 'no token; deferred')
+        throw new DelayedError()
+      }
+      case 'skipped':
+        log.info({ attempt, reason: outcome.reason }, 'message skipped')
+        return { kind: 'skipped', reason: outcome.reason }
+      case 'sent': {
+        const latencyMs = outcome.acceptedAt.getTime() - outcome.createdAt.getTime()
+        deps.metrics.sendLatency.observe({ lane: deps.lane }, Math.max(0, latencyMs) / 1000)
+        log.info({ attempt, latencyMs, recorded: outcome.recorded }, 'message sent')
+        return { kind: 'sent' }
+      }
     }
   }
 }

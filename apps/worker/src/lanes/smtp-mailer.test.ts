@@ -20,7 +20,7 @@ describe('createSmtpMailer', () => {
       connections: { critical: 1, default: 1, bulk: 1 },
     })
     try {
-      const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000 })
+      const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
       const error = await mailer
         .send({
           from: 'a@example.com',

@@ -1,5 +1,6 @@
 export { MessageLockedError } from './message-locked-error'
 export type {
+  Admission,
   CampaignRecipient,
   CampaignRenderer,
   ClaimedMessage,

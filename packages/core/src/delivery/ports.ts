@@ -88,6 +88,11 @@ export interface DeliveryStore {
   markSent(claim: HeldClaim): Promise<boolean>
   /** Status → queued, lock cleared at once so the retry is not refused. */
   release(claim: HeldClaim & { error: string }): Promise<boolean>
+  /**
+   * The claim given back unused (no token to send with): status → queued, lock cleared, and the
+   * claim's attempt taken back, so `attempts` keeps counting real delivery tries only.
+   */
+  unclaim(claim: HeldClaim): Promise<boolean>
   markFailed(claim: HeldClaim & { error: string }): Promise<boolean>
   markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
   suppress(input: {
@@ -109,10 +114,18 @@ export interface OutgoingMail {
   headers: Record<string, string>
 }
 
-/** Resolves once the SMTP server accepted the message; rejects with a `SendFailure` (see send-failure.ts). */
+/**
+ * Hands mail to SMTP. `admit` (the tenant's token) is asked once a connection is free, right before
+ * the mail is written to it, so the moment a token is taken is the moment the mail leaves, give or
+ * take one SMTP exchange; refused, nothing is sent and the refusal is returned. Resolves `{ ok: true }`
+ * once the server accepted the message; rejects with a `SendFailure` (see send-failure.ts).
+ */
 export interface Mailer {
-  send(mail: OutgoingMail): Promise<void>
+  send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission>
 }
+
+/** The tenant's token bucket's answer: a token, or how long until this message's token is due. */
+export type Admission = { ok: true } | { ok: false; delayMs: number }
 
 export interface Clock {
   now(): Date

@@ -1,5 +1,6 @@
 import { MessageLockedError } from './message-locked-error'
 import type {
+  Admission,
   CampaignRenderer,
   ClaimedMessage,
   Clock,
@@ -42,6 +43,8 @@ export type SendOutcome =
       recorded: boolean
     }
   | { kind: 'skipped'; reason: SkipReason }
+  /** The bucket had no token: nothing was sent, the claim was given back; try again after `delayMs`. */
+  | { kind: 'deferred'; delayMs: number }
 
 /**
  * Delivers one message at most once per successful claim. The claim (a fresh lock token with an
@@ -51,7 +54,16 @@ export type SendOutcome =
  * the mail. The one gap left is a crash between the server's accept and our mark, which resends
  * with the same Message-ID so the receiver can recognise it.
  */
-export async function sendMessage(job: SendJob, deps: SendDeps): Promise<SendOutcome> {
+export async function sendMessage(
+  job: SendJob,
+  deps: SendDeps,
+  /**
+   * Takes the tenant's token. Asked as late as possible — claimed, composed, and by the mailer once
+   * an SMTP connection is free — so the bucket's bound holds where the mail leaves, give or take one
+   * SMTP exchange, and a message with nothing to send (sent, suppressed, held elsewhere) spends none.
+   */
+  admit?: () => Promise<Admission>,
+): Promise<SendOutcome> {
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
   if (!message) return explainUnclaimed(job, deps.store)
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
@@ -67,7 +79,11 @@ export async function sendMessage(job: SendJob, deps: SendDeps): Promise<SendOut
   }
 
   try {
-    await deps.mailer.send(await composeMail(message, deps))
+    const handedOff = await deps.mailer.send(await composeMail(message, deps), admit)
+    if (!handedOff.ok) {
+      await giveBack(claim, deps)
+      return { kind: 'deferred', delayMs: handedOff.delayMs }
+    }
   } catch (error) {
     throw await settleFailure(error, message, claim, deps)
   }
@@ -79,6 +95,18 @@ export async function sendMessage(job: SendJob, deps: SendDeps): Promise<SendOut
     deps.logger?.warn({ messageId: job.messageId, tenantId: job.tenantId }, 'send claim was taken over')
   }
   return { kind: 'sent', createdAt: message.createdAt, acceptedAt, recorded }
+}
+
+/** A claim that sent nothing. If giving it back fails, it expires (SEND_LOCK_MS) and is reclaimed then. */
+async function giveBack(claim: HeldClaim, deps: SendDeps): Promise<void> {
+  try {
+    await deps.store.unclaim(claim)
+  } catch (error) {
+    deps.logger?.error(
+      { messageId: claim.messageId, err: (error as Error).message },
+      'could not give back an unused send claim',
+    )
+  }
 }
 
 /** No claim: the row is done, gone, or someone else holds a live claim (then retry later). */

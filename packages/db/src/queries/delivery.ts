@@ -163,6 +163,27 @@ export async function releaseMessage(db: Executor, claim: HeldClaim & { error: s
   return rows.length > 0
 }
 
+/**
+ * A claim given back unused (the tenant's bucket had no token): queued again with the lock cleared,
+ * and the claim's attempt taken back — deferring is not a delivery try. Cancelled instead when its
+ * campaign was cancelled meanwhile, as in `releaseMessage`.
+ */
+export async function unclaimMessage(db: Executor, claim: HeldClaim): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({
+      status: sql`case when exists (
+          select 1 from campaigns c
+          where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
+        then 'cancelled' else 'queued' end`,
+      attempts: sql`greatest(${messages.attempts} - 1, 0)`,
+      ...unlocked,
+    })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
 export async function markMessageFailed(
   db: Executor,
   claim: HeldClaim & { error: string },
@@ -251,6 +272,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
         })
       ).length > 0,
     release: (held) => releaseMessage(db, held),
+    unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
     markSuppressed: (held) => markMessageSuppressed(db, held),
     suppress: (input) => suppressAddress(db, input),

@@ -24,6 +24,21 @@ export type GcraDecision =
   /** A refusal spends nothing: `tatMs` is what it was. */
   | { allowed: false; tatMs: number; retryAfterMs: number }
 
+/**
+ * How much of the burst a bucket keeps back for the hand-off: the time from a token to the receiving
+ * server (one SMTP exchange) varies, by up to ~150 ms measured on a loaded 2-core machine, and sends
+ * whose tokens were 1 s + that spread apart can arrive within one second. Keeping `rate × 100 ms`
+ * out of the burst holds "rate + burst in any 1 s window" where the mail arrives, not only where the
+ * token is taken. A flood at its rate has no burst left anyway; only a tenant's first second sends less.
+ */
+export const HANDOFF_RESERVE_MS = 100
+
+/** The bucket a plan is enforced with: its burst less `reserveMs` of its rate, and at least 1. */
+export function enforcedPlan(plan: BucketPlan, reserveMs = HANDOFF_RESERVE_MS): BucketPlan {
+  const reserve = Math.ceil((plan.ratePerSec * reserveMs) / 1000)
+  return { ratePerSec: plan.ratePerSec, burst: Math.max(1, plan.burst - reserve) }
+}
+
 export function emissionIntervalMs(ratePerSec: number): number {
   return 1000 / ratePerSec
 }

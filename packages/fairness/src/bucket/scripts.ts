@@ -58,28 +58,3 @@ redis.call('INCR', KEYS[4])
 redis.call('PEXPIRE', KEYS[4], ARGV[6])
 return {0, nowUs, math.ceil(wait * 1000), position}
 `
-
-/**
- * Gives one token back: `tat` moves one interval earlier, but not before now (a bucket is never
- * fuller than full).
- *
- * KEYS[1]  tat
- * ARGV[1]  ratePerSec
- * ARGV[2]  idle margin, ms
- *
- * Returns 1 when a token went back, 0 when the bucket was already full.
- */
-export const REFUND_SCRIPT = `
-local tat = tonumber(redis.call('GET', KEYS[1]))
-if not tat then return 0 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
-if tat <= now then return 0 end
-local refunded = tat - 1000 / tonumber(ARGV[1])
-if refunded <= now then
-  redis.call('DEL', KEYS[1])
-else
-  redis.call('SET', KEYS[1], string.format('%.3f', refunded), 'PX', math.ceil(refunded - now) + tonumber(ARGV[2]))
-end
-return 1
-`

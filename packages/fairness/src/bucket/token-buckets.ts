@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis'
 import { assertBucketPlan, type BucketPlan } from './gcra'
-import { REFUND_SCRIPT, TAKE_SCRIPT } from './scripts'
+import { TAKE_SCRIPT } from './scripts'
 
 /**
  * Per-tenant send buckets in Redis, shared by every worker: a worker takes a token before each send
@@ -22,8 +22,6 @@ export type TakeResult =
 export interface TokenBuckets {
   /** `bucket` names one bucket, e.g. `bulk:<tenantId>`; it must not contain `{` or `}`. */
   take(bucket: string, plan: BucketPlan): Promise<TakeResult>
-  /** Gives back a token whose send did not happen (the message was already sent or terminal). */
-  refund(bucket: string, plan: BucketPlan): Promise<void>
   /**
    * Each bucket's running total of refusals (0 for a bucket never refused, or idle long enough for the
    * total to expire): whoever feeds the bucket (the pacer) reads it every tick, and each new refusal
@@ -44,13 +42,11 @@ const REFUSAL_TOTAL_TTL_MS = 600_000
 const IDLE_MARGIN_MS = 1000
 
 const TAKE_COMMAND = 'fairlaneBucketTake'
-const REFUND_COMMAND = 'fairlaneBucketRefund'
 
 type ScriptArgument = string | number
 
 interface BucketCommands {
   [TAKE_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument[]>
-  [REFUND_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument>
 }
 
 /**
@@ -80,11 +76,6 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
       const atMs = (nowUs as number) / 1000
       if (taken === 1) return { ok: true, atMs }
       return { ok: false, atMs, retryAfterMs: (retryAfterUs as number) / 1000, position: position as number }
-    },
-
-    async refund(bucket, plan) {
-      assertBucketPlan(plan)
-      await commands[REFUND_COMMAND](keyOf(bucket, 'tat'), plan.ratePerSec, IDLE_MARGIN_MS)
     },
 
     async refusalTotals(buckets) {
@@ -126,7 +117,6 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
 /** Registers the scripts on the connection (idempotent); ioredis then sends EVALSHA, falling back to EVAL once. */
 function withBucketCommands(redis: Redis): Redis & BucketCommands {
   redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 4, lua: TAKE_SCRIPT })
-  redis.defineCommand(REFUND_COMMAND, { numberOfKeys: 1, lua: REFUND_SCRIPT })
   return redis as Redis & BucketCommands
 }
 

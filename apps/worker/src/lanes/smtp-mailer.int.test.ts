@@ -1,0 +1,83 @@
+import type { OutgoingMail } from '@fairlane/core/delivery'
+import { closeLaneTransports, createLaneTransports, type LaneTransports } from '@fairlane/mail'
+import { TransientSendError } from '@fairlane/mail/smtp-errors'
+import type { MailSink } from '@fairlane/mailsink/sink'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { startTestSink } from '../test-support/sink'
+import { createSmtpMailer } from './smtp-mailer'
+
+/** The mailer against the real sink: when the token is asked, relative to the pool's connections. */
+let sink: MailSink
+let transports: LaneTransports
+
+beforeEach(async () => {
+  sink = await startTestSink()
+  transports = createLaneTransports({
+    smtpUrl: `smtp://127.0.0.1:${sink.smtpPort}`,
+    timeoutMs: 2_000,
+    connections: { critical: 1, default: 1, bulk: 2 },
+  })
+})
+afterEach(async () => {
+  closeLaneTransports(transports)
+  await sink.close()
+})
+
+const mail = (to: string): OutgoingMail => ({
+  from: 'mail@fairlane.test',
+  to,
+  subject: `for ${to}`,
+  text: 'hello',
+  messageId: `<${to}@fairlane.test>`,
+  headers: {},
+})
+
+describe('createSmtpMailer', () => {
+  it('asks for a token only once a connection is free, so no send waits in the pool after its token', async () => {
+    const mailer = createSmtpMailer(transports.bulk, { deadlineMs: 5_000, connections: 2 })
+    // The first two are held 300 ms by the sink: the third may not take its token before one is done.
+    sink.faults.add({ match: '@slow.test', delayMs: 300 })
+    const tokenAtMs = new Map<string, number>()
+    const admitting = (to: string) => async () => {
+      tokenAtMs.set(to, Date.now())
+      return { ok: true as const }
+    }
+    await Promise.all(
+      ['a@slow.test', 'b@slow.test', 'c@fast.test'].map((to) => mailer.send(mail(to), admitting(to))),
+    )
+    const acceptedAtMs = (to: string) => Date.parse(sink.store.list({ to })[0]?.receivedAt ?? '')
+    // The sink stamps a message once it has waited out its fault, just before it answers.
+    expect(tokenAtMs.get('c@fast.test')).toBeGreaterThanOrEqual(
+      Math.min(acceptedAtMs('a@slow.test'), acceptedAtMs('b@slow.test')),
+    )
+    expect(tokenAtMs.get('b@slow.test')).toBeLessThan(acceptedAtMs('a@slow.test'))
+    expect(sink.store.list()).toHaveLength(3)
+  })
+
+  it('sends nothing when the token is refused, and says when to come back', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
+    expect(await mailer.send(mail('x@example.test'), async () => ({ ok: false, delayMs: 420 }))).toEqual({
+      ok: false,
+      delayMs: 420,
+    })
+    expect(await mailer.send(mail('y@example.test'))).toEqual({ ok: true })
+    expect(sink.store.list().map((message) => message.to)).toEqual(['y@example.test'])
+  })
+
+  it('counts the wait for a connection in the send deadline', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 1_000, connections: 1 })
+    // The first send holds the only connection past both deadlines (its token comes slowly, as from
+    // a Redis that stalls); the second, still waiting for the connection by then, is not sent.
+    const slowToken = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1_200))
+      return { ok: true as const }
+    }
+    const first = mailer.send(mail('a@example.test'), slowToken).catch((caught: unknown) => caught)
+    const second = mailer.send(mail('b@example.test')).catch((caught: unknown) => caught)
+    expect(await first).toBeInstanceOf(TransientSendError)
+    const late = await second
+    expect(late).toBeInstanceOf(TransientSendError)
+    expect((late as Error).message).toMatch(/no SMTP connection came free within the send deadline/)
+    expect(sink.store.list()).toEqual([])
+  })
+})
