@@ -4,7 +4,7 @@ import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { receivedTimesMs } from '../test-support/measure'
+import { campaignStatusCounts, receivedTimesMs } from '../test-support/measure'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
 import { createTenant, seedCampaign, setPlan } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
@@ -36,13 +36,6 @@ afterAll(async () => {
   await sink?.close()
 })
 
-/** How many of a campaign's messages are in each status. */
-async function statusesOf(campaignId: string): Promise<Record<string, number>> {
-  const rows = await pipeline.database.db.execute<{ status: string; count: number }>(sql`
-    select status, count(*)::int as count from messages where campaign_id = ${campaignId} group by status`)
-  return Object.fromEntries(rows.map((row) => [row.status, row.count]))
-}
-
 /** The bulk lane has nothing left to run: every released job had its turn. */
 async function bulkLaneIdle(): Promise<boolean> {
   const counts = await inspect.queues.bulk.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
@@ -56,7 +49,8 @@ it('a campaign cancelled while its jobs wait in the bulk queue sends none of the
   const { campaignId, prefix } = await seedCampaign(db, { tenantId, contacts: CONTACTS })
   await eventually(
     async () =>
-      receivedTimesMs(sink, prefix).length >= 20 && ((await statusesOf(campaignId)).queued ?? 0) >= 100,
+      receivedTimesMs(sink, prefix).length >= 20 &&
+      ((await campaignStatusCounts(db, campaignId)).queued ?? 0) >= 100,
     { what: 'the campaign sending, with jobs waiting in the bulk queue', timeoutMs: 20_000 },
   )
 
@@ -70,10 +64,10 @@ it('a campaign cancelled while its jobs wait in the bulk queue sends none of the
   expect(answer.cancelled).toBeGreaterThanOrEqual(CONTACTS - answer.sent - BULK_CONCURRENCY)
   // The released jobs still run, find their rows cancelled, and send nothing.
   await eventually(
-    async () => ((await statusesOf(campaignId)).sending ?? 0) === 0 && (await bulkLaneIdle()),
+    async () => ((await campaignStatusCounts(db, campaignId)).sending ?? 0) === 0 && (await bulkLaneIdle()),
     { what: 'every released job of the cancelled campaign run', timeoutMs: 30_000 },
   )
-  const statuses = await statusesOf(campaignId)
+  const statuses = await campaignStatusCounts(db, campaignId)
   const sent = statuses.sent ?? 0
   expect(statuses).toEqual({ sent, cancelled: answer.cancelled })
   expect(receivedTimesMs(sink, prefix)).toHaveLength(sent)

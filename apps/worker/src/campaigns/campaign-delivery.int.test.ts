@@ -5,7 +5,7 @@ import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { receivedTimesMs } from '../test-support/measure'
+import { campaignStatusCounts, receivedTimesMs } from '../test-support/measure'
 import { startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
 import { createTenant, seedCampaign, setPlan } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
@@ -23,13 +23,6 @@ afterAll(async () => {
   await pipeline?.stop()
   await sink?.close()
 })
-
-/** How many of a campaign's messages are in each status. */
-async function statusesOf(campaignId: string): Promise<Record<string, number>> {
-  const rows = await pipeline.database.db.execute<{ status: string; count: number }>(sql`
-    select status, count(*)::int as count from messages where campaign_id = ${campaignId} group by status`)
-  return Object.fromEntries(rows.map((row) => [row.status, row.count]))
-}
 
 async function campaignStatus(campaignId: string) {
   const [row] = await pipeline.database.db.execute<{ status: string; recipient_count: number }>(
@@ -166,7 +159,7 @@ describe('campaign delivery', () => {
     const arrived = sink.store.list().filter((mail) => mail.to.startsWith(prefix))
     expect(arrived).toHaveLength(6)
     for (const { email } of left) expect(arrived.map((mail) => mail.to)).not.toContain(email)
-    expect(await statusesOf(campaignId)).toEqual({ sent: 6, suppressed: 2 })
+    expect(await campaignStatusCounts(db, campaignId)).toEqual({ sent: 6, suppressed: 2 })
     const counts = await campaignMessageCounts(db, { tenantId, campaignIds: [campaignId] })
     expect(counts.get(campaignId)).toMatchObject({ sent: 6, suppressed: 2 })
   })

@@ -97,3 +97,13 @@ export async function cancelUnfinished(db: Database): Promise<void> {
     update campaigns set status = 'cancelled', updated_at = now()
     where status in ('scheduled', 'dispatching', 'sending')`)
 }
+
+/** How many of a campaign's messages are in each status, e.g. `{ sent: 6, suppressed: 2 }`. */
+export async function campaignStatusCounts(
+  db: Database,
+  campaignId: string,
+): Promise<Record<string, number>> {
+  const rows = await db.execute<{ status: string; count: number }>(sql`
+    select status, count(*)::int as count from messages where campaign_id = ${campaignId} group by status`)
+  return Object.fromEntries(rows.map((row) => [row.status, row.count]))
+}

@@ -142,6 +142,16 @@ export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<b
 }
 
 /**
+ * Queued again for another try, unless its campaign was cancelled meanwhile: then cancelled, so the
+ * next try finds nothing to send. Qualified by hand: drizzle would render the columns unqualified,
+ * and inside this subquery "tenant_id" would then be the campaign's own.
+ */
+const requeued = sql`case when exists (
+    select 1 from campaigns c
+    where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
+  then 'cancelled' else 'queued' end`
+
+/**
  * Back to queued with the lock cleared, so BullMQ's retry can claim it at once; or to cancelled when
  * its campaign was cancelled while this attempt was sending, so the retry finds nothing to send.
  */
@@ -149,12 +159,7 @@ export async function releaseMessage(db: Executor, claim: HeldClaim & { error: s
   const rows = await db
     .update(messages)
     .set({
-      // Qualified by hand: drizzle would render the columns unqualified, and inside this subquery
-      // "tenant_id" would then be the campaign's own.
-      status: sql`case when exists (
-          select 1 from campaigns c
-          where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
-        then 'cancelled' else 'queued' end`,
+      status: requeued,
       lastError: clip(claim.error),
       ...unlocked,
     })
@@ -172,10 +177,7 @@ export async function unclaimMessage(db: Executor, claim: HeldClaim): Promise<bo
   const rows = await db
     .update(messages)
     .set({
-      status: sql`case when exists (
-          select 1 from campaigns c
-          where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
-        then 'cancelled' else 'queued' end`,
+      status: requeued,
       attempts: sql`greatest(${messages.attempts} - 1, 0)`,
       ...unlocked,
     })
