@@ -16,6 +16,7 @@ import {
   type Queues,
   SYSTEM_QUEUE,
 } from '@fairlane/queue'
+import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
@@ -24,6 +25,7 @@ import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
 import { createPlanCache, type PlanCache } from './fairness/plan-cache'
 import { createRefusalTracker, createTenantGate, planSourceFor } from './fairness/tenant-gate'
+import { restoreDeadLetters } from './lanes/dead-letter-restore'
 import { createDeadLetters } from './lanes/dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lanes/lane-workers'
 import { createSendProcessor } from './lanes/send-processor'
@@ -55,12 +57,17 @@ export const DELIVERY_TUNING = {
   dispatch: { ...DISPATCH_TUNING, everyMs: 1_000 },
   /** How stale a tenant's plan may be in the buckets: a plan change is obeyed within this. */
   plans: { refreshMs: 2_000 },
-  /** How often the system worker upserts its schedulers again (they vanish with a FLUSHALL). */
-  system: { reconcileEveryMs: SCHEDULE_RECONCILE_MS },
+  /**
+   * How often the system worker upserts its schedulers again (they vanish with a FLUSHALL), and how
+   * often it checks that the dead-letter queue is whole (one EXISTS; restored from PostgreSQL if not).
+   */
+  system: { reconcileEveryMs: SCHEDULE_RECONCILE_MS, deadLetterCheckEveryMs: 10_000 },
 }
 
 /** The dispatcher's job scheduler id (stable: every worker process upserts the same schedule). */
 export const DISPATCH_SCHEDULER_ID = 'campaign-dispatch'
+/** Checks the dead-letter queue is whole, and restores it from PostgreSQL when Redis lost it. */
+export const DEAD_LETTER_RESTORE_SCHEDULER_ID = 'dead-letter-restore'
 const CAMPAIGN_DUE_JOB = 'campaign-due'
 
 export interface DeliveryOptions {
@@ -221,7 +228,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     metrics,
     ...tuning.pacer,
   })
-  const system = await startSystem(options, { queues, pacer, tuning })
+  const system = await startSystem(options, { queues, redis: producer, pacer, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),
     ...tuning.plans,
@@ -273,7 +280,9 @@ export function startSystem(
     'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations'
   >,
   resources: {
-    queues: Pick<Queues, typeof SYSTEM_QUEUE>
+    queues: Pick<Queues, typeof SYSTEM_QUEUE | typeof DEAD_LETTER_QUEUE>
+    /** The queues' connection (the dead-letter queue's completeness marker). */
+    redis: Redis
     pacer: Pick<Pacer, 'wake'>
     tuning: Pick<typeof DELIVERY_TUNING, 'dispatch' | 'system'>
   },
@@ -308,6 +317,15 @@ export function startSystem(
     handlers: {
       [DISPATCH_SCHEDULER_ID]: pass,
       [CAMPAIGN_DUE_JOB]: pass,
+      [DEAD_LETTER_RESTORE_SCHEDULER_ID]: () =>
+        restoreDeadLetters({
+          db: options.database.db,
+          queue: queues[DEAD_LETTER_QUEUE],
+          redis: resources.redis,
+          retentionDays: operations.auditRetentionDays,
+          clock: { now: () => new Date() },
+          logger: options.logger.child({ component: 'dead-letters' }),
+        }),
       ...operationsHandlers(operations, {
         db: options.database.db,
         logger: options.logger.child({ component: 'operations' }),
@@ -315,6 +333,7 @@ export function startSystem(
     },
     schedules: [
       { id: DISPATCH_SCHEDULER_ID, everyMs: tuning.dispatch.everyMs },
+      { id: DEAD_LETTER_RESTORE_SCHEDULER_ID, everyMs: tuning.system.deadLetterCheckEveryMs },
       ...operationsSchedules(operations),
     ],
     // A long slice of a big dispatch (or the nightly cleanup) must not hold back a campaign's wake-up.

@@ -1,17 +1,37 @@
-import { createDatabase, type DatabaseHandle } from '@fairlane/db'
-import { createProducerConnection, createQueues, type Queues, SYSTEM_QUEUE } from '@fairlane/queue'
+import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
+import {
+  createProducerConnection,
+  createQueues,
+  DEAD_LETTER_QUEUE,
+  deadLetterJobId,
+  type Queues,
+  SYSTEM_QUEUE,
+  sendJobId,
+} from '@fairlane/queue'
 import { eventually, setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
+import { sql } from 'drizzle-orm'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createWorkerMetrics } from '../metrics'
 import { CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID } from '../operations/operations-jobs'
-import { DELIVERY_TUNING, DISPATCH_SCHEDULER_ID, startSystem } from '../start-delivery'
+import {
+  DEAD_LETTER_RESTORE_SCHEDULER_ID,
+  DELIVERY_TUNING,
+  DISPATCH_SCHEDULER_ID,
+  startSystem,
+} from '../start-delivery'
 import { testLogger } from '../test-support/pipeline'
+import { createTenant } from '../test-support/seed'
 import type { SystemWorker } from './system-worker'
 
 const env = setupTestEnvironment('system-schedulers')
-const KEYS = [CLEANUP_SCHEDULER_ID, DISPATCH_SCHEDULER_ID, ROLLUP_SCHEDULER_ID].sort()
+const KEYS = [
+  CLEANUP_SCHEDULER_ID,
+  DEAD_LETTER_RESTORE_SCHEDULER_ID,
+  DISPATCH_SCHEDULER_ID,
+  ROLLUP_SCHEDULER_ID,
+].sort()
 
 let database: DatabaseHandle
 const cleanups: (() => Promise<unknown>)[] = []
@@ -36,7 +56,12 @@ function queuesOn(redisUrl: string, prefix: string): { queues: Queues; connectio
   return { queues, connection }
 }
 
-async function start(redisUrl: string, prefix: string, queues: Queues, reconcileEveryMs?: number) {
+async function start(
+  redisUrl: string,
+  prefix: string,
+  { queues, connection }: { queues: Queues; connection: Redis },
+  everyMs: { reconcile?: number; deadLetterCheck?: number } = {},
+) {
   const system: SystemWorker = await startSystem(
     {
       database,
@@ -48,10 +73,14 @@ async function start(redisUrl: string, prefix: string, queues: Queues, reconcile
     },
     {
       queues,
+      redis: connection,
       pacer: { wake: () => {} },
       tuning: {
         dispatch: DELIVERY_TUNING.dispatch,
-        system: { reconcileEveryMs: reconcileEveryMs ?? DELIVERY_TUNING.system.reconcileEveryMs },
+        system: {
+          reconcileEveryMs: everyMs.reconcile ?? DELIVERY_TUNING.system.reconcileEveryMs,
+          deadLetterCheckEveryMs: everyMs.deadLetterCheck ?? DELIVERY_TUNING.system.deadLetterCheckEveryMs,
+        },
       },
     },
   )
@@ -67,8 +96,9 @@ async function schedulerIds(queues: Queues): Promise<string[]> {
 describe('system schedulers', () => {
   it('starting the system scheduler setup three times leaves exactly one scheduler per key', async () => {
     const prefix = `${env.queuePrefix}-three`
-    const { queues } = queuesOn(env.redisUrl, prefix)
-    for (let i = 0; i < 3; i += 1) await start(env.redisUrl, prefix, queues)
+    const on = queuesOn(env.redisUrl, prefix)
+    const { queues } = on
+    for (let i = 0; i < 3; i += 1) await start(env.redisUrl, prefix, on)
     expect(await schedulerIds(queues)).toEqual(KEYS)
     const schedulers = await queues[SYSTEM_QUEUE].getJobSchedulers(0, -1, true)
     const byKey = Object.fromEntries(schedulers.map((s) => [s.key, s]))
@@ -93,8 +123,9 @@ describe('system schedulers', () => {
 
     it('registers its schedulers again by itself within seconds', async () => {
       const prefix = `${env.queuePrefix}-flush`
-      const { queues } = queuesOn(redis.url, prefix)
-      await start(redis.url, prefix, queues, 500)
+      const on = queuesOn(redis.url, prefix)
+      const { queues } = on
+      await start(redis.url, prefix, on, { reconcile: 500 })
       expect(await schedulerIds(queues)).toEqual(KEYS)
 
       // Everything goes, schedulers included; the running workers write new keys at once, so the
@@ -114,6 +145,71 @@ describe('system schedulers', () => {
         },
         { what: 'campaign dispatch iterating again', timeoutMs: 10_000, intervalMs: 100 },
       )
+    })
+
+    it('restores the dead letters from PostgreSQL, except those an admin discarded', async () => {
+      const prefix = `${env.queuePrefix}-dead-letters`
+      const on = queuesOn(redis.url, prefix)
+      const deadLetters = on.queues[DEAD_LETTER_QUEUE]
+      const tenantId = await createTenant(database.db, 'Bounced')
+      const [kept, replayedAndFailedAgain, discarded, old] = await Promise.all(
+        [0, 2, 0, 0].map(async (generation, index) => {
+          const [row] = await database.db
+            .insert(messages)
+            .values({
+              tenantId,
+              lane: index === 0 ? 'critical' : 'default',
+              status: 'failed',
+              toAddress: `gone${index}@example.test`,
+              subject: 's',
+              text: 't',
+              attempts: 3,
+              generation,
+              lastError: `550 5.1.1 <gone${index}@example.test>: no such user`,
+              failedAt: index === 3 ? new Date(Date.now() - 400 * 86_400_000) : new Date(),
+            })
+            .returning({ id: messages.id })
+          return row?.id as string
+        }),
+      )
+      // An admin discarded one after it failed (the audit entry is what says so).
+      await database.db.execute(sql`
+        insert into admin_audit_log (actor, action, target_type, target_id, reason)
+        values ('admin@example.test', 'dlq.discard', 'message', ${discarded}, 'known bad address')`)
+
+      await start(redis.url, prefix, on, { reconcile: 500, deadLetterCheck: 200 })
+      const restoredIds = async () => (await deadLetters.getJobs(['waiting'])).map((job) => job.id).sort()
+      const expected = [
+        deadLetterJobId(sendJobId(kept as string, 0)),
+        deadLetterJobId(sendJobId(replayedAndFailedAgain as string, 2)),
+      ].sort()
+      // A first start finds no marker: the queue is filled from the failed rows.
+      await eventually(async () => JSON.stringify(await restoredIds()) === JSON.stringify(expected), {
+        what: 'the dead letters restored at first start',
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      })
+      const job = await deadLetters.getJob(deadLetterJobId(sendJobId(kept as string, 0)))
+      expect(job?.data).toEqual({
+        v: 1,
+        queue: 'critical',
+        jobId: sendJobId(kept as string, 0),
+        messageId: kept,
+        tenantId,
+        error: '550 5.1.1 <<address>>: no such user',
+        attempts: 3,
+        failedAt: expect.any(String),
+      })
+
+      await redis.admin.flushall()
+      await eventually(async () => JSON.stringify(await restoredIds()) === JSON.stringify(expected), {
+        what: 'the dead letters back after FLUSHALL',
+        timeoutMs: 15_000,
+        intervalMs: 100,
+      })
+      // Nothing for the discarded one, nor for one older than the audit retention (365 days here).
+      expect(await deadLetters.getJob(deadLetterJobId(sendJobId(discarded as string, 0)))).toBeUndefined()
+      expect(await deadLetters.getJob(deadLetterJobId(sendJobId(old as string, 0)))).toBeUndefined()
     })
   })
 })

@@ -43,3 +43,53 @@ export async function requeueFailedMessage(
     .where(and(eq(messages.tenantId, input.tenantId), eq(messages.id, input.messageId)))
   return current ? { kind: 'not-failed', status: current.status } : { kind: 'not-found' }
 }
+
+/** A failed message as a dead letter is rebuilt from it. */
+export interface FailedMessage {
+  id: string
+  tenantId: string
+  lane: Lane
+  generation: number
+  attempts: number
+  lastError: string | null
+  failedAt: Date
+}
+
+/**
+ * Failed messages since `failedSince` that should have a dead letter: not discarded by an admin
+ * since they failed (the discard's audit entry), in id order from `afterId` (keyset pages). A
+ * replayed message is not `failed` any more, or failed again later with a generation of its own.
+ */
+export async function findRestorableDeadLetters(
+  db: Executor,
+  input: { failedSince: Date; afterId?: string; limit: number },
+): Promise<FailedMessage[]> {
+  const after = input.afterId ? sql`and m.id > ${input.afterId}` : sql``
+  const rows = await db.execute<{
+    id: string
+    tenant_id: string
+    lane: Lane
+    generation: number
+    attempts: number
+    last_error: string | null
+    failed_at: Date | string
+  }>(sql`
+    select m.id, m.tenant_id, m.lane, m.generation, m.attempts, m.last_error, m.failed_at
+    from messages m
+    where m.status = 'failed' and m.failed_at >= ${input.failedSince.toISOString()}::timestamptz ${after}
+      and not exists (
+        select 1 from admin_audit_log a
+        where a.target_type = 'message' and a.target_id = m.id::text
+          and a.action = 'dlq.discard' and a.created_at >= m.failed_at)
+    order by m.id
+    limit ${input.limit}`)
+  return rows.map((row) => ({
+    id: row.id,
+    tenantId: row.tenant_id,
+    lane: row.lane,
+    generation: Number(row.generation),
+    attempts: Number(row.attempts),
+    lastError: row.last_error,
+    failedAt: new Date(row.failed_at),
+  }))
+}

@@ -72,6 +72,8 @@ export const messages = pgTable(
     index('messages_idempotency_expiry_idx').on(t.createdAt).where(sql`${t.idempotencyKey} is not null`),
     // A campaign's sends per second (its progress chart) without reading its whole history.
     index('messages_campaign_sent_idx').on(t.campaignId, t.sentAt).where(sql`${t.sentAt} is not null`),
+    // Failed messages, newest first: the dead letters PostgreSQL restores to Redis after a data loss.
+    index('messages_failed_idx').on(t.failedAt).where(sql`${t.status} = 'failed'`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX "messages_failed_idx" ON "messages" USING btree ("failed_at") WHERE "messages"."status" = 'failed';
