@@ -2,4 +2,9 @@ export { createTestDatabase, prepareTemplateDatabase } from './database'
 export { setupTestEnvironment, type TestEnvironment } from './environment'
 export { eventually, freePort, REPOSITORY_ROOT, type RunningProcess, spawnEntry } from './processes'
 export { testRedisPrefix } from './redis'
-export { startThrowawayRedis, type ThrowawayRedis } from './redis-server'
+export {
+  redisCommandCalls,
+  redisUsedMemory,
+  startThrowawayRedis,
+  type ThrowawayRedis,
+} from './redis-server'

@@ -25,6 +25,8 @@ export async function startThrowawayRedis(options: { policy?: string } = {}): Pr
       '127.0.0.1',
       '--save',
       '',
+      '--appendonly',
+      'no',
       '--dir',
       dir,
       '--maxmemory-policy',
@@ -47,8 +49,28 @@ export async function startThrowawayRedis(options: { policy?: string } = {}): Pr
     admin,
     async stop() {
       admin.disconnect()
+      const exited = new Promise((resolve) => server.once('exit', resolve))
       server.kill('SIGKILL')
+      await exited
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Commands the Redis server has run since it started, summed over every `cmdstat_*` line of
+ * `INFO commandstats` (commands a Lua script calls are counted too). Server-wide: use it only on a
+ * Redis nobody else is using (`startThrowawayRedis`).
+ */
+export async function redisCommandCalls(redis: Pick<Redis, 'info'>): Promise<number> {
+  const info = await redis.info('commandstats')
+  let calls = 0
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1])
+  return calls
+}
+
+/** `used_memory` from `INFO memory`, in bytes. */
+export async function redisUsedMemory(redis: Pick<Redis, 'info'>): Promise<number> {
+  const match = /^used_memory:(\d+)/m.exec(await redis.info('memory'))
+  return Number(match?.[1] ?? 0)
 }

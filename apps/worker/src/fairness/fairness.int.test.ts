@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { messages } from '@fairlane/db'
 import { maxInWindow, rateViolations } from '@fairlane/fairness'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
+import { eventually, redisCommandCalls, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { inArray, sql } from 'drizzle-orm'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { DeliveryOptions } from '../start-delivery'
@@ -11,7 +11,6 @@ import {
   countBetween,
   percentile,
   receivedTimesMs,
-  redisCommandCalls,
   sampleQueueDepth,
   startSampler,
 } from '../test-support/measure'

@@ -2,11 +2,11 @@ import type { Database } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import type { Queue } from 'bullmq'
 import { sql } from 'drizzle-orm'
-import type { Redis } from 'ioredis'
 
 /**
- * Measuring helpers for the fairness tests: what the sink saw and when, how deep the bulk queue got,
- * how busy Redis was. Sink times are when the sink stored a message, so they include SMTP jitter.
+ * Measuring helpers for the fairness tests: what the sink saw and when, how deep the bulk queue got
+ * (Redis command counts: `redisCommandCalls` in @fairlane/testing). Sink times are when the sink
+ * stored a message, so they include SMTP jitter.
  */
 
 /** Epoch ms at which the sink received each message whose recipient starts with `prefix`, oldest first. */
@@ -26,18 +26,6 @@ export function countBetween(timesMs: readonly number[], fromMs: number, toMs: n
 export function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
-}
-
-/**
- * Commands the Redis server has run since it started, summed over every `cmdstat_*` line of
- * `INFO commandstats` (commands a Lua script calls are counted too, as the benchmark counts them).
- * Server-wide: use it only on a Redis nobody else is using (`startThrowawayRedis`).
- */
-export async function redisCommandCalls(redis: Redis): Promise<number> {
-  const info = await redis.info('commandstats')
-  let calls = 0
-  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1])
-  return calls
 }
 
 /** Runs `sample` every `everyMs` (never two at once) until stopped; a failed sample fails `stop()`. */
