@@ -147,6 +147,22 @@ describe('system schedulers', () => {
       )
     })
 
+    it('registers its schedulers again on reconnect, long before its timer', async () => {
+      const prefix = `${env.queuePrefix}-reconnect`
+      const on = queuesOn(redis.url, prefix)
+      // The periodic re-registration is a minute away: only the reconnect can bring them back in time.
+      await start(redis.url, prefix, on, { reconcile: 60_000 })
+      expect(await schedulerIds(on.queues)).toEqual(KEYS)
+      // A failover to an empty server, as the worker sees it: the data gone, every connection dropped.
+      await redis.admin.flushall()
+      await redis.admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
+      await eventually(async () => JSON.stringify(await schedulerIds(on.queues)) === JSON.stringify(KEYS), {
+        what: 'every scheduler back after the reconnect',
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      })
+    })
+
     it('restores the dead letters from PostgreSQL, except those an admin discarded', async () => {
       const prefix = `${env.queuePrefix}-dead-letters`
       const on = queuesOn(redis.url, prefix)
