@@ -155,7 +155,7 @@ describe('system schedulers', () => {
       expect(await schedulerIds(on.queues)).toEqual(KEYS)
       // A failover to an empty server, as the worker sees it: the data gone, every connection dropped.
       await redis.admin.flushall()
-      await redis.admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
+      await redis.admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes')
       await eventually(async () => JSON.stringify(await schedulerIds(on.queues)) === JSON.stringify(KEYS), {
         what: 'every scheduler back after the reconnect',
         timeoutMs: 10_000,
