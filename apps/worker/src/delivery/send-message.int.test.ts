@@ -162,6 +162,24 @@ describe('sendMessage', () => {
     expect(await row(job.messageId)).toMatchObject({ status: 'queued', lockToken: null })
   })
 
+  it('marks the sends of one turn together, each only under its own live claim', async () => {
+    const store = createDeliveryStore(database.db)
+    const jobs = await Promise.all(Array.from({ length: 30 }, () => seedOne()))
+    const claims = await Promise.all(jobs.map((job) => store.claim({ ...job, lockMs: 30_000 })))
+    // A third are stale: a token that is not theirs (their claim was taken over).
+    const asked = jobs.map((job, index) => ({
+      ...job,
+      lockToken:
+        index % 3 === 0 ? '00000000-0000-4000-8000-000000000000' : (claims[index]?.lockToken as string),
+    }))
+    const marked = await Promise.all(asked.map((claim) => store.markSent(claim)))
+    expect(marked).toEqual(jobs.map((_, index) => index % 3 !== 0))
+    const statuses = await Promise.all(jobs.map(async (job) => (await row(job.messageId))?.status))
+    expect(statuses).toEqual(jobs.map((_, index) => (index % 3 === 0 ? 'sending' : 'sent')))
+    expect((await row(jobs[1]?.messageId as string))?.sentAt).toBeInstanceOf(Date)
+    expect((await row(jobs[1]?.messageId as string))?.lockToken).toBeNull()
+  })
+
   it('sends once under 20 concurrent calls; the others are refused or find it sent', async () => {
     const job = await seedOne()
     const mailer = recordingMailer({ delayMs: 100 })

@@ -237,6 +237,62 @@ export async function failAfterFinalAttempt(
 }
 
 /**
+ * Mark-sent with group commit: every mark-sent asked for in one turn of the event loop (the SMTP
+ * replies that arrived together) goes to PostgreSQL as one UPDATE over a JSON list, one statement and
+ * one commit instead of one each, with the same per-row condition (its claim's lock token, still
+ * `sending`). Each caller learns whether its own row was marked. Nothing waits for a timer: a lone
+ * send is marked in the same turn it would have been.
+ */
+export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number } = {}) {
+  const maxBatch = options.maxBatch ?? 200
+  let pending: Array<{
+    claim: HeldClaim
+    resolve: (marked: boolean) => void
+    reject: (error: unknown) => void
+  }> = []
+  let scheduled = false
+
+  const flush = async () => {
+    const batch = pending
+    pending = []
+    if (batch.length === 0) return
+    try {
+      const list = JSON.stringify(
+        batch.map(({ claim }) => ({
+          id: claim.messageId,
+          tenant_id: claim.tenantId,
+          lock_token: claim.lockToken,
+        })),
+      )
+      const rows = await db.execute<{ id: string }>(sql`
+        update messages m
+        set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
+        from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid)
+        where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
+        returning m.id`)
+      const marked = new Set(rows.map((row) => row.id))
+      for (const item of batch) item.resolve(marked.has(item.claim.messageId))
+    } catch (error) {
+      for (const item of batch) item.reject(error)
+    }
+  }
+
+  return (claim: HeldClaim): Promise<boolean> =>
+    new Promise<boolean>((resolve, reject) => {
+      pending.push({ claim, resolve, reject })
+      if (pending.length >= maxBatch) {
+        void flush()
+      } else if (!scheduled) {
+        scheduled = true
+        setImmediate(() => {
+          scheduled = false
+          void flush()
+        })
+      }
+    })
+}
+
+/**
  * The drizzle implementation of the send use case's store. The two statements every email runs
  * (claim, mark sent) are built once and prepared: building them per call cost about 0.4 ms of the
  * worker's CPU per email, a tenth of all it spends.
@@ -249,10 +305,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
   const claim = claimStatement(db, { ...placeholders, lockMs: sql.placeholder('lockMs') }).prepare(
     'fairlane_claim_message',
   )
-  const markSent = markSentStatement(db, {
-    ...placeholders,
-    lockToken: sql.placeholder('lockToken'),
-  }).prepare('fairlane_mark_message_sent')
+  const markSent = createMarkSentBatcher(db)
   return {
     claim: async (input) =>
       toClaimedMessage(
@@ -265,14 +318,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
         )[0],
       ),
     readState: (job) => readDeliveryState(db, job),
-    markSent: async (held) =>
-      (
-        await markSent.execute({
-          messageId: held.messageId,
-          tenantId: held.tenantId,
-          lockToken: held.lockToken,
-        })
-      ).length > 0,
+    markSent: markSent,
     release: (held) => releaseMessage(db, held),
     unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
