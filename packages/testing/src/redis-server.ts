@@ -47,11 +47,14 @@ export async function startThrowawayRedis(options: { policy?: string } = {}): Pr
   return {
     url,
     admin,
+    /** Idempotent: a second call (a test that stopped it, then its cleanup) returns at once. */
     async stop() {
       admin.disconnect()
-      const exited = new Promise((resolve) => server.once('exit', resolve))
-      server.kill('SIGKILL')
-      await exited
+      if (server.exitCode === null && server.signalCode === null) {
+        const exited = new Promise((resolve) => server.once('exit', resolve))
+        server.kill('SIGKILL')
+        await exited
+      }
       rmSync(dir, { recursive: true, force: true })
     },
   }
