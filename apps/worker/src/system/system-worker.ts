@@ -7,6 +7,8 @@ export type { Schedule } from './schedules'
 
 /** How often the schedulers are upserted again when the caller does not say. */
 export const SCHEDULE_RECONCILE_MS = 30_000
+/** How soon a failed re-registration is first tried again (then doubling, up to the period). */
+const RECONCILE_RETRY_MS = 1_000
 
 export interface SystemWorkerOptions {
   redisUrl: string
@@ -54,17 +56,30 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
 
   let closed = false
   let reconciling: Promise<void> | undefined
+  const everyMs = options.reconcileEveryMs ?? SCHEDULE_RECONCILE_MS
+  // Failed re-registrations are tried again sooner than the period: 1 s, doubling up to the period.
+  let retryMs = RECONCILE_RETRY_MS
   const reconcile = (why: string) => {
     if (closed || reconciling) return
     reconciling = registerSchedules(options.queue, options.schedules, options.logger, { quiet: true })
-      .catch((error: Error) =>
-        options.logger.warn({ err: error.message, why }, 'job schedulers not re-registered; retrying later'),
-      )
+      .then(() => {
+        retryMs = RECONCILE_RETRY_MS
+      })
+      .catch((error: Error) => {
+        // After a reconnect the queue's own connection may not be back yet: try again shortly rather
+        // than at the next period.
+        options.logger.warn(
+          { err: error.message, why, retryMs },
+          'job schedulers not re-registered; retrying',
+        )
+        setTimeout(() => reconcile('retry'), retryMs).unref()
+        retryMs = Math.min(retryMs * 2, everyMs)
+      })
       .finally(() => {
         reconciling = undefined
       })
   }
-  const timer = setInterval(() => reconcile('timer'), options.reconcileEveryMs ?? SCHEDULE_RECONCILE_MS)
+  const timer = setInterval(() => reconcile('timer'), everyMs)
   timer.unref()
   // The first `ready` is the initial connect; every later one follows a reconnect, after which the
   // server may be a fresh one without our schedulers.
