@@ -8,6 +8,11 @@ import { redactAddresses } from './redact'
 
 /** Rows read and dead letters added per round trip. */
 const PAGE = 500
+/**
+ * With the queue whole, each run still looks this far back: a worker that died between marking a row
+ * failed and adding its dead letter leaves a gap no marker shows, and the next run fills it.
+ */
+export const RECENT_FAILURES_MS = 60_000
 
 export interface DeadLetterRestoreDeps {
   db: Database
@@ -21,7 +26,9 @@ export interface DeadLetterRestoreDeps {
   logger: Logger
 }
 
-export type DeadLetterRestore = { kind: 'intact' } | { kind: 'restored'; deadLetters: number }
+export type DeadLetterRestore =
+  /** The marker was there: only the last minute's failures were looked at (`checked` of them). */
+  { kind: 'intact'; checked: number } | { kind: 'restored'; deadLetters: number }
 
 /**
  * Dead letters live in Redis, where the admin console lists and replays them; the `failed` rows in
@@ -30,15 +37,17 @@ export type DeadLetterRestore = { kind: 'intact' } | { kind: 'restored'; deadLet
  * `failed`. A marker key is written next to the dead-letter queue once it is complete; when the marker
  * is missing, every failed message within the retention that an admin did not discard gets its dead
  * letter back, under the id it had (derived from the message and its generation, so one that
- * survived is not added twice), and the marker is written again. With the marker in place this costs
- * one EXISTS; it runs as a job scheduler every few seconds, so a flushed Redis has its dead letters
- * back within one period of the schedulers' own re-registration.
+ * survived is not added twice), and the marker is written again. With the marker in place it costs
+ * one EXISTS and one indexed look at the last minute's failures (re-adding their dead letters is a
+ * no-op unless one is missing); it runs as a job scheduler every few seconds, so a flushed Redis has
+ * its dead letters back within one period of the schedulers' own re-registration.
  */
 export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<DeadLetterRestore> {
   const { redis } = deps
   const marker = `${deps.queue.qualifiedName}:complete`
-  if ((await redis.exists(marker)) === 1) return { kind: 'intact' }
-  const failedSince = new Date(deps.clock.now().getTime() - deps.retentionDays * 86_400_000)
+  const whole = (await redis.exists(marker)) === 1
+  const now = deps.clock.now().getTime()
+  const failedSince = new Date(whole ? now - RECENT_FAILURES_MS : now - deps.retentionDays * 86_400_000)
   let restored = 0
   let afterId: string | undefined
   for (;;) {
@@ -68,6 +77,7 @@ export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<D
     afterId = page[page.length - 1]?.id
     if (page.length < PAGE) break
   }
+  if (whole) return { kind: 'intact', checked: restored }
   await redis.set(marker, deps.clock.now().toISOString())
   if (restored > 0) deps.logger.warn({ deadLetters: restored }, 'dead letters restored from PostgreSQL')
   else deps.logger.info('dead-letter queue marked complete (nothing to restore)')

@@ -226,6 +226,28 @@ describe('system schedulers', () => {
       // Nothing for the discarded one, nor for one older than the audit retention (365 days here).
       expect(await deadLetters.getJob(deadLetterJobId(sendJobId(discarded as string, 0)))).toBeUndefined()
       expect(await deadLetters.getJob(deadLetterJobId(sendJobId(old as string, 0)))).toBeUndefined()
+
+      // A worker that died between marking a row failed and adding its dead letter: the queue is whole
+      // by its marker, and the next runs' look at the last minute's failures fills the gap.
+      const [straggler] = await database.db
+        .insert(messages)
+        .values({
+          tenantId,
+          lane: 'critical',
+          status: 'failed',
+          toAddress: 'late@example.test',
+          subject: 's',
+          text: 't',
+          attempts: 1,
+          lastError: '550 5.7.1 rejected',
+          failedAt: new Date(),
+        })
+        .returning({ id: messages.id })
+      await eventually(
+        async () =>
+          (await deadLetters.getJob(deadLetterJobId(sendJobId(straggler?.id as string, 0)))) !== undefined,
+        { what: "the straggler's dead letter", timeoutMs: 10_000, intervalMs: 100 },
+      )
     })
   })
 })
