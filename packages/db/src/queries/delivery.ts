@@ -118,27 +118,25 @@ export async function readDeliveryState(db: Executor, job: SendJob): Promise<Del
   return row
 }
 
-function markSentStatement(
-  db: Executor,
-  claim: { messageId: Param<string>; tenantId: Param<string>; lockToken: Param<string> },
-) {
-  return db
-    .update(messages)
-    .set({ status: 'sent', sentAt: sql`now()`, ...unlocked })
-    .where(
-      and(
-        eq(messages.id, claim.messageId),
-        eq(messages.tenantId, claim.tenantId),
-        eq(messages.lockToken, claim.lockToken),
-        eq(messages.status, 'sending'),
-      ),
-    )
-    .returning({ id: messages.id })
+/**
+ * Marks sent each row whose claim is still the given one (same lock token, still `sending`), in one
+ * statement and one commit whatever their number; returns the ids it marked.
+ */
+async function markSentRows(db: Executor, claims: readonly HeldClaim[]): Promise<Set<string>> {
+  const list = JSON.stringify(
+    claims.map((claim) => ({ id: claim.messageId, tenant_id: claim.tenantId, lock_token: claim.lockToken })),
+  )
+  const rows = await db.execute<{ id: string }>(sql`
+    update messages m
+    set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
+    from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid)
+    where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
+    returning m.id`)
+  return new Set(rows.map((row) => row.id))
 }
 
 export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<boolean> {
-  const rows = await markSentStatement(db, claim)
-  return rows.length > 0
+  return (await markSentRows(db, [claim])).has(claim.messageId)
 }
 
 /**
@@ -257,20 +255,10 @@ export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number
     pending = []
     if (batch.length === 0) return
     try {
-      const list = JSON.stringify(
-        batch.map(({ claim }) => ({
-          id: claim.messageId,
-          tenant_id: claim.tenantId,
-          lock_token: claim.lockToken,
-        })),
+      const marked = await markSentRows(
+        db,
+        batch.map((item) => item.claim),
       )
-      const rows = await db.execute<{ id: string }>(sql`
-        update messages m
-        set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
-        from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid)
-        where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
-        returning m.id`)
-      const marked = new Set(rows.map((row) => row.id))
       for (const item of batch) item.resolve(marked.has(item.claim.messageId))
     } catch (error) {
       for (const item of batch) item.reject(error)
@@ -293,9 +281,9 @@ export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number
 }
 
 /**
- * The drizzle implementation of the send use case's store. The two statements every email runs
- * (claim, mark sent) are built once and prepared: building them per call cost about 0.4 ms of the
- * worker's CPU per email, a tenth of all it spends.
+ * The drizzle implementation of the send use case's store. The claim every email runs is built once
+ * and prepared (building it and mark-sent per call cost about 0.4 ms of the worker's CPU per email);
+ * mark-sent is one fixed statement, grouped per event-loop turn.
  */
 export function createDeliveryStore(db: Database): DeliveryStore {
   const placeholders = {
@@ -318,7 +306,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
         )[0],
       ),
     readState: (job) => readDeliveryState(db, job),
-    markSent: markSent,
+    markSent,
     release: (held) => releaseMessage(db, held),
     unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
