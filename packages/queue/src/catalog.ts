@@ -1,5 +1,6 @@
 import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
+import type { DeadLetterPayload } from './payloads'
 
 /**
  * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
@@ -115,3 +116,16 @@ export function deadLetterJobId(laneJobId: string): string {
 
 /** The one job name in the dead-letter queue. */
 export const DEAD_LETTER_JOB_NAME = 'dead-letter'
+
+/**
+ * A dead letter as added to the dead-letter queue (`add` or `addBulk`): its one name, and an id
+ * derived from the lane job it records, so adding it again — a repeated `failed` event, a restore from
+ * PostgreSQL — adds nothing.
+ */
+export function deadLetterJob(data: DeadLetterPayload): {
+  name: string
+  data: DeadLetterPayload
+  opts: { jobId: string }
+} {
+  return { name: DEAD_LETTER_JOB_NAME, data, opts: { jobId: deadLetterJobId(data.jobId) } }
+}

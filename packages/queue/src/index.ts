@@ -1,5 +1,6 @@
 export {
   DEAD_LETTER_JOB_NAME,
+  deadLetterJob,
   deadLetterJobId,
   LANE_BACKOFF_TYPE,
   LANE_JOB_POLICY,

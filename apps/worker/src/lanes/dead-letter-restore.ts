@@ -1,6 +1,6 @@
 import type { Database } from '@fairlane/db'
 import { findRestorableDeadLetters } from '@fairlane/db/queries/dead-letters'
-import { DEAD_LETTER_JOB_NAME, type DeadLetterPayload, deadLetterJobId, sendJobId } from '@fairlane/queue'
+import { deadLetterJob, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
@@ -58,20 +58,18 @@ export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<D
     })
     if (page.length === 0) break
     await deps.queue.addBulk(
-      page.map((message) => {
-        const laneJobId = sendJobId(message.id, message.generation)
-        const data: DeadLetterPayload = {
+      page.map((message) =>
+        deadLetterJob({
           v: 1,
           queue: message.lane,
-          jobId: laneJobId,
+          jobId: sendJobId(message.id, message.generation),
           messageId: message.id,
           tenantId: message.tenantId,
           error: redactAddresses(message.lastError ?? 'failed (no error recorded)'),
           attempts: message.attempts,
           failedAt: message.failedAt.toISOString(),
-        }
-        return { name: DEAD_LETTER_JOB_NAME, data, opts: { jobId: deadLetterJobId(laneJobId) } }
-      }),
+        }),
+      ),
     )
     restored += page.length
     afterId = page[page.length - 1]?.id

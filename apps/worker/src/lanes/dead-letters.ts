@@ -1,13 +1,7 @@
 import type { Lane } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
-import {
-  DEAD_LETTER_JOB_NAME,
-  type DeadLetterPayload,
-  deadLetterJobId,
-  parseSendJobId,
-  sendJobPayload,
-} from '@fairlane/queue'
+import { type DeadLetterPayload, deadLetterJob, parseSendJobId, sendJobPayload } from '@fairlane/queue'
 import { type Job, type Queue, UnrecoverableError } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
@@ -106,14 +100,10 @@ async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Err
     attempts: job.attemptsMade,
     failedAt: new Date(job.finishedOn ?? Date.now()).toISOString(),
   }
-  await withRetries(() =>
-    deps.queue.add(DEAD_LETTER_JOB_NAME, data, { jobId: deadLetterJobId(job.id as string) }),
-  )
+  const entry = deadLetterJob(data)
+  await withRetries(() => deps.queue.add(entry.name, entry.data, entry.opts))
   deps.metrics.deadLettered.inc({ lane })
-  log.error(
-    { attempts: data.attempts, err: reason, deadLetterId: deadLetterJobId(job.id) },
-    'job dead-lettered',
-  )
+  log.error({ attempts: data.attempts, err: reason, deadLetterId: entry.opts.jobId }, 'job dead-lettered')
 }
 
 async function withRetries<T>(operation: () => Promise<T>, delaysMs = [200, 1_000]): Promise<T> {
