@@ -70,6 +70,7 @@ describe('per-key request rate', () => {
   it('answers 429 with Retry-After once the key’s rate and burst are spent', async () => {
     const deps = harness.apiDeps({
       settings: {
+        perTenant: { pointsPerSec: 100, burstPoints: 100, burstWindowSec: 10 },
         perKey: { pointsPerSec: 3, burstPoints: 2, burstWindowSec: 10 },
         perRecipient: { points: 100, windowSec: 60 },
       },
