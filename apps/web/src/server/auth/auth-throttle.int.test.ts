@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
+import { createProducerConnection } from '@fairlane/queue'
+import { eventually, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { APIError } from 'better-auth'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { sendWebResponse, toWebRequest } from '../fast-path/node-bridge'
@@ -9,7 +10,12 @@ import { createWebServer, listen, type WebServer } from '../fast-path/web-server
 import { CLIENT_ADDRESS_HEADER, compileProxyTrust, type ProxyTrust } from '../http/client-address'
 import type { RouteDeps } from '../routes'
 import { createWebHarness, TEST_APP_ORIGIN, type WebHarness } from '../test-support/harness'
-import { type AuthThrottle, type AuthThrottlePolicy, DEFAULT_AUTH_THROTTLE } from './auth-throttle'
+import {
+  type AuthThrottle,
+  type AuthThrottlePolicy,
+  createAuthThrottle,
+  DEFAULT_AUTH_THROTTLE,
+} from './auth-throttle'
 import type { Auth } from './better-auth'
 
 /**
@@ -198,6 +204,36 @@ describe('the lockout of one (address, client) pair', () => {
     expect((await throttle.beginSignIn({ ...pair, client: '203.0.113.10' })).allowed).toBe(true)
     await throttle.signInSucceeded(pair)
     expect(await throttle.beginSignIn(pair)).toEqual({ allowed: true })
+  })
+})
+
+describe('with Redis away', () => {
+  it('keeps throttling, counting in this process', async () => {
+    const redis = await startThrowawayRedis()
+    const connection = createProducerConnection(redis.url, 'auth-throttle-down', harness.logger)
+    try {
+      await eventually(() => connection.status === 'ready', { what: 'throttle connection ready' })
+      const throttle = createAuthThrottle({ redis: connection, keyPrefix: 'down', logger: harness.logger })
+      await redis.stop()
+      await eventually(() => connection.status !== 'ready', { what: 'throttle connection to notice' })
+      const pair = { email: 'away@example.test', client: '203.0.113.77' }
+      const decisions = []
+      for (let index = 0; index < 7; index++) decisions.push(await throttle.beginSignIn(pair))
+      expect(decisions.map((decision) => decision.allowed)).toEqual([
+        true,
+        true,
+        true,
+        true,
+        true,
+        false,
+        false,
+      ])
+      expect(decisions.at(-1)).toMatchObject({ limit: 'address', retryAfterSec: 60 })
+      expect((await throttle.beginSignUp(pair.client)).allowed).toBe(true)
+    } finally {
+      connection.disconnect()
+      await redis.stop()
+    }
   })
 })
 

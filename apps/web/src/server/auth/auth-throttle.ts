@@ -139,7 +139,9 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
         redis
           .del(key)
           .catch((error: unknown) => logger.warn({ err: error }, 'sign-in lockout: reset failed')),
-        signInClients.reward(digest(attempt.client), 1).catch(() => {}),
+        signInClients
+          .reward(digest(attempt.client), 1)
+          .catch((error: unknown) => logger.warn({ err: error }, 'sign-in throttle: give-back failed')),
       ])
     },
     beginSignUp: (client) => consume(signUpClients, digest(client), 'sign-up'),
