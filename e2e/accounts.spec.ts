@@ -42,6 +42,39 @@ test('a wrong password is answered next to the password field', async ({ page })
   await expect(page).toHaveURL(/\/sign-in$/)
 })
 
+test('repeated wrong passwords are throttled, on the page and on the API route alike', async ({
+  page,
+  request,
+}) => {
+  const owner = await signUp(page)
+  await signOut(page)
+  // One attempt at a time: React resets the form once an action's answer lands (the password field
+  // empties), so typing the next password before that would be wiped and sent empty.
+  const tryPassword = async (password: string) => {
+    await page.getByLabel('Email').fill(owner.email)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect(page.getByLabel('Password')).toHaveValue('', { timeout: 15_000 })
+  }
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    await tryPassword(`wrong password ${attempt}`)
+    await expect(page.locator('#field-password-error')).toHaveText('Wrong email or password')
+  }
+  // Even the right password now waits: the lock counts this address from this client.
+  await tryPassword(owner.password)
+  await expect(page.locator('.form-error')).toHaveText('Too many sign-in attempts. Try again in 1 minute.')
+  await expect(page).toHaveURL(/\/sign-in$/)
+
+  // The same count holds on better-auth's HTTP route, whatever X-Forwarded-For claims.
+  const answer = await request.post('/api/auth/sign-in/email', {
+    headers: { 'x-forwarded-for': '198.51.100.23', 'x-fairlane-client-ip': '198.51.100.24' },
+    data: { email: owner.email, password: owner.password },
+  })
+  expect(answer.status()).toBe(429)
+  expect(Number(answer.headers()['retry-after'])).toBeGreaterThan(0)
+  expect(await answer.json()).toMatchObject({ code: 'TOO_MANY_ATTEMPTS', limit: 'address' })
+})
+
 test('sign-up refuses a taken email and a short password next to the fields', async ({ page }) => {
   const owner = await signUp(page)
   await signOut(page)

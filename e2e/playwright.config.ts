@@ -68,6 +68,8 @@ export default defineConfig({
       DEMO_API_KEY: E2E.demoApiKey,
       SESSION_SECRET: E2E.sessionSecret,
       DEMO_ADMIN_PASSWORD: E2E.adminPassword,
+      // Every test signs up a tenant of its own, all from 127.0.0.1.
+      SIGN_UP_LIMIT_PER_HOUR: '100000',
     },
   },
 })

@@ -33,6 +33,18 @@ describe('environment schema', () => {
     expect(parseConfig({ SCHEDULE_TIME_ZONE: ' Europe/Berlin ' }).SCHEDULE_TIME_ZONE).toBe('Europe/Berlin')
   })
 
+  it('reads TRUSTED_PROXIES as a list of addresses and ranges, none by default', () => {
+    expect(parseConfig({}).TRUSTED_PROXIES).toEqual([])
+    expect(parseConfig({ TRUSTED_PROXIES: ' 10.0.0.0/8 ,::1, loopback,' }).TRUSTED_PROXIES).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ])
+    expect(parseConfig({}).MAX_API_KEYS_PER_TENANT).toBe(10)
+    expect(parseConfig({}).API_TENANT_RATE_FACTOR).toBe(2)
+    expect(parseConfig({}).SIGN_UP_LIMIT_PER_HOUR).toBe(10)
+  })
+
   it('reads WORKER_LANES as a list of lanes, every lane by default', () => {
     expect(parseConfig({}).WORKER_LANES).toEqual(['critical', 'default', 'bulk'])
     expect(parseConfig({ WORKER_LANES: 'critical, default' }).WORKER_LANES).toEqual(['critical', 'default'])
@@ -74,6 +86,13 @@ describe('environment schema', () => {
     [{ WORKER_LAYOUT: 'triple' }, /^WORKER_LAYOUT: /],
     [{ WORKER_NICE: '20' }, /^WORKER_NICE: expected a whole number from 0 to 19/],
     [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
+    [
+      { TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal' },
+      /^TRUSTED_PROXIES: expected comma-separated IP addresses or CIDR ranges .*; not: proxy\.internal/,
+    ],
+    [{ TRUSTED_PROXIES: '10.0.0.0/33' }, /^TRUSTED_PROXIES: .*not: 10\.0\.0\.0\/33/],
+    [{ MAX_API_KEYS_PER_TENANT: '0' }, /^MAX_API_KEYS_PER_TENANT: expected a number of at least 1/],
+    [{ API_TENANT_RATE_FACTOR: 'lots' }, /^API_TENANT_RATE_FACTOR: expected a whole number/],
     [
       { ADMIN_TOKEN: 'short' },
       /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/,

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { z } from 'zod'
 
 /**
@@ -84,6 +85,42 @@ const timeZone = (fallback: string) =>
     )
     .default(fallback)
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
+/** One IPv4/IPv6 address, optionally with a /prefix; checked here so a typo stops the boot. */
+function isAddressOrRange(entry: string): boolean {
+  const slash = entry.indexOf('/')
+  const address = slash === -1 ? entry : entry.slice(0, slash)
+  const family = isIP(address)
+  if (family === 0) return false
+  if (slash === -1) return true
+  const prefix = entry.slice(slash + 1)
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) >= 1 && Number(prefix) <= (family === 4 ? 32 : 128)
+}
+
+/**
+ * The proxies whose `X-Forwarded-For` the web process believes: comma-separated addresses and CIDR
+ * ranges (and `loopback`, `linklocal`, `uniquelocal`). Empty: none, the socket's address is the client.
+ */
+const proxyList = z
+  .string()
+  .default('')
+  .transform((value, context) => {
+    const entries = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+    const wrong = entries.filter((entry) => !PROXY_RANGE_NAMES.includes(entry) && !isAddressOrRange(entry))
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `expected comma-separated IP addresses or CIDR ranges such as 10.0.0.0/8, ::1; not: ${wrong.join(', ')}`,
+      })
+      return z.NEVER
+    }
+    return entries
+  })
+
 /** A development-only secret: refused when NODE_ENV=production (see the refinement below). */
 export const DEVELOPMENT_SESSION_SECRET = 'fairlane-development-session-secret-change-me'
 
@@ -130,6 +167,25 @@ export const envSchema = z
       .string()
       .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
       .optional(),
+
+    /**
+     * Proxies in front of the web process whose `X-Forwarded-For` is believed when telling who the
+     * client is (sign-in and sign-up throttling); default none: the socket's peer is the client.
+     */
+    TRUSTED_PROXIES: proxyList,
+    /**
+     * Sign-ups one client address (an IPv4 address or an IPv6 /64) may make per hour. Raised in the
+     * e2e suites, which sign up a tenant per test from 127.0.0.1.
+     */
+    SIGN_UP_LIMIT_PER_HOUR: positiveInt(10, 1_000_000),
+    /** Active (unrevoked) API keys one tenant may hold; creating one more is refused. */
+    MAX_API_KEYS_PER_TENANT: positiveInt(10, 1000),
+    /**
+     * A tenant's API request limit, all its keys together, as a multiple of its transactional plan:
+     * `API_TENANT_RATE_FACTOR` × `TRANSACTIONAL_RATE_PER_SEC` requests per second, plus a burst of the
+     * same multiple of `TRANSACTIONAL_BURST` per 10 s. 2: what its critical and default lanes deliver.
+     */
+    API_TENANT_RATE_FACTOR: positiveInt(2, 1000),
 
     HOST: z.string().min(1).default('127.0.0.1'),
     WEB_PORT: port(3000),

@@ -6,6 +6,12 @@ export {
   generateApiKey,
   hashApiKey,
 } from './api-keys/api-key'
+export {
+  API_KEY_NAME_MAX,
+  type ApiKeyStore,
+  type IssueApiKeyDeps,
+  issueApiKey,
+} from './api-keys/issue-api-key'
 // Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
 export * from './campaigns'
 // Contacts are exported from the root: the package's export map is fixed for now.

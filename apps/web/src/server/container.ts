@@ -21,6 +21,7 @@ export function container(): WebContainer {
       db: core.database.db,
       secret: core.config.SESSION_SECRET,
       baseURL: core.config.APP_URL,
+      throttle: core.authThrottle,
     })
     return { ...core, auth }
   })

@@ -4,6 +4,7 @@ import { loadConfig } from '@fairlane/config'
 import next from 'next'
 import { createRouter } from './fast-path/router'
 import { createWebServer, listen, WebBootError } from './fast-path/web-server'
+import { compileProxyTrust } from './http/client-address'
 import { API_ROUTES } from './routes'
 import { buildApiContainer, nextJsContainer } from './web-container'
 
@@ -41,6 +42,7 @@ async function main(): Promise<void> {
     deps: api,
     logger,
     metrics: api.metrics,
+    trustProxy: compileProxyTrust(config.TRUSTED_PROXIES),
     fallback: async (req, res) => (await nextHandler)(req, res),
     origin: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.WEB_PORT}`,
   })

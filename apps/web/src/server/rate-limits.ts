@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { Config } from '@fairlane/config'
 import type { LimitDecision, RecipientLimiter } from '@fairlane/core/accept'
 import type { Redis } from 'ioredis'
 import {
@@ -10,26 +11,69 @@ import {
 } from 'rate-limiter-flexible'
 
 /**
- * Request limits of the public API. Per key: a steady rate plus a burst allowance that refills over
- * a longer window (a client may catch up after a pause, not sustain more). Sized so one key can
- * drive the 200 requests/s the API benchmark asks for. Per recipient: the built-in OTP and
- * password-reset templates, so a leaked key cannot flood one inbox with codes.
+ * Request limits of the public API. Per tenant, all its keys together, and per key under it: a steady
+ * rate plus a burst allowance that refills over a longer window (a client may catch up after a
+ * pause, not sustain more). Per key sized so one key can drive the 200 requests/s the API benchmark
+ * asks for; per tenant from its transactional plan (`rateLimitSettings`), so creating keys does not
+ * multiply what a tenant may send. Per recipient: the built-in OTP and password-reset templates, so
+ * a leaked key cannot flood one inbox with codes.
  */
+export interface RequestRate {
+  pointsPerSec: number
+  burstPoints: number
+  burstWindowSec: number
+}
+
 export interface RateLimitSettings {
-  perKey: { pointsPerSec: number; burstPoints: number; burstWindowSec: number }
+  perTenant: RequestRate
+  perKey: RequestRate
   perRecipient: { points: number; windowSec: number }
 }
 
 export const DEFAULT_RATE_LIMITS: RateLimitSettings = {
+  perTenant: { pointsPerSec: 400, burstPoints: 800, burstWindowSec: 10 },
   perKey: { pointsPerSec: 300, burstPoints: 300, burstWindowSec: 10 },
   perRecipient: { points: 5, windowSec: 60 },
 }
+
+/**
+ * The web process's limits: a tenant may make `API_TENANT_RATE_FACTOR` × `TRANSACTIONAL_RATE_PER_SEC`
+ * requests a second (default 2 × 200: what its critical and default lanes can each deliver), plus the
+ * same multiple of `TRANSACTIONAL_BURST` per 10 s; a key never more than its tenant.
+ */
+export function rateLimitSettings(
+  config: Pick<Config, 'API_TENANT_RATE_FACTOR' | 'TRANSACTIONAL_RATE_PER_SEC' | 'TRANSACTIONAL_BURST'>,
+): RateLimitSettings {
+  const perTenant = {
+    pointsPerSec: config.API_TENANT_RATE_FACTOR * config.TRANSACTIONAL_RATE_PER_SEC,
+    burstPoints: config.API_TENANT_RATE_FACTOR * config.TRANSACTIONAL_BURST,
+    burstWindowSec: 10,
+  }
+  const key = DEFAULT_RATE_LIMITS.perKey
+  return {
+    ...DEFAULT_RATE_LIMITS,
+    perTenant,
+    perKey: {
+      ...key,
+      pointsPerSec: Math.min(key.pointsPerSec, perTenant.pointsPerSec),
+      burstPoints: Math.min(key.burstPoints, perTenant.burstPoints),
+    },
+  }
+}
+
+/** Which of a call's limits refused it, as the 429's `details.limit` names it. */
+export type ApiLimit = 'api-key' | 'tenant'
+
+export type ApiCallDecision =
+  | { allowed: true }
+  | { allowed: false; retryAfterSeconds: number; limit: ApiLimit }
 
 /** A limiter that takes longer than this counts as down: the in-memory insurance answers instead. */
 const REDIS_LIMITER_TIMEOUT_MS = 200
 
 export interface ApiLimiters {
-  consumeKey(keyId: string): Promise<LimitDecision>
+  /** One call of a key: the key's limit, then its tenant's (so a key over its own limit spends nothing of the tenant's). */
+  consumeCall(caller: { keyId: string; tenantId: string }): Promise<ApiCallDecision>
   recipient: RecipientLimiter
 }
 
@@ -64,14 +108,23 @@ export function createApiLimiters(options: ApiLimiterOptions): ApiLimiters {
       insuranceLimiter,
     })
   }
-  const { perKey, perRecipient } = settings
-  const keyLimiter = new BurstyRateLimiter(
-    insured('api-key', perKey.pointsPerSec, 1),
-    insured('api-key-burst', perKey.burstPoints, perKey.burstWindowSec),
-  )
+  const { perTenant, perKey, perRecipient } = settings
+  const bursty = (name: string, rate: RequestRate) =>
+    new BurstyRateLimiter(
+      insured(name, rate.pointsPerSec, 1),
+      insured(`${name}-burst`, rate.burstPoints, rate.burstWindowSec),
+    )
+  const keyLimiter = bursty('api-key', perKey)
+  const tenantLimiter = bursty('api-tenant', perTenant)
   const recipientLimiter = insured('recipient', perRecipient.points, perRecipient.windowSec)
   return {
-    consumeKey: (keyId) => decide(keyLimiter.consume(keyId)),
+    async consumeCall({ keyId, tenantId }) {
+      const key = await decide(keyLimiter.consume(keyId))
+      if (!key.allowed) return { ...key, limit: 'api-key' }
+      const tenant = await decide(tenantLimiter.consume(tenantId))
+      if (!tenant.allowed) return { ...tenant, limit: 'tenant' }
+      return { allowed: true }
+    },
     recipient: {
       // Hashed: Redis holds ids, never addresses (see DESIGN.md); the tenant keeps counts apart.
       consume: ({ tenantId, address }) => decide(recipientLimiter.consume(recipientKey(tenantId, address))),

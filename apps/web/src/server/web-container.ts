@@ -7,10 +7,11 @@ import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
 import type { SessionReader } from './auth/admin-access'
 import { createApiKeyCache } from './auth/api-key-cache'
+import { type AuthThrottle, createAuthThrottle, DEFAULT_AUTH_THROTTLE } from './auth/auth-throttle'
 import { type Auth, createAuth } from './auth/better-auth'
 import type { Logger } from './logger'
 import { createWebMetrics, type WebMetrics } from './metrics'
-import { type ApiLimiters, createApiLimiters } from './rate-limits'
+import { type ApiLimiters, createApiLimiters, rateLimitSettings } from './rate-limits'
 
 /**
  * What the HTTP API needs: the database client, the Redis connection, the limiters and the handlers'
@@ -25,6 +26,8 @@ export interface ApiContainer {
   logger: Logger
   /** Rate limiters on `redis`, with in-memory insurance for when it is away. */
   limiters: ApiLimiters
+  /** Sign-in and sign-up throttling, shared by every better-auth instance of the process. */
+  authThrottle: AuthThrottle
   /** BullMQ queues for the admin views, created on first call (the public API never touches them). */
   queues(): Queues
   /** This process's Prometheus registry and HTTP request metrics. */
@@ -42,7 +45,20 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     applicationName: options.applicationName ?? 'web',
   })
   const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
-  const limiters = createApiLimiters({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` })
+  const limiters = createApiLimiters({
+    redis,
+    keyPrefix: `${config.QUEUE_PREFIX}:rl`,
+    settings: rateLimitSettings(config),
+  })
+  const authThrottle = createAuthThrottle({
+    redis,
+    keyPrefix: `${config.QUEUE_PREFIX}:rl`,
+    logger,
+    policy: {
+      ...DEFAULT_AUTH_THROTTLE,
+      signUpsPerClient: { points: config.SIGN_UP_LIMIT_PER_HOUR, windowSec: 60 * 60 },
+    },
+  })
   let queues: Queues | undefined
   const lazyQueues = () => {
     queues ??= createQueues(redis, config.QUEUE_PREFIX, logger)
@@ -59,6 +75,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
       secret: config.SESSION_SECRET,
       baseURL: config.APP_URL,
       nextCookies: false,
+      throttle: authThrottle,
     })
     return sessionAuth
   })
@@ -68,6 +85,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     redis,
     logger,
     limiters,
+    authThrottle,
     queues: lazyQueues,
     metrics,
     api: {

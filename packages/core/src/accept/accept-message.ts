@@ -127,6 +127,7 @@ async function takeRecipientAllowance(deps: AcceptDeps, message: NewQueuedMessag
   if (!decision.allowed) {
     throw new AppError('rate_limited', `Too many ${message.template} messages to this recipient`, {
       retryAfterSeconds: decision.retryAfterSeconds,
+      limit: 'recipient',
     })
   }
 }

@@ -44,9 +44,13 @@ export interface FieldIssue {
   message: string
 }
 
+/** The limit a `rate_limited` error ran into: a client that knows which can wait or spread its calls. */
+export type RateLimitName = 'api-key' | 'tenant' | 'recipient'
+
 export interface AppErrorOptions {
   details?: FieldIssue[]
   retryAfterSeconds?: number
+  limit?: RateLimitName
   cause?: unknown
 }
 
@@ -54,6 +58,7 @@ export class AppError extends Error {
   override readonly name = 'AppError'
   readonly details: FieldIssue[] | undefined
   readonly retryAfterSeconds: number | undefined
+  readonly limit: RateLimitName | undefined
 
   constructor(
     readonly code: AppErrorCode,
@@ -63,6 +68,7 @@ export class AppError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.details = options.details
     this.retryAfterSeconds = options.retryAfterSeconds
+    this.limit = options.limit
   }
 }
 

@@ -5,6 +5,7 @@ export {
   type AppErrorOptions,
   type FieldIssue,
   isAppError,
+  type RateLimitName,
   validationFailed,
 } from './app-error'
 export { dotted, fieldIssues } from './zod-issues'

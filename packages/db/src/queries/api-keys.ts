@@ -1,6 +1,7 @@
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm'
-import type { Executor } from '../client'
-import { apiKeys } from '../schema'
+import type { ApiKeyStore } from '@fairlane/core'
+import { and, count, desc, eq, isNull, lt, or } from 'drizzle-orm'
+import type { Database, Executor } from '../client'
+import { apiKeys, tenants } from '../schema'
 
 export interface StoredApiKey {
   id: string
@@ -59,6 +60,27 @@ export async function createApiKey(
   const [row] = await db.insert(apiKeys).values(input).returning({ id: apiKeys.id })
   if (!row) throw new Error('insert into api_keys returned no row')
   return row
+}
+
+/**
+ * `issueApiKey`'s store: the count of active keys and the insert run under a lock on the tenant's row,
+ * so concurrent creations for one tenant take turns and the cap holds exactly.
+ */
+export function createApiKeyStore(db: Database): ApiKeyStore {
+  return {
+    insertWithinLimit: ({ maxActive, ...key }) =>
+      db.transaction(async (tx) => {
+        await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, key.tenantId)).for('update')
+        const [row] = await tx
+          .select({ active: count() })
+          .from(apiKeys)
+          .where(and(eq(apiKeys.tenantId, key.tenantId), isNull(apiKeys.revokedAt)))
+        const active = row?.active ?? 0
+        if (active >= maxActive) return { created: false as const, active }
+        const { id } = await createApiKey(tx, key)
+        return { created: true as const, id }
+      }),
+  }
 }
 
 export async function revokeApiKey(

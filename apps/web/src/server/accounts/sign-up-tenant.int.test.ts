@@ -1,25 +1,44 @@
 import { createDatabase, type DatabaseHandle, memberships, tenants } from '@fairlane/db'
 import { createTenantWithOwner, findActingMembership } from '@fairlane/db/queries/accounts'
+import { createProducerConnection } from '@fairlane/queue'
 import { setupTestEnvironment } from '@fairlane/testing'
+import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createAuthThrottle, DEFAULT_AUTH_THROTTLE } from '../auth/auth-throttle'
 import { type Auth, createAuth } from '../auth/better-auth'
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
+import { collectingLogger } from '../test-support/logger'
 import { signUpTenant } from './sign-up-tenant'
 
 const env = setupTestEnvironment('sign-up')
 
 let database: DatabaseHandle
 let auth: Auth
+let redis: Redis
+const logger = collectingLogger()
 
-beforeAll(() => {
-  database = createDatabase(env.databaseUrl, { max: 5, applicationName: 'sign-up-test' })
-  auth = createAuth({
+function authWith(signUpsPerHour: number, keyPrefix: string): Auth {
+  return createAuth({
     db: database.db,
     secret: 'sign-up-test-secret-0123456789abcdef',
     baseURL: 'http://127.0.0.1:3000',
+    throttle: createAuthThrottle({
+      redis,
+      keyPrefix,
+      logger,
+      policy: { ...DEFAULT_AUTH_THROTTLE, signUpsPerClient: { points: signUpsPerHour, windowSec: 3600 } },
+    }),
   })
+}
+
+beforeAll(() => {
+  database = createDatabase(env.databaseUrl, { max: 5, applicationName: 'sign-up-test' })
+  redis = createProducerConnection(env.redisUrl, 'sign-up-test', logger)
+  auth = authWith(100, `${env.queuePrefix}:rl`)
 })
 
 afterAll(async () => {
+  redis?.disconnect()
   await database?.close()
 })
 
@@ -138,5 +157,42 @@ describe('signUpTenant', () => {
     expect(await acting(second.id)).toEqual({ tenantId: second.id, tenantName: 'Second', role: 'member' })
     // An active tenant the user does not belong to is ignored, never honoured.
     expect((await acting(stranger?.id))?.tenantId).toBe(outcome.tenantId)
+  })
+})
+
+describe('sign-up throttling per client address', () => {
+  it('refuses a burst from one address with the wait, creating nothing, while another address signs up', async () => {
+    const limited = authWith(3, `${env.queuePrefix}:rl-burst`)
+    const from = (address: string) => ({
+      auth: limited,
+      db: database.db,
+      headers: new Headers({ [CLIENT_ADDRESS_HEADER]: address }),
+    })
+    const kinds: string[] = []
+    for (let attempt = 0; attempt < 6; attempt++)
+      kinds.push((await signUpTenant(form(), from('203.0.113.50'))).kind)
+    expect(kinds).toEqual(['created', 'created', 'created', 'throttled', 'throttled', 'throttled'])
+
+    const input = form()
+    const refused = await signUpTenant(input, from('203.0.113.50'))
+    expect(refused).toMatchObject({
+      kind: 'throttled',
+      message: expect.stringMatching(/Too many sign-ups.*minutes/),
+    })
+    if (refused.kind === 'throttled') expect(refused.retryAfterSeconds).toBeGreaterThan(3000)
+    expect(await countOf('users', { email: input.email })).toBe(0)
+    // Through auth.api straight: a 429 with Retry-After, as the HTTP route would answer.
+    const error = await limited.api
+      .signUpEmail({
+        body: { name: 'Burst', email: `burst-${Date.now()}@example.test`, password: 'correct horse battery' },
+        headers: new Headers({ [CLIENT_ADDRESS_HEADER]: '203.0.113.50' }),
+      })
+      .catch((caught: unknown) => caught)
+    expect(error).toMatchObject({ statusCode: 429, body: { code: 'TOO_MANY_ATTEMPTS', limit: 'sign-up' } })
+    expect(
+      Number(new Headers((error as { headers: HeadersInit }).headers).get('retry-after')),
+    ).toBeGreaterThan(3000)
+
+    expect((await signUpTenant(form(), from('203.0.113.51'))).kind).toBe('created')
   })
 })

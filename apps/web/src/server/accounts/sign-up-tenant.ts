@@ -21,6 +21,8 @@ export type FieldErrors<F extends string> = Partial<Record<F, string>>
 export type SignUpOutcome =
   | { kind: 'created'; userId: string; tenantId: string }
   | { kind: 'invalid'; errors: FieldErrors<SignUpField> }
+  /** Too many sign-ups from this client address (auth-throttle.ts); nothing was created. */
+  | { kind: 'throttled'; message: string; retryAfterSeconds: number }
 
 export interface SignUpDeps {
   auth: Auth
@@ -47,6 +49,8 @@ export async function signUpTenant(input: SignUpInput, deps: SignUpDeps): Promis
     })
     userId = created.user.id
   } catch (error) {
+    const throttled = throttledBy(error)
+    if (throttled) return throttled
     const refused = refusal(error)
     if (refused) return { kind: 'invalid', errors: refused }
     throw error
@@ -68,6 +72,16 @@ function fieldErrors(error: z.ZodError): FieldErrors<SignUpField> {
     errors[field] ??= issue.message
   }
   return errors
+}
+
+function throttledBy(error: unknown): SignUpOutcome | null {
+  if (!(error instanceof APIError) || error.statusCode !== 429) return null
+  const body = error.body as { message?: string; retryAfterSeconds?: number } | undefined
+  return {
+    kind: 'throttled',
+    message: body?.message ?? 'Too many sign-ups from your network. Try again later.',
+    retryAfterSeconds: body?.retryAfterSeconds ?? 60,
+  }
 }
 
 /** better-auth's refusals that belong next to a form field; anything else is a real failure. */

@@ -2,6 +2,9 @@ import { type Database, schema } from '@fairlane/db'
 import { betterAuth } from 'better-auth'
 import { drizzleAdapter } from 'better-auth/adapters/drizzle'
 import { nextCookies } from 'better-auth/next-js'
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
+import type { AuthThrottle } from './auth-throttle'
+import { throttleHooks } from './auth-throttle-hooks'
 
 /** Password rules shown on the sign-up form and enforced by better-auth. */
 export const PASSWORD_MIN_LENGTH = 10
@@ -18,6 +21,8 @@ export interface AuthSettings {
    * path, which only reads sessions (the admin API) outside any Next.js request.
    */
   nextCookies?: boolean
+  /** Every instance throttles sign-in and sign-up (auth-throttle.ts), whatever it is made for. */
+  throttle: AuthThrottle
 }
 
 /**
@@ -56,6 +61,13 @@ export function createAuth(settings: AuthSettings) {
     // own HTTP sign-up endpoint is closed; the server action calls auth.api.signUpEmail, which this does not block.
     disabledPaths: ['/sign-up/email'],
     telemetry: { enabled: false },
+    hooks: throttleHooks(settings.throttle),
+    // The client's address is the one the web entry derived from the socket and TRUSTED_PROXIES;
+    // better-auth's default, X-Forwarded-For, is whatever the client chose to send.
+    advanced: { ipAddress: { ipAddressHeaders: [CLIENT_ADDRESS_HEADER] } },
+    // better-auth's own limiter (per process, in memory; on in production) keeps guarding its other
+    // endpoints; sign-in and sign-up are ours alone, counted in Redis across processes.
+    rateLimit: { customRules: { '/sign-in/*': false, '/sign-up/*': false } },
     // nextCookies lets server actions (sign-in, sign-up, sign-out) set and clear the cookie; keep it last.
     plugins: settings.nextCookies === false ? [] : [nextCookies()],
   })

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import { compileProxyTrust, type ProxyTrust, stampClientAddress } from '../http/client-address'
 import { errorResponse } from '../http/errors'
 import type { Logger } from '../logger'
 import type { WebMetrics } from '../metrics'
@@ -18,6 +19,8 @@ export interface WebServerOptions {
   origin: string
   /** Counts and times every answer, the route table's path or `next` as its route label. */
   metrics?: Pick<WebMetrics, 'observeRequest'>
+  /** `TRUSTED_PROXIES`, compiled: whose X-Forwarded-For names the client (default: nobody's). */
+  trustProxy?: ProxyTrust
 }
 
 const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -38,6 +41,7 @@ const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
  */
 export function createWebServer(options: WebServerOptions): WebServer {
   let closing = false
+  const trustProxy = options.trustProxy ?? compileProxyTrust([])
 
   const serveRoute = async (match: RouteMatch, req: IncomingMessage, res: ServerResponse) => {
     let response: Response
@@ -55,6 +59,8 @@ export function createWebServer(options: WebServerOptions): WebServer {
 
   const server = createServer((req, res) => {
     if (closing) res.setHeader('connection', 'close')
+    // Before anything reads the request: from here on x-fairlane-client-ip is ours, never the client's.
+    stampClientAddress(req, trustProxy)
     const match = options.router(req.method ?? 'GET', req.url ?? '/')
     const { metrics } = options
     if (metrics) {

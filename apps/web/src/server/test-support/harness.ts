@@ -7,7 +7,9 @@ import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
+import { type AuthThrottle, type AuthThrottlePolicy, createAuthThrottle } from '../auth/auth-throttle'
 import { type Auth, createAuth } from '../auth/better-auth'
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import { createWebMetrics } from '../metrics'
 import { createApiLimiters, type RateLimitSettings } from '../rate-limits'
 import { sessionReader } from '../web-container'
@@ -26,6 +28,13 @@ export interface WebHarness {
   adminDeps(adminToken?: string): AdminDeps
   /** better-auth on this harness's database, as the web app's container makes it. */
   auth: Auth
+  /** The sign-in/sign-up throttle `auth` runs (default policy, this file's Redis prefix). */
+  authThrottle: AuthThrottle
+  /** Another better-auth instance on this harness's database, with a throttle of its own. */
+  makeAuth(options: { policy?: AuthThrottlePolicy; keyPrefix: string }): {
+    auth: Auth
+    throttle: AuthThrottle
+  }
   /** A user signed in through better-auth; `cookie` is what their browser would send. */
   signIn(options: { platformAdmin: boolean }): Promise<{ email: string; userId: string; cookie: string }>
   close(): Promise<void>
@@ -40,12 +49,23 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
   const redis = createProducerConnection(env.redisUrl, 'web-test', logger)
   const queues = createQueues(redis, env.queuePrefix, logger)
   const clock = { now: () => new Date() }
-  const auth = createAuth({
-    db: database.db,
-    secret: 'web-test-session-secret-0123456789abcdef',
-    baseURL: TEST_APP_ORIGIN,
-    nextCookies: false,
-  })
+  const makeAuth = (options: { policy?: AuthThrottlePolicy; keyPrefix: string }) => {
+    const throttle = createAuthThrottle({
+      redis,
+      keyPrefix: options.keyPrefix,
+      logger,
+      policy: options.policy,
+    })
+    const made = createAuth({
+      db: database.db,
+      secret: 'web-test-session-secret-0123456789abcdef',
+      baseURL: TEST_APP_ORIGIN,
+      nextCookies: false,
+      throttle,
+    })
+    return { auth: made, throttle }
+  }
+  const { auth, throttle: authThrottle } = makeAuth({ keyPrefix: `${env.queuePrefix}:rl` })
   const metrics = createWebMetrics()
   let users = 0
   return {
@@ -54,15 +74,19 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
     queues,
     logger,
     auth,
+    authThrottle,
+    makeAuth,
     async signIn({ platformAdmin }) {
       users += 1
       const email = `${platformAdmin ? 'admin' : 'user'}-${users}-${Date.now()}@example.test`
       const password = 'correct horse battery staple'
-      const created = await auth.api.signUpEmail({ body: { name: 'Test User', email, password } })
+      // Each test user signs up from an address of its own, as people do, so no file meets the sign-up cap.
+      const headers = new Headers({ [CLIENT_ADDRESS_HEADER]: `198.18.${users >> 8}.${users & 255}` })
+      const created = await auth.api.signUpEmail({ body: { name: 'Test User', email, password }, headers })
       if (platformAdmin) {
         await database.sql`update users set is_platform_admin = true where id = ${created.user.id}`
       }
-      const signedIn = await auth.api.signInEmail({ body: { email, password }, returnHeaders: true })
+      const signedIn = await auth.api.signInEmail({ body: { email, password }, headers, returnHeaders: true })
       const cookie = signedIn.headers
         .getSetCookie()
         .map((header) => header.split(';')[0])

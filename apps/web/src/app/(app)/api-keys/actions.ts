@@ -1,7 +1,8 @@
 'use server'
 
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
-import { createApiKey, revokeApiKey } from '@fairlane/db/queries/api-keys'
+import { issueApiKey } from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
+import { createApiKeyStore, revokeApiKey } from '@fairlane/db/queries/api-keys'
 import { revalidatePath } from 'next/cache'
 import { redirect } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
@@ -15,26 +16,27 @@ export interface CreateKeyState {
   created?: { name: string; key: string }
 }
 
-const NAME_MAX = 80
-
 export async function createKeyAction(
   _previous: CreateKeyState,
   formData: FormData,
 ): Promise<CreateKeyState> {
   const session = await requireTenantSession()
-  const name = String(formData.get('name') ?? '').trim()
-  if (!name) return { name, error: 'Give the key a name, such as “Production server”' }
-  if (name.length > NAME_MAX) return { name, error: `Use at most ${NAME_MAX} characters` }
-
-  const key = generateApiKey()
-  await createApiKey(container().database.db, {
-    tenantId: session.tenantId,
-    name,
-    prefix: apiKeyPrefix(key),
-    keyHash: hashApiKey(key),
-  })
-  revalidatePath('/api-keys')
-  return { name: '', created: { name, key } }
+  const name = String(formData.get('name') ?? '')
+  const { database, config } = container()
+  try {
+    const created = await issueApiKey(
+      { tenantId: session.tenantId, name },
+      { store: createApiKeyStore(database.db), maxActiveKeys: config.MAX_API_KEYS_PER_TENANT },
+    )
+    revalidatePath('/api-keys')
+    return { name: '', created: { name: created.name, key: created.key } }
+  } catch (error) {
+    // A blank or long name, or the tenant's maximum of active keys: said next to the form.
+    if (isAppError(error) && (error.code === 'validation_failed' || error.code === 'unprocessable')) {
+      return { name: name.trim(), error: error.details?.[0]?.message ?? error.message }
+    }
+    throw error
+  }
 }
 
 export async function revokeKeyAction(formData: FormData): Promise<void> {

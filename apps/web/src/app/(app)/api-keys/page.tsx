@@ -21,7 +21,8 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>
 export default async function ApiKeysPage({ searchParams }: { searchParams: SearchParams }) {
   const session = await requireTenantSession()
   const params = await searchParams
-  const { db } = container().database
+  const { database, config } = container()
+  const { db } = database
   const revokeId = typeof params.revoke === 'string' ? params.revoke : undefined
   const confirming = revokeId
     ? isUuid(revokeId)
@@ -30,6 +31,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
     : undefined
   if (confirming === null) notFound()
   const keys = await listApiKeys(db, { tenantId: session.tenantId })
+  const active = keys.filter((key) => key.revokedAt === null).length
 
   return (
     <>
@@ -38,6 +40,8 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       </div>
       <p className="muted">
         Send mail with <code>Authorization: Bearer &lt;key&gt;</code> on <code>POST /api/v1/messages</code>.
+        All keys share one request limit; {active} of at most {config.MAX_API_KEYS_PER_TENANT} keys are
+        active.
       </p>
       {params.revoked ? (
         <p className="notice" role="status">

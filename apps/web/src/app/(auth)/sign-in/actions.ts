@@ -3,7 +3,6 @@
 import { APIError } from 'better-auth'
 import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
-import { signInThrottle } from '@/server/auth/sign-in-throttle'
 import { container } from '@/server/container'
 
 export interface SignInState {
@@ -11,6 +10,11 @@ export interface SignInState {
   errors: { email?: string; password?: string; form?: string }
 }
 
+/**
+ * Signs in through `auth.api.signInEmail`, which runs better-auth's hooks: the sign-in throttle
+ * (server/auth/auth-throttle-hooks.ts) counts this attempt exactly as it counts one posted to
+ * `/api/auth/sign-in/email`, by the client address the web entry stamped on the request.
+ */
 export async function signInAction(_previous: SignInState, formData: FormData): Promise<SignInState> {
   const email = String(formData.get('email') ?? '').trim()
   const password = String(formData.get('password') ?? '')
@@ -19,25 +23,17 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
   if (!password) errors.password = 'Enter your password'
   if (errors.email || errors.password) return { email, errors }
 
-  const { auth, redis, config } = container()
-  const throttle = signInThrottle(redis, `${config.QUEUE_PREFIX}:rl`)
-  const waitSec = await throttle.retryAfterSec(email)
-  if (waitSec > 0) {
-    const minutes = Math.ceil(waitSec / 60)
-    return {
-      email,
-      errors: {
-        password: `Too many failed attempts. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      },
-    }
-  }
+  const { auth } = container()
   let platformAdmin = false
   try {
     const signedIn = await auth.api.signInEmail({ body: { email, password }, headers: await headers() })
     platformAdmin = signedIn.user.isPlatformAdmin === true
   } catch (error) {
+    if (error instanceof APIError && error.statusCode === 429) {
+      const message = (error.body as { message?: string } | undefined)?.message
+      return { email, errors: { form: message ?? 'Too many sign-in attempts. Try again later.' } }
+    }
     if (error instanceof APIError && error.statusCode < 500) {
-      await throttle.recordFailure(email)
       // One message for an unknown email and a wrong password, so the form does not reveal who has an account.
       return { email, errors: { password: 'Wrong email or password' } }
     }

@@ -7,7 +7,7 @@ import { container } from '@/server/container'
 
 export interface SignUpState {
   values: { company: string; name: string; email: string }
-  errors: FieldErrors<SignUpField>
+  errors: FieldErrors<SignUpField> & { form?: string }
 }
 
 export async function signUpAction(_previous: SignUpState, formData: FormData): Promise<SignUpState> {
@@ -19,6 +19,12 @@ export async function signUpAction(_previous: SignUpState, formData: FormData): 
   }
   const { auth, database } = container()
   const outcome = await signUpTenant(input, { auth, db: database.db, headers: await headers() })
+  if (outcome.kind === 'throttled') {
+    return {
+      values: { company: input.company, name: input.name, email: input.email },
+      errors: { form: outcome.message },
+    }
+  }
   if (outcome.kind === 'invalid') {
     // The password is never echoed back into the page.
     return {

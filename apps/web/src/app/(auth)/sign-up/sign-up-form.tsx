@@ -10,6 +10,11 @@ export function SignUpForm({ minPassword, maxPassword }: { minPassword: number; 
   const [state, action, pending] = useActionState(signUpAction, initial)
   return (
     <form action={action} className="form" noValidate>
+      {state.errors.form ? (
+        <p className="form-error" role="alert">
+          {state.errors.form}
+        </p>
+      ) : null}
       <FormField
         name="company"
         label="Company name"

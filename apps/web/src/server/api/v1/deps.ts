@@ -18,7 +18,10 @@ export interface ApiDeps {
   keyCache?: ApiKeyCache
 }
 
-/** Every `/api/v1` call starts here: the API key names the tenant, then the key's request rate applies. */
+/**
+ * Every `/api/v1` call starts here: the API key names the tenant, then the key's request rate and the
+ * tenant's (all its keys together) apply; a 429 names the one that refused.
+ */
 export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise<ApiCaller> {
   const caller = await authenticateApiKey(request, {
     db: deps.db,
@@ -27,10 +30,15 @@ export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise
     lastTouched: deps.lastTouched,
     keyCache: deps.keyCache,
   })
-  const decision = await deps.limiters.consumeKey(caller.keyId)
+  const decision = await deps.limiters.consumeCall(caller)
   if (!decision.allowed) {
-    throw new AppError('rate_limited', 'Too many requests for this API key', {
+    const message =
+      decision.limit === 'tenant'
+        ? 'Too many requests for this tenant (all its API keys together)'
+        : 'Too many requests for this API key'
+    throw new AppError('rate_limited', message, {
       retryAfterSeconds: decision.retryAfterSeconds,
+      limit: decision.limit,
     })
   }
   return caller

@@ -1,3 +1,5 @@
+import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
+import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createProducerConnection } from '@fairlane/queue'
 import { eventually, freePort, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -70,6 +72,7 @@ describe('per-key request rate', () => {
   it('answers 429 with Retry-After once the key’s rate and burst are spent', async () => {
     const deps = harness.apiDeps({
       settings: {
+        perTenant: { pointsPerSec: 100, burstPoints: 100, burstWindowSec: 10 },
         perKey: { pointsPerSec: 3, burstPoints: 2, burstWindowSec: 10 },
         perRecipient: { points: 100, windowSec: 60 },
       },
@@ -85,6 +88,59 @@ describe('per-key request rate', () => {
     expect(statuses.filter((status) => status === 202).length).toBe(5)
     expect(statuses.at(-1)).toBe(429)
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1)
+    const refused = await post(deps, { to: 'k-last@example.test', subject: 'Hi', text: 'x' })
+    expect(await readJson(refused)).toMatchObject({
+      error: {
+        code: 'rate_limited',
+        message: 'Too many requests for this API key',
+        details: { limit: 'api-key' },
+      },
+    })
+  })
+})
+
+describe('per-tenant request rate', () => {
+  it('holds two keys of one tenant together to the tenant’s limit, naming it in the 429', async () => {
+    // A steady rate of 1/s keeps a second boundary inside the run from letting more than one more through.
+    const deps = harness.apiDeps({
+      settings: {
+        perTenant: { pointsPerSec: 1, burstPoints: 5, burstWindowSec: 60 },
+        perKey: { pointsPerSec: 100, burstPoints: 100, burstWindowSec: 10 },
+        perRecipient: { points: 100, windowSec: 60 },
+      },
+      keyPrefix: `${env.queuePrefix}:rl-tenant-test`,
+    })
+    const owner = await seedTenant(harness, 'Two keys')
+    const secondKey = generateApiKey()
+    await createApiKey(harness.database.db, {
+      tenantId: owner.tenantId,
+      name: 'second',
+      prefix: apiKeyPrefix(secondKey),
+      keyHash: hashApiKey(secondKey),
+    })
+    const responses: Response[] = []
+    for (let index = 0; index < 12; index++) {
+      const token = index % 2 === 0 ? owner.apiKey : secondKey
+      const body = { to: `t${index}@example.test`, subject: 'Hi', text: 'x' }
+      responses.push(await postMessage(jsonRequest('/api/v1/messages', { token, body }), deps))
+    }
+    const accepted = responses.filter((response) => response.status === 202).length
+    expect(accepted).toBeGreaterThanOrEqual(6)
+    expect(accepted).toBeLessThanOrEqual(7)
+    const refused = responses.filter((response) => response.status === 429)
+    expect(refused).toHaveLength(12 - accepted)
+    for (const response of refused) {
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+      expect(await readJson(response)).toMatchObject({
+        error: {
+          code: 'rate_limited',
+          details: { limit: 'tenant' },
+          message: expect.stringMatching(/this tenant/),
+        },
+      })
+    }
+    // Another tenant's calls are not counted with it.
+    expect((await post(deps, { to: 'elsewhere@example.test', subject: 'Hi', text: 'x' })).status).toBe(202)
   })
 })
 

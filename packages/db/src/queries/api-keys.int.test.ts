@@ -1,0 +1,68 @@
+import { issueApiKey } from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
+import { setupTestEnvironment } from '@fairlane/testing'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDatabase, type DatabaseHandle } from '../client'
+import { createApiKeyStore, listApiKeys, revokeApiKey } from './api-keys'
+import { createTenant } from './tenants'
+
+/** The cap on a tenant's active API keys (MAX_API_KEYS_PER_TENANT), against real PostgreSQL. */
+const env = setupTestEnvironment('api-key-cap')
+let database: DatabaseHandle
+
+beforeAll(() => {
+  database = createDatabase(env.databaseUrl, { max: 20, applicationName: 'api-key-cap-test' })
+})
+
+afterAll(async () => {
+  await database?.close()
+})
+
+const issue = (tenantId: string, name: string, maxActiveKeys = 10) =>
+  issueApiKey({ tenantId, name }, { store: createApiKeyStore(database.db), maxActiveKeys })
+
+describe('issueApiKey with createApiKeyStore', () => {
+  it('refuses the 11th active key with a message saying what to do, and allows one again after a revocation', async () => {
+    const tenant = await createTenant(database.db, { name: 'Key hoarder' })
+    const ids: string[] = []
+    for (let index = 1; index <= 10; index++) ids.push((await issue(tenant.id, `key ${index}`)).id)
+    const refused = await issue(tenant.id, 'key 11').catch((error: unknown) => error)
+    expect(isAppError(refused) && refused.code).toBe('unprocessable')
+    expect((refused as Error).message).toMatch(
+      /already has 10 active API keys, the most allowed \(10\)\. Revoke a key/,
+    )
+    expect(await listApiKeys(database.db, { tenantId: tenant.id })).toHaveLength(10)
+
+    // Another tenant is not counted with this one.
+    const other = await createTenant(database.db, { name: 'Neighbour' })
+    await expect(issue(other.id, 'first')).resolves.toMatchObject({ name: 'first' })
+
+    await revokeApiKey(database.db, { tenantId: tenant.id, keyId: ids[0] as string, now: new Date() })
+    const again = await issue(tenant.id, '  replacement  ')
+    expect(again).toMatchObject({ name: 'replacement', key: expect.stringMatching(/^fl_/) })
+    await expect(issue(tenant.id, 'one too many')).rejects.toMatchObject({ code: 'unprocessable' })
+  })
+
+  it('holds the cap under concurrent creations', async () => {
+    const tenant = await createTenant(database.db, { name: 'Racer' })
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, index) => issue(tenant.id, `k${index}`, 5)),
+    )
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5)
+    const active = (await listApiKeys(database.db, { tenantId: tenant.id })).filter(
+      (key) => key.revokedAt === null,
+    )
+    expect(active).toHaveLength(5)
+  })
+
+  it('names a blank or long key name', async () => {
+    const tenant = await createTenant(database.db, { name: 'Names' })
+    await expect(issue(tenant.id, '   ')).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'name' }],
+    })
+    await expect(issue(tenant.id, 'x'.repeat(81))).rejects.toMatchObject({
+      details: [{ path: 'name', message: 'Use at most 80 characters' }],
+    })
+  })
+})
