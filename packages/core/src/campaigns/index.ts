@@ -3,6 +3,9 @@ export {
   type CampaignSchedule,
   campaignRequestSchema,
   MAX_CAMPAIGN_HTML_BYTES,
+  MAX_CAMPAIGN_SUBJECT_CHARS,
+  MAX_CAMPAIGN_TEXT_BYTES,
+  oversizedContent,
   parseCampaignRequest,
 } from './campaign-request'
 export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'

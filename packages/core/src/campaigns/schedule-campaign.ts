@@ -1,7 +1,7 @@
 import type { Clock } from '../accept/ports'
 import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
 import type { CampaignDraft, CampaignSchedule } from './campaign-request'
-import { MAX_CAMPAIGN_HTML_BYTES } from './campaign-request'
+import { oversizedContent } from './campaign-request'
 import { type AudienceCounts, type CampaignStore, isEditableCampaign, type TemplateChecker } from './ports'
 import { localTimeOf, resolveSendAt } from './schedule'
 
@@ -37,10 +37,10 @@ export async function scheduleCampaign(
   deps: ScheduleCampaignDeps,
 ): Promise<ScheduledCampaign> {
   const { draft, tenantId } = input
-  if (Buffer.byteLength(draft.html, 'utf8') > MAX_CAMPAIGN_HTML_BYTES) {
-    throw new AppError('payload_too_large', `html is larger than ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB`, {
-      details: [{ path: 'html', message: `must be at most ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB` }],
-    })
+  const oversized = oversizedContent(draft)
+  if (oversized.length > 0) {
+    const message = oversized.map((issue) => `${issue.path} ${issue.message}`).join('; ')
+    throw new AppError('payload_too_large', message, { details: oversized })
   }
   const syntax: FieldIssue[] = []
   for (const [path, template] of [
