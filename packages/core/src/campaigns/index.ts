@@ -31,6 +31,7 @@ export {
   type SendAtResolution,
 } from './schedule'
 export {
+  type CampaignWarning,
   type ScheduleCampaignDeps,
   type ScheduleCampaignInput,
   type ScheduledCampaign,

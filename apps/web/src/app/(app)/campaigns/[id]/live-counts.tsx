@@ -16,6 +16,14 @@ const LABELS: [keyof CampaignCounts, string][] = [
   ['cancelled', 'Cancelled'],
 ]
 
+/** What a campaign without messages says: not dispatched yet, cancelled first, or ended with nobody to send to. */
+function emptyText(status: CampaignProgressView['status']): string {
+  if (status === 'cancelled') return 'Cancelled before dispatch: no messages were created.'
+  if (status === 'sent')
+    return 'Ended: no recipients. The audience was empty at send time, so nothing was sent.'
+  return 'No messages yet: they are created when the campaign is dispatched.'
+}
+
 /**
  * Status, progress, counts and sends per second, refreshed from `/campaigns/:id/status` while the
  * page is open and visible: every second while mail goes out, until the campaign is done (see
@@ -74,12 +82,8 @@ export function LiveCounts({ campaignId, initial }: { campaignId: string; initia
           </div>
           <span className={styles.percent}>{percent}%</span>
         </div>
-        <p className="muted">
-          {data.recipientCount > 0
-            ? doneText
-            : data.status === 'cancelled'
-              ? 'Cancelled before dispatch: no messages were created.'
-              : 'No messages yet: they are created when the campaign is dispatched.'}
+        <p className="muted" data-testid="campaign-summary">
+          {data.recipientCount > 0 ? doneText : emptyText(data.status)}
         </p>
         <dl className={styles.counts}>
           {LABELS.map(([key, label]) => (
