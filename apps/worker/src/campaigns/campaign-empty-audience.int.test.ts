@@ -26,8 +26,8 @@ afterAll(async () => {
   await sink?.close()
 })
 
-/** Schedules through the use case, due in `inMs`, to the (empty) list. */
-async function scheduleToList(tenantId: string, listId: string, inMs: number) {
+/** Schedules through the use case, due in `inMs` (or now), to the (empty) list. */
+async function scheduleToList(tenantId: string, listId: string, inMs: number | 'now') {
   return scheduleCampaign(
     {
       tenantId,
@@ -37,7 +37,7 @@ async function scheduleToList(tenantId: string, listId: string, inMs: number) {
         html: '<p>Hello {{name}}</p>',
         text: null,
         listId,
-        schedule: { kind: 'instant', sendAt: new Date(Date.now() + inMs) },
+        schedule: inMs === 'now' ? { kind: 'now' } : { kind: 'instant', sendAt: new Date(Date.now() + inMs) },
       },
     },
     {
@@ -83,6 +83,19 @@ describe('a campaign scheduled with an empty audience', () => {
       campaignIds: [scheduled.id],
     })
     expect(Object.values(counts.get(scheduled.id) ?? {}).every((count) => count === 0)).toBe(true)
+  })
+
+  it('is refused when it is to be sent now, with nobody who could join it meanwhile', async () => {
+    const tenantId = await createTenant(pipeline.database.db, 'Send Now')
+    const listId = await emptyList(tenantId)
+    await expect(scheduleToList(tenantId, listId, 'now')).rejects.toMatchObject({
+      code: 'unprocessable',
+      details: [{ path: 'listId', message: 'has no recipients' }],
+    })
+    const [row] = await pipeline.database.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from campaigns where tenant_id = ${tenantId}`,
+    )
+    expect(row?.n).toBe(0)
   })
 
   it('sends to the contacts its audience gained before the send time', async () => {
