@@ -4,7 +4,7 @@ import type { CampaignCounts } from '@fairlane/db/queries/campaigns'
 import { useEffect, useState } from 'react'
 import type { CampaignProgressView } from '@/server/campaigns/campaign-progress'
 import styles from '../campaigns.module.css'
-import { pollIntervalMs, progressPercent } from './live-progress'
+import { pollIntervalMs, progressPercent, summaryWithoutMessages } from './live-progress'
 import { SendsChart } from './sends-chart'
 
 const LABELS: [keyof CampaignCounts, string][] = [
@@ -15,14 +15,6 @@ const LABELS: [keyof CampaignCounts, string][] = [
   ['suppressed', 'Suppressed'],
   ['cancelled', 'Cancelled'],
 ]
-
-/** What a campaign without messages says: not dispatched yet, cancelled first, or ended with nobody to send to. */
-function emptyText(status: CampaignProgressView['status']): string {
-  if (status === 'cancelled') return 'Cancelled before dispatch: no messages were created.'
-  if (status === 'sent')
-    return 'Ended: no recipients. The audience was empty at send time, so nothing was sent.'
-  return 'No messages yet: they are created when the campaign is dispatched.'
-}
 
 /**
  * Status, progress, counts and sends per second, refreshed from `/campaigns/:id/status` while the
@@ -83,7 +75,7 @@ export function LiveCounts({ campaignId, initial }: { campaignId: string; initia
           <span className={styles.percent}>{percent}%</span>
         </div>
         <p className="muted" data-testid="campaign-summary">
-          {data.recipientCount > 0 ? doneText : emptyText(data.status)}
+          {data.recipientCount > 0 ? doneText : summaryWithoutMessages(data.status)}
         </p>
         <dl className={styles.counts}>
           {LABELS.map(([key, label]) => (
