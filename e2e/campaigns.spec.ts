@@ -147,3 +147,27 @@ test('the editor asks about a skipped hour and offers the first valid time', asy
   await expect(page.getByTestId('send-local')).toHaveText(`${day} 03:00 America/New_York`)
   await expect(page.getByTestId('send-utc')).toHaveText(`${day} 07:00 UTC`)
 })
+
+test('a campaign for an audience that is empty now: scheduled for later with a warning, refused to send now', async ({
+  page,
+}) => {
+  await signUp(page)
+  await page.goto('/campaigns/new')
+  await page.getByLabel('Name', { exact: true }).fill('Launch')
+  await page.getByLabel('Subject').fill('We are live')
+  await page.getByLabel('Send now').check()
+  await page.getByRole('button', { name: 'Schedule campaign' }).click()
+  await expect(page.getByText(/has no recipients/)).toBeVisible()
+  await expect(page).toHaveURL(/\/campaigns\/new$/)
+
+  const year = new Date().getUTCFullYear() + 1
+  await page.getByLabel('At a date and time').check()
+  await page.getByLabel('Local date and time').fill(`${year}-07-01T09:00`)
+  await page.getByLabel('Time zone').selectOption('Europe/Berlin')
+  await page.getByRole('button', { name: 'Schedule campaign' }).click()
+  await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)
+  await expect(page.getByTestId('campaign-status')).toHaveText('scheduled')
+  await expect(page.getByTestId('empty-audience-warning')).toContainText(
+    'The audience is empty now (0 unsubscribed and 0 suppressed left out). It is resolved at send time',
+  )
+})

@@ -71,7 +71,9 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchPassResul
         if (batch.done) {
           deps.logger.info(
             { tenantId: campaign.tenantId, campaignId: campaign.id },
-            'campaign dispatched; sending',
+            batch.endedEmpty
+              ? 'campaign ended: its audience was empty at send time; nothing to send'
+              : 'campaign dispatched; sending',
           )
           break
         }

@@ -1,11 +1,39 @@
 import { z } from 'zod'
 import { isHeaderSafe } from '../accept/header-safe'
-import { validationFailed } from '../errors/app-error'
+import { type FieldIssue, validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
 import { LOCAL_TIME_PATTERN } from './schedule'
 
 /** 512 KB of HTML is already far beyond what mail clients render well (Gmail clips at 102 KB). */
 export const MAX_CAMPAIGN_HTML_BYTES = 512 * 1024
+/** The text part gets the same room as the HTML it usually mirrors. */
+export const MAX_CAMPAIGN_TEXT_BYTES = MAX_CAMPAIGN_HTML_BYTES
+export const MAX_CAMPAIGN_SUBJECT_CHARS = 500
+
+/**
+ * Content over the limits, per field, before anything parses it: every template parsed costs memory
+ * and CPU in proportion to its size, so scheduling and the editor's preview measure first.
+ */
+export function oversizedContent(content: {
+  subject: string
+  html: string
+  text: string | null
+}): FieldIssue[] {
+  const issues: FieldIssue[] = []
+  if (content.subject.length > MAX_CAMPAIGN_SUBJECT_CHARS) {
+    issues.push({ path: 'subject', message: `must be at most ${MAX_CAMPAIGN_SUBJECT_CHARS} characters` })
+  }
+  for (const [path, value, max] of [
+    ['html', content.html, MAX_CAMPAIGN_HTML_BYTES],
+    ['text', content.text, MAX_CAMPAIGN_TEXT_BYTES],
+  ] as const) {
+    const bytes = value === null ? 0 : Buffer.byteLength(value, 'utf8')
+    if (bytes > max) {
+      issues.push({ path, message: `must be at most ${max / 1024} KB (it is ${Math.ceil(bytes / 1024)} KB)` })
+    }
+  }
+  return issues
+}
 
 /** When to send: an instant, a wall time in a zone (with a fold for a repeated hour), now, or not yet. */
 export type CampaignSchedule =
@@ -39,7 +67,7 @@ export const campaignRequestSchema = z.strictObject({
     .string()
     .trim()
     .min(1, 'is required')
-    .max(500, 'must be at most 500 characters')
+    .max(MAX_CAMPAIGN_SUBJECT_CHARS, `must be at most ${MAX_CAMPAIGN_SUBJECT_CHARS} characters`)
     .refine(isHeaderSafe, 'must be a single line'),
   html: z.string().min(1, 'is required'),
   text: z.string().optional(),

@@ -3,6 +3,9 @@ export {
   type CampaignSchedule,
   campaignRequestSchema,
   MAX_CAMPAIGN_HTML_BYTES,
+  MAX_CAMPAIGN_SUBJECT_CHARS,
+  MAX_CAMPAIGN_TEXT_BYTES,
+  oversizedContent,
   parseCampaignRequest,
 } from './campaign-request'
 export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'
@@ -28,6 +31,7 @@ export {
   type SendAtResolution,
 } from './schedule'
 export {
+  type CampaignWarning,
   type ScheduleCampaignDeps,
   type ScheduleCampaignInput,
   type ScheduledCampaign,

@@ -1,7 +1,7 @@
 import type { Clock } from '../accept/ports'
 import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
 import type { CampaignDraft, CampaignSchedule } from './campaign-request'
-import { MAX_CAMPAIGN_HTML_BYTES } from './campaign-request'
+import { oversizedContent } from './campaign-request'
 import { type AudienceCounts, type CampaignStore, isEditableCampaign, type TemplateChecker } from './ports'
 import { localTimeOf, resolveSendAt } from './schedule'
 
@@ -18,6 +18,12 @@ export interface ScheduleCampaignDeps {
   clock: Clock
 }
 
+/** Saved, but worth telling the user about; the API answers them as `warnings`. */
+export interface CampaignWarning {
+  code: 'empty-audience'
+  message: string
+}
+
 export interface ScheduledCampaign {
   id: string
   status: 'draft' | 'scheduled'
@@ -25,22 +31,28 @@ export interface ScheduledCampaign {
   sendAtLocal: string | null
   timeZone: string | null
   audience: AudienceCounts | null
+  warnings: CampaignWarning[]
 }
 
 /**
  * Saves a campaign as a draft or schedules it. Scheduling stores the instant together with the wall
  * time and zone the user chose; dispatch (turning the audience into messages) happens when it is
  * due, elsewhere. Every refusal names the field, and nothing is written unless everything holds.
+ *
+ * The audience is resolved at send time, so an empty one is only a warning for a later send time
+ * (contacts imported meanwhile get the campaign; still empty then, it ends as sent with nobody to
+ * send to). Sending now has no "meanwhile": it would end at once with nothing sent, which is never
+ * what the user meant, so it is refused while the user can still fix it.
  */
 export async function scheduleCampaign(
   input: ScheduleCampaignInput,
   deps: ScheduleCampaignDeps,
 ): Promise<ScheduledCampaign> {
   const { draft, tenantId } = input
-  if (Buffer.byteLength(draft.html, 'utf8') > MAX_CAMPAIGN_HTML_BYTES) {
-    throw new AppError('payload_too_large', `html is larger than ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB`, {
-      details: [{ path: 'html', message: `must be at most ${MAX_CAMPAIGN_HTML_BYTES / 1024} KB` }],
-    })
+  const oversized = oversizedContent(draft)
+  if (oversized.length > 0) {
+    const message = oversized.map((issue) => `${issue.path} ${issue.message}`).join('; ')
+    throw new AppError('payload_too_large', message, { details: oversized })
   }
   const syntax: FieldIssue[] = []
   for (const [path, template] of [
@@ -60,15 +72,21 @@ export async function scheduleCampaign(
     })
   }
   let audience: AudienceCounts | null = null
+  const warnings: CampaignWarning[] = []
   if (when.status === 'scheduled') {
     audience = await deps.store.countAudience({ tenantId, listId: draft.listId })
     if (audience.recipients === 0) {
       const excluded = `${audience.unsubscribed} unsubscribed and ${audience.suppressed} suppressed contacts are left out`
-      throw new AppError(
-        'unprocessable',
-        `The audience is empty: ${draft.listId === null ? 'you have no subscribed contacts' : 'the list has no subscribed contacts'} (${excluded})`,
-        { details: [{ path: draft.listId === null ? 'audience' : 'listId', message: 'has no recipients' }] },
-      )
+      const why = `${draft.listId === null ? 'you have no subscribed contacts' : 'the list has no subscribed contacts'} (${excluded})`
+      if (draft.schedule.kind === 'now') {
+        throw new AppError('unprocessable', `The audience is empty: ${why}`, {
+          details: [{ path: draft.listId === null ? 'audience' : 'listId', message: 'has no recipients' }],
+        })
+      }
+      warnings.push({
+        code: 'empty-audience',
+        message: `The audience is empty now: ${why}. It is resolved at send time: contacts added before then get the campaign; if it is still empty then, the campaign ends as sent with no recipients.`,
+      })
     }
   }
 
@@ -82,7 +100,7 @@ export async function scheduleCampaign(
   }
   if (input.campaignId === undefined) {
     const { id } = await deps.store.insertCampaign({ tenantId, ...fields })
-    return { id, ...when, audience }
+    return { id, ...when, audience, warnings }
   }
   const campaignId = input.campaignId
   const status = await deps.store.findCampaignStatus({ tenantId, campaignId })
@@ -93,7 +111,7 @@ export async function scheduleCampaign(
   ) {
     throw new AppError('conflict', `This campaign is ${status} and can no longer be edited`)
   }
-  return { id: campaignId, ...when, audience }
+  return { id: campaignId, ...when, audience, warnings }
 }
 
 type Resolved = Pick<ScheduledCampaign, 'status' | 'sendAt' | 'sendAtLocal' | 'timeZone'>

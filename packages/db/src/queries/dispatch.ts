@@ -53,15 +53,25 @@ export async function findCampaignsDueSoon(
   }))
 }
 
+/** `skipped`: another dispatcher holds the campaign right now, or it is no longer scheduled/dispatching (sent, cancelled). */
 export type DispatchBatchResult =
-  /** Another dispatcher holds the campaign right now, or it is no longer scheduled/dispatching (sent, cancelled). */
-  { kind: 'skipped' } | { kind: 'batch'; inserted: number; excluded: number; done: boolean }
+  | { kind: 'skipped' }
+  | {
+      kind: 'batch'
+      inserted: number
+      excluded: number
+      done: boolean
+      /** The audience was empty at send time: the campaign ended `sent` with no messages. */
+      endedEmpty: boolean
+    }
 
 /**
  * One batch of a campaign's dispatch, in one transaction: lock the campaign row (SKIP LOCKED, so a
  * second dispatcher moves on instead of waiting), insert the next `batchSize` contacts after the
- * cursor as messages, move the cursor, and mark the campaign `sending` after the last page. A
- * cancelled campaign is never locked here, so cancelling stops dispatch at the next batch.
+ * cursor as messages, move the cursor, and mark the campaign `sending` after the last page — or
+ * `sent` at once when the whole audience came to no messages (it may be scheduled while still empty:
+ * the audience is resolved now, at send time). A cancelled campaign is never locked here, so
+ * cancelling stops dispatch at the next batch.
  */
 export async function dispatchCampaignBatch(
   db: Database,
@@ -129,15 +139,26 @@ export async function dispatchCampaignBatch(
     if (!result) throw new Error('dispatch batch returned no summary row')
 
     const done = result.scanned < input.batchSize
-    await tx.execute(sql`
+    const [updated] = await tx.execute<{ status: string }>(sql`
       update campaigns set
-        status = ${done ? 'sending' : 'dispatching'},
+        status = case
+          when not ${done} then 'dispatching'
+          when recipient_count + ${result.inserted} = 0 then 'sent'
+          else 'sending' end,
+        completed_at = case when ${done} and recipient_count + ${result.inserted} = 0 then now() else completed_at end,
         dispatch_cursor = coalesce(${result.last_id}::uuid, dispatch_cursor),
         recipient_count = recipient_count + ${result.inserted},
         dispatched_at = coalesce(dispatched_at, now()),
         updated_at = now()
-      where id = ${input.campaignId}`)
-    return { kind: 'batch', inserted: result.inserted, excluded: result.excluded, done }
+      where id = ${input.campaignId}
+      returning status`)
+    return {
+      kind: 'batch',
+      inserted: result.inserted,
+      excluded: result.excluded,
+      done,
+      endedEmpty: updated?.status === 'sent',
+    }
   })
 }
 

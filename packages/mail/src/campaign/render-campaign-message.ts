@@ -1,6 +1,6 @@
-import Mustache from 'mustache'
 import { escapeHtml } from '../templates/escape-html'
 import { textFromHtml } from '../templates/html-text'
+import { renderTemplate } from '../templates/template-engine'
 import { type CampaignContact, campaignView } from './variables'
 
 export interface CampaignContent {
@@ -39,11 +39,11 @@ export function renderCampaignMessage(input: RenderCampaignInput): RenderedCampa
   assertHeaderUrl(input.unsubscribeUrl)
   if (input.unsubscribeMailto !== undefined) assertHeaderUrl(input.unsubscribeMailto)
   const view = campaignView(input.contact)
-  const subject = Mustache.render(input.campaign.subject, view, {}, PLAIN)
+  const subject = renderTemplate(input.campaign.subject, view, PLAIN)
     .replace(/[\r\n]+/g, ' ')
     .trim()
-  const body = Mustache.render(input.campaign.html, escapeStrings(view), {}, PLAIN)
-  const text = Mustache.render(textTemplateOf(input.campaign), view, {}, PLAIN)
+  const body = renderTemplate(input.campaign.html, escapeStrings(view), PLAIN)
+  const text = renderTemplate(textTemplateOf(input.campaign), view, PLAIN)
   const links = [`<${input.unsubscribeUrl}>`]
   if (input.unsubscribeMailto !== undefined) links.push(`<${input.unsubscribeMailto}>`)
   return {

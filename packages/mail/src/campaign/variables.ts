@@ -1,4 +1,4 @@
-import Mustache from 'mustache'
+import { parseTemplate, type TemplateSpans } from '../templates/template-engine'
 
 /**
  * The variables a campaign may use, from the contact: `{{email}}`, `{{name}}`, each attribute both
@@ -20,12 +20,10 @@ export function campaignView(contact: CampaignContact): Record<string, unknown> 
   }
 }
 
-type Spans = ReturnType<typeof Mustache.parse>
-
 /** The mustache error for a template that cannot be parsed (an unclosed tag or section), else null. */
 export function templateSyntaxError(template: string): string | null {
   try {
-    Mustache.parse(template)
+    parseTemplate(template)
     return null
   } catch (error) {
     return error instanceof Error ? error.message : String(error)
@@ -39,9 +37,9 @@ export function templateSyntaxError(template: string): string | null {
  * syntax error is reported instead).
  */
 export function findUnknownVariables(template: string, sampleContact: CampaignContact): string[] {
-  let spans: Spans
+  let spans: TemplateSpans
   try {
-    spans = Mustache.parse(template)
+    spans = parseTemplate(template)
   } catch {
     return []
   }

@@ -1,7 +1,7 @@
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe, type RenderOutcome } from '@fairlane/core/accept'
 import type { FieldIssue } from '@fairlane/core/errors'
-import Mustache from 'mustache'
 import { textFromHtml } from './html-text'
+import { parseTemplate, renderTemplate, type TemplateSpans } from './template-engine'
 
 /** A tenant's stored template (table `templates`), as the renderer needs it. */
 export interface TenantTemplate {
@@ -11,7 +11,7 @@ export interface TenantTemplate {
   text: string | null
 }
 
-type Spans = ReturnType<typeof Mustache.parse>
+type Spans = TemplateSpans
 
 /** The subject and text part are not HTML: their variables are inserted as they are, not entity-escaped. */
 const PLAIN = { escape: (value: unknown) => String(value) }
@@ -28,9 +28,9 @@ export function renderTenantTemplate(
   let parsed: { subject: Spans; html: Spans; text: Spans | null }
   try {
     parsed = {
-      subject: Mustache.parse(template.subject),
-      html: Mustache.parse(template.html),
-      text: template.text === null ? null : Mustache.parse(template.text),
+      subject: parseTemplate(template.subject),
+      html: parseTemplate(template.html),
+      text: template.text === null ? null : parseTemplate(template.text),
     }
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error)
@@ -61,10 +61,9 @@ export function renderTenantTemplate(
   }
   if (issues.length > 0) return { ok: false, issues }
 
-  const subject = Mustache.render(template.subject, variables, {}, PLAIN).trim()
-  const html = Mustache.render(template.html, variables)
-  const text =
-    template.text === null ? textFromHtml(html) : Mustache.render(template.text, variables, {}, PLAIN)
+  const subject = renderTemplate(template.subject, variables, PLAIN).trim()
+  const html = renderTemplate(template.html, variables)
+  const text = template.text === null ? textFromHtml(html) : renderTemplate(template.text, variables, PLAIN)
   if (subject === '') {
     return {
       ok: false,

@@ -1,3 +1,4 @@
+import { oversizedContent } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { findPreviewContact } from '@fairlane/db/queries/audience'
 import {
@@ -16,25 +17,30 @@ export interface PreviewInput {
   contactId: string | null
 }
 
+const FIELD_LABELS: Record<string, string> = { subject: 'Subject', html: 'HTML body', text: 'Text part' }
+
 const SAMPLE: CampaignContact = { email: 'jane.doe@example.com', name: 'Jane Doe', attributes: {} }
 
 /**
  * The campaign as the chosen contact would get it, with the unknown-variable warning. The footer
  * link is deliberately not a real token: a test send goes to any address, and whoever gets it must
- * not be able to unsubscribe the contact it was rendered for.
+ * not be able to unsubscribe the contact it was rendered for. Content over the campaign limits is
+ * refused before anything parses it: the preview runs on every keystroke, and a parse costs memory
+ * and CPU in proportion to the template's size.
  */
 export async function renderPreview(
   input: PreviewInput & { tenantId: string },
   deps: { db: Database; unsubscribeUrl(token: string): string },
 ): Promise<PreviewResult> {
+  const oversized = oversizedContent(input)
+  if (oversized.length > 0) {
+    const errors = oversized.map((issue) => `${FIELD_LABELS[issue.path] ?? issue.path}: ${issue.message}.`)
+    return { subject: '', html: '', text: '', unknown: [], errors }
+  }
   const errors: string[] = []
-  for (const [field, template] of [
-    ['Subject', input.subject],
-    ['HTML body', input.html],
-    ['Text part', input.text],
-  ] as const) {
-    const error = templateSyntaxError(template)
-    if (error !== null) errors.push(`${field}: ${error}`)
+  for (const field of ['subject', 'html', 'text'] as const) {
+    const error = templateSyntaxError(input[field])
+    if (error !== null) errors.push(`${FIELD_LABELS[field]}: ${error}`)
   }
   const found =
     input.contactId === null

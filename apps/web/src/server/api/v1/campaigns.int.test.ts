@@ -71,7 +71,7 @@ async function errorOf(response: Response) {
 }
 
 describe('POST /api/v1/campaigns', () => {
-  it('schedules at an ISO instant: 201 { id, status, sendAt } and the row stored', async () => {
+  it('schedules at an ISO instant: 201 { id, status, sendAt, warnings } and the row stored', async () => {
     const sendAt = future()
     const response = await post({ ...base, sendAt })
     expect(response.status).toBe(201)
@@ -80,6 +80,7 @@ describe('POST /api/v1/campaigns', () => {
       id: expect.any(String),
       status: 'scheduled',
       sendAt: new Date(sendAt).toISOString(),
+      warnings: [],
     })
     const [row] = await harness.database.sql`select * from campaigns where id = ${body.id as string}`
     expect(row).toMatchObject({
@@ -148,7 +149,6 @@ describe('POST /api/v1/campaigns', () => {
       [{ ...base, sendAt: future(), listId: 'not-a-uuid' }, 400, 'listId'],
       [{ ...base, sendAt: future(), extra: 1 }, 400, 'extra'],
       [{ ...base, sendAt: future(), listId: globexList }, 404, 'listId'],
-      [{ ...base, sendAt: future(), listId: acmeList }, 422, 'listId'],
       [{ ...base, html: `<p>${'x'.repeat(600 * 1024)}</p>`, sendAt: future() }, 413, 'html'],
     ]
     for (const [body, status, path] of cases) {
@@ -163,12 +163,27 @@ describe('POST /api/v1/campaigns', () => {
     expect(after).toEqual(before)
   })
 
-  it('refuses an empty audience with 422 saying why', async () => {
+  it('accepts an audience that is empty now (it is resolved at send time) with a warning saying why', async () => {
     const response = await post({ ...base, sendAt: future() }, empty.apiKey)
-    expect(response.status).toBe(422)
-    const error = await errorOf(response)
-    expect(error.code).toBe('unprocessable')
-    expect(error.message).toMatch(/audience is empty.*1 unsubscribed and 1 suppressed/)
+    expect(response.status).toBe(201)
+    const body = await readJson<{
+      id: string
+      status: string
+      warnings: { code: string; message: string }[]
+    }>(response)
+    expect(body.status).toBe('scheduled')
+    expect(body.warnings).toEqual([{ code: 'empty-audience', message: expect.any(String) }])
+    expect(body.warnings[0]?.message).toMatch(
+      /audience is empty now.*1 unsubscribed and 1 suppressed.*resolved at send time/,
+    )
+    const [row] = await harness.database.sql`select status from campaigns where id = ${body.id}`
+    expect(row).toEqual({ status: 'scheduled' })
+
+    const toEmptyList = await post({ ...base, sendAt: future(), listId: acmeList })
+    expect(toEmptyList.status).toBe(201)
+    const listAnswer = await readJson<{ warnings: { code: string; message: string }[] }>(toEmptyList)
+    expect(listAnswer.warnings.map((warning) => warning.code)).toEqual(['empty-audience'])
+    expect(listAnswer.warnings[0]?.message).toMatch(/the list has no subscribed contacts/)
   })
 
   it('needs an API key', async () => {

@@ -11,7 +11,10 @@ import { type ApiDeps, authorizeApiCall } from './deps'
  */
 export const MAX_CAMPAIGN_BODY_BYTES = 2 * MAX_CAMPAIGN_HTML_BYTES
 
-/** `POST /api/v1/campaigns` → `201 { id, status: "scheduled", sendAt }`. */
+/**
+ * `POST /api/v1/campaigns` → `201 { id, status: "scheduled", sendAt, warnings }`; `warnings` lists what
+ * was accepted but deserves a look, e.g. `{ code: "empty-audience", message }`.
+ */
 export function postCampaign(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
@@ -25,7 +28,12 @@ export function postCampaign(request: Request, deps: ApiDeps): Promise<Response>
       },
     )
     return Response.json(
-      { id: campaign.id, status: campaign.status, sendAt: campaign.sendAt?.toISOString() ?? null },
+      {
+        id: campaign.id,
+        status: campaign.status,
+        sendAt: campaign.sendAt?.toISOString() ?? null,
+        warnings: campaign.warnings,
+      },
       { status: 201, headers: { location: `/api/v1/campaigns/${campaign.id}`, 'cache-control': 'no-store' } },
     )
   })

@@ -4,7 +4,7 @@ import type { CampaignCounts } from '@fairlane/db/queries/campaigns'
 import { useEffect, useState } from 'react'
 import type { CampaignProgressView } from '@/server/campaigns/campaign-progress'
 import styles from '../campaigns.module.css'
-import { pollIntervalMs, progressPercent } from './live-progress'
+import { pollIntervalMs, progressPercent, summaryWithoutMessages } from './live-progress'
 import { SendsChart } from './sends-chart'
 
 const LABELS: [keyof CampaignCounts, string][] = [
@@ -74,12 +74,8 @@ export function LiveCounts({ campaignId, initial }: { campaignId: string; initia
           </div>
           <span className={styles.percent}>{percent}%</span>
         </div>
-        <p className="muted">
-          {data.recipientCount > 0
-            ? doneText
-            : data.status === 'cancelled'
-              ? 'Cancelled before dispatch: no messages were created.'
-              : 'No messages yet: they are created when the campaign is dispatched.'}
+        <p className="muted" data-testid="campaign-summary">
+          {data.recipientCount > 0 ? doneText : summaryWithoutMessages(data.status)}
         </p>
         <dl className={styles.counts}>
           {LABELS.map(([key, label]) => (

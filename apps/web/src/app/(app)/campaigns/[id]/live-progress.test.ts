@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { pollIntervalMs, progressPercent } from './live-progress'
+import { pollIntervalMs, progressPercent, summaryWithoutMessages } from './live-progress'
 
 const counts = { pending: 0, queued: 0, sent: 10, failed: 0, suppressed: 0, cancelled: 5 }
 
@@ -31,5 +31,13 @@ describe('progressPercent', () => {
   it('does not lose a percent to binary fractions', () => {
     expect(progressPercent(0.29)).toBe(29)
     expect(progressPercent(0.57)).toBe(57)
+  })
+})
+
+describe('summaryWithoutMessages', () => {
+  it('says a sent campaign without messages ended with no recipients', () => {
+    expect(summaryWithoutMessages('sent')).toMatch(/^Ended: no recipients\./)
+    expect(summaryWithoutMessages('cancelled')).toMatch(/^Cancelled before dispatch/)
+    expect(summaryWithoutMessages('scheduled')).toMatch(/^No messages yet/)
   })
 })

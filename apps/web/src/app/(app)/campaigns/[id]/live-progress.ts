@@ -29,3 +29,14 @@ export function pollIntervalMs(view: { status: CampaignStatus; counts: CampaignC
 export function progressPercent(progress: number): number {
   return Math.floor(progress * 100 + 1e-9)
 }
+
+/**
+ * What a campaign without messages says: not dispatched yet, cancelled first, or ended with nobody to
+ * send to (it was scheduled while its audience was empty, and the audience was still empty at send time).
+ */
+export function summaryWithoutMessages(status: CampaignStatus): string {
+  if (status === 'cancelled') return 'Cancelled before dispatch: no messages were created.'
+  if (status === 'sent')
+    return 'Ended: no recipients. The audience was empty at send time, so nothing was sent.'
+  return 'No messages yet: they are created when the campaign is dispatched.'
+}

@@ -57,6 +57,8 @@ export default async function CampaignPage({
   const editable = isEditableCampaign(campaign.status)
   const cancellable = isCancellableCampaign(campaign.status)
   const notice = noticeText(search)
+  // The audience is resolved at send time: empty now is worth a warning, not a refusal.
+  const emptyAudience = campaign.status === 'scheduled' && audience.recipients === 0
   return (
     <>
       <div className="page-header">
@@ -66,6 +68,13 @@ export default async function CampaignPage({
       {notice ? (
         <p className="notice" role="status">
           {notice}
+        </p>
+      ) : null}
+      {emptyAudience ? (
+        <p className={styles.warning} role="status" data-testid="empty-audience-warning">
+          The audience is empty now ({audience.unsubscribed} unsubscribed and {audience.suppressed} suppressed
+          left out). It is resolved at send time: contacts added before then get the campaign; if it is still
+          empty then, the campaign ends as sent with no recipients.
         </p>
       ) : null}
       <section className="card" aria-labelledby="progress-title">

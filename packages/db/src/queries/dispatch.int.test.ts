@@ -1,0 +1,84 @@
+import { setupTestEnvironment } from '@fairlane/testing'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDatabase, type DatabaseHandle } from '../client'
+import { campaigns, contacts, listMembers, lists } from '../schema'
+import { dispatchCampaignBatch } from './dispatch'
+import { createTenant } from './tenants'
+
+const env = setupTestEnvironment('db-dispatch')
+
+let database: DatabaseHandle
+let tenantId: string
+
+beforeAll(async () => {
+  database = createDatabase(env.databaseUrl, { max: 5, applicationName: 'db-dispatch-test' })
+  tenantId = (await createTenant(database.db, { name: 'Acme' })).id
+})
+
+afterAll(async () => {
+  await database?.close()
+})
+
+async function dueCampaign(listId: string): Promise<string> {
+  const [row] = await database.db
+    .insert(campaigns)
+    .values({
+      tenantId,
+      name: 'News',
+      subject: 'Hi',
+      html: '<p>Hi</p>',
+      listId,
+      status: 'scheduled',
+      sendAt: new Date(Date.now() - 1_000),
+    })
+    .returning({ id: campaigns.id })
+  if (!row) throw new Error('no campaign')
+  return row.id
+}
+
+async function newList(name: string): Promise<string> {
+  const [row] = await database.db.insert(lists).values({ tenantId, name }).returning({ id: lists.id })
+  if (!row) throw new Error('no list')
+  return row.id
+}
+
+async function campaignRow(campaignId: string) {
+  const [row] = await database.db.execute<{
+    status: string
+    recipient_count: number
+    completed_at: Date | null
+  }>(sql`select status, recipient_count, completed_at from campaigns where id = ${campaignId}`)
+  return row
+}
+
+describe('dispatchCampaignBatch', () => {
+  it('ends a campaign whose audience is empty at send time as sent, with no messages, in the same batch', async () => {
+    const campaignId = await dueCampaign(await newList('Empty'))
+    const batch = await dispatchCampaignBatch(database.db, { campaignId, batchSize: 10 })
+    expect(batch).toEqual({ kind: 'batch', inserted: 0, excluded: 0, done: true, endedEmpty: true })
+    const row = await campaignRow(campaignId)
+    expect(row).toMatchObject({ status: 'sent', recipient_count: 0 })
+    expect(row?.completed_at).not.toBeNull()
+  })
+
+  it('moves a campaign with recipients to sending, over several batches', async () => {
+    const listId = await newList('Three')
+    const added = await database.db
+      .insert(contacts)
+      .values([1, 2, 3].map((n) => ({ tenantId, email: `c${n}@example.com` })))
+      .returning({ id: contacts.id })
+    await database.db.insert(listMembers).values(added.map((c) => ({ tenantId, listId, contactId: c.id })))
+    const campaignId = await dueCampaign(listId)
+    const first = await dispatchCampaignBatch(database.db, { campaignId, batchSize: 2 })
+    expect(first).toMatchObject({ inserted: 2, done: false, endedEmpty: false })
+    expect((await campaignRow(campaignId))?.status).toBe('dispatching')
+    const last = await dispatchCampaignBatch(database.db, { campaignId, batchSize: 2 })
+    expect(last).toMatchObject({ inserted: 1, done: true, endedEmpty: false })
+    expect(await campaignRow(campaignId)).toMatchObject({
+      status: 'sending',
+      recipient_count: 3,
+      completed_at: null,
+    })
+  })
+})
