@@ -14,6 +14,8 @@ export const E2E = {
   inboxUrl: 'http://127.0.0.1:8125',
   metricsUrl: 'http://127.0.0.1:9564',
   adminToken: 'e2e-admin-token-0123456789abcdef',
+  /** The worker's /metrics answers only this bearer (METRICS_TOKEN), as a deployment's scraper would send it. */
+  metricsToken: 'e2e-metrics-token-0123456789abcdef',
   demoApiKey: 'fl_e2eDemoKey0123456789abcdefghijklmnop',
   /** Pinned so a suite can mint unsubscribe tokens with the platform's key (e2e/unsubscribe.spec.ts). */
   sessionSecret: 'e2e-session-secret-0123456789abcdefghijklmnop',
@@ -65,6 +67,7 @@ export default defineConfig({
       APP_URL: E2E.webUrl,
       QUEUE_PREFIX: 'fairlane-e2e',
       ADMIN_TOKEN: E2E.adminToken,
+      METRICS_TOKEN: E2E.metricsToken,
       DEMO_API_KEY: E2E.demoApiKey,
       SESSION_SECRET: E2E.sessionSecret,
       DEMO_ADMIN_PASSWORD: E2E.adminPassword,
