@@ -86,8 +86,8 @@ export interface DeliveryOptions {
   mailDomain: string
   /** APP_URL, for the unsubscribe links in campaign mail. */
   appUrl: string
-  /** SESSION_SECRET, from which the unsubscribe token key is derived (the web app verifies them). */
-  sessionSecret: string
+  /** UNSUBSCRIBE_SECRET (the first key signs) and SESSION_SECRET: the unsubscribe keys the web app verifies with. */
+  unsubscribe: { secrets: readonly { kid: number; secret: string }[]; sessionSecret: string }
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
   pacer: { highWater: number; horizonMs: number; queueMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
@@ -148,7 +148,7 @@ export function deliveryOptionsFromConfig(
     mailFrom: config.MAIL_FROM,
     mailDomain: mailDomain(config),
     appUrl: config.APP_URL,
-    sessionSecret: config.SESSION_SECRET,
+    unsubscribe: { secrets: config.UNSUBSCRIBE_SECRET, sessionSecret: config.SESSION_SECRET },
     pacer: {
       highWater: config.PACER_HIGH_WATER,
       horizonMs: config.PACER_HORIZON_MS,
@@ -247,7 +247,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     campaigns: createCampaignRenderer({
       db: database.db,
       appUrl: options.appUrl,
-      unsubscribeKey: unsubscribeKey(options.sessionSecret),
+      unsubscribeKey: unsubscribeKey(options.unsubscribe),
     }),
   })
 
