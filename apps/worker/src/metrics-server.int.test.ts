@@ -39,7 +39,9 @@ describe('worker /metrics access', () => {
     const body = await anonymous.text()
     expect(body).toContain('METRICS_TOKEN')
     expect(body).not.toContain('5b7f1c8e')
-    const wrong = await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer not-the-token-at-all' } })
+    const wrong = await fetch(`${base}/metrics`, {
+      headers: { authorization: 'Bearer not-the-token-at-all' },
+    })
     expect(wrong.status).toBe(401)
     const scraper = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })
     expect(scraper.status).toBe(200)
