@@ -128,7 +128,9 @@ describe('environment schema', () => {
   })
 
   it('reads UNSUBSCRIBE_SECRET as key ids and secrets, the first signing; a bare secret is key 1', () => {
-    const keys = parseConfig({ UNSUBSCRIBE_SECRET: ` 2:${'n'.repeat(40)} , 0:${'s'.repeat(32)},1:${'o'.repeat(32)}` })
+    const keys = parseConfig({
+      UNSUBSCRIBE_SECRET: ` 2:${'n'.repeat(40)} , 0:${'s'.repeat(32)},1:${'o'.repeat(32)}`,
+    })
     expect(keys.UNSUBSCRIBE_SECRET).toEqual([
       { kid: 2, secret: 'n'.repeat(40) },
       { kid: 0, secret: 's'.repeat(32) },

@@ -126,7 +126,8 @@ const unsubscribeSecrets = z
       const kid = match ? Number(match[1]) : 1
       const secret = match ? (match[2] ?? '') : entry
       if (kid > 255) return fail(`expected key ids from 0 to 255 (kid:secret,…); got key id ${kid}`)
-      if (secret.length < 32) return fail(`expected each secret to have at least 32 characters (key id ${kid})`)
+      if (secret.length < 32)
+        return fail(`expected each secret to have at least 32 characters (key id ${kid})`)
       if (keys.some((key) => key.kid === kid)) return fail(`expected each key id once; key id ${kid} repeats`)
       keys.push({ kid, secret })
     }

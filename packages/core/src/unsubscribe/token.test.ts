@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest'
 import { signUnsubscribeToken, unsubscribeKey, verifyUnsubscribeToken } from './token'
 
 const SESSION_SECRET = 'a-session-secret-of-at-least-32-characters'
-const key = unsubscribeKey({ secrets: [{ kid: 1, secret: 'an-unsubscribe-secret-of-32-characters!' }], sessionSecret: SESSION_SECRET })
+const key = unsubscribeKey({
+  secrets: [{ kid: 1, secret: 'an-unsubscribe-secret-of-32-characters!' }],
+  sessionSecret: SESSION_SECRET,
+})
 const claims = {
   tenantId: '0b6f6f5e-3c1a-4f43-9d53-7c1e2b1f0a11',
   contactId: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',
@@ -69,7 +72,10 @@ describe('unsubscribe tokens', () => {
   it('carries its key id: after a rotation (new key first) links signed with the old key still verify', () => {
     const old = { kid: 1, secret: 'an-unsubscribe-secret-of-32-characters!' }
     const fresh = { kid: 2, secret: 'the-next-unsubscribe-secret-of-32-chars' }
-    const before = signUnsubscribeToken(claims, unsubscribeKey({ secrets: [old], sessionSecret: SESSION_SECRET }))
+    const before = signUnsubscribeToken(
+      claims,
+      unsubscribeKey({ secrets: [old], sessionSecret: SESSION_SECRET }),
+    )
     const rotated = unsubscribeKey({ secrets: [fresh, old], sessionSecret: SESSION_SECRET })
     const after = signUnsubscribeToken(claims, rotated)
     expect(after).not.toBe(before)
@@ -112,9 +118,9 @@ describe('unsubscribe tokens', () => {
   })
 
   it('refuses a signing key without an id from 1 to 255', () => {
-    expect(() => unsubscribeKey({ secrets: [{ kid: 0, secret: SESSION_SECRET }], sessionSecret: SESSION_SECRET })).toThrow(
-      RangeError,
-    )
+    expect(() =>
+      unsubscribeKey({ secrets: [{ kid: 0, secret: SESSION_SECRET }], sessionSecret: SESSION_SECRET }),
+    ).toThrow(RangeError)
     expect(() => unsubscribeKey({ secrets: [], sessionSecret: SESSION_SECRET })).toThrow(RangeError)
   })
 })
