@@ -91,7 +91,7 @@ export interface DeliveryOptions {
   /** UNSUBSCRIBE_SECRET (the first key signs) and SESSION_SECRET: the unsubscribe keys the web app verifies with. */
   unsubscribe: { secrets: readonly { kid: number; secret: string }[]; sessionSecret: string }
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
-  pacer: { highWater: number; horizonMs: number; queueMs?: number }
+  pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
   /** SCHEDULE_TIME_ZONE and AUDIT_RETENTION_DAYS; defaults to UTC and 365 days. */
@@ -168,6 +168,7 @@ export function deliveryOptionsFromConfig(
       highWater: config.PACER_HIGH_WATER,
       horizonMs: config.PACER_HORIZON_MS,
       queueMs: config.PACER_QUEUE_MS,
+      redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
     operations: { timeZone: config.SCHEDULE_TIME_ZONE, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
@@ -242,6 +243,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           }),
         }),
     horizonMs: options.pacer.horizonMs,
+    ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     refusals: createRefusalTracker(buckets),
     logger: logger.child({ component: 'pacer' }),
     metrics,
