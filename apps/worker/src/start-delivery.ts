@@ -171,7 +171,14 @@ export function deliveryOptionsFromConfig(
       redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
-    operations: { timeZone: config.SCHEDULE_TIME_ZONE, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+    operations: {
+      timeZone: config.SCHEDULE_TIME_ZONE,
+      auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+      bodyRetention: {
+        days: config.MESSAGE_BODY_RETENTION_DAYS,
+        criticalDays: config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL,
+      },
+    },
     lanes: config.WORKER_LANES,
     caps: {
       failedJobs: { maxCount: config.FAILED_JOBS_MAX_COUNT, maxAgeHours: config.FAILED_JOBS_MAX_AGE_HOURS },

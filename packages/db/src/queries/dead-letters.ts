@@ -1,11 +1,13 @@
 import type { Lane, MessageStatus } from '@fairlane/core'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
 
 export type RequeueOutcome =
   | { kind: 'requeued'; lane: Lane; generation: number }
   | { kind: 'not-failed'; status: MessageStatus }
+  /** The retention cleared its body (MESSAGE_BODY_RETENTION_DAYS): there is nothing left to send. */
+  | { kind: 'body-removed'; removedAt: Date }
   | { kind: 'not-found' }
 
 /**
@@ -33,15 +35,20 @@ export async function requeueFailedMessage(
         eq(messages.tenantId, input.tenantId),
         eq(messages.id, input.messageId),
         eq(messages.status, 'failed'),
+        isNull(messages.bodyRemovedAt),
       ),
     )
     .returning({ lane: messages.lane, generation: messages.generation })
   if (row) return { kind: 'requeued', ...row }
   const [current] = await db
-    .select({ status: messages.status })
+    .select({ status: messages.status, bodyRemovedAt: messages.bodyRemovedAt })
     .from(messages)
     .where(and(eq(messages.tenantId, input.tenantId), eq(messages.id, input.messageId)))
-  return current ? { kind: 'not-failed', status: current.status } : { kind: 'not-found' }
+  if (!current) return { kind: 'not-found' }
+  if (current.status === 'failed' && current.bodyRemovedAt) {
+    return { kind: 'body-removed', removedAt: current.bodyRemovedAt }
+  }
+  return { kind: 'not-failed', status: current.status }
 }
 
 /** A failed message as a dead letter is rebuilt from it. */

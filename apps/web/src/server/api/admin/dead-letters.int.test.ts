@@ -228,6 +228,18 @@ describe('POST /api/admin/dlq/:id/replay', () => {
     expect(audits?.count).toBe(1)
   })
 
+  it('refuses to replay a message whose body the retention removed: 409, nothing written', async () => {
+    const message = await failedMessage()
+    await harness.database.sql`
+      update messages set html = null, text = null, variables = null, body_removed_at = now() where id = ${message.id}`
+    const id = await deadLetter(message)
+    const response = await replay(id, { reason: 'try again' })
+    expect(response.status).toBe(409)
+    expect(JSON.stringify(await readJson(response))).toContain('body was removed by the retention')
+    expect(await outboxFor(message.id)).toHaveLength(1)
+    expect(await harness.queues['dead-letter'].getJob(id)).toBeDefined()
+  })
+
   it('answers 404 for an unknown dead letter and 401 without the token', async () => {
     expect((await replay('no-such-job')).status).toBe(404)
     const anonymous = jsonRequest('/api/admin/dlq/x/replay', { method: 'POST' })
