@@ -214,7 +214,7 @@ export async function paceOnce(
     else byTenant.set(row.tenantId, [row])
   }
   // Jobs in the plan's interleaved order, so no tenant's batch sits in front of everyone else's.
-  const jobs = []
+  const jobs: Parameters<PacerOptions['bulkQueue']['addBulk']>[0] = []
   for (const tenantId of plan.order) {
     const row = byTenant.get(tenantId)?.shift()
     if (!row) continue

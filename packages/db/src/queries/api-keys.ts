@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt, or } from 'drizzle-orm'
+import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { apiKeys } from '../schema'
 
@@ -91,13 +91,28 @@ const listingColumns = {
   revokedAt: apiKeys.revokedAt,
 }
 
-/** The tenant's keys for the API keys page, newest first; never the hash. */
-export async function listApiKeys(db: Executor, query: { tenantId: string }): Promise<ApiKeyListing[]> {
+/**
+ * One page of the tenant's keys for the API keys page, newest first; never the hash. `after` is the
+ * last key id of the previous page, its (created_at, id) read in SQL (a JavaScript date would drop
+ * PostgreSQL's microseconds and skip or repeat a key at the boundary); another tenant's id matches
+ * nothing. Up to `limit + 1` rows, so the caller knows whether there is a next page.
+ */
+export async function listApiKeys(
+  db: Executor,
+  query: { tenantId: string; limit: number; after?: string | undefined },
+): Promise<ApiKeyListing[]> {
+  const conditions = [eq(apiKeys.tenantId, query.tenantId)]
+  if (query.after) {
+    conditions.push(
+      sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (select k.created_at, k.id from api_keys k where k.id = ${query.after}::uuid and k.tenant_id = ${query.tenantId}::uuid)`,
+    )
+  }
   return db
     .select(listingColumns)
     .from(apiKeys)
-    .where(eq(apiKeys.tenantId, query.tenantId))
+    .where(and(...conditions))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(query.limit + 1)
 }
 
 /** One key of one tenant; another tenant's id reads as absent. */

@@ -12,6 +12,9 @@ import { CreateKeyForm } from './create-key-form'
 
 export const metadata: Metadata = { title: 'API keys' }
 
+/** Keys per page; revoked keys stay listed, so a tenant's list grows with every rotation. */
+const PAGE_SIZE = 50
+
 type SearchParams = Promise<Record<string, string | string[] | undefined>>
 
 /**
@@ -29,7 +32,11 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       : null
     : undefined
   if (confirming === null) notFound()
-  const keys = await listApiKeys(db, { tenantId: session.tenantId })
+  const after = typeof params.after === 'string' && isUuid(params.after) ? params.after : undefined
+  const rows = await listApiKeys(db, { tenantId: session.tenantId, limit: PAGE_SIZE, after })
+  const keys = rows.slice(0, PAGE_SIZE)
+  const last = keys.at(-1)
+  const nextHref = rows.length > PAGE_SIZE && last ? `/api-keys?after=${last.id}` : null
 
   return (
     <>
@@ -77,7 +84,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       <section className="card" aria-labelledby="your-keys">
         <h2 id="your-keys">Your keys</h2>
         {keys.length === 0 ? (
-          <p className="muted">No keys yet.</p>
+          <p className="muted">{after ? 'No older keys.' : 'No keys yet.'}</p>
         ) : (
           <div className="table-wrap">
             <table className="table">
@@ -122,6 +129,10 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
             </table>
           </div>
         )}
+        <nav className="pager" aria-label="Key pages">
+          {after ? <Link href="/api-keys">Newest</Link> : null}
+          {nextHref ? <Link href={nextHref}>Older keys</Link> : null}
+        </nav>
       </section>
     </>
   )
