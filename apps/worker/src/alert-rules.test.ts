@@ -71,6 +71,13 @@ describe('alert rules (ops/prometheus/alerts.yml)', () => {
     expect(result.status).toBe(0)
   })
 
+  it.skipIf(!hasPromtool)('come with a scrape configuration that sends the METRICS_TOKEN bearer', () => {
+    const config = `${REPOSITORY_ROOT}ops/prometheus/prometheus.yml`
+    const result = spawnSync('promtool', ['check', 'config', '--syntax-only', config], { encoding: 'utf8' })
+    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS/)
+    expect(readFileSync(config, 'utf8')).toMatch(/job_name: fairlane-worker\n\s+authorization:\n\s+type: Bearer/)
+  })
+
   it.skipIf(!hasPromtool)('fire near maxmemory and not below it (`promtool test rules`)', () => {
     const result = spawnSync('promtool', ['test', 'rules', RULES_TEST_FILE], { encoding: 'utf8' })
     expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS/)
