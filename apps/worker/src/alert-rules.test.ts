@@ -75,7 +75,9 @@ describe('alert rules (ops/prometheus/alerts.yml)', () => {
     const config = `${REPOSITORY_ROOT}ops/prometheus/prometheus.yml`
     const result = spawnSync('promtool', ['check', 'config', '--syntax-only', config], { encoding: 'utf8' })
     expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS/)
-    expect(readFileSync(config, 'utf8')).toMatch(/job_name: fairlane-worker\n\s+authorization:\n\s+type: Bearer/)
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /job_name: fairlane-worker\n\s+authorization:\n\s+type: Bearer/,
+    )
   })
 
   it.skipIf(!hasPromtool)('fire near maxmemory and not below it (`promtool test rules`)', () => {
