@@ -14,9 +14,12 @@ export const E2E = {
   inboxUrl: 'http://127.0.0.1:8125',
   metricsUrl: 'http://127.0.0.1:9564',
   adminToken: 'e2e-admin-token-0123456789abcdef',
+  /** The worker's /metrics answers only this bearer (METRICS_TOKEN), as a deployment's scraper would send it. */
+  metricsToken: 'e2e-metrics-token-0123456789abcdef',
   demoApiKey: 'fl_e2eDemoKey0123456789abcdefghijklmnop',
-  /** Pinned so a suite can mint unsubscribe tokens with the platform's key (e2e/unsubscribe.spec.ts). */
   sessionSecret: 'e2e-session-secret-0123456789abcdefghijklmnop',
+  /** Pinned so a suite can mint unsubscribe tokens with the platform's key (e2e/unsubscribe.spec.ts). */
+  unsubscribeKey: { kid: 1, secret: 'e2e-unsubscribe-secret-0123456789abcdefghijk' },
   /** The seeded platform admin (packages/stack/src/seed.ts) signs in with this password. */
   adminEmail: 'admin@fairlane.local',
   adminPassword: 'e2e-admin-password-0123456789',
@@ -65,8 +68,10 @@ export default defineConfig({
       APP_URL: E2E.webUrl,
       QUEUE_PREFIX: 'fairlane-e2e',
       ADMIN_TOKEN: E2E.adminToken,
+      METRICS_TOKEN: E2E.metricsToken,
       DEMO_API_KEY: E2E.demoApiKey,
       SESSION_SECRET: E2E.sessionSecret,
+      UNSUBSCRIBE_SECRET: `${E2E.unsubscribeKey.kid}:${E2E.unsubscribeKey.secret}`,
       DEMO_ADMIN_PASSWORD: E2E.adminPassword,
       // Every test signs up a tenant of its own, all from 127.0.0.1.
       SIGN_UP_LIMIT_PER_HOUR: '100000',

@@ -23,7 +23,11 @@ test('health: live answers 200, ready reports PostgreSQL and Redis up', async ({
 test('the mail sink inbox and the worker metrics answer', async ({ request }) => {
   const inbox = await request.get(`${E2E.inboxUrl}/health`)
   expect(inbox.status()).toBe(200)
-  const metrics = await request.get(`${E2E.metricsUrl}/metrics`)
+  const anonymous = await request.get(`${E2E.metricsUrl}/metrics`)
+  expect(anonymous.status()).toBe(401)
+  const metrics = await request.get(`${E2E.metricsUrl}/metrics`, {
+    headers: { authorization: `Bearer ${E2E.metricsToken}` },
+  })
   expect(metrics.status()).toBe(200)
   expect(await metrics.text()).toContain('process_cpu_user_seconds_total')
 })

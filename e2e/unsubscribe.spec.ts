@@ -7,7 +7,7 @@ import { signUp } from './support/accounts'
 
 /**
  * Unsubscribe links against the running platform: tokens are minted here with the platform's own
- * signing function and the e2e SESSION_SECRET, for contacts made through the UI.
+ * signing function and the e2e UNSUBSCRIBE_SECRET, for contacts made through the UI.
  */
 
 // The e2e package has no dependencies of its own; the tenant id is read with the db package's client.
@@ -16,7 +16,7 @@ const postgres = require('../packages/db/node_modules/postgres')
 const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
 databaseUrl.pathname = '/fairlane_e2e'
 
-const key = unsubscribeKey(E2E.sessionSecret)
+const key = unsubscribeKey({ secrets: [E2E.unsubscribeKey], sessionSecret: E2E.sessionSecret })
 const campaignId = randomUUID()
 
 async function addContact(page: Page, email: string): Promise<string> {

@@ -5,12 +5,14 @@ import { describe, expect, it } from 'vitest'
 import { createMetricsRegistry, createWorkerMetrics, type DepthSource, registerDepthGauges } from './metrics'
 
 const RULES_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.yml`
+const RULES_TEST_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.test.yml`
 const hasPromtool = spawnSync('promtool', ['--version'], { stdio: 'ignore' }).status === 0
 
 /** Never read: only the metric names are looked at, and names are known without collecting. */
 const unusedSource: DepthSource = {
   laneDepth: () => Promise.reject(new Error('not collected in this test')),
   deadLetterSize: () => Promise.reject(new Error('not collected in this test')),
+  redisMemory: () => Promise.reject(new Error('not collected in this test')),
   outboxLagMs: () => Promise.reject(new Error('not collected in this test')),
   tenantBacklogs: () => Promise.reject(new Error('not collected in this test')),
 }
@@ -49,6 +51,8 @@ describe('alert rules (ops/prometheus/alerts.yml)', () => {
         'fairlane_dead_letter_queue_size',
         'fairlane_lane_oldest_waiting_age_seconds',
         'fairlane_outbox_lag_seconds',
+        'fairlane_redis_used_memory_bytes',
+        'fairlane_redis_maxmemory_bytes',
       ]),
     )
     const registered = workerSeriesNames()
@@ -63,7 +67,22 @@ describe('alert rules (ops/prometheus/alerts.yml)', () => {
 
   it.skipIf(!hasPromtool)('pass `promtool check rules`', () => {
     const result = spawnSync('promtool', ['check', 'rules', RULES_FILE], { encoding: 'utf8' })
-    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS: 4 rules found/)
+    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS: 6 rules found/)
+    expect(result.status).toBe(0)
+  })
+
+  it.skipIf(!hasPromtool)('come with a scrape configuration that sends the METRICS_TOKEN bearer', () => {
+    const config = `${REPOSITORY_ROOT}ops/prometheus/prometheus.yml`
+    const result = spawnSync('promtool', ['check', 'config', '--syntax-only', config], { encoding: 'utf8' })
+    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS/)
+    expect(readFileSync(config, 'utf8')).toMatch(
+      /job_name: fairlane-worker\n\s+authorization:\n\s+type: Bearer/,
+    )
+  })
+
+  it.skipIf(!hasPromtool)('fire near maxmemory and not below it (`promtool test rules`)', () => {
+    const result = spawnSync('promtool', ['test', 'rules', RULES_TEST_FILE], { encoding: 'utf8' })
+    expect(`${result.stdout}${result.stderr}`).toMatch(/SUCCESS/)
     expect(result.status).toBe(0)
   })
 })

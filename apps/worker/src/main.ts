@@ -38,7 +38,17 @@ async function main(): Promise<void> {
     registry,
     isShuttingDown: () => shuttingDown,
     isReady: () => ready,
+    metricsToken: config.METRICS_TOKEN,
+    requireToken: config.NODE_ENV === 'production',
   })
+  if (config.METRICS_TOKEN === undefined) {
+    logger.warn(
+      { production: config.NODE_ENV === 'production' },
+      config.NODE_ENV === 'production'
+        ? '/metrics refuses every scrape: METRICS_TOKEN is not set'
+        : '/metrics is open to anyone who reaches the port: set METRICS_TOKEN to require a bearer',
+    )
+  }
 
   if (config.WORKER_NICE > 0) {
     // Lower only (raising needs privileges): the bulk lane yields the CPU to everything else.

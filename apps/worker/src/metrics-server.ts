@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http'
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server } from 'node:http'
 import type { Registry } from 'prom-client'
 import { BootError } from './boot-error'
 
@@ -11,6 +12,11 @@ export interface MetricsServer {
  * `/metrics` for Prometheus and `/health` for the orchestrator. `/health` answers 503 until delivery
  * has started and again once shutdown has begun, so a load balancer or compose counts on this
  * process only while it delivers.
+ *
+ * `/metrics` names tenants (their backlogs and deferrals), so with a `metricsToken` (METRICS_TOKEN, the
+ * same bearer the web app's metrics take) it answers only `Authorization: Bearer <token>`. Without one
+ * it is open unless `requireToken` (production), where it refuses every scrape and says why: an
+ * operator who forgot the token finds out at the first scrape, not after someone else read the list.
  */
 export async function startMetricsServer(options: {
   host: string
@@ -18,6 +24,10 @@ export async function startMetricsServer(options: {
   registry: Registry
   isShuttingDown: () => boolean
   isReady: () => boolean
+  /** METRICS_TOKEN; undefined: see `requireToken`. */
+  metricsToken?: string | undefined
+  /** With no `metricsToken`: refuse `/metrics` (production) instead of serving it to anyone. */
+  requireToken?: boolean
 }): Promise<MetricsServer> {
   const server = createServer((request, response) => {
     const path = (request.url ?? '/').split('?')[0]
@@ -29,6 +39,15 @@ export async function startMetricsServer(options: {
       return
     }
     if (path === '/metrics') {
+      const refusal = metricsRefusal(request, options.metricsToken, options.requireToken ?? false)
+      if (refusal) {
+        response.writeHead(refusal.status, {
+          'content-type': 'application/json',
+          ...(refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {}),
+        })
+        response.end(JSON.stringify({ error: refusal.error }))
+        return
+      }
       options.registry.metrics().then(
         (body) => {
           response.writeHead(200, { 'content-type': options.registry.contentType })
@@ -60,6 +79,33 @@ export async function startMetricsServer(options: {
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+}
+
+function metricsRefusal(
+  request: IncomingMessage,
+  token: string | undefined,
+  requireToken: boolean,
+): { status: number; error: { code: string; message: string } } | undefined {
+  if (token === undefined) {
+    if (!requireToken) return undefined
+    return {
+      status: 403,
+      error: { code: 'forbidden', message: 'set METRICS_TOKEN to scrape the worker metrics in production' },
+    }
+  }
+  const header = request.headers.authorization ?? ''
+  const presented = /^Bearer (\S+)$/i.exec(header)?.[1]
+  if (presented !== undefined && sameSecret(presented, token)) return undefined
+  return {
+    status: 401,
+    error: { code: 'unauthorized', message: 'the worker metrics need Authorization: Bearer <METRICS_TOKEN>' },
+  }
+}
+
+/** Compared as digests: equal length for timingSafeEqual, no early exit on the first differing byte. */
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+  return timingSafeEqual(digest(presented), digest(expected))
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

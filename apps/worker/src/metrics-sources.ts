@@ -2,15 +2,16 @@ import type { Lane } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { largestTenantBacklogs, oldestUnpublishedOutboxAgeMs } from '@fairlane/db/queries/worker-metrics'
 import { DEAD_LETTER_QUEUE, type Queues } from '@fairlane/queue'
+import type { Redis } from 'ioredis'
+import { DEAD_LETTER_STATES } from './lanes/dead-letter-trim'
 import type { DepthSource, LaneDepth } from './metrics'
-
-/** Dead letters stay in their queue until replayed or discarded; no worker moves them, so any state counts. */
-const DEAD_LETTER_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed'] as const
 
 /** The production `DepthSource`: BullMQ job counts from Redis, outbox lag and backlogs from PostgreSQL. */
 export function createDepthSource(deps: {
   queues: Pick<Queues, Lane | typeof DEAD_LETTER_QUEUE>
   db: Database
+  /** The queues' Redis, for its memory (`INFO memory`). */
+  redis: Pick<Redis, 'info'>
   clock?: { now(): number }
 }): DepthSource {
   const now = deps.clock?.now ?? Date.now
@@ -34,6 +35,13 @@ export function createDepthSource(deps: {
     async deadLetterSize() {
       const counts = await deps.queues[DEAD_LETTER_QUEUE].getJobCounts(...DEAD_LETTER_STATES)
       return Object.values(counts).reduce((sum, count) => sum + count, 0)
+    },
+    async redisMemory() {
+      const info = await deps.redis.info('memory')
+      const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN)
+      const usedBytes = field('used_memory')
+      if (!Number.isFinite(usedBytes)) throw new Error('INFO memory has no used_memory')
+      return { usedBytes, maxBytes: field('maxmemory') || 0 }
     },
     outboxLagMs: () => oldestUnpublishedOutboxAgeMs(deps.db),
     tenantBacklogs: (limit) => largestTenantBacklogs(deps.db, { limit }),

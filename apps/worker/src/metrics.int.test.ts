@@ -2,6 +2,7 @@ import { Writable } from 'node:stream'
 import { outbox } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
+import { Redis } from 'ioredis'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MetricsServer, startMetricsServer } from './metrics-server'
@@ -98,6 +99,19 @@ describe('worker /metrics', () => {
     expect(sample(text, 'fairlane_outbox_lag_seconds')).toBe(0)
     expect(sample(text, 'fairlane_tenant_backlog', { tenant: tenantId, status: 'queued' })).toBe(5)
     expect(sample(text, 'fairlane_lane_jobs', { lane: 'default', state: 'waiting' })).toBe(0)
+  })
+
+  it("exports the queue Redis's used memory and maxmemory, as INFO reports them", async () => {
+    const text = await scrape()
+    const used = sample(text, 'fairlane_redis_used_memory_bytes')
+    const max = sample(text, 'fairlane_redis_maxmemory_bytes')
+    const redis = new Redis(env.redisUrl)
+    const info = await redis.info('memory').finally(() => redis.quit())
+    const reported = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1])
+    // Used memory moves between the scrape and INFO; a megabyte either way is the same Redis.
+    expect(used).toBeGreaterThan(0)
+    expect(Math.abs((used ?? 0) - reported('used_memory'))).toBeLessThan(1_048_576)
+    expect(max).toBe(reported('maxmemory'))
   })
 
   it('counts a dead-lettered message in the dead-letter gauge and logs it with its ids', async () => {

@@ -131,6 +131,8 @@ export interface LaneDepth {
 export interface DepthSource {
   laneDepth(lane: Lane): Promise<LaneDepth>
   deadLetterSize(): Promise<number>
+  /** The queue Redis's `used_memory` and `maxmemory` (0: no limit). */
+  redisMemory(): Promise<{ usedBytes: number; maxBytes: number }>
   outboxLagMs(): Promise<number>
   /** The `limit` tenants with the largest backlog; never called with 0. */
   tenantBacklogs(limit: number): Promise<{ tenantId: string; pending: number; queued: number }[]>
@@ -213,6 +215,35 @@ export function registerDepthGauges(
     collect: () =>
       guarded(deadLetters, 'fairlane_dead_letter_queue_size', async () => {
         deadLetters.set(await source.deadLetterSize())
+      }),
+  })
+  // One INFO per scrape, shared by the two memory gauges.
+  let memoryRead: { at: number; value: Promise<{ usedBytes: number; maxBytes: number }> } | undefined
+  const redisMemory = () => {
+    const now = Date.now()
+    if (!memoryRead || now - memoryRead.at > 250) {
+      const value = source.redisMemory()
+      value.catch(() => {})
+      memoryRead = { at: now, value }
+    }
+    return memoryRead.value
+  }
+  const redisUsed: Gauge = new Gauge({
+    name: 'fairlane_redis_used_memory_bytes',
+    help: 'Memory the queue Redis uses (INFO used_memory); with noeviction every write fails once it reaches maxmemory',
+    registers,
+    collect: () =>
+      guarded(redisUsed, 'fairlane_redis_used_memory_bytes', async () => {
+        redisUsed.set((await redisMemory()).usedBytes)
+      }),
+  })
+  const redisMax: Gauge = new Gauge({
+    name: 'fairlane_redis_maxmemory_bytes',
+    help: 'The queue Redis maxmemory (INFO maxmemory; 0: no limit set)',
+    registers,
+    collect: () =>
+      guarded(redisMax, 'fairlane_redis_maxmemory_bytes', async () => {
+        redisMax.set((await redisMemory()).maxBytes)
       }),
   })
   const outboxLag: Gauge = new Gauge({

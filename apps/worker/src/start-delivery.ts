@@ -13,6 +13,7 @@ import {
   createProducerConnection,
   createQueues,
   DEAD_LETTER_QUEUE,
+  failedJobRetention,
   type Queues,
   SYSTEM_QUEUE,
 } from '@fairlane/queue'
@@ -26,6 +27,7 @@ import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
 import { createPlanCache, type PlanCache } from './fairness/plan-cache'
 import { createRefusalTracker, createTenantGate, planSourceFor } from './fairness/tenant-gate'
 import { restoreDeadLetters } from './lanes/dead-letter-restore'
+import { trimDeadLetters } from './lanes/dead-letter-trim'
 import { createDeadLetters } from './lanes/dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lanes/lane-workers'
 import { createSendProcessor } from './lanes/send-processor'
@@ -86,10 +88,10 @@ export interface DeliveryOptions {
   mailDomain: string
   /** APP_URL, for the unsubscribe links in campaign mail. */
   appUrl: string
-  /** SESSION_SECRET, from which the unsubscribe token key is derived (the web app verifies them). */
-  sessionSecret: string
+  /** UNSUBSCRIBE_SECRET (the first key signs) and SESSION_SECRET: the unsubscribe keys the web app verifies with. */
+  unsubscribe: { secrets: readonly { kid: number; secret: string }[]; sessionSecret: string }
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
-  pacer: { highWater: number; horizonMs: number; queueMs?: number }
+  pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
   /** SCHEDULE_TIME_ZONE and AUDIT_RETENTION_DAYS; defaults to UTC and 365 days. */
@@ -107,6 +109,19 @@ export interface DeliveryOptions {
   relayHooks?: RelayHooks
   /** Defaults to every lane. */
   lanes?: readonly Lane[]
+  /** What Redis keeps of failures (FAILED_JOBS_*, DEAD_LETTER_*); defaults to `DEFAULT_FAILURE_CAPS`. */
+  caps?: FailureCaps
+}
+
+export interface FailureCaps {
+  failedJobs: { maxCount: number; maxAgeHours: number }
+  deadLetters: { maxCount: number; maxAgeDays: number }
+}
+
+/** The schema's defaults, for callers (tests) that build options without a config. */
+export const DEFAULT_FAILURE_CAPS: FailureCaps = {
+  failedJobs: { maxCount: 1_000, maxAgeHours: 24 },
+  deadLetters: { maxCount: 10_000, maxAgeDays: 30 },
 }
 
 export interface Delivery {
@@ -148,15 +163,27 @@ export function deliveryOptionsFromConfig(
     mailFrom: config.MAIL_FROM,
     mailDomain: mailDomain(config),
     appUrl: config.APP_URL,
-    sessionSecret: config.SESSION_SECRET,
+    unsubscribe: { secrets: config.UNSUBSCRIBE_SECRET, sessionSecret: config.SESSION_SECRET },
     pacer: {
       highWater: config.PACER_HIGH_WATER,
       horizonMs: config.PACER_HORIZON_MS,
       queueMs: config.PACER_QUEUE_MS,
+      redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
-    operations: { timeZone: config.SCHEDULE_TIME_ZONE, auditRetentionDays: config.AUDIT_RETENTION_DAYS },
+    operations: {
+      timeZone: config.SCHEDULE_TIME_ZONE,
+      auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+      bodyRetention: {
+        days: config.MESSAGE_BODY_RETENTION_DAYS,
+        criticalDays: config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL,
+      },
+    },
     lanes: config.WORKER_LANES,
+    caps: {
+      failedJobs: { maxCount: config.FAILED_JOBS_MAX_COUNT, maxAgeHours: config.FAILED_JOBS_MAX_AGE_HOURS },
+      deadLetters: { maxCount: config.DEAD_LETTER_MAX_COUNT, maxAgeDays: config.DEAD_LETTER_MAX_AGE_DAYS },
+    },
   }
 }
 
@@ -223,6 +250,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           }),
         }),
     horizonMs: options.pacer.horizonMs,
+    ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     refusals: createRefusalTracker(buckets),
     logger: logger.child({ component: 'pacer' }),
     metrics,
@@ -247,13 +275,13 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     campaigns: createCampaignRenderer({
       db: database.db,
       appUrl: options.appUrl,
-      unsubscribeKey: unsubscribeKey(options.sessionSecret),
+      unsubscribeKey: unsubscribeKey(options.unsubscribe),
     }),
   })
 
   return {
     settings: { sendDeadlineMs: deadlineMs, ...tuning },
-    depthSource: createDepthSource({ queues, db: database.db }),
+    depthSource: createDepthSource({ queues, db: database.db, redis: producer }),
     shutdownSteps: () => [
       {
         name: 'relay, sweeper, pacer and dispatcher',
@@ -277,7 +305,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
 export function startSystem(
   options: Pick<
     DeliveryOptions,
-    'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations'
+    'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations' | 'caps'
   >,
   resources: {
     queues: Pick<Queues, typeof SYSTEM_QUEUE | typeof DEAD_LETTER_QUEUE>
@@ -290,6 +318,8 @@ export function startSystem(
   const { queues, pacer, tuning } = resources
   const logger = options.logger.child({ component: 'dispatcher' })
   const operations = options.operations ?? DEFAULT_OPERATIONS_SETTINGS
+  const deadLetterCaps = (options.caps ?? DEFAULT_FAILURE_CAPS).deadLetters
+  const deadLetterLog = options.logger.child({ component: 'dead-letters' })
   const pass = () =>
     dispatchDue({
       db: options.database.db,
@@ -317,15 +347,23 @@ export function startSystem(
     handlers: {
       [DISPATCH_SCHEDULER_ID]: pass,
       [CAMPAIGN_DUE_JOB]: pass,
-      [DEAD_LETTER_RESTORE_SCHEDULER_ID]: () =>
-        restoreDeadLetters({
+      // Restore first, then trim: a restore stays inside the caps, the trim catches what failures added.
+      [DEAD_LETTER_RESTORE_SCHEDULER_ID]: async () => {
+        const restore = await restoreDeadLetters({
           db: options.database.db,
           queue: queues[DEAD_LETTER_QUEUE],
           redis: resources.redis,
           retentionDays: operations.auditRetentionDays,
+          caps: deadLetterCaps,
           clock: { now: () => new Date() },
-          logger: options.logger.child({ component: 'dead-letters' }),
-        }),
+          logger: deadLetterLog,
+        })
+        const trim = await trimDeadLetters({ queue: queues[DEAD_LETTER_QUEUE], caps: deadLetterCaps })
+        if (trim.byAge + trim.byCount > 0) {
+          deadLetterLog.warn({ ...trim, caps: deadLetterCaps }, 'dead letters trimmed to their caps')
+        }
+        return { restore, trim }
+      },
       ...operationsHandlers(operations, {
         db: options.database.db,
         logger: options.logger.child({ component: 'operations' }),
@@ -380,6 +418,7 @@ function startLanes(
     logger,
     metrics,
     lanes: options.lanes,
+    failedRetention: failedJobRetention((options.caps ?? DEFAULT_FAILURE_CAPS).failedJobs),
     deadLetters: createDeadLetters({
       db: database.db,
       queue: resources.queues[DEAD_LETTER_QUEUE],

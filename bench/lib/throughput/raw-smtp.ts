@@ -40,7 +40,10 @@ export async function measureRawSmtp(input: {
     { id: string; email: string; name: string | null; attributes: Record<string, unknown> }[]
   >`select id, email, name, attributes from contacts where tenant_id = ${input.tenantId}
     order by id limit ${input.count}`
-  const key = unsubscribeKey(randomUUID().repeat(2))
+  const key = unsubscribeKey({
+    secrets: [{ kid: 1, secret: randomUUID().repeat(2) }],
+    sessionSecret: randomUUID().repeat(2),
+  })
   const campaignId = randomUUID()
   let contentBytes = 0
   const mails = contacts.map((contact) => {

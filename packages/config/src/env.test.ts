@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { ConfigError, parseConfig } from './load'
 
+/** Random-looking values of the right length, as a production deployment would set them. */
+const SESSION = 'session-secret-for-production-0123456789'
+const UNSUBSCRIBE = '1:unsubscribe-secret-for-production-0123456789'
+
 function problemsOf(env: Record<string, string>): string[] {
   try {
     parseConfig(env)
@@ -98,7 +102,40 @@ describe('environment schema', () => {
       /^ADMIN_TOKEN: expected 16 to 256 characters without spaces \(got a value that does not fit\)/,
     ],
     [{ SESSION_SECRET: 'too-short' }, /^SESSION_SECRET: expected at least 32 characters/],
-    [{ NODE_ENV: 'production' }, /^SESSION_SECRET: must be set to a random value/],
+    [
+      { NODE_ENV: 'production', UNSUBSCRIBE_SECRET: UNSUBSCRIBE },
+      /^SESSION_SECRET: must be set to a random value/,
+    ],
+    [
+      {
+        NODE_ENV: 'production',
+        UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+        SESSION_SECRET: 'fairlane-compose-DEVELOPMENT-ONLY-secret-set-SESSION_SECRET-in-.env',
+      },
+      /^SESSION_SECRET: must be set to a random value .*published default/,
+    ],
+    [
+      { NODE_ENV: 'production', SESSION_SECRET: SESSION },
+      /^UNSUBSCRIBE_SECRET: must be set to random values .*key id 1 is a published default\) \(it is not set\)/,
+    ],
+    [
+      {
+        NODE_ENV: 'production',
+        SESSION_SECRET: SESSION,
+        UNSUBSCRIBE_SECRET: `2:${'n'.repeat(32)},1:fairlane-development-unsubscribe-secret-change-me`,
+      },
+      /^UNSUBSCRIBE_SECRET: .*key id 1 is a published default/,
+    ],
+    [{ UNSUBSCRIBE_SECRET: '2:too-short' }, /^UNSUBSCRIBE_SECRET: expected each secret to have at least 32/],
+    [
+      { UNSUBSCRIBE_SECRET: `0:${'o'.repeat(32)}` },
+      /^UNSUBSCRIBE_SECRET: expected the first \(signing\) key to have an id from 1 to 255/,
+    ],
+    [
+      { UNSUBSCRIBE_SECRET: `3:${'a'.repeat(32)},3:${'b'.repeat(32)}` },
+      /^UNSUBSCRIBE_SECRET: expected each key id once; key id 3 repeats \(got a value that does not fit\)/,
+    ],
+    [{ UNSUBSCRIBE_SECRET: `256:${'a'.repeat(32)}` }, /^UNSUBSCRIBE_SECRET: expected key ids from 0 to 255/],
     [
       { SMTP_TIMEOUT_MS: '30000', SEND_LOCK_MS: '60000' },
       /^SEND_LOCK_MS: must be at least 3 × SMTP_TIMEOUT_MS/,
@@ -107,6 +144,23 @@ describe('environment schema', () => {
     const problems = problemsOf(env as Record<string, string>)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(expected)
+  })
+
+  it('reads UNSUBSCRIBE_SECRET as key ids and secrets, the first signing; a bare secret is key 1', () => {
+    const keys = parseConfig({
+      UNSUBSCRIBE_SECRET: ` 2:${'n'.repeat(40)} , 0:${'s'.repeat(32)},1:${'o'.repeat(32)}`,
+    })
+    expect(keys.UNSUBSCRIBE_SECRET).toEqual([
+      { kid: 2, secret: 'n'.repeat(40) },
+      { kid: 0, secret: 's'.repeat(32) },
+      { kid: 1, secret: 'o'.repeat(32) },
+    ])
+    expect(parseConfig({ UNSUBSCRIBE_SECRET: 'x'.repeat(32) }).UNSUBSCRIBE_SECRET).toEqual([
+      { kid: 1, secret: 'x'.repeat(32) },
+    ])
+    expect(
+      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SESSION, UNSUBSCRIBE_SECRET: UNSUBSCRIBE }),
+    ).toMatchObject({ UNSUBSCRIBE_SECRET: [{ kid: 1 }] })
   })
 
   it('never echoes a secret or a URL that may carry a password', () => {

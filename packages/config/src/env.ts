@@ -123,6 +123,56 @@ const proxyList = z
 
 /** A development-only secret: refused when NODE_ENV=production (see the refinement below). */
 export const DEVELOPMENT_SESSION_SECRET = 'fairlane-development-session-secret-change-me'
+/** The development unsubscribe key (key id 1): refused when NODE_ENV=production. */
+export const DEVELOPMENT_UNSUBSCRIBE_SECRET = '1:fairlane-development-unsubscribe-secret-change-me'
+
+/**
+ * Secrets published in this repository: the development defaults above and docker-compose.yml's
+ * former defaults. Each would pass a length check, so production refuses them by value.
+ */
+export const KNOWN_DEFAULT_SECRETS: ReadonlySet<string> = new Set([
+  DEVELOPMENT_SESSION_SECRET,
+  'fairlane-development-unsubscribe-secret-change-me',
+  'fairlane-compose-DEVELOPMENT-ONLY-secret-set-SESSION_SECRET-in-.env',
+])
+
+/** One unsubscribe key: its id travels in every token it signs (1–255), 0 is the legacy SESSION_SECRET key. */
+export interface UnsubscribeSecret {
+  kid: number
+  secret: string
+}
+
+/**
+ * `UNSUBSCRIBE_SECRET`: `kid:secret[,kid:secret…]`; the first signs new tokens, every one verifies
+ * (rotation: put the new key first, keep the old ones until the links they signed no longer matter).
+ * A secret without `kid:` is key 1. Key id 0 names an old SESSION_SECRET: tokens minted before keys
+ * had ids were signed with a key derived from it, so `0:<old session secret>` keeps them verifying
+ * after SESSION_SECRET rotates (the current SESSION_SECRET always verifies them).
+ */
+const unsubscribeSecrets = z
+  .string()
+  .default(DEVELOPMENT_UNSUBSCRIBE_SECRET)
+  .transform((value, context): UnsubscribeSecret[] => {
+    const fail = (message: string) => {
+      context.addIssue({ code: 'custom', message })
+      return z.NEVER
+    }
+    const keys: UnsubscribeSecret[] = []
+    for (const entry of value.split(',').map((part) => part.trim())) {
+      const match = /^(\d{1,3}):(.*)$/.exec(entry)
+      const kid = match ? Number(match[1]) : 1
+      const secret = match ? (match[2] ?? '') : entry
+      if (kid > 255) return fail(`expected key ids from 0 to 255 (kid:secret,…); got key id ${kid}`)
+      if (secret.length < 32)
+        return fail(`expected each secret to have at least 32 characters (key id ${kid})`)
+      if (keys.some((key) => key.kid === kid)) return fail(`expected each key id once; key id ${kid} repeats`)
+      keys.push({ kid, secret })
+    }
+    if (keys[0]?.kid === 0) {
+      return fail('expected the first (signing) key to have an id from 1 to 255; 0 only verifies old links')
+    }
+    return keys
+  })
 
 export const envSchema = z
   .object({
@@ -155,6 +205,8 @@ export const envSchema = z
       .default('mail@fairlane.localhost'),
 
     SESSION_SECRET: z.string().min(32, 'expected at least 32 characters').default(DEVELOPMENT_SESSION_SECRET),
+    /** Signs the unsubscribe links in campaign mail; independent of SESSION_SECRET (see `unsubscribeSecrets`). */
+    UNSUBSCRIBE_SECRET: unsubscribeSecrets,
     ADMIN_TOKEN: z
       .string()
       .regex(/^\S{16,256}$/, 'expected 16 to 256 characters without spaces')
@@ -251,6 +303,27 @@ export const envSchema = z
     SCHEDULE_TIME_ZONE: timeZone('UTC'),
     /** Admin audit log entries older than this many days are deleted by the nightly cleanup. */
     AUDIT_RETENTION_DAYS: positiveInt(365, 36_500),
+    /**
+     * Message bodies, template variables (login codes, reset links) and rendered content are cleared
+     * by the nightly cleanup this many days after the message was created; its metadata stays.
+     * `_CRITICAL` for the critical lane (login codes, password resets), the other for the rest.
+     */
+    MESSAGE_BODY_RETENTION_DAYS: positiveInt(30, 36_500),
+    MESSAGE_BODY_RETENTION_DAYS_CRITICAL: positiveInt(7, 36_500),
+    /**
+     * Failed lane jobs Redis keeps per lane (newest first) and for how long: the `failed` rows in
+     * PostgreSQL and the dead-letter queue are the record, these are for a look at BullMQ's own view.
+     */
+    FAILED_JOBS_MAX_COUNT: positiveInt(1_000, 1_000_000),
+    FAILED_JOBS_MAX_AGE_HOURS: positiveInt(24, 8_760),
+    /**
+     * The dead-letter queue keeps at most this many dead letters (the newest) for at most this many
+     * days; older ones are trimmed from Redis and stay `failed` messages in PostgreSQL.
+     */
+    DEAD_LETTER_MAX_COUNT: positiveInt(10_000, 1_000_000),
+    DEAD_LETTER_MAX_AGE_DAYS: positiveInt(30, 3_650),
+    /** Every pacer call to Redis gives up after this long, so an unreachable Redis fails a tick fast. */
+    PACER_REDIS_TIMEOUT_MS: durationMs(2_000),
     /** How many tenants (largest pending backlog first) get their own series in the worker's metrics; 0: none. */
     METRICS_TOP_TENANTS: z.coerce
       .number({ message: 'expected a whole number' })
@@ -260,12 +333,25 @@ export const envSchema = z
       .default(10),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && env.SESSION_SECRET === DEVELOPMENT_SESSION_SECRET) {
+    if (env.NODE_ENV === 'production' && KNOWN_DEFAULT_SECRETS.has(env.SESSION_SECRET)) {
       ctx.addIssue({
         code: 'custom',
         path: ['SESSION_SECRET'],
-        message: 'must be set to a random value of at least 32 characters in production',
+        message:
+          'must be set to a random value of at least 32 characters in production (this is a published default)',
       })
+    }
+    if (env.NODE_ENV === 'production') {
+      const published = env.UNSUBSCRIBE_SECRET.filter((key) => KNOWN_DEFAULT_SECRETS.has(key.secret))
+      if (published.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['UNSUBSCRIBE_SECRET'],
+          message: `must be set to random values of at least 32 characters in production (key id ${published
+            .map((key) => key.kid)
+            .join(', ')} is a published default)`,
+        })
+      }
     }
     if (env.SEND_LOCK_MS < env.SMTP_TIMEOUT_MS * 3) {
       ctx.addIssue({

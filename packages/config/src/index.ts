@@ -1,2 +1,9 @@
-export { type Config, DEVELOPMENT_SESSION_SECRET, envSchema } from './env'
+export {
+  type Config,
+  DEVELOPMENT_SESSION_SECRET,
+  DEVELOPMENT_UNSUBSCRIBE_SECRET,
+  envSchema,
+  KNOWN_DEFAULT_SECRETS,
+  type UnsubscribeSecret,
+} from './env'
 export { ConfigError, loadConfig, mailDomain, parseConfig } from './load'

@@ -4,6 +4,7 @@ import { type Config, envSchema } from './env'
 /** Variables whose values are never echoed back in an error message. */
 const SECRET_NAMES = new Set([
   'SESSION_SECRET',
+  'UNSUBSCRIBE_SECRET',
   'ADMIN_TOKEN',
   'DEMO_API_KEY',
   'METRICS_TOKEN',

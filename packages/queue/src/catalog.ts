@@ -75,11 +75,20 @@ export const SEND_JOB_NAME = 'send'
 
 /**
  * Completed jobs are pruned: PostgreSQL keeps the history, and the queue Redis must hold only what is
- * in flight. Failed jobs stay a week for inspection (the dead-letter queue has its own copy).
+ * in flight. Failed jobs carry no retention of their own: the lane workers' `removeOnFail`
+ * (FAILED_JOBS_MAX_COUNT, FAILED_JOBS_MAX_AGE_HOURS) applies, so a flood of permanently failing mail
+ * cannot fill a `noeviction` Redis (the `failed` rows and the dead letters are the record).
  */
-export const RETENTION: Pick<JobsOptions, 'removeOnComplete' | 'removeOnFail'> = {
+export const RETENTION: Pick<JobsOptions, 'removeOnComplete'> = {
   removeOnComplete: { age: 600, count: 1_000 },
-  removeOnFail: { age: 7 * 24 * 3600 },
+}
+
+/** BullMQ's `removeOnFail` for a lane worker: the newest `maxCount` failed jobs, none older than `maxAgeHours`. */
+export function failedJobRetention(caps: { maxCount: number; maxAgeHours: number }): {
+  age: number
+  count: number
+} {
+  return { age: caps.maxAgeHours * 3600, count: caps.maxCount }
 }
 
 export function laneJobOptions(lane: Lane): JobsOptions {
@@ -120,12 +129,22 @@ export const DEAD_LETTER_JOB_NAME = 'dead-letter'
 /**
  * A dead letter as added to the dead-letter queue (`add` or `addBulk`): its one name, and an id
  * derived from the lane job it records, so adding it again — a repeated `failed` event, a restore from
- * PostgreSQL — adds nothing.
+ * PostgreSQL — adds nothing. Its timestamp is the failure's, not the add's: the age cap
+ * (DEAD_LETTER_MAX_AGE_DAYS) then trims a restored dead letter when its failure is that old, not that
+ * long after a restore re-added it.
  */
 export function deadLetterJob(data: DeadLetterPayload): {
   name: string
   data: DeadLetterPayload
-  opts: { jobId: string }
+  opts: { jobId: string; timestamp?: number }
 } {
-  return { name: DEAD_LETTER_JOB_NAME, data, opts: { jobId: deadLetterJobId(data.jobId) } }
+  const failedAtMs = Date.parse(data.failedAt)
+  return {
+    name: DEAD_LETTER_JOB_NAME,
+    data,
+    opts: {
+      jobId: deadLetterJobId(data.jobId),
+      ...(Number.isFinite(failedAtMs) ? { timestamp: failedAtMs } : {}),
+    },
+  }
 }

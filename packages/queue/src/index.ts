@@ -2,6 +2,7 @@ export {
   DEAD_LETTER_JOB_NAME,
   deadLetterJob,
   deadLetterJobId,
+  failedJobRetention,
   LANE_BACKOFF_TYPE,
   LANE_JOB_POLICY,
   LANE_RETRY_POLICY,

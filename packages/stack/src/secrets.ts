@@ -5,6 +5,8 @@ import { generateAdminToken, generateApiKey } from '@fairlane/core'
 
 export interface LocalSecrets {
   SESSION_SECRET: string
+  /** `1:<random>`: key id 1 signs (see UNSUBSCRIBE_SECRET in the README). */
+  UNSUBSCRIBE_SECRET: string
   ADMIN_TOKEN: string
   DEMO_API_KEY: string
   /** The demo platform admin's password (seed.ts, DEMO_ADMIN_EMAIL). */
@@ -20,6 +22,7 @@ export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): Local
   const saved: Partial<LocalSecrets> = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}
   const generated: LocalSecrets = {
     SESSION_SECRET: saved.SESSION_SECRET ?? randomBytes(32).toString('base64url'),
+    UNSUBSCRIBE_SECRET: saved.UNSUBSCRIBE_SECRET ?? `1:${randomBytes(32).toString('base64url')}`,
     ADMIN_TOKEN: saved.ADMIN_TOKEN ?? generateAdminToken(),
     DEMO_API_KEY: saved.DEMO_API_KEY ?? generateApiKey(),
     DEMO_ADMIN_PASSWORD: saved.DEMO_ADMIN_PASSWORD ?? randomBytes(12).toString('base64url'),
@@ -28,6 +31,7 @@ export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): Local
   writeFileSync(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 })
   return {
     SESSION_SECRET: env.SESSION_SECRET || generated.SESSION_SECRET,
+    UNSUBSCRIBE_SECRET: env.UNSUBSCRIBE_SECRET || generated.UNSUBSCRIBE_SECRET,
     ADMIN_TOKEN: env.ADMIN_TOKEN || generated.ADMIN_TOKEN,
     DEMO_API_KEY: env.DEMO_API_KEY || generated.DEMO_API_KEY,
     DEMO_ADMIN_PASSWORD: env.DEMO_ADMIN_PASSWORD || generated.DEMO_ADMIN_PASSWORD,

@@ -9,6 +9,10 @@ export interface ThrowawayRedis {
   url: string
   /** A plain client for FLUSHALL and inspection; never point it at the shared Redis. */
   admin: Redis
+  /** SIGSTOP: the server keeps its connections but answers nothing, as a hung Redis does. */
+  pause(): void
+  /** SIGCONT after `pause`. */
+  resume(): void
   stop(): Promise<void>
 }
 
@@ -47,6 +51,8 @@ export async function startThrowawayRedis(options: { policy?: string } = {}): Pr
   return {
     url,
     admin,
+    pause: () => void server.kill('SIGSTOP'),
+    resume: () => void server.kill('SIGCONT'),
     /** Idempotent: a second call (a test that stopped it, then its cleanup) returns at once. */
     async stop() {
       admin.disconnect()

@@ -1,5 +1,5 @@
 import type { Database } from '@fairlane/db'
-import { claimBulkRelease, findBulkBacklog } from '@fairlane/db/queries/pacer'
+import { claimBulkRelease, findBulkBacklog, returnBulkRelease } from '@fairlane/db/queries/pacer'
 import { createPacerState, planRelease, settleRelease } from '@fairlane/fairness'
 import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
@@ -38,6 +38,12 @@ export interface PacerOptions {
    * spent from the tenant's allowance. Without it the pacer relies on its own allowance alone.
    */
   refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
+  /**
+   * PACER_REDIS_TIMEOUT_MS: every Redis call of a tick gives up after this long. The queue connection
+   * has no command timeout of its own (a stopped or paused Redis leaves commands pending forever), and
+   * a hung tick is a pacer that releases nothing and never notices Redis came back.
+   */
+  redisTimeoutMs?: number
   tickMs?: number
   idleTickMs?: number
   followerRetryMs?: number
@@ -50,6 +56,9 @@ export interface Pacer {
   wake(): void
   stop(): Promise<void>
 }
+
+/** Without `redisTimeoutMs`: the default of PACER_REDIS_TIMEOUT_MS. */
+export const DEFAULT_PACER_REDIS_TIMEOUT_MS = 2_000
 
 /** `pg_advisory_lock` key of the pacer's leadership ("fl-pacer" in ASCII, truncated to 63 bits). */
 export const PACER_LOCK_KEY = 0x666c2d7061636572n & 0x7fffffffffffffffn
@@ -145,19 +154,36 @@ export function startPacer(options: PacerOptions): Pacer {
 
 /**
  * One tick: free slots = depth target − (waiting + active + delayed + prioritized); plan the release
- * over the tenants with backlog, each one's allowance less what its bucket refused since the last tick; claim the rows and add their jobs in one transaction (a failed
- * `addBulk` rolls the claim back; a crash after it leaves pending rows whose jobs still deliver
- * them once, since the send's claim accepts pending rows and the job ids are stable).
+ * over the tenants with backlog, each one's allowance less what its bucket refused since the last
+ * tick; claim the rows (committed), then add their jobs. No Redis call runs inside a PostgreSQL
+ * transaction: a Redis that hangs must not hold row locks and a pooled connection `idle in
+ * transaction`. Each Redis call gives up after `redisTimeoutMs`. If `addBulk` fails, the claimed rows
+ * go back to pending (those still `queued`); a job that reached Redis anyway finds its row claimable
+ * (the send's claim accepts pending rows) and the job id is stable, so a later release adds nothing
+ * twice. A pacer that dies between the claim and `addBulk` leaves `queued` rows without jobs, which
+ * the sweeper publishes again.
  */
 export async function paceOnce(
   options: Pick<
     PacerOptions,
-    'db' | 'bulkQueue' | 'highWater' | 'depthTarget' | 'horizonMs' | 'logger' | 'metrics' | 'refusals'
+    | 'db'
+    | 'bulkQueue'
+    | 'highWater'
+    | 'depthTarget'
+    | 'horizonMs'
+    | 'logger'
+    | 'metrics'
+    | 'refusals'
+    | 'redisTimeoutMs'
   >,
   state: ReturnType<typeof createPacerState>,
   now: () => number = Date.now,
 ): Promise<TickResult> {
-  const counts = await options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+  const redis = <T>(what: string, call: () => Promise<T>) =>
+    withTimeout(call(), options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS, what)
+  const counts = await redis('bulk queue depth', () =>
+    options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+  )
   const depth = Object.values(counts).reduce((sum, count) => sum + count, 0)
   const target = Math.min(options.highWater, options.depthTarget?.depth(now()) ?? options.highWater)
   const capacity = Math.max(0, target - depth)
@@ -167,8 +193,9 @@ export async function paceOnce(
   options.metrics.pacerBacklogTenants.set(backlog.length)
   options.metrics.pacerBacklog.set(backlog.reduce((sum, tenant) => sum + tenant.backlog, 0))
   if (backlog.length === 0) return 'idle'
-  const refused = options.refusals
-    ? await options.refusals(backlog.map((tenant) => tenant.tenantId))
+  const { refusals } = options
+  const refused = refusals
+    ? await redis('bucket refusals', () => refusals(backlog.map((tenant) => tenant.tenantId)))
     : new Map<string, number>()
   const tenants = backlog.map((tenant) => {
     const refusals = refused.get(tenant.tenantId)
@@ -179,29 +206,37 @@ export async function paceOnce(
   if (plan.order.length === 0) return 'full'
 
   const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
-  const released = await options.db.transaction(async (tx) => {
-    const rows = await claimBulkRelease(tx, quotas)
-    const byTenant = new Map<string, typeof rows>()
-    for (const row of rows) {
-      const list = byTenant.get(row.tenantId)
-      if (list) list.push(row)
-      else byTenant.set(row.tenantId, [row])
+  const released = await options.db.transaction((tx) => claimBulkRelease(tx, quotas))
+  const byTenant = new Map<string, typeof released>()
+  for (const row of released) {
+    const list = byTenant.get(row.tenantId)
+    if (list) list.push(row)
+    else byTenant.set(row.tenantId, [row])
+  }
+  // Jobs in the plan's interleaved order, so no tenant's batch sits in front of everyone else's.
+  const jobs: Parameters<PacerOptions['bulkQueue']['addBulk']>[0] = []
+  for (const tenantId of plan.order) {
+    const row = byTenant.get(tenantId)?.shift()
+    if (!row) continue
+    const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
+    jobs.push({
+      name: SEND_JOB_NAME,
+      data,
+      opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
+    })
+  }
+  if (jobs.length > 0) {
+    try {
+      await redis('bulk addBulk', () => options.bulkQueue.addBulk(jobs))
+    } catch (error) {
+      const returned = await returnBulkRelease(options.db, released)
+      options.logger.warn(
+        { err: (error as Error).message, claimed: released.length, returned },
+        'pacer could not add its jobs; the claimed rows are pending again',
+      )
+      throw error
     }
-    // Jobs in the plan's interleaved order, so no tenant's batch sits in front of everyone else's.
-    const jobs = []
-    for (const tenantId of plan.order) {
-      const row = byTenant.get(tenantId)?.shift()
-      if (!row) continue
-      const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
-      jobs.push({
-        name: SEND_JOB_NAME,
-        data,
-        opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
-      })
-    }
-    if (jobs.length > 0) await options.bulkQueue.addBulk(jobs)
-    return rows
-  })
+  }
 
   const releasedBy = new Map<string, number>()
   for (const row of released) releasedBy.set(row.tenantId, (releasedBy.get(row.tenantId) ?? 0) + 1)
@@ -212,4 +247,18 @@ export async function paceOnce(
   options.metrics.pacerReleased.inc(released.length)
   options.depthTarget?.record(now(), released.length)
   return released.length > 0 ? 'released' : 'idle'
+}
+
+/** Rejects after `ms`, naming the call; the call itself is left to finish or fail on its own. */
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer ${what} within ${ms} ms`)), ms)
+  })
+  work.catch(() => {})
+  try {
+    return await Promise.race([work, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }

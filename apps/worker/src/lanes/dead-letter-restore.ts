@@ -1,9 +1,10 @@
 import type { Database } from '@fairlane/db'
-import { findRestorableDeadLetters } from '@fairlane/db/queries/dead-letters'
+import { findRestorableDeadLetters, newestRestorableSince } from '@fairlane/db/queries/dead-letters'
 import { deadLetterJob, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
+import { DEAD_LETTER_STATES } from './dead-letter-trim'
 import { redactAddresses } from './redact'
 
 /** Rows read and dead letters added per round trip. */
@@ -16,19 +17,24 @@ export const RECENT_FAILURES_MS = 60_000
 
 export interface DeadLetterRestoreDeps {
   db: Database
-  queue: Pick<Queue, 'addBulk' | 'qualifiedName'>
+  queue: Pick<Queue, 'addBulk' | 'qualifiedName' | 'getJobCounts'>
   /** The queue's Redis, for the marker key. */
   redis: Pick<Redis, 'exists' | 'set'>
   /** Dead letters of messages that failed this long ago or less are restored (AUDIT_RETENTION_DAYS:
    * the audit entries that say which ones an admin discarded are kept that long). */
   retentionDays: number
+  /** DEAD_LETTER_MAX_COUNT and DEAD_LETTER_MAX_AGE_DAYS: the restore never adds what the trim would remove. */
+  caps: { maxCount: number; maxAgeDays: number }
   clock: { now(): Date }
   logger: Logger
 }
 
 export type DeadLetterRestore =
   /** The marker was there: only the last minute's failures were looked at (`checked` of them). */
-  { kind: 'intact'; checked: number } | { kind: 'restored'; deadLetters: number }
+  | { kind: 'intact'; checked: number }
+  /** The marker was there and the queue holds its cap: nothing was looked at (see below). */
+  | { kind: 'full' }
+  | { kind: 'restored'; deadLetters: number }
 
 /**
  * Dead letters live in Redis, where the admin console lists and replays them; the `failed` rows in
@@ -41,19 +47,36 @@ export type DeadLetterRestore =
  * one EXISTS and one indexed look at the last minute's failures (re-adding their dead letters is a
  * no-op unless one is missing); it runs as a job scheduler every few seconds, so a flushed Redis has
  * its dead letters back within one period of the schedulers' own re-registration.
+ *
+ * The queue is capped (`trimDeadLetters`), and the restore keeps inside the cap so the two never undo
+ * each other: a full restore adds only failures within DEAD_LETTER_MAX_AGE_DAYS and the newest
+ * DEAD_LETTER_MAX_COUNT of them; the last-minute look adds at most the room left under the count cap,
+ * and nothing while the queue holds its cap (there a missing recent dead letter cannot be told from one
+ * the cap trimmed, and the `failed` row stays the record either way).
  */
 export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<DeadLetterRestore> {
   const { redis } = deps
   const marker = `${deps.queue.qualifiedName}:complete`
   const whole = (await redis.exists(marker)) === 1
   const now = deps.clock.now().getTime()
-  const failedSince = new Date(whole ? now - RECENT_FAILURES_MS : now - deps.retentionDays * 86_400_000)
+  const keptDays = Math.min(deps.retentionDays, deps.caps.maxAgeDays)
+  let failedSince = new Date(whole ? now - RECENT_FAILURES_MS : now - keptDays * 86_400_000)
+  let room = deps.caps.maxCount
+  if (whole) {
+    const counts = await deps.queue.getJobCounts(...DEAD_LETTER_STATES)
+    room -= Object.values(counts).reduce((sum, count) => sum + count, 0)
+    if (room <= 0) return { kind: 'full' }
+  } else {
+    const newest = await newestRestorableSince(deps.db, { failedSince, keep: deps.caps.maxCount })
+    if (newest) failedSince = newest
+  }
   let restored = 0
   let afterId: string | undefined
-  for (;;) {
+  while (room > 0) {
     const page = await findRestorableDeadLetters(deps.db, {
       failedSince,
-      limit: PAGE,
+      // The full restore's cut-off already keeps it to the count cap (ties at the cut-off aside).
+      limit: whole ? Math.min(PAGE, room) : PAGE,
       ...(afterId ? { afterId } : {}),
     })
     if (page.length === 0) break
@@ -72,6 +95,7 @@ export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<D
       ),
     )
     restored += page.length
+    if (whole) room -= page.length
     afterId = page[page.length - 1]?.id
     if (page.length < PAGE) break
   }

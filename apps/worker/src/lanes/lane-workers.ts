@@ -20,6 +20,8 @@ export interface LaneWorkerOptions {
   metrics: Pick<WorkerMetrics, 'jobsCompleted'>
   /** Defaults to every lane; tests may run only some. */
   lanes?: readonly Lane[]
+  /** BullMQ `removeOnFail` (FAILED_JOBS_MAX_COUNT, FAILED_JOBS_MAX_AGE_HOURS): lane jobs carry none of their own. */
+  failedRetention: { age: number; count: number }
 }
 
 export interface LaneWorkers {
@@ -44,6 +46,7 @@ export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
       concurrency: options.concurrency[lane],
       lockDuration: options.lockMs,
       stalledInterval: options.stalledIntervalMs,
+      removeOnFail: options.failedRetention,
       settings: { backoffStrategy: laneBackoffStrategy },
     })
     worker.on('completed', () => options.metrics.jobsCompleted.inc({ lane }))

@@ -10,6 +10,7 @@ import { runNightlyCleanup } from './nightly-cleanup'
 const env = setupTestEnvironment('nightly-cleanup')
 let database: DatabaseHandle
 const DAY_MS = 24 * 60 * 60 * 1000
+const bodyRetention = { days: 30, criticalDays: 7 }
 
 beforeAll(() => {
   database = createDatabase(env.databaseUrl, { max: 2 })
@@ -50,6 +51,7 @@ it('loops over small batches until everything past retention is gone, and nothin
   const result = await runNightlyCleanup({
     db,
     auditRetentionDays: 30,
+    bodyRetention,
     clock: { now: () => now },
     logger: testLogger(),
     batchSize: 2,
@@ -59,6 +61,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     idempotencyKeysReleased: 1,
     auditEntriesDeleted: 1,
     deferralCountsDeleted: 1,
+    messageBodiesCleared: 0,
   })
   const [left] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox)
   expect(left?.n).toBe(2)
@@ -67,11 +70,86 @@ it('loops over small batches until everything past retention is gone, and nothin
 
   // A second night finds nothing more.
   expect(
-    await runNightlyCleanup({ db, auditRetentionDays: 30, clock: { now: () => now }, logger: testLogger() }),
+    await runNightlyCleanup({
+      db,
+      auditRetentionDays: 30,
+      bodyRetention,
+      clock: { now: () => now },
+      logger: testLogger(),
+    }),
   ).toEqual({
     outboxDeleted: 0,
     idempotencyKeysReleased: 0,
     auditEntriesDeleted: 0,
     deferralCountsDeleted: 0,
+    messageBodiesCleared: 0,
   })
+})
+
+it('clears bodies, variables and rendered content past their retention, critical mail first; metadata stays', async () => {
+  const { db } = database
+  const now = new Date()
+  const ago = (days: number) => new Date(now.getTime() - days * DAY_MS)
+  const tenantId = await createTenant(db, 'Retention')
+  const body = {
+    tenantId,
+    toAddress: 'reader@example.com',
+    subject: 'Your sign-in code',
+    html: '<p>Your code is <b>482913</b></p>',
+    text: 'Your code is 482913',
+    variables: { code: '482913', link: 'https://app.example/reset?t=secret' },
+  }
+  const rows = await db
+    .insert(messages)
+    .values([
+      { ...body, lane: 'critical', status: 'sent', template: 'otp', createdAt: ago(8) },
+      { ...body, lane: 'critical', status: 'failed', template: 'password-reset', createdAt: ago(7.5) },
+      { ...body, lane: 'critical', status: 'sent', template: 'otp', createdAt: ago(6) },
+      // Still to be sent: its body is needed, however old.
+      { ...body, lane: 'critical', status: 'queued', template: 'otp', createdAt: ago(8) },
+      { ...body, lane: 'default', status: 'sent', createdAt: ago(31) },
+      { ...body, lane: 'default', status: 'sent', createdAt: ago(29) },
+      { ...body, lane: 'bulk', status: 'failed', createdAt: ago(40) },
+    ])
+    .returning({ id: messages.id })
+  const cleared = new Set([rows[0]?.id, rows[1]?.id, rows[4]?.id, rows[6]?.id])
+
+  const result = await runNightlyCleanup({
+    db,
+    auditRetentionDays: 30,
+    bodyRetention,
+    clock: { now: () => now },
+    logger: testLogger(),
+    batchSize: 2,
+  })
+  expect(result.messageBodiesCleared).toBe(4)
+  const after = await db.execute<{
+    id: string
+    html: string | null
+    text: string | null
+    variables: unknown
+    subject: string | null
+    to_address: string
+    status: string
+    body_removed_at: Date | string | null
+  }>(sql`select id, html, text, variables, subject, to_address, status, body_removed_at
+    from messages where tenant_id = ${tenantId}`)
+  for (const row of after) {
+    if (cleared.has(row.id)) {
+      expect(row).toMatchObject({ html: null, text: null, variables: null })
+      expect(new Date(row.body_removed_at as string).getTime()).toBe(now.getTime())
+    } else {
+      expect(row).toMatchObject({
+        html: body.html,
+        text: body.text,
+        variables: body.variables,
+        body_removed_at: null,
+      })
+    }
+    // What was sent to whom, and how it ended, stays.
+    expect(row).toMatchObject({ subject: body.subject, to_address: body.toAddress })
+  }
+  expect(after.map((row) => row.status).sort()).toEqual(
+    ['failed', 'failed', 'queued', 'sent', 'sent', 'sent', 'sent'].sort(),
+  )
 })

@@ -2,6 +2,7 @@ import { IDEMPOTENCY_KEY_TTL_MS } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
 import {
   type CleanupBatch,
+  clearMessageBodies,
   deleteAuditEntriesBefore,
   deletePublishedOutbox,
   releaseExpiredIdempotencyKeys,
@@ -13,12 +14,15 @@ import type { Logger } from 'pino'
 export const OUTBOX_RETENTION_MS = 7 * 24 * 60 * 60 * 1000
 /** Per-minute deferral counts outlive the daily rollup that sums them by far; the rollup row stays. */
 export const DEFERRAL_COUNT_RETENTION_MS = 35 * 24 * 60 * 60 * 1000
+const DAY_MS = 24 * 60 * 60 * 1000
 /** Rows per statement: each delete holds its locks for milliseconds, never long enough to stall the relay. */
 export const CLEANUP_BATCH_SIZE = 5_000
 
 export interface CleanupDeps {
   db: Database
   auditRetentionDays: number
+  /** MESSAGE_BODY_RETENTION_DAYS (default and bulk lanes) and MESSAGE_BODY_RETENTION_DAYS_CRITICAL. */
+  bodyRetention: { days: number; criticalDays: number }
   clock: { now(): Date }
   logger: Logger
   batchSize?: number
@@ -29,12 +33,14 @@ export interface CleanupResult {
   idempotencyKeysReleased: number
   auditEntriesDeleted: number
   deferralCountsDeleted: number
+  messageBodiesCleared: number
 }
 
 /**
  * The nightly cleanup: published outbox rows past a week, idempotency keys past their 24 h window
- * (the messages stay), audit entries past AUDIT_RETENTION_DAYS. Each in batches until one comes back
- * short; a cleanup that dies half-way just leaves less for the next night.
+ * (the messages stay), audit entries past AUDIT_RETENTION_DAYS, message bodies past their retention
+ * (critical mail — login codes, reset links — sooner than the rest). Each in batches until one comes
+ * back short; a cleanup that dies half-way just leaves less for the next night.
  */
 export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResult> {
   const now = deps.clock.now().getTime()
@@ -60,6 +66,18 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
       new Date(now - DEFERRAL_COUNT_RETENTION_MS),
       limit,
     ),
+    messageBodiesCleared:
+      (await inBatches(
+        (batch) => clearMessageBodies(deps.db, { ...batch, lanes: ['critical'], now: deps.clock.now() }),
+        new Date(now - deps.bodyRetention.criticalDays * DAY_MS),
+        limit,
+      )) +
+      (await inBatches(
+        (batch) =>
+          clearMessageBodies(deps.db, { ...batch, lanes: ['default', 'bulk'], now: deps.clock.now() }),
+        new Date(now - deps.bodyRetention.days * DAY_MS),
+        limit,
+      )),
   }
   deps.logger.info(result, 'nightly cleanup done')
   return result

@@ -24,9 +24,12 @@ export interface OperationsSettings {
   timeZone: string
   /** AUDIT_RETENTION_DAYS. */
   auditRetentionDays: number
+  /** MESSAGE_BODY_RETENTION_DAYS and MESSAGE_BODY_RETENTION_DAYS_CRITICAL; the schema's defaults when absent. */
+  bodyRetention?: { days: number; criticalDays: number }
 }
 
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = { timeZone: 'UTC', auditRetentionDays: 365 }
+export const DEFAULT_BODY_RETENTION = { days: 30, criticalDays: 7 }
 
 export function operationsSchedules(settings: OperationsSettings): Schedule[] {
   return ([CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID] as const).map((id) => ({
@@ -46,6 +49,7 @@ export function operationsHandlers(
       runNightlyCleanup({
         db: deps.db,
         auditRetentionDays: settings.auditRetentionDays,
+        bodyRetention: settings.bodyRetention ?? DEFAULT_BODY_RETENTION,
         clock,
         logger: deps.logger.child({ job: job.name, jobId: job.id }),
       }),

@@ -8,6 +8,7 @@ import { type DeliveryOptions, startDelivery } from '../start-delivery'
 
 /** Signs the unsubscribe links of campaign mail sent by test pipelines. */
 export const TEST_SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789'
+export const TEST_UNSUBSCRIBE_SECRETS = [{ kid: 1, secret: 'test-unsubscribe-secret-0123456789abcdef0123' }]
 
 /** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
@@ -59,7 +60,7 @@ export async function startTestPipeline(
     mailFrom: 'mail@fairlane.test',
     mailDomain: 'fairlane.test',
     appUrl: 'http://127.0.0.1:3999',
-    sessionSecret: TEST_SESSION_SECRET,
+    unsubscribe: { secrets: TEST_UNSUBSCRIBE_SECRETS, sessionSecret: TEST_SESSION_SECRET },
     pacer: { highWater: 100, horizonMs: 1_000 },
     transactionalPlan: { ratePerSec: 1_000, burst: 1_000 },
     logger: testLogger(),

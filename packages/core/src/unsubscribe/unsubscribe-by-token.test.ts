@@ -3,7 +3,10 @@ import type { UnsubscribeStore, UnsubscribeTarget } from './ports'
 import { signUnsubscribeToken, unsubscribeKey } from './token'
 import { describeUnsubscribe, maskEmail, unsubscribeByToken } from './unsubscribe-by-token'
 
-const key = unsubscribeKey('a-session-secret-of-at-least-32-characters')
+const key = unsubscribeKey({
+  secrets: [{ kid: 1, secret: 'an-unsubscribe-secret-of-32-characters!' }],
+  sessionSecret: 'a-session-secret-of-at-least-32-characters',
+})
 const claims = {
   tenantId: '0b6f6f5e-3c1a-4f43-9d53-7c1e2b1f0a11',
   contactId: 'c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f',

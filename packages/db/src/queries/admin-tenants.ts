@@ -13,13 +13,22 @@ export interface TenantLoad {
 }
 
 /**
- * Every tenant with its plan, backlog and sends in the minute before `now`, for the admin console.
- * Each count reads only an index made for it: pending bulk rows through the pacer's
- * `messages_bulk_backlog_idx`, queued rows through the sweeper's `messages_queued_idx`, recent sends
- * through `sentSince`. (API mail is written `queued` at once, so `pending` is campaign mail alone.)
+ * One page of tenants (by name, then id) with their plan, backlog and sends in the minute before
+ * `now`, for the admin console: up to `limit + 1` rows, so the caller knows whether a next page
+ * exists. `after` is the last tenant id of the previous page; its (name, id) is read in SQL. The counts
+ * are taken for the page's tenants only, each through an index made for it: pending bulk rows through
+ * the pacer's `messages_bulk_backlog_idx`, queued rows through the sweeper's `messages_queued_idx`,
+ * recent sends through `sentSince`. (API mail is written `queued` at once, so `pending` is campaign
+ * mail alone.)
  */
-export async function listTenantLoads(db: Executor, query: { now: Date }): Promise<TenantLoad[]> {
+export async function listTenantLoads(
+  db: Executor,
+  query: { now: Date; limit: number; after?: string | undefined },
+): Promise<TenantLoad[]> {
   const since = new Date(query.now.getTime() - 60_000)
+  const after = query.after
+    ? sql`where (t.name, t.id) > (select a.name, a.id from tenants a where a.id = ${query.after}::uuid)`
+    : sql``
   const rows = await db.execute<{
     id: string
     name: string
@@ -30,18 +39,24 @@ export async function listTenantLoads(db: Executor, query: { now: Date }): Promi
     queued: number
     sent: number
   }>(sql`
-    with pending as (
+    with page as (
+      select t.id, t.name, t.rate_per_sec, t.burst, t.weight from tenants t ${after}
+      order by t.name, t.id
+      limit ${query.limit + 1}
+    ), pending as (
       select tenant_id, count(*)::int as n from messages
-      where status = 'pending' and lane = 'bulk' group by tenant_id
+      where status = 'pending' and lane = 'bulk' and tenant_id in (select id from page) group by tenant_id
     ), queued as (
       select tenant_id, count(*)::int as n from messages
-      where status = 'queued' and queued_at is not null group by tenant_id
+      where status = 'queued' and queued_at is not null and tenant_id in (select id from page)
+      group by tenant_id
     ), sent as (
-      select tenant_id, count(*)::int as n from ${sentSince(since)} s group by tenant_id
+      select tenant_id, count(*)::int as n from ${sentSince(since)} s
+      where tenant_id in (select id from page) group by tenant_id
     )
     select t.id, t.name, t.rate_per_sec, t.burst, t.weight,
       coalesce(pending.n, 0) as pending, coalesce(queued.n, 0) as queued, coalesce(sent.n, 0) as sent
-    from tenants t
+    from page t
     left join pending on pending.tenant_id = t.id
     left join queued on queued.tenant_id = t.id
     left join sent on sent.tenant_id = t.id

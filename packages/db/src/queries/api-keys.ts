@@ -1,5 +1,5 @@
 import type { ApiKeyStore } from '@fairlane/core'
-import { and, count, desc, eq, isNull, lt, or } from 'drizzle-orm'
+import { and, count, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { apiKeys, tenants } from '../schema'
 
@@ -71,16 +71,21 @@ export function createApiKeyStore(db: Database): ApiKeyStore {
     insertWithinLimit: ({ maxActive, ...key }) =>
       db.transaction(async (tx) => {
         await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, key.tenantId)).for('update')
-        const [row] = await tx
-          .select({ active: count() })
-          .from(apiKeys)
-          .where(and(eq(apiKeys.tenantId, key.tenantId), isNull(apiKeys.revokedAt)))
-        const active = row?.active ?? 0
+        const active = await countActiveApiKeys(tx, { tenantId: key.tenantId })
         if (active >= maxActive) return { created: false as const, active }
         const { id } = await createApiKey(tx, key)
         return { created: true as const, id }
       }),
   }
+}
+
+/** How many of the tenant's keys are not revoked (the cap `issueApiKey` holds). */
+export async function countActiveApiKeys(db: Executor, query: { tenantId: string }): Promise<number> {
+  const [row] = await db
+    .select({ active: count() })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.tenantId, query.tenantId), isNull(apiKeys.revokedAt)))
+  return row?.active ?? 0
 }
 
 export async function revokeApiKey(
@@ -113,13 +118,28 @@ const listingColumns = {
   revokedAt: apiKeys.revokedAt,
 }
 
-/** The tenant's keys for the API keys page, newest first; never the hash. */
-export async function listApiKeys(db: Executor, query: { tenantId: string }): Promise<ApiKeyListing[]> {
+/**
+ * One page of the tenant's keys for the API keys page, newest first; never the hash. `after` is the
+ * last key id of the previous page, its (created_at, id) read in SQL (a JavaScript date would drop
+ * PostgreSQL's microseconds and skip or repeat a key at the boundary); another tenant's id matches
+ * nothing. Up to `limit + 1` rows, so the caller knows whether there is a next page.
+ */
+export async function listApiKeys(
+  db: Executor,
+  query: { tenantId: string; limit: number; after?: string | undefined },
+): Promise<ApiKeyListing[]> {
+  const conditions = [eq(apiKeys.tenantId, query.tenantId)]
+  if (query.after) {
+    conditions.push(
+      sql`(${apiKeys.createdAt}, ${apiKeys.id}) < (select k.created_at, k.id from api_keys k where k.id = ${query.after}::uuid and k.tenant_id = ${query.tenantId}::uuid)`,
+    )
+  }
   return db
     .select(listingColumns)
     .from(apiKeys)
-    .where(eq(apiKeys.tenantId, query.tenantId))
+    .where(and(...conditions))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
+    .limit(query.limit + 1)
 }
 
 /** One key of one tenant; another tenant's id reads as absent. */

@@ -62,3 +62,34 @@ export async function deleteAuditEntriesBefore(db: Executor, batch: CleanupBatch
   `)
   return rows.length
 }
+
+/**
+ * Clears the body of messages on `lanes` created before `before`: `html`, `text` and `variables`
+ * (login codes, reset links, whatever a template was filled with), and marks `body_removed_at`.
+ * Only messages that are done: one still pending, queued or sending needs its body to be sent.
+ * Recipient, subject, status, times and events stay. `updated_at` is left alone, as above.
+ */
+export async function clearMessageBodies(
+  db: Executor,
+  batch: CleanupBatch & { lanes: readonly string[]; now: Date },
+): Promise<number> {
+  const lanes = sql.join(
+    batch.lanes.map((lane) => sql`${lane}`),
+    sql`, `,
+  )
+  const rows = await db.execute(sql`
+    update messages set html = null, text = null, variables = null,
+      body_removed_at = ${batch.now.toISOString()}::timestamptz
+    where id in (
+      select id from messages
+      where body_removed_at is null and lane in (${lanes})
+        and created_at < ${batch.before.toISOString()}::timestamptz
+        and status not in ('pending', 'queued', 'sending')
+      order by lane, created_at
+      limit ${batch.limit}
+      for update skip locked
+    )
+    returning id
+  `)
+  return rows.length
+}

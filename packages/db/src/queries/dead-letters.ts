@@ -1,11 +1,13 @@
 import type { Lane, MessageStatus } from '@fairlane/core'
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
 
 export type RequeueOutcome =
   | { kind: 'requeued'; lane: Lane; generation: number }
   | { kind: 'not-failed'; status: MessageStatus }
+  /** The retention cleared its body (MESSAGE_BODY_RETENTION_DAYS): there is nothing left to send. */
+  | { kind: 'body-removed'; removedAt: Date }
   | { kind: 'not-found' }
 
 /**
@@ -33,15 +35,20 @@ export async function requeueFailedMessage(
         eq(messages.tenantId, input.tenantId),
         eq(messages.id, input.messageId),
         eq(messages.status, 'failed'),
+        isNull(messages.bodyRemovedAt),
       ),
     )
     .returning({ lane: messages.lane, generation: messages.generation })
   if (row) return { kind: 'requeued', ...row }
   const [current] = await db
-    .select({ status: messages.status })
+    .select({ status: messages.status, bodyRemovedAt: messages.bodyRemovedAt })
     .from(messages)
     .where(and(eq(messages.tenantId, input.tenantId), eq(messages.id, input.messageId)))
-  return current ? { kind: 'not-failed', status: current.status } : { kind: 'not-found' }
+  if (!current) return { kind: 'not-found' }
+  if (current.status === 'failed' && current.bodyRemovedAt) {
+    return { kind: 'body-removed', removedAt: current.bodyRemovedAt }
+  }
+  return { kind: 'not-failed', status: current.status }
 }
 
 /** A failed message as a dead letter is rebuilt from it. */
@@ -54,6 +61,12 @@ export interface FailedMessage {
   lastError: string | null
   failedAt: Date
 }
+
+/** A failed message that should have a dead letter: not discarded by an admin since it failed. */
+const notDiscarded = sql`not exists (
+  select 1 from admin_audit_log a
+  where a.target_type = 'message' and a.target_id = m.id::text
+    and a.action = 'dlq.discard' and a.created_at >= m.failed_at)`
 
 /**
  * Failed messages since `failedSince` that should have a dead letter: not discarded by an admin
@@ -77,10 +90,7 @@ export async function findRestorableDeadLetters(
     select m.id, m.tenant_id, m.lane, m.generation, m.attempts, m.last_error, m.failed_at
     from messages m
     where m.status = 'failed' and m.failed_at >= ${input.failedSince.toISOString()}::timestamptz ${after}
-      and not exists (
-        select 1 from admin_audit_log a
-        where a.target_type = 'message' and a.target_id = m.id::text
-          and a.action = 'dlq.discard' and a.created_at >= m.failed_at)
+      and ${notDiscarded}
     order by m.id
     limit ${input.limit}`)
   return rows.map((row) => ({
@@ -92,4 +102,23 @@ export async function findRestorableDeadLetters(
     lastError: row.last_error,
     failedAt: new Date(row.failed_at),
   }))
+}
+
+/**
+ * When more than `keep` failed messages since `failedSince` should have a dead letter: the failure
+ * time of the `keep`-th newest, so a restore adds only the newest `keep` (DEAD_LETTER_MAX_COUNT) and
+ * never what the cap would trim at once. Undefined when there are no more than `keep`.
+ */
+export async function newestRestorableSince(
+  db: Executor,
+  input: { failedSince: Date; keep: number },
+): Promise<Date | undefined> {
+  const rows = await db.execute<{ failed_at: Date | string }>(sql`
+    select m.failed_at from messages m
+    where m.status = 'failed' and m.failed_at >= ${input.failedSince.toISOString()}::timestamptz
+      and ${notDiscarded}
+    order by m.failed_at desc
+    offset ${input.keep - 1} limit 2`)
+  // A `keep`-th row and one after it: more than `keep` exist.
+  return rows.length === 2 && rows[0] ? new Date(rows[0].failed_at) : undefined
 }

@@ -25,6 +25,8 @@ export interface MessageLogEntry {
   lastError: string | null
   createdAt: Date
   sentAt: Date | null
+  /** When the nightly cleanup cleared the body and variables; null: kept. */
+  bodyRemovedAt: Date | null
 }
 
 /** `%` and `_` typed by the user are literal characters, not patterns. */
@@ -61,6 +63,7 @@ export async function listMessageLog(db: Executor, filter: MessageLogFilter): Pr
       lastError: messages.lastError,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,
+      bodyRemovedAt: messages.bodyRemovedAt,
     })
     .from(messages)
     .where(and(...conditions))

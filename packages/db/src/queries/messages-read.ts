@@ -11,6 +11,8 @@ export interface MessageSummary {
   lastError: string | null
   createdAt: Date
   sentAt: Date | null
+  /** When the nightly cleanup cleared the body and variables (MESSAGE_BODY_RETENTION_DAYS); null: kept. */
+  bodyRemovedAt: Date | null
 }
 
 /** One message of one tenant; another tenant's id reads as absent. */
@@ -27,6 +29,7 @@ export async function findMessage(
       lastError: messages.lastError,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,
+      bodyRemovedAt: messages.bodyRemovedAt,
     })
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), eq(messages.id, query.messageId)))

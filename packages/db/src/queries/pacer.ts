@@ -57,10 +57,10 @@ export interface ReleasedMessage {
 }
 
 /**
- * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`, locked
- * until the caller's transaction ends. The caller adds their jobs before it commits, so a pacer
- * that dies in between leaves the rows pending (and any job it added finds them claimable: the
- * send's own claim accepts pending rows); SKIP LOCKED keeps a second pacer off the same rows.
+ * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`. The pacer
+ * commits it before adding the jobs (no Redis call inside a transaction): a failed add returns the
+ * rows (`returnBulkRelease`), a pacer that dies in between leaves them to the sweeper, which publishes
+ * queued rows that have no job. SKIP LOCKED keeps a second pacer off the same rows.
  */
 export async function claimBulkRelease(
   tx: Transaction,
@@ -86,6 +86,29 @@ export async function claimBulkRelease(
       ) picked)
     returning id, tenant_id, generation`)
   return rows.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
+}
+
+/**
+ * Puts released rows whose jobs could not be added back to pending, for a later tick. Only rows still
+ * `queued` under the generation they were claimed with: one a worker already took (its job reached
+ * Redis after all) is left alone. Returns how many went back.
+ */
+export async function returnBulkRelease(
+  db: Executor,
+  released: ReadonlyArray<ReleasedMessage>,
+): Promise<number> {
+  if (released.length === 0) return 0
+  const values = sql.join(
+    released.map((row) => sql`(${row.messageId}::uuid, ${row.generation}::int)`),
+    sql`, `,
+  )
+  const rows = await db.execute<{ id: string }>(sql`
+    update messages m set status = 'pending', queued_at = null, updated_at = now()
+    from (values ${values}) as released(id, generation)
+    where m.id = released.id and m.generation = released.generation
+      and m.status = 'queued' and m.lane = 'bulk'
+    returning m.id`)
+  return rows.length
 }
 
 /** A tenant's bucket plan, read by the lane workers' plan cache. */

@@ -136,7 +136,9 @@ describe('API keys', () => {
       keyHash: 'b'.repeat(64),
     })
 
-    expect((await listApiKeys(db, { tenantId: acme })).map((key) => key.name)).toEqual(['Acme prod'])
+    expect((await listApiKeys(db, { tenantId: acme, limit: 50 })).map((key) => key.name)).toEqual([
+      'Acme prod',
+    ])
     expect(await findApiKey(db, { tenantId: acme, keyId: theirs.id })).toBeNull()
     expect(await revokeApiKey(db, { tenantId: acme, keyId: theirs.id, now: new Date() })).toBe(false)
     expect((await findApiKey(db, { tenantId: globex, keyId: theirs.id }))?.revokedAt).toBeNull()
@@ -145,5 +147,36 @@ describe('API keys', () => {
     expect((await findApiKey(db, { tenantId: acme, keyId: mine.id }))?.revokedAt).toBeInstanceOf(Date)
     // A second revoke changes nothing and says so.
     expect(await revokeApiKey(db, { tenantId: acme, keyId: mine.id, now: new Date() })).toBe(false)
+  })
+})
+
+describe('API keys paging', () => {
+  it('pages a long key list newest first without skipping or repeating, and ignores another tenant’s cursor', async () => {
+    const { db } = database
+    const tenantId = (await createTenant(db, { name: 'Rotator' })).id
+    // Keys created in one transaction share created_at to the microsecond: the id breaks the tie.
+    await db.transaction(async (tx) => {
+      for (let index = 0; index < 23; index++) {
+        await createApiKey(tx, {
+          tenantId,
+          name: `key ${index}`,
+          prefix: `fl_rot${String(index).padStart(6, '0')}`,
+          keyHash: index.toString(16).padStart(64, 'c'),
+        })
+      }
+    })
+    const seen: string[] = []
+    let after: string | undefined
+    for (let page = 0; page < 10; page++) {
+      const rows = await listApiKeys(db, { tenantId, limit: 5, after })
+      expect(rows.length).toBeLessThanOrEqual(6)
+      seen.push(...rows.slice(0, 5).map((row) => row.id))
+      if (rows.length <= 5) break
+      after = rows[4]?.id
+    }
+    expect(seen).toHaveLength(23)
+    expect(new Set(seen).size).toBe(23)
+    const [theirs] = await listApiKeys(db, { tenantId: acme, limit: 1 })
+    expect(await listApiKeys(db, { tenantId, limit: 5, after: theirs?.id })).toEqual([])
   })
 })

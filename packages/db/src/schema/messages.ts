@@ -48,6 +48,11 @@ export const messages = pgTable(
     queuedAt: timestamptz('queued_at'),
     sentAt: timestamptz('sent_at'),
     failedAt: timestamptz('failed_at'),
+    /**
+     * When the nightly cleanup cleared `html`, `text` and `variables` (MESSAGE_BODY_RETENTION_DAYS):
+     * login codes and reset links are not kept forever. Metadata (recipient, status, times) stays.
+     */
+    bodyRemovedAt: timestamptz('body_removed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -74,6 +79,8 @@ export const messages = pgTable(
     index('messages_campaign_sent_idx').on(t.campaignId, t.sentAt).where(sql`${t.sentAt} is not null`),
     // Failed messages, newest first: the dead letters PostgreSQL restores to Redis after a data loss.
     index('messages_failed_idx').on(t.failedAt).where(sql`${t.status} = 'failed'`),
+    // The body retention: per lane, the oldest messages still holding a body.
+    index('messages_body_retention_idx').on(t.lane, t.createdAt).where(sql`${t.bodyRemovedAt} is null`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
   ],

@@ -5,13 +5,13 @@ import type { UnsubscribeDeps } from './unsubscribe-page'
 
 let deps: UnsubscribeDeps | undefined
 
-/** Built from the container on first use; the key is derived once (HKDF from SESSION_SECRET). */
+/** Built from the container on first use; the keys are derived once (UNSUBSCRIBE_SECRET, and SESSION_SECRET for old links). */
 export function unsubscribeDeps(): UnsubscribeDeps {
   if (deps) return deps
   const { config, database, logger } = container()
   deps = {
     db: database.db,
-    key: unsubscribeKey(config.SESSION_SECRET),
+    key: unsubscribeKey({ secrets: config.UNSUBSCRIBE_SECRET, sessionSecret: config.SESSION_SECRET }),
     clock: { now: () => new Date() },
     logger,
   }

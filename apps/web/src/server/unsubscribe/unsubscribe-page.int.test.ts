@@ -6,7 +6,10 @@ import { createWebHarness, seedTenant, type WebHarness } from '../test-support/h
 import { showUnsubscribe, submitUnsubscribe, type UnsubscribeDeps } from './unsubscribe-page'
 
 const env = setupTestEnvironment('web-unsubscribe')
-const key = unsubscribeKey('unsubscribe-test-secret-0123456789abcdef')
+const key = unsubscribeKey({
+  secrets: [{ kid: 1, secret: 'unsubscribe-test-secret-0123456789abcdef' }],
+  sessionSecret: 'session-test-secret-0123456789abcdef',
+})
 const campaignId = '00000000-0000-4000-8000-000000000001'
 
 let harness: WebHarness

@@ -1,4 +1,4 @@
-import { findApiKey, listApiKeys } from '@fairlane/db/queries/api-keys'
+import { countActiveApiKeys, findApiKey, listApiKeys } from '@fairlane/db/queries/api-keys'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
@@ -11,6 +11,9 @@ import { revokeKeyAction } from './actions'
 import { CreateKeyForm } from './create-key-form'
 
 export const metadata: Metadata = { title: 'API keys' }
+
+/** Keys per page; revoked keys stay listed, so a tenant's list grows with every rotation. */
+const PAGE_SIZE = 50
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>
 
@@ -30,8 +33,12 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       : null
     : undefined
   if (confirming === null) notFound()
-  const keys = await listApiKeys(db, { tenantId: session.tenantId })
-  const active = keys.filter((key) => key.revokedAt === null).length
+  const after = typeof params.after === 'string' && isUuid(params.after) ? params.after : undefined
+  const rows = await listApiKeys(db, { tenantId: session.tenantId, limit: PAGE_SIZE, after })
+  const keys = rows.slice(0, PAGE_SIZE)
+  const last = keys.at(-1)
+  const nextHref = rows.length > PAGE_SIZE && last ? `/api-keys?after=${last.id}` : null
+  const active = await countActiveApiKeys(db, { tenantId: session.tenantId })
 
   return (
     <>
@@ -81,7 +88,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       <section className="card" aria-labelledby="your-keys">
         <h2 id="your-keys">Your keys</h2>
         {keys.length === 0 ? (
-          <p className="muted">No keys yet.</p>
+          <p className="muted">{after ? 'No older keys.' : 'No keys yet.'}</p>
         ) : (
           <div className="table-wrap">
             <table className="table">
@@ -126,6 +133,10 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
             </table>
           </div>
         )}
+        <nav className="pager" aria-label="Key pages">
+          {after ? <Link href="/api-keys">Newest</Link> : null}
+          {nextHref ? <Link href={nextHref}>Older keys</Link> : null}
+        </nav>
       </section>
     </>
   )

@@ -2,7 +2,17 @@ import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 
-export function MessageTable({ messages }: { messages: MessageLogEntry[] }) {
+/**
+ * `bodyRetentionDays`: MESSAGE_BODY_RETENTION_DAYS per lane, so a message whose body the nightly
+ * cleanup removed says after how long, instead of looking as if it never had one.
+ */
+export function MessageTable({
+  messages,
+  bodyRetentionDays,
+}: {
+  messages: MessageLogEntry[]
+  bodyRetentionDays: (lane: MessageLogEntry['lane']) => number
+}) {
   return (
     <div className="table-wrap">
       <table className="table">
@@ -22,7 +32,14 @@ export function MessageTable({ messages }: { messages: MessageLogEntry[] }) {
           {messages.map((message) => (
             <tr key={message.id}>
               <td>{message.toAddress}</td>
-              <td>{message.template ?? <span className="muted">custom: {message.subject}</span>}</td>
+              <td>
+                {message.template ?? <span className="muted">custom: {message.subject}</span>}
+                {message.bodyRemovedAt ? (
+                  <div className="muted" data-testid="body-removed">
+                    body removed after {bodyRetentionDays(message.lane)} days
+                  </div>
+                ) : null}
+              </td>
               <td>{message.lane}</td>
               <td>
                 <StatusBadge status={message.status} />

@@ -47,6 +47,13 @@ function href(filter: Filter, after?: string): string {
   return text ? `/messages?${text}` : '/messages'
 }
 
+function bodyRetentionDays(lane: Lane): number {
+  const { config } = container()
+  return lane === 'critical'
+    ? config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL
+    : config.MESSAGE_BODY_RETENTION_DAYS
+}
+
 export default async function MessagesPage({ searchParams }: { searchParams: SearchParams }) {
   const session = await requireTenantSession()
   const params = await searchParams
@@ -121,7 +128,7 @@ export default async function MessagesPage({ searchParams }: { searchParams: Sea
       {page.length === 0 ? (
         <p className="muted">{after ? 'No more messages.' : 'No messages match.'}</p>
       ) : (
-        <MessageTable messages={page} />
+        <MessageTable messages={page} bodyRetentionDays={bodyRetentionDays} />
       )}
       <nav className="pager" aria-label="Pages">
         {after ? <Link href={href(filter)}>Newest</Link> : null}

@@ -49,7 +49,8 @@ export function DeadLettersLive() {
   if (queue) query.set('queue', queue)
   if (errorText.trim()) query.set('error', errorText.trim())
   const list = usePolling<DeadLetter[]>(`/api/admin/dlq?${query}`)
-  const tenants = usePolling<{ id: string; name: string }[]>('/api/admin/tenants', 10_000)
+  // Names for the first 500 tenants (a page); any other shows its id.
+  const tenants = usePolling<{ id: string; name: string }[]>('/api/admin/tenants?limit=500', 10_000)
   const audit = usePolling<AuditEntry[]>('/api/admin/audit?limit=10')
   const names = useMemo(() => new Map((tenants.data ?? []).map((t) => [t.id, t.name])), [tenants.data])
   const rows = list.data ?? []

@@ -29,9 +29,19 @@ const COLUMNS: { key: SortKey; label: string }[] = [
 const sortValue = (row: TenantRow, key: SortKey) =>
   key === 'backlog' ? row.backlog.pending + row.backlog.queued : key === 'name' ? row.name : row[key]
 
-/** Every tenant's load and plan, sortable, with a plan editor and 30-day history per tenant. */
+/** Tenants per page (by name); sorting applies within the page. */
+const PAGE_SIZE = 100
+
+/** Tenants' load and plan, a page at a time, sortable, with a plan editor and 30-day history per tenant. */
 export function TenantsLive() {
-  const { data, error, refresh } = usePolling<TenantRow[]>('/api/admin/tenants')
+  // The cursors of the pages before this one (the API's cursor is the last tenant id of a page).
+  const [cursors, setCursors] = useState<string[]>([])
+  const cursor = cursors.at(-1)
+  const { data, error, refresh } = usePolling<TenantRow[]>(
+    `/api/admin/tenants?limit=${PAGE_SIZE}${cursor ? `&cursor=${cursor}` : ''}`,
+  )
+  // A full page may have a next one; the API's order is by name, so its last row is the cursor.
+  const nextCursor = data && data.length === PAGE_SIZE ? data.at(-1)?.id : undefined
   const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
     key: 'backlog',
     descending: true,
@@ -62,7 +72,11 @@ export function TenantsLive() {
         </p>
       ) : null}
       <section className="card" aria-labelledby="tenants-title">
-        <h2 id="tenants-title">{data ? `${data.length} tenants` : 'Loading…'}</h2>
+        <h2 id="tenants-title">
+          {data
+            ? `${data.length} tenants${cursors.length > 0 ? ` (page ${cursors.length + 1})` : ''}`
+            : 'Loading…'}
+        </h2>
         <div className="table-wrap">
           <table className="table" data-testid="tenants-table">
             <thead>
@@ -147,6 +161,22 @@ export function TenantsLive() {
             </tbody>
           </table>
         </div>
+        <nav className="pager" aria-label="Tenant pages">
+          {cursors.length > 0 ? (
+            <button type="button" className="button-secondary" onClick={() => setCursors([])}>
+              First page
+            </button>
+          ) : null}
+          {nextCursor ? (
+            <button
+              type="button"
+              className="button-secondary"
+              onClick={() => setCursors((current) => [...current, nextCursor])}
+            >
+              Next page
+            </button>
+          ) : null}
+        </nav>
       </section>
       {history ? <TenantHistory key={history.id} tenant={history} onClose={() => setHistory(null)} /> : null}
     </>

@@ -382,6 +382,36 @@ describe('GET /api/admin/tenants', () => {
     })
   })
 
+  it('pages by name with a cursor, every tenant once, counts for the page only', async () => {
+    const names = Array.from({ length: 7 }, (_, index) => `Paged ${String.fromCharCode(71 - index)}`)
+    const seeded = new Map<string, string>()
+    for (const name of names) seeded.set((await seedTenant(harness, name)).tenantId, name)
+    const seen: { id: string; name: string }[] = []
+    let cursor: string | null = null
+    let pages = 0
+    do {
+      const query: string = cursor ? `limit=3&cursor=${cursor}` : 'limit=3'
+      const response = await listTenants(asAdmin(`/api/admin/tenants?${query}`), harness.adminDeps())
+      expect(response.status).toBe(200)
+      const page = await readJson<{ id: string; name: string }[]>(response)
+      expect(page.length).toBeLessThanOrEqual(3)
+      seen.push(...page)
+      cursor = response.headers.get('x-next-cursor')
+      pages++
+    } while (cursor && pages < 50)
+    // Every tenant exactly once, in name order across the pages.
+    expect(new Set(seen.map((row) => row.id)).size).toBe(seen.length)
+    expect(seen.filter((row) => seeded.has(row.id)).map((row) => row.name)).toEqual([...names].sort())
+    const [all] = await harness.database.sql<{ n: number }[]>`select count(*)::int as n from tenants`
+    expect(seen).toHaveLength(all?.n ?? -1)
+    expect(pages).toBe(Math.ceil((all?.n ?? 0) / 3))
+
+    for (const bad of ['limit=0', 'limit=501', 'cursor=nope', 'colour=red']) {
+      const response = await listTenants(asAdmin(`/api/admin/tenants?${bad}`), harness.adminDeps())
+      expect(response.status, bad).toBe(400)
+    }
+  })
+
   it('gives the last 30 rolled-up days of a tenant, 404 for an unknown one', async () => {
     const sql = harness.database.sql
     await sql`

@@ -118,6 +118,46 @@ describe('GET /api/admin/dlq', () => {
     expect(paged.map((item) => item.id)).toEqual([idTwo])
   })
 
+  it('pages through a large queue reading only the page from Redis, newest first', async () => {
+    const message = await failedMessage()
+    const ids: string[] = []
+    for (let index = 0; index < 120; index++)
+      ids.push(await deadLetter(message, { error: `550 no. ${index}` }))
+    const newestFirst = [...ids].reverse()
+    const real = harness.adminDeps()
+    let jobsRead = 0
+    const deadLetters = real.queues()['dead-letter']
+    const counting = new Proxy(deadLetters, {
+      get(target, property, receiver) {
+        if (property !== 'getJobs') return Reflect.get(target, property, receiver)
+        return async (...args: Parameters<typeof target.getJobs>) => {
+          const jobs = await target.getJobs(...args)
+          jobsRead += jobs.length
+          return jobs
+        }
+      },
+    })
+    const deps = { ...real, queues: () => ({ ...real.queues(), 'dead-letter': counting }) }
+    const seen: string[] = []
+    for (let offset = 0; offset < 120; offset += 50) {
+      jobsRead = 0
+      const response = await listDeadLetters(admin(`/api/admin/dlq?limit=50&offset=${offset}`), deps)
+      expect(response.headers.get('x-total-count')).toBe('120')
+      const page = await readJson<{ id: string }[]>(response)
+      expect(page).toHaveLength(Math.min(50, 120 - offset))
+      expect(jobsRead).toBe(page.length)
+      seen.push(...page.map((item) => item.id))
+    }
+    expect(seen).toEqual(newestFirst)
+
+    // A filter scans in chunks and still answers the page and the total of the matches.
+    const filtered = await listDeadLetters(admin('/api/admin/dlq?error=no.%2011&limit=5'), deps)
+    expect(filtered.headers.get('x-total-count')).toBe('11') // 11, 110 … 119
+    expect((await readJson<{ id: string }[]>(filtered)).map((item) => item.id)).toEqual(
+      newestFirst.slice(0, 5),
+    )
+  })
+
   it('refuses bad filters with 400', async () => {
     for (const query of ['limit=0', 'limit=x', 'queue=nope', 'tenantId=nope', 'colour=red']) {
       const response = await listDeadLetters(admin(`/api/admin/dlq?${query}`), harness.adminDeps())
@@ -186,6 +226,18 @@ describe('POST /api/admin/dlq/:id/replay', () => {
     const [audits] = await harness.database.sql`
       select count(*)::int as count from admin_audit_log where action = 'dlq.replay' and target_id = ${message.id}`
     expect(audits?.count).toBe(1)
+  })
+
+  it('refuses to replay a message whose body the retention removed: 409, nothing written', async () => {
+    const message = await failedMessage()
+    await harness.database.sql`
+      update messages set html = null, text = null, variables = null, body_removed_at = now() where id = ${message.id}`
+    const id = await deadLetter(message)
+    const response = await replay(id, { reason: 'try again' })
+    expect(response.status).toBe(409)
+    expect(JSON.stringify(await readJson(response))).toContain('body was removed by the retention')
+    expect(await outboxFor(message.id)).toHaveLength(1)
+    expect(await harness.queues['dead-letter'].getJob(id)).toBeDefined()
   })
 
   it('answers 404 for an unknown dead letter and 401 without the token', async () => {

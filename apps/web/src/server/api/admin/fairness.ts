@@ -35,7 +35,8 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
     const first = last - Math.floor(windowSeconds / bucketSeconds) * bucketSeconds + bucketSeconds
     const [buckets, tenants, campaigns] = await Promise.all([
       bulkSendsByTenant(deps.db, { since: new Date(first * 1000), bucketSeconds }),
-      listTenantLoads(deps.db, { now }),
+      // Shares are over every tenant; not paged, bounded well above any platform this runs.
+      listTenantLoads(deps.db, { now, limit: 10_000 }),
       recentCampaignStarts(deps.db, { now, limit: 15 }),
     ])
     const inWindow = buckets.filter((bucket) => bucket.t >= first && bucket.t <= last)

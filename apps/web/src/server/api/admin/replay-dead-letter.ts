@@ -65,6 +65,12 @@ export async function replayOne(
     if (outcome.kind === 'not-found') {
       throw new AppError('not_found', `Message ${messageId} of dead letter ${id} no longer exists`)
     }
+    if (outcome.kind === 'body-removed') {
+      throw new AppError(
+        'conflict',
+        `Message ${messageId} cannot be replayed: its body was removed by the retention on ${outcome.removedAt.toISOString()}`,
+      )
+    }
     if (outcome.kind === 'not-failed') {
       throw new AppError(
         'conflict',

@@ -24,6 +24,8 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         ...(message.lastError !== null ? { lastError: message.lastError } : {}),
         createdAt: message.createdAt.toISOString(),
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
+        // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").
+        ...(message.bodyRemovedAt !== null ? { bodyRemovedAt: message.bodyRemovedAt.toISOString() } : {}),
       },
       { headers: { 'cache-control': 'no-store' } },
     )

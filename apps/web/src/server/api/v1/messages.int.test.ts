@@ -176,6 +176,20 @@ describe('GET /api/v1/messages/:id', () => {
     })
   })
 
+  it('says when the retention removed the body (bodyRemovedAt), and not before', async () => {
+    const { id } = await readJson<{ id: string }>(
+      await post({ to: freshAddress(), template: 'otp', variables: { code: '123456' } }),
+    )
+    expect(await readJson(await get(id))).not.toHaveProperty('bodyRemovedAt')
+    await harness.database.sql`
+      update messages set status = 'sent', html = null, text = null, variables = null,
+        body_removed_at = '2026-12-01T03:15:00Z' where id = ${id}`
+    expect(await readJson(await get(id))).toMatchObject({
+      status: 'sent',
+      bodyRemovedAt: '2026-12-01T03:15:00.000Z',
+    })
+  })
+
   it('answers 404 for another tenant’s message, a malformed id and a missing one alike', async () => {
     const { id } = await readJson<{ id: string }>(
       await post({ to: 'erin@example.test', subject: 'Hi', text: 'Hello' }),

@@ -1,0 +1,2 @@
+ALTER TABLE "messages" ADD COLUMN "body_removed_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "messages_body_retention_idx" ON "messages" USING btree ("lane","created_at") WHERE "messages"."body_removed_at" is null;
