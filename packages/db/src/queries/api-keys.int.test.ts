@@ -3,7 +3,7 @@ import { isAppError } from '@fairlane/core/errors'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
-import { createApiKeyStore, listApiKeys, revokeApiKey } from './api-keys'
+import { countActiveApiKeys, createApiKeyStore, revokeApiKey } from './api-keys'
 import { createTenant } from './tenants'
 
 /** The cap on a tenant's active API keys (MAX_API_KEYS_PER_TENANT), against real PostgreSQL. */
@@ -31,7 +31,7 @@ describe('issueApiKey with createApiKeyStore', () => {
     expect((refused as Error).message).toMatch(
       /already has 10 active API keys, the most allowed \(10\)\. Revoke a key/,
     )
-    expect(await listApiKeys(database.db, { tenantId: tenant.id })).toHaveLength(10)
+    expect(await countActiveApiKeys(database.db, { tenantId: tenant.id })).toBe(10)
 
     // Another tenant is not counted with this one.
     const other = await createTenant(database.db, { name: 'Neighbour' })
@@ -49,10 +49,7 @@ describe('issueApiKey with createApiKeyStore', () => {
       Array.from({ length: 16 }, (_, index) => issue(tenant.id, `k${index}`, 5)),
     )
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(5)
-    const active = (await listApiKeys(database.db, { tenantId: tenant.id })).filter(
-      (key) => key.revokedAt === null,
-    )
-    expect(active).toHaveLength(5)
+    expect(await countActiveApiKeys(database.db, { tenantId: tenant.id })).toBe(5)
   })
 
   it('names a blank or long key name', async () => {
