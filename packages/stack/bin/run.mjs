@@ -23,8 +23,9 @@ if (!commands.has(command)) {
  * signature on machines without access to its key server.
  */
 function ensurePnpm() {
-  const found = spawnSync('pnpm', ['--version'], { encoding: 'utf8' })
-  if (!found.error && found.status === 0) return
+  // A look along PATH, not a run of `pnpm --version`: this happens on every start.
+  const onPath = (process.env.PATH ?? '').split(delimiter).some((dir) => dir && existsSync(join(dir, 'pnpm')))
+  if (onPath) return
   const { packageManager } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const version = /^pnpm@(\d+\.\d+\.\d+)/.exec(packageManager ?? '')?.[1]
   if (!version) {
