@@ -1,16 +1,16 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { eventually, freePort, REPOSITORY_ROOT, setupTestEnvironment } from '@fairlane/testing'
-import { describe, expect, it, onTestFinished } from 'vitest'
+import { createTestDatabase, eventually, freePort, REPOSITORY_ROOT, testRedisPrefix } from '@fairlane/testing'
+import { describe, inject, it } from 'vitest'
 
 /**
  * The real launcher (`pnpm start`'s bin/run.mjs), killed every way a terminal, `timeout`, a CI runner
  * or a supervisor kills it, leaves no process behind and every port free within the children's
  * grace period. `--only sink,worker` keeps `next build` out of it: the web process is stopped by the
- * same launcher code and runs the same stdin watch (stopWhenStdinCloses) as these two.
+ * same launcher code and runs the same stdin watch (stopWhenStdinCloses) as these two. The five run
+ * at once, each on ports, a database and a queue prefix of its own: most of each is waiting for boot.
  */
-const environment = setupTestEnvironment('launcher')
 /** The children's forced exit (SHUTDOWN_FORCE_EXIT_MS): everything must be gone within it. */
 const GRACE_MS = 5_000
 type Kill = (launcher: ChildProcess) => void
@@ -30,8 +30,10 @@ const KILLS: Array<[string, Kill]> = [
   ['SIGKILL', (launcher) => launcher.kill('SIGKILL')],
 ]
 
-describe('the launcher leaves nothing behind', () => {
-  it.each(KILLS)('killed by %s', async (_how, kill) => {
+describe.concurrent('the launcher leaves nothing behind', () => {
+  it.for(KILLS)('killed by %s', async ([, kill], { expect, onTestFinished }) => {
+    const database = await createTestDatabase(inject('databaseServerUrl'), inject('templateDatabase'))
+    onTestFinished(() => database.drop())
     const [smtpPort, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
     const launcher = spawn(
       process.execPath,
@@ -44,9 +46,9 @@ describe('the launcher leaves nothing behind', () => {
         env: {
           PATH: process.env.PATH,
           HOME: process.env.HOME,
-          DATABASE_URL: environment.databaseUrl,
-          REDIS_URL: environment.redisUrl,
-          QUEUE_PREFIX: environment.queuePrefix,
+          DATABASE_URL: database.url,
+          REDIS_URL: inject('redisUrl'),
+          QUEUE_PREFIX: testRedisPrefix('launcher'),
           MAILSINK_SMTP_PORT: String(smtpPort),
           MAILSINK_HTTP_PORT: String(httpPort),
           WORKER_METRICS_PORT: String(metricsPort),
