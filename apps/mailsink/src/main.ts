@@ -1,11 +1,9 @@
-import { loadConfig } from '@fairlane/config'
+import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import pino from 'pino'
 import { ListenError, type MailSink, startMailSink } from './sink'
 
-/** How long a shutdown may take before the process leaves anyway. */
-const FORCE_EXIT_MS = 5_000
-
 const config = loadConfig()
+stopWhenStdinCloses(config)
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'mailsink' } })
 
 const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT' } as const
@@ -39,8 +37,12 @@ console.log(
 
 function shutdown(signal: NodeJS.Signals): void {
   logger.info({ signal }, 'shutting down')
-  // A stuck close must not turn a stop into a hang; the orchestrator would kill us less gently.
-  setTimeout(() => process.exit(0), FORCE_EXIT_MS).unref()
+  // A stuck close (a client holding its connection open) must not turn a stop into a hang: leave,
+  // with a failure code, within the same bound the worker and web keep.
+  setTimeout(() => {
+    console.error(`mailsink: forced exit: shutdown took longer than ${config.SHUTDOWN_FORCE_EXIT_MS} ms`)
+    process.exit(1)
+  }, config.SHUTDOWN_FORCE_EXIT_MS).unref()
   sink.close().then(
     () => process.exit(0),
     (error: unknown) => {

@@ -1,5 +1,5 @@
 import { getPriority, setPriority } from 'node:os'
-import { loadConfig } from '@fairlane/config'
+import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
@@ -16,6 +16,7 @@ import { deliveryOptionsFromConfig, startDelivery } from './start-delivery'
  */
 async function main(): Promise<void> {
   const config = loadConfig()
+  stopWhenStdinCloses(config)
   const logger = createLogger(config.LOG_LEVEL)
   let shuttingDown = false
   let ready = false

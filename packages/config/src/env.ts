@@ -279,6 +279,15 @@ export const envSchema = z
     STALLED_INTERVAL_MS: durationMs(30_000),
     /** Forced exit after SIGTERM; must stay below the orchestrator's grace period (compose: 35 s). */
     SHUTDOWN_FORCE_EXIT_MS: durationMs(25_000),
+    /**
+     * `true`: the process shuts down as on SIGTERM when its standard input closes. `pnpm start` sets
+     * it for web, worker and sink and holds their stdin open: however the launcher dies (SIGKILL
+     * included) the kernel closes that pipe, so no process outlives it holding its port.
+     */
+    STOP_WHEN_STDIN_CLOSES: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
     /** How long a claimed send is exclusive: at least the SMTP timeout × 3 phases plus margin. */
     SEND_LOCK_MS: durationMs(60_000),
 

@@ -7,3 +7,4 @@ export {
   type UnsubscribeSecret,
 } from './env'
 export { ConfigError, loadConfig, mailDomain, parseConfig } from './load'
+export { type StdinWatchOptions, stopWhenStdinCloses } from './stop-when-stdin-closes'

@@ -5,9 +5,10 @@ import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
+import { type Reaper, startReaper } from './reaper'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
 import { seedDemo, seedPlatformAdmin } from './seed'
-import { ensureServices } from './services'
+import { ensureServices, type StopBySignal } from './services'
 
 export type Mode = 'start' | 'dev'
 
@@ -16,6 +17,8 @@ export interface PreparedPlatform {
   config: Config
   secrets: LocalSecrets
   stopServices(): Promise<void>
+  /** The servers this launch started, for the reaper (see launchPlatform's `reapServers`). */
+  stopBySignal: StopBySignal[]
 }
 
 /**
@@ -60,33 +63,56 @@ export async function preparePlatform(
   } finally {
     await database.close()
   }
-  return { env, config, secrets, stopServices: services.stop } satisfies PreparedPlatform
+  return {
+    env,
+    config,
+    secrets,
+    stopServices: services.stop,
+    stopBySignal: services.stopBySignal,
+  } satisfies PreparedPlatform
 }
 
+/** The platform's processes as `pnpm start --only` names them. */
+export const PLATFORM_PARTS = ['web', 'worker', 'sink'] as const
+export type PlatformPart = (typeof PLATFORM_PARTS)[number]
+
 /**
- * Starts mail sink, worker and web; resolves once all three answer their health checks. `output`
- * takes all three's prefixed logs (benchmarks: stderr, so their last stdout line stays the result).
+ * Starts mail sink, worker and web (or the `only` ones); resolves once they answer their health
+ * checks. `output` takes their prefixed logs (benchmarks: stderr, so their last stdout line stays
+ * the result).
+ *
+ * It also starts the reaper (reaper.ts), which knows the processes (and `reapServers`, the servers
+ * we started) and stops them should this process die without stopping them itself: call the
+ * result's `reaper.release()` once everything was stopped in order.
  */
 export async function launchPlatform(
   root: string,
   prepared: PreparedPlatform,
   mode: Mode,
-  options: { output?: NodeJS.WritableStream } = {},
+  options: {
+    output?: NodeJS.WritableStream
+    only?: readonly PlatformPart[]
+    reapServers?: StopBySignal[]
+    /** Called as soon as they are spawned, before they are ready: a stop may come in between. */
+    spawned?: (processes: ManagedProcess[], reaper: Reaper) => void
+  } = {},
 ) {
   const { env, config } = prepared
   const tsx = join(root, 'node_modules', '.bin', 'tsx')
   const watch = mode === 'dev' ? ['watch', '--clear-screen=false'] : []
+  const runs = (part: PlatformPart) => !options.only || options.only.includes(part)
   const processes: ManagedProcess[] = [
-    startProcess({
-      name: 'sink',
-      command: tsx,
-      args: [...watch, 'apps/mailsink/src/main.ts'],
-      cwd: root,
-      env,
-      colorIndex: 0,
-      output: options.output,
-    }),
-    ...workerLayout(config).map((worker) =>
+    runs('sink') &&
+      startProcess({
+        name: 'sink',
+        command: tsx,
+        args: [...watch, 'apps/mailsink/src/main.ts'],
+        cwd: root,
+        env,
+        colorIndex: 0,
+        output: options.output,
+      }),
+    ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
       startProcess({
         name: worker.name,
         command: tsx,
@@ -97,14 +123,25 @@ export async function launchPlatform(
         output: options.output,
       }),
     ),
-    startProcess({
-      name: 'web',
-      ...webCommand(root, mode, config),
-      env: mode === 'dev' ? env : { ...env, NODE_ENV: 'production' },
-      colorIndex: 2,
-      output: options.output,
-    }),
-  ]
+    runs('web') &&
+      startProcess({
+        name: 'web',
+        ...webCommand(root, mode, config),
+        env: mode === 'dev' ? env : { ...env, NODE_ENV: 'production' },
+        colorIndex: 2,
+        output: options.output,
+      }),
+  ].filter((managed) => managed !== false)
+  const outputs = processes.flatMap(({ child }) => [child.stdout, child.stderr]).filter((s) => s !== null)
+  const reaper = startReaper(root, outputs, (line) => options.output?.write(`${line}\n`) ?? console.log(line))
+  for (const server of options.reapServers ?? []) reaper.watchServer(server)
+  for (const managed of processes) {
+    const pid = managed.child.pid
+    if (pid === undefined) continue
+    reaper.watchGroup(pid, config.SHUTDOWN_FORCE_EXIT_MS)
+    void managed.exited.then(() => reaper.forgetGroup(pid))
+  }
+  options.spawned?.(processes, reaper)
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
   const urls = {
     web: `http://${host}:${config.WEB_PORT}`,
@@ -114,20 +151,21 @@ export async function launchPlatform(
   }
   const firstExit = Promise.race(processes.map((p) => p.exited.then((code) => ({ name: p.name, code }))))
   const ready = Promise.all([
-    waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
-    ...workerLayout(config).map((worker) =>
+    runs('sink') && waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
+    ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
       waitFor(worker.name, () => answers(`http://${host}:${worker.metricsPort}/health`), {
         timeoutMs: 60_000,
       }),
     ),
-    waitFor('web', () => answers(`${urls.web}/api/health/ready`), { timeoutMs: 120_000 }),
+    runs('web') && waitFor('web', () => answers(`${urls.web}/api/health/ready`), { timeoutMs: 120_000 }),
   ])
   const outcome = await Promise.race([ready.then(() => null), firstExit])
   if (outcome) {
     await stopAll(processes)
+    reaper.release()
     throw new Error(`${outcome.name} exited with code ${outcome.code} before the platform was ready`)
   }
-  return { processes, urls, firstExit }
+  return { processes, urls, firstExit, reaper }
 }
 
 /**

@@ -15,6 +15,10 @@ export interface ManagedProcess {
  * Starts a long-running child with every output line prefixed by its name, so web, worker and sink
  * logs stay readable in one terminal. The child gets its own process group (`detached`) so a Ctrl-C
  * in the terminal reaches only us, and we stop the children in order.
+ *
+ * Its stdin is a pipe we hold open and never write to, with `STOP_WHEN_STDIN_CLOSES=true`: should we
+ * die without stopping it (SIGKILL, a crash), the kernel closes the pipe and the child shuts itself
+ * down gracefully instead of living on in its own group, holding its port.
  */
 export function startProcess(options: {
   name: string
@@ -30,8 +34,8 @@ export function startProcess(options: {
   const prefix = `${color}${options.name.padEnd(7)}|${color ? RESET : ''} `
   const child = spawn(options.command, options.args, {
     cwd: options.cwd,
-    env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...options.env, STOP_WHEN_STDIN_CLOSES: 'true' },
+    stdio: ['pipe', 'pipe', 'pipe'],
     detached: true,
   })
   for (const stream of [child.stdout, child.stderr]) {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { generateAdminToken, generateApiKey } from '@fairlane/core'
 
@@ -27,8 +27,15 @@ export function loadOrCreateSecrets(file: string, env: NodeJS.ProcessEnv): Local
     DEMO_API_KEY: saved.DEMO_API_KEY ?? generateApiKey(),
     DEMO_ADMIN_PASSWORD: saved.DEMO_ADMIN_PASSWORD ?? randomBytes(12).toString('base64url'),
   }
-  mkdirSync(dirname(file), { recursive: true })
-  writeFileSync(file, `${JSON.stringify(generated, null, 2)}\n`, { mode: 0o600 })
+  const content = `${JSON.stringify(generated, null, 2)}\n`
+  // Written only when something was generated, and whole (a rename): several launchers may start at
+  // once (tests, a second terminal), and one must never read another's half-written file.
+  if (!existsSync(file) || readFileSync(file, 'utf8') !== content) {
+    mkdirSync(dirname(file), { recursive: true })
+    const partial = `${file}.${process.pid}.tmp`
+    writeFileSync(partial, content, { mode: 0o600 })
+    renameSync(partial, file)
+  }
   return {
     SESSION_SECRET: env.SESSION_SECRET || generated.SESSION_SECRET,
     UNSUBSCRIBE_SECRET: env.UNSUBSCRIBE_SECRET || generated.UNSUBSCRIBE_SECRET,

@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { loadConfig } from '@fairlane/config'
+import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import next from 'next'
 import { createRouter } from './fast-path/router'
 import { createWebServer, listen, WebBootError } from './fast-path/web-server'
@@ -23,6 +23,7 @@ const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 async function main(): Promise<void> {
   // A wrong environment stops here, one line per variable (loadConfig exits 1).
   const config = loadConfig()
+  stopWhenStdinCloses(config)
   const api = buildApiContainer(config)
   const { logger } = api
   process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))

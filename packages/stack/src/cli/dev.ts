@@ -1,6 +1,6 @@
 import { run } from './start'
 
-run('dev').catch((error: Error) => {
+run('dev', process.argv.slice(2)).catch((error: Error) => {
   console.error(`fairlane: ${error.message}`)
   process.exit(1)
 })

@@ -1,11 +1,11 @@
 import { ensurePostgres } from './postgres'
 import { ensureRedis } from './redis'
-import type { EnsuredService } from './types'
+import type { EnsuredService, StopBySignal } from './types'
 
 export { HOW_TO_GET_SERVICES } from './binaries'
 export { DEFAULT_DATABASE_URL, LOCAL_POSTGRES_PORT, probePostgres } from './postgres'
 export { DEFAULT_REDIS_URL, LOCAL_REDIS_PORT, probeRedis } from './redis'
-export type { Probe } from './types'
+export type { Probe, StopBySignal } from './types'
 
 export interface EnsureServicesOptions {
   /** DATABASE_URL; when absent, 127.0.0.1:5432 is tried, then a project-local server on 54329. */
@@ -24,6 +24,8 @@ export interface Services {
   started: string[]
   /** Stops only what this call started; safe to call more than once. */
   stop(): Promise<void>
+  /** What this call started, for a reaper to stop should this process die without calling stop(). */
+  stopBySignal: StopBySignal[]
 }
 
 /**
@@ -55,6 +57,7 @@ export async function ensureServices(options: EnsureServicesOptions): Promise<Se
     databaseUrl: pg.value.url,
     redisUrl: redis.value.url,
     started: services.flatMap((service) => (service.started ? [service.started] : [])),
+    stopBySignal: services.flatMap((service) => (service.stopBySignal ? [service.stopBySignal] : [])),
     stop: () => {
       stopping ??= (async () => {
         // Both are attempted even if one fails, so a broken stop of one never leaves the other running.

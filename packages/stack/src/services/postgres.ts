@@ -213,7 +213,13 @@ async function startLocalPostgres(
       `PostgreSQL on ${where} started, but creating the URL's user failed: ${errorMessage(error)}`,
     )
   }
-  return { url, started: `postgres:${port}`, stop }
+  // SIGINT is PostgreSQL's fast shutdown: clients disconnected, a clean checkpoint, no recovery next time.
+  const stopBySignal = {
+    name: `postgres:${port}`,
+    pidFile: join(pgDir, 'postmaster.pid'),
+    signal: 'SIGINT',
+  } as const
+  return { url, started: `postgres:${port}`, stop, stopBySignal }
 }
 
 function listenAddress(hostname: string): string {

@@ -214,5 +214,11 @@ async function startLocalRedis(
     })()
     return stopping
   }
-  return { url, started: `redis:${port}`, stop }
+  // SIGTERM is Redis's own SHUTDOWN: the AOF flushed, then exit.
+  const stopBySignal = {
+    name: `redis:${port}`,
+    pidFile: join(dataDir, 'redis.pid'),
+    signal: 'SIGTERM',
+  } as const
+  return { url, started: `redis:${port}`, stop, stopBySignal }
 }

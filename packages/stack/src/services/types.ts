@@ -11,4 +11,15 @@ export interface EnsuredService {
   started: string | null
   /** Stops the server if this call started it; safe to call more than once. */
   stop(): Promise<void>
+  /**
+   * When this call started the server: how another process stops it cleanly should we die without
+   * calling stop() (see reaper.ts) — the pid file the server writes and the signal that shuts it down.
+   */
+  stopBySignal?: StopBySignal
+}
+
+export interface StopBySignal {
+  name: string
+  pidFile: string
+  signal: NodeJS.Signals
 }

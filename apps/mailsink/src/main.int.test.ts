@@ -1,0 +1,50 @@
+import { connect, type Socket } from 'node:net'
+import { eventually, freePort, spawnEntry } from '@fairlane/testing'
+import { describe, expect, it } from 'vitest'
+
+/**
+ * The sink's process (main.ts) bounds its shutdown by SHUTDOWN_FORCE_EXIT_MS, like web and worker:
+ * a client holding its SMTP connection open keeps the server's close waiting (here up to
+ * smtp-server's own 2 s close timeout), and the process leaves at the bound, exit code 1, saying so.
+ */
+describe('mail sink shutdown', () => {
+  it('exits 1 at SHUTDOWN_FORCE_EXIT_MS when a client holds the close up', async () => {
+    const [smtpPort, httpPort] = [await freePort(), await freePort()]
+    const sink = spawnEntry('apps/mailsink/src/main.ts', {
+      MAILSINK_SMTP_PORT: String(smtpPort),
+      MAILSINK_HTTP_PORT: String(httpPort),
+      SHUTDOWN_FORCE_EXIT_MS: '700',
+    })
+    let client: Socket | undefined
+    try {
+      await eventually(() => sink.output().includes('mailsink: SMTP'), {
+        timeoutMs: 30_000,
+        what: 'the sink',
+      })
+      // A client in the middle of a message that never finishes it and never hangs up (half-open:
+      // it ignores the sink's 421 and FIN), so the SMTP server's close waits for it.
+      client = connect({ host: '127.0.0.1', port: smtpPort, allowHalfOpen: true })
+      client.on('error', () => {})
+      let replies = ''
+      client.on('data', (data) => {
+        replies += String(data)
+      })
+      await eventually(() => replies.startsWith('220 '), { what: 'the greeting' })
+      client.write('EHLO client.test\r\nMAIL FROM:<a@client.test>\r\nRCPT TO:<b@client.test>\r\nDATA\r\n')
+      await eventually(() => replies.includes('354'), { what: 'the DATA go-ahead' })
+      client.write('Subject: never finished\r\n\r\nthe first line of a body that never ends')
+
+      const signalledAt = Date.now()
+      sink.child.kill('SIGTERM')
+      const { code } = await sink.exited
+      const tookMs = Date.now() - signalledAt
+      expect(code, sink.output()).toBe(1)
+      expect(sink.output()).toContain('mailsink: forced exit: shutdown took longer than 700 ms')
+      expect(tookMs).toBeGreaterThanOrEqual(650)
+      expect(tookMs).toBeLessThan(1_900)
+    } finally {
+      client?.destroy()
+      sink.child.kill('SIGKILL')
+    }
+  })
+})
