@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
 const command = process.argv[2]
-const commands = new Set(['start', 'dev', 'test', 'serve'])
+const commands = new Set(['start', 'dev', 'test'])
 if (!commands.has(command)) {
   console.error(`usage: run.mjs <${[...commands].join('|')}> [args]`)
   process.exit(2)
