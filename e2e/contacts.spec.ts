@@ -113,6 +113,28 @@ test('explains a wrong delimiter, a missing email column and an oversize file', 
   )
 })
 
+test('accounts for every line after an unterminated quote: that row refused, the ones after it imported', async ({
+  page,
+}) => {
+  await signUp(page)
+  const lines = ['email,name']
+  for (let row = 1; row <= 300; row += 1) {
+    lines.push(row === 297 ? `"quote${row}@example.test,Never closed` : `row${row}@example.test,Row ${row}`)
+  }
+  await importCsv(page, 'quotes.csv', `${lines.join('\n')}\n`)
+
+  const report = page.getByTestId('import-report')
+  await expect(page.getByRole('status').filter({ hasText: 'Import finished.' })).toBeVisible()
+  await expect(report.getByTestId('rows-read')).toHaveText('300')
+  await expect(report.getByTestId('imported-count')).toContainText('299 new')
+  const refused = report.getByRole('table', { name: 'Rows not imported' }).locator('tbody tr')
+  await expect(refused).toHaveCount(1)
+  await expect(refused).toContainText('298')
+  await expect(refused).toContainText('a quoted field is opened and never closed')
+  await page.goto('/contacts?q=row300%40')
+  await expect(page.getByRole('table', { name: 'Contacts' }).locator('tbody tr')).toContainText('Row 300')
+})
+
 test('adds, edits, unsubscribes and deletes a contact; another tenant gets 404 for its URLs', async ({
   page,
   browser,

@@ -1,7 +1,7 @@
 'use client'
 
-import Papa, { type ParseResult, type Parser } from 'papaparse'
 import { useId, useRef, useState } from 'react'
+import { type CsvPosition, readCsvBatch, START_OF_FILE } from './csv-records'
 import { detectDelimiter } from './detect-delimiter'
 import { BatchSender, emptyReport, type ImportReport, ImportStopped, type PendingRow } from './import-batches'
 import { ImportReportView } from './import-report'
@@ -11,8 +11,9 @@ type Phase = { kind: 'idle' } | { kind: 'running' } | { kind: 'done' } | { kind:
 const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 10 * 1024 * 1024 ? 1 : 0)} MB`
 
 /**
- * Parses the chosen file in the browser with papaparse, chunk by chunk, pausing the parser while each
- * batch is upserted, so memory stays flat however long the file is and the bar moves per batch.
+ * Reads the chosen file in the browser (at most `maxBytes`, so the text fits a tab easily) and parses
+ * it a batch of records at a time (csv-records.ts, papaparse), sending each batch before parsing the
+ * next, so the bar moves per batch and every line of the file ends up in the report.
  */
 export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows: number }) {
   const fileId = useId()
@@ -39,94 +40,54 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
     const current = emptyReport()
     setReport({ ...current })
     setPhase({ kind: 'running' })
-    file
-      .slice(0, 64 * 1024)
-      .text()
-      .then(
-        (sample) => run(file, current, detectDelimiter(sample)),
-        () => setPhase({ kind: 'stopped', message: `${file.name} could not be read.` }),
-      )
+    file.text().then(
+      (text) => run(file, text, current, detectDelimiter(text.slice(0, 64 * 1024))),
+      () => setPhase({ kind: 'stopped', message: `${file.name} could not be read.` }),
+    )
   }
 
-  function run(file: File, current: ImportReport, delimiter: string) {
+  async function run(file: File, text: string, current: ImportReport, delimiter: string) {
     let sender: BatchSender | null = null
-    let header: string[] | null = null
-    let line = 0
-    const pending: PendingRow[] = []
-    let failed = false
-    // The newline that ends the last line reads as one more, empty record: not a blank line of the file.
-    let lastBlank = false
     const publish = () => setReport({ ...current, rejected: [...current.rejected] })
-    const stop = (error: unknown) => {
-      failed = true
+    try {
+      const pending: PendingRow[] = []
+      // The newline that ends the last line reads as one more, empty record: not a blank line of the file.
+      let lastBlank = false
+      let position: CsvPosition | null = START_OF_FILE
+      while (position !== null) {
+        const batch = readCsvBatch(text, position, { delimiter, maxRecords: batchRows })
+        for (const record of batch.records) {
+          if (sender === null) {
+            if (!('cells' in record)) throw new ImportStopped(`The header row is broken: ${record.problem}.`)
+            sender = new BatchSender(record.cells, current)
+            continue
+          }
+          lastBlank = 'cells' in record && record.cells.every((cell) => cell.trim() === '')
+          if (lastBlank) current.blank += 1
+          else if ('cells' in record) pending.push({ line: record.line, cells: record.cells })
+          else sender.broken(record.line, null, record.problem)
+        }
+        while (sender !== null && pending.length >= batchRows) {
+          await sender.send(pending.splice(0, batchRows))
+          publish()
+        }
+        position = batch.next
+        const read = position === null ? text.length : position.offset
+        setProgress({ bytes: Math.round((read / text.length) * file.size), total: file.size })
+      }
+      if (sender === null) throw new ImportStopped('The file has no header row.')
+      if (lastBlank) current.blank -= 1
+      // Even a file without data rows sends one (empty) batch, so a bad header is still reported.
+      if (pending.length === 0 && current.rows === 0) await sender.send([])
+      else if (pending.length > 0) await sender.send(pending.splice(0))
+      publish()
+      setProgress({ bytes: file.size, total: file.size })
+      setPhase({ kind: 'done' })
+    } catch (error) {
       const message = error instanceof ImportStopped ? error.message : 'The import stopped unexpectedly.'
       publish()
       setPhase({ kind: 'stopped', message })
     }
-    // Sends full batches (or everything, at the end); the header travels with each so batches stand alone.
-    const flush = async (all: boolean) => {
-      if (!sender) return
-      while (pending.length >= batchRows || (all && pending.length > 0)) {
-        await sender.send(pending.splice(0, batchRows))
-        publish()
-      }
-    }
-    const onChunk = (results: ParseResult<string[]>, parser: Parser) => {
-      const broken = new Map<number, string>()
-      for (const error of results.errors) {
-        if (error.type === 'Quotes' && error.row !== undefined) broken.set(error.row, error.message)
-      }
-      results.data.forEach((cells, index) => {
-        line += 1
-        if (header === null) {
-          header = cells
-          sender = new BatchSender(cells, current)
-          return
-        }
-        const problem = broken.get(index)
-        lastBlank = problem === undefined && cells.every((cell) => cell.trim() === '')
-        if (lastBlank) current.blank += 1
-        else if (problem !== undefined) sender?.broken(line, null, `broken row: ${problem.toLowerCase()}`)
-        else pending.push({ line, cells })
-      })
-      parser.pause()
-      flush(false).then(
-        () => {
-          setProgress({ bytes: Math.min(results.meta.cursor, file.size), total: file.size })
-          parser.resume()
-        },
-        (error: unknown) => {
-          stop(error)
-          parser.abort()
-        },
-      )
-    }
-    Papa.parse<string[]>(file, {
-      worker: false,
-      chunkSize: 256 * 1024,
-      skipEmptyLines: false,
-      delimiter,
-      chunk: onChunk,
-      complete: () => {
-        if (failed) return
-        if (header === null) {
-          stop(new ImportStopped('The file has no header row.'))
-          return
-        }
-        if (lastBlank) current.blank -= 1
-        // Even a file without data rows sends one (empty) batch, so a bad header is still reported.
-        const finish = pending.length === 0 && current.rows === 0 ? sender?.send([]) : flush(true)
-        Promise.resolve(finish).then(
-          () => {
-            publish()
-            setProgress({ bytes: file.size, total: file.size })
-            setPhase({ kind: 'done' })
-          },
-          (error: unknown) => stop(error),
-        )
-      },
-      error: (error) => stop(new ImportStopped(`The file could not be read: ${error.message}`)),
-    })
   }
 
   const percent = progress.total === 0 ? 0 : Math.round((progress.bytes / progress.total) * 100)

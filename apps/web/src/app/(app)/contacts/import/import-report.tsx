@@ -41,7 +41,7 @@ export function ImportReportView({ report }: { report: ImportReport }) {
         </div>
         <div>
           <dt>Rows read</dt>
-          <dd>
+          <dd data-testid="rows-read">
             {report.rows.toLocaleString('en')}
             {report.blank > 0 ? <small>{report.blank.toLocaleString('en')} blank lines skipped</small> : null}
           </dd>
