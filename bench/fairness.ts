@@ -261,7 +261,7 @@ async function waitForEmptyBulk(): Promise<void> {
 }
 
 async function fairlanePhaseTwo(): Promise<{
-  jainIndex: number
+  jainIndex: number | null
   shares: Record<string, number>
   emailsPerSec: number
 }> {
@@ -340,7 +340,7 @@ async function baselinePhaseOne(): Promise<PhaseOneResult> {
 }
 
 async function baselinePhaseTwo(): Promise<{
-  jainIndex: number
+  jainIndex: number | null
   shares: Record<string, number>
   emailsPerSec: number
 }> {

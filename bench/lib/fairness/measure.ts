@@ -1,4 +1,4 @@
-import { jainIndex, rateViolations } from '@fairlane/fairness'
+import { type BucketSends, competedShares, rateViolations } from '@fairlane/fairness'
 import { percentile, round } from '../stats'
 
 export interface Delivery {
@@ -32,19 +32,43 @@ export function totalViolations(deliveries: Delivery[], tenants: TenantSpec[]): 
   return tenants.reduce((sum, tenant) => sum + rateViolations(byDomain(deliveries, tenant.domain), tenant), 0)
 }
 
-/** Each tenant's share of what was delivered, divided by its weight, and Jain's index over those. */
+/** Deliveries as one-second buckets of sends per tenant (`tenantId`: the spec's name). */
+export function sendBuckets(deliveries: Delivery[], tenants: TenantSpec[]): BucketSends[] {
+  const buckets = new Map<string, BucketSends>()
+  for (const tenant of tenants) {
+    for (const at of byDomain(deliveries, tenant.domain)) {
+      const t = Math.floor(at / 1000)
+      const key = `${tenant.name}\n${t}`
+      const bucket = buckets.get(key) ?? { tenantId: tenant.name, t, sent: 0 }
+      bucket.sent += 1
+      buckets.set(key, bucket)
+    }
+  }
+  return [...buckets.values()]
+}
+
+/**
+ * Each tenant's part of what was delivered, and Jain's index of sends against weighted max-min fair
+ * shares under the plans, second by second where tenants competed (`competedShares`: the same
+ * judgement the admin console's fairness page shows). Null when no two tenants ever competed.
+ */
 export function weightedShares(
   deliveries: Delivery[],
   tenants: TenantSpec[],
-): { jainIndex: number; shares: Record<string, number> } {
+): { jainIndex: number | null; shares: Record<string, number> } {
   const counts = tenants.map((tenant) => byDomain(deliveries, tenant.domain).length)
   const total = counts.reduce((sum, count) => sum + count, 0) || 1
-  const totalWeight = tenants.reduce((sum, tenant) => sum + tenant.weight, 0)
-  const normalised = counts.map(
-    (count, index) => count / total / ((tenants[index]?.weight ?? 1) / totalWeight),
-  )
+  const judged = competedShares({
+    buckets: sendBuckets(deliveries, tenants),
+    plans: tenants.map((tenant) => ({
+      tenantId: tenant.name,
+      weight: tenant.weight,
+      ratePerSec: tenant.ratePerSec,
+    })),
+    bucketSeconds: 1,
+  })
   return {
-    jainIndex: round(jainIndex(normalised), 3),
+    jainIndex: judged.jainIndex === null ? null : round(judged.jainIndex, 3),
     shares: Object.fromEntries(
       tenants.map((tenant, index) => [tenant.name, round((counts[index] ?? 0) / total, 3)]),
     ),

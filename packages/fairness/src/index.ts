@@ -9,6 +9,13 @@ export {
   reserveDeferralSlot,
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
+export {
+  type BucketSends,
+  type CompetedShare,
+  type CompetedShares,
+  competedShares,
+  type TenantPlanShape,
+} from './metrics/competed-shares'
 export { jainIndex, maxInWindow, maxMinFairShares, rateViolations } from './metrics/fairness-metrics'
 export {
   createPacerState,

@@ -23,6 +23,7 @@ interface Fairness {
     fairShare: number
   }[]
   jainIndex: number | null
+  competedSeconds: number
   campaigns: {
     campaignId: string
     tenantName: string
@@ -53,8 +54,9 @@ export function FairnessLive() {
           <dd data-testid="jain-index">
             {data.jainIndex === null ? '—' : data.jainIndex.toFixed(3)}
             <small>
-              bulk shares against fair shares, last {minutes} min (1 = each got its weighted max-min share
-              under its plan)
+              {data.jainIndex === null
+                ? `no two tenants sent bulk mail at the same time in the last ${minutes} min`
+                : `bulk shares against fair shares over the ${data.competedSeconds} s of the last ${minutes} min when tenants competed (1 = each got its weighted max-min share under its plan)`}
             </small>
           </dd>
         </div>

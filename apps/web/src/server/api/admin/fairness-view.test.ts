@@ -1,21 +1,26 @@
 import { describe, expect, it } from 'vitest'
 import { bulkShares, stackedRates } from './fairness-view'
 
-const tenant = (tenantId: string, sent: number, weight: number, backlog = 0) => ({
+const tenant = (tenantId: string, sent: number, weight: number, backlog = 0, ratePerSec = 10) => ({
   tenantId,
   name: tenantId,
   weight,
-  ratePerSec: 10,
+  ratePerSec,
   sent,
   backlog,
 })
 
+/** `perSecond` sends in each one-second bucket of `seconds`, from 0. */
+const steady = (tenantId: string, perSecond: number, seconds: number, from = 0) =>
+  Array.from({ length: seconds }, (_, i) => ({ tenantId, t: from + i, sent: perSecond }))
+
 describe('bulkShares', () => {
   it('is 1 when every competing tenant got its weight’s part of a lane short of their plans', () => {
-    // 40 sends in 4 s: 10/s, shared 3:1 by weight between two tenants whose plans (10/s) each allow more.
+    // 10/s shared 3:1 by weight between two tenants whose plans (10/s) each allow more.
     const { shares, jainIndex } = bulkShares(
       [tenant('a', 30, 3), tenant('b', 10, 1), tenant('idle', 0, 5)],
-      4,
+      [...steady('a', 7.5, 4), ...steady('b', 2.5, 4)],
+      1,
     )
     expect(shares.map((s) => [s.tenantId, s.share, s.weightShare, s.fairShare])).toEqual([
       ['a', 0.75, 0.75, 0.75],
@@ -24,11 +29,24 @@ describe('bulkShares', () => {
     expect(jainIndex).toBeCloseTo(1)
   })
 
+  it('calls two tenants sending at their own plans’ full rates fair, idle time in the window or not', () => {
+    // The reported case: plans of 10/s and 50/s, both at full rate for 60 s of a 180 s window (was 0.66–0.71).
+    const { shares, jainIndex, competedSeconds } = bulkShares(
+      [tenant('ten', 600, 1, 0, 10), tenant('fifty', 3000, 1, 0, 50)],
+      [...steady('ten', 10, 60, 100), ...steady('fifty', 50, 60, 100)],
+      1,
+    )
+    expect(jainIndex).toBeCloseTo(1, 6)
+    expect(competedSeconds).toBe(60)
+    expect(shares.find((s) => s.tenantId === 'ten')?.fairShare).toBeCloseTo(1 / 6)
+  })
+
   it('does not count a tenant held back by its own plan as short-changed', () => {
-    // 60 sends in 2 s; b's plan allows 10/s, so 20 is all it may have: a fair lane gives a the other 40.
+    // 30 sends a second; b's plan allows 10/s, so that is all it may have: a fair lane gives a the other 20.
     const { shares, jainIndex } = bulkShares(
-      [{ ...tenant('a', 40, 1, 100), ratePerSec: 100 }, tenant('b', 20, 5, 100)],
-      2,
+      [tenant('a', 40, 1, 100, 100), tenant('b', 20, 5, 100, 10)],
+      [...steady('a', 20, 2), ...steady('b', 10, 2)],
+      1,
     )
     const b = shares.find((s) => s.tenantId === 'b')
     expect(b?.weightShare).toBeCloseTo(5 / 6)
@@ -36,9 +54,14 @@ describe('bulkShares', () => {
     expect(jainIndex).toBeCloseTo(1)
   })
 
-  it('counts a starved tenant with backlog as 0, and is null with nothing sent', () => {
-    expect(bulkShares([tenant('a', 40, 1), tenant('b', 0, 1, 500)], 10).jainIndex).toBeCloseTo(0.5)
-    expect(bulkShares([tenant('a', 0, 1, 5)], 10).jainIndex).toBeNull()
+  it('counts a starved tenant with backlog as 0; no index without two tenants competing', () => {
+    expect(
+      bulkShares([tenant('a', 40, 1), tenant('b', 0, 1, 500)], steady('a', 4, 10), 1).jainIndex,
+    ).toBeCloseTo(0.5)
+    expect(bulkShares([tenant('a', 0, 1, 5)], [], 1).jainIndex).toBeNull()
+    const alone = bulkShares([tenant('a', 40, 1)], steady('a', 4, 10), 1)
+    expect(alone.jainIndex).toBeNull()
+    expect(alone.shares[0]?.share).toBe(1)
   })
 })
 

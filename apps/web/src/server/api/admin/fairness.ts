@@ -20,7 +20,8 @@ const fairnessQuery = z.strictObject({
 
 /**
  * `GET /api/admin/fairness?windowSeconds=180&bucketSeconds=5&top=6` → `{ windowSeconds, bucketSeconds,
- * series: [{ key, name }], points: [{ t, <key>: sends/s }], shares: [...], jainIndex, campaigns: [...] }`:
+ * series: [{ key, name }], points: [{ t, <key>: sends/s }], shares: [...], jainIndex, competedSeconds,
+ * campaigns: [...] }`:
  * who got the bulk lane lately, against their weights, and how long recent campaigns waited for their
  * first send. The bucket in progress is left out so the chart's edge is not always a dip.
  */
@@ -45,7 +46,7 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
     const sentBy = new Map<string, number>()
     for (const bucket of inWindow)
       sentBy.set(bucket.tenantId, (sentBy.get(bucket.tenantId) ?? 0) + bucket.sent)
-    const { shares, jainIndex } = bulkShares(
+    const { shares, jainIndex, competedSeconds } = bulkShares(
       tenants.map((tenant) => ({
         tenantId: tenant.id,
         name: tenant.name,
@@ -54,7 +55,8 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
         sent: sentBy.get(tenant.id) ?? 0,
         backlog: tenant.backlog.pending + tenant.backlog.queued,
       })),
-      windowSeconds,
+      inWindow,
+      bucketSeconds,
     )
     return Response.json(
       {
@@ -67,6 +69,7 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
         points: chart.points,
         shares,
         jainIndex,
+        competedSeconds,
         campaigns: campaigns.map((campaign) => ({
           ...campaign,
           sendAt: campaign.sendAt.toISOString(),
