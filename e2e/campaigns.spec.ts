@@ -171,3 +171,25 @@ test('a campaign for an audience that is empty now: scheduled for later with a w
     'The audience is empty now (0 unsubscribed and 0 suppressed left out). It is resolved at send time',
   )
 })
+
+test.describe('in a browser set to New York', () => {
+  test.use({ timezoneId: 'America/New_York' })
+
+  test('the time zone defaults to the browser’s, and a campaign schedules without picking one', async ({
+    page,
+  }) => {
+    await signUp(page)
+    await addContact(page, { email: `zone-${randomUUID()}@example.test`, name: 'Zed' })
+    await page.goto('/campaigns/new')
+    await expect(page.getByLabel('Time zone')).toHaveValue('America/New_York')
+    await page.getByLabel('Name', { exact: true }).fill('Zone default')
+    await page.getByLabel('Subject').fill('Hello')
+    const year = new Date().getUTCFullYear() + 1
+    await page.getByLabel('At a date and time').check()
+    await page.getByLabel('Local date and time').fill(`${year}-07-01T09:00`)
+    await page.getByRole('button', { name: 'Schedule campaign' }).click()
+    await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)
+    await expect(page.getByTestId('campaign-status')).toHaveText('scheduled')
+    await expect(page.getByText(`${year}-07-01 09:00 America/New_York`)).toBeVisible()
+  })
+})

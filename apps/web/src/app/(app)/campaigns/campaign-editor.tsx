@@ -1,6 +1,6 @@
 'use client'
 
-import { useActionState, useCallback, useEffect, useState } from 'react'
+import { useActionState, useCallback, useEffect, useRef, useState } from 'react'
 import type { EditorState, EditorValues } from '@/server/campaigns/editor-state'
 import { saveCampaignAction } from './actions'
 import styles from './campaigns.module.css'
@@ -22,8 +22,18 @@ export function CampaignEditor({ campaignId, initial, lists, contacts, zones, de
     values: initial,
     errors: {},
   } as EditorState)
-  const [values, setValues] = useState(initial)
-  useEffect(() => setValues(state.values), [state])
+  // From the state, not `initial`: a form submitted before hydration comes back as a new page whose
+  // first state is already the action's answer (with the zone that was chosen).
+  const [values, setValues] = useState(state.values)
+  // The fields take the values each answer of the action carries; not on mount, where the values are
+  // already the state's and this would put them back over the browser's time zone, which the
+  // schedule's own effect has just set (it runs first: children's effects run before their parent's).
+  const answered = useRef(state)
+  useEffect(() => {
+    if (answered.current === state) return
+    answered.current = state
+    setValues(state.values)
+  }, [state])
   const change = useCallback(
     (patch: Partial<EditorValues>) => setValues((current) => ({ ...current, ...patch })),
     [],
