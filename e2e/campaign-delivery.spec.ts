@@ -122,8 +122,12 @@ test('a scheduled campaign is delivered personalised with one-click unsubscribe,
   const apiKey = await createApiKey(page)
 
   await page.goto(firstUrl)
+  await expect(page.getByRole('link', { name: 'Edit' })).toBeVisible()
   await watchUntilSent(page, sendAt.getTime() - Date.now() + DELIVERY_DEADLINE_MS)
   await expect(page.getByTestId('count-sent')).toHaveText('3')
+  // The page was loaded while the campaign waited: its actions go with the live status, no reload.
+  await expect(page.getByRole('link', { name: 'Edit' })).toHaveCount(0)
+  await expect(page.getByRole('link', { name: 'Cancel campaign…' })).toHaveCount(0)
   await expect(page.getByTestId('count-suppressed')).toHaveText('0')
 
   // Each reader has a copy in their name, with their own unsubscribe link.

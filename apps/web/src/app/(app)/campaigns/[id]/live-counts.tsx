@@ -1,10 +1,9 @@
 'use client'
 
 import type { CampaignCounts } from '@fairlane/db/queries/campaigns'
-import { useEffect, useState } from 'react'
-import type { CampaignProgressView } from '@/server/campaigns/campaign-progress'
 import styles from '../campaigns.module.css'
-import { pollIntervalMs, progressPercent, summaryWithoutMessages } from './live-progress'
+import { useLiveCampaign } from './live-campaign'
+import { progressPercent, summaryWithoutMessages } from './live-progress'
 import { SendsChart } from './sends-chart'
 
 const LABELS: [keyof CampaignCounts, string][] = [
@@ -16,34 +15,9 @@ const LABELS: [keyof CampaignCounts, string][] = [
   ['cancelled', 'Cancelled'],
 ]
 
-/**
- * Status, progress, counts and sends per second, refreshed from `/campaigns/:id/status` while the
- * page is open and visible: every second while mail goes out, until the campaign is done (see
- * `pollIntervalMs`). The server-rendered numbers show first, and stay without JavaScript.
- */
-export function LiveCounts({ campaignId, initial }: { campaignId: string; initial: CampaignProgressView }) {
-  const [data, setData] = useState(initial)
-  const intervalMs = pollIntervalMs(data)
-  useEffect(() => {
-    if (intervalMs === null) return
-    let stopped = false
-    const poll = async () => {
-      if (document.visibilityState !== 'visible') return
-      try {
-        const response = await fetch(`/campaigns/${campaignId}/status`, { cache: 'no-store' })
-        if (response.ok && !stopped) setData(await response.json())
-      } catch {
-        // A failed poll (offline, deploy) is retried on the next tick; the last numbers stay shown.
-      }
-    }
-    const timer = setInterval(() => {
-      poll().catch(() => {})
-    }, intervalMs)
-    return () => {
-      stopped = true
-      clearInterval(timer)
-    }
-  }, [campaignId, intervalMs])
+/** Status, progress, counts and sends per second, from the page's live view (`LiveCampaignProvider`). */
+export function LiveCounts() {
+  const data = useLiveCampaign()
   const percent = progressPercent(data.progress)
   const { sent, failed, suppressed, cancelled } = data.counts
   const terminal = sent + failed + suppressed + cancelled

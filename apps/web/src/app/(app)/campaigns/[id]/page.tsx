@@ -1,4 +1,9 @@
-import { isCancellableCampaign, isEditableCampaign } from '@fairlane/core'
+import {
+  CANCELLABLE_CAMPAIGN_STATUSES,
+  EDITABLE_CAMPAIGN_STATUSES,
+  isCancellableCampaign,
+  isEditableCampaign,
+} from '@fairlane/core'
 import { countAudience } from '@fairlane/db/queries/audience'
 import { findCampaign } from '@fairlane/db/queries/campaigns'
 import type { Metadata } from 'next'
@@ -11,6 +16,7 @@ import { isUuid } from '@/server/http/ids'
 import { cancelCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
 import { scheduleText } from '../schedule-text'
+import { LiveCampaignProvider, WhileStatus } from './live-campaign'
 import { LiveCounts } from './live-counts'
 
 // Per-tenant and per-request: never prerendered at build time (which would build the container).
@@ -60,7 +66,7 @@ export default async function CampaignPage({
   // The audience is resolved at send time: empty now is worth a warning, not a refusal.
   const emptyAudience = campaign.status === 'scheduled' && audience.recipients === 0
   return (
-    <>
+    <LiveCampaignProvider campaignId={campaign.id} initial={progress}>
       <div className="page-header">
         <h1>{campaign.name}</h1>
         <Link href="/campaigns">All campaigns</Link>
@@ -79,7 +85,7 @@ export default async function CampaignPage({
       ) : null}
       <section className="card" aria-labelledby="progress-title">
         <h2 id="progress-title">Progress</h2>
-        <LiveCounts campaignId={campaign.id} initial={progress} />
+        <LiveCounts />
       </section>
       <section className="card" aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
@@ -99,35 +105,41 @@ export default async function CampaignPage({
         </dl>
       </section>
       {cancellable ? (
-        <section className="card" aria-labelledby="actions-title">
-          <h2 id="actions-title">{editable ? 'Change it' : 'Stop it'}</h2>
-          {search.confirm === 'cancel' ? (
-            <form action={cancelCampaignAction} className={styles.actions}>
-              <input type="hidden" name="campaignId" value={campaign.id} />
-              <p>
-                {editable
-                  ? `Cancel “${campaign.name}”? It will not be sent, and it cannot be scheduled again.`
-                  : `Cancel “${campaign.name}” while it is sending? Messages not yet sent are held back; those already sent cannot be recalled. It cannot be resumed.`}
-              </p>
-              <button type="submit" className="button-danger">
-                Yes, cancel the campaign
-              </button>
-              <Link href={`/campaigns/${campaign.id}`}>No, keep it</Link>
-            </form>
-          ) : (
-            <div className={styles.actions}>
-              {editable ? (
-                <Link href={`/campaigns/${campaign.id}/edit`} className="button">
-                  Edit
+        // Shown while the live status still allows it: a campaign that reaches `sent` with the page
+        // open loses its actions then, not at the next reload.
+        <WhileStatus statuses={CANCELLABLE_CAMPAIGN_STATUSES}>
+          <section className="card" aria-labelledby="actions-title">
+            <h2 id="actions-title">{editable ? 'Change it' : 'Stop it'}</h2>
+            {search.confirm === 'cancel' ? (
+              <form action={cancelCampaignAction} className={styles.actions}>
+                <input type="hidden" name="campaignId" value={campaign.id} />
+                <p>
+                  {editable
+                    ? `Cancel “${campaign.name}”? It will not be sent, and it cannot be scheduled again.`
+                    : `Cancel “${campaign.name}” while it is sending? Messages not yet sent are held back; those already sent cannot be recalled. It cannot be resumed.`}
+                </p>
+                <button type="submit" className="button-danger">
+                  Yes, cancel the campaign
+                </button>
+                <Link href={`/campaigns/${campaign.id}`}>No, keep it</Link>
+              </form>
+            ) : (
+              <div className={styles.actions}>
+                {editable ? (
+                  <WhileStatus statuses={EDITABLE_CAMPAIGN_STATUSES}>
+                    <Link href={`/campaigns/${campaign.id}/edit`} className="button">
+                      Edit
+                    </Link>
+                  </WhileStatus>
+                ) : null}
+                <Link href={`/campaigns/${campaign.id}?confirm=cancel`} className="button-danger">
+                  Cancel campaign…
                 </Link>
-              ) : null}
-              <Link href={`/campaigns/${campaign.id}?confirm=cancel`} className="button-danger">
-                Cancel campaign…
-              </Link>
-            </div>
-          )}
-        </section>
+              </div>
+            )}
+          </section>
+        </WhileStatus>
       ) : null}
-    </>
+    </LiveCampaignProvider>
   )
 }
