@@ -29,10 +29,18 @@ export function CampaignEditor({ campaignId, initial, lists, contacts, zones, de
   // already the state's and this would put them back over the browser's time zone, which the
   // schedule's own effect has just set (it runs first: children's effects run before their parent's).
   const answered = useRef(state)
+  const form = useRef<HTMLFormElement>(null)
   useEffect(() => {
     if (answered.current === state) return
     answered.current = state
     setValues(state.values)
+    // A refused form puts the user at its first error: the field is focused (its error is its
+    // accessible description) and scrolled into view.
+    const firstInvalid = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
+    if (firstInvalid) {
+      firstInvalid.focus({ preventScroll: true })
+      firstInvalid.scrollIntoView({ block: 'center' })
+    }
   }, [state])
   const change = useCallback(
     (patch: Partial<EditorValues>) => setValues((current) => ({ ...current, ...patch })),
@@ -48,7 +56,7 @@ export function CampaignEditor({ campaignId, initial, lists, contacts, zones, de
     [hint, state.errors[field] ? `field-${field}-error` : undefined].filter(Boolean).join(' ') || undefined
 
   return (
-    <form action={formAction} noValidate>
+    <form ref={form} action={formAction} noValidate>
       {campaignId ? <input type="hidden" name="campaignId" value={campaignId} /> : null}
       {state.formError ? (
         <p className="form-error" role="alert">
