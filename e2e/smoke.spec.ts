@@ -7,6 +7,12 @@ test('the landing page says what Fairlane is and links to sign-in', async ({ pag
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Email delivery with fairness built in')
   await expect(page.getByRole('link', { name: 'Sign in' })).toHaveAttribute('href', '/sign-in')
   await expect(page.getByRole('listitem')).toHaveCount(3)
+  // A favicon, linked from every page and served.
+  const icon = await page.locator('link[rel="icon"]').first().getAttribute('href')
+  expect(icon).toBeTruthy()
+  const served = await page.request.get(icon ?? '')
+  expect(served.status()).toBe(200)
+  expect(served.headers()['content-type']).toContain('image/svg+xml')
 })
 
 test('health: live answers 200, ready reports PostgreSQL and Redis up', async ({ request }) => {
