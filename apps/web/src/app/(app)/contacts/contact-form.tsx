@@ -48,8 +48,8 @@ export function ContactForm({
       <div className="field">
         <label htmlFor="field-attributes">Attributes</label>
         <span id="field-attributes-hint" className="hint">
-          Optional. One per line as name: value, e.g. city: Berlin — usable in campaigns as {'{{city}}'}. Names start with a
-          letter or _, then letters, digits or _.
+          Optional. One per line as name: value, e.g. city: Berlin — usable in campaigns as {'{{city}}'}.
+          Names start with a letter or _, then letters, digits or _.
         </span>
         <textarea
           id="field-attributes"
