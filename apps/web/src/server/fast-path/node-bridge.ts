@@ -1,34 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { AppError } from '@fairlane/core/errors'
-import { formatBytes } from '../http/body-limits'
 
 /**
  * Between Node's `http` objects and the Web `Request`/`Response` the handlers take and return, with
- * as little in between as possible: headers copied once, the body streamed (never buffered here, so
- * the handlers' byte limit and 413 still cut a client off), the answer written with its status and
- * every header it carries.
+ * as little in between as possible: headers copied once, the body streamed (the entry has already
+ * capped it, http/body-limits.ts; the handlers' own, smaller limits still cut a client off), the
+ * answer written with its status and every header it carries.
  */
 
 /** After a handler stopped reading, at most this much more of a body is read (and dropped) before the connection is cut. */
 const DISCARD_LIMIT_BYTES = 1024 * 1024
 
-export interface BodyCap {
-  maxBytes: number
-  /** Called once when a body without Content-Length passes `maxBytes`: the stream then fails. */
-  onTooLarge(): void
-}
-
-/**
- * With a `cap`, the body is counted as it streams: past `maxBytes` the handler's read fails with
- * `payload_too_large` and the socket is no longer read (the entry answers 413 and closes it).
- */
-export function toWebRequest(req: IncomingMessage, origin: string, cap?: BodyCap): Request {
+export function toWebRequest(req: IncomingMessage, origin: string): Request {
   const method = req.method ?? 'GET'
   const headers = new Headers()
   const raw = req.rawHeaders
   for (let index = 0; index < raw.length; index += 2)
     headers.append(raw[index] as string, raw[index + 1] as string)
-  const body = method === 'GET' || method === 'HEAD' || !hasBody(req) ? null : bodyOf(req, cap)
+  const body = method === 'GET' || method === 'HEAD' || !hasBody(req) ? null : bodyOf(req)
   return new Request(`${origin}${req.url ?? '/'}`, {
     method,
     headers,
@@ -50,10 +38,9 @@ function hasBody(req: IncomingMessage): boolean {
  * it, and the rest of the body is drained up to DISCARD_LIMIT_BYTES so the connection can carry the
  * answer and be reused.
  */
-function bodyOf(req: IncomingMessage, cap: BodyCap | undefined): ReadableStream<Uint8Array> {
+function bodyOf(req: IncomingMessage): ReadableStream<Uint8Array> {
   let started = false
   let settled = false
-  let received = 0
   return new ReadableStream<Uint8Array>(
     {
       pull(controller) {
@@ -64,19 +51,6 @@ function bodyOf(req: IncomingMessage, cap: BodyCap | undefined): ReadableStream<
         started = true
         req.on('data', (chunk: Buffer) => {
           if (settled) return
-          received += chunk.byteLength
-          if (cap && received > cap.maxBytes) {
-            settled = true
-            req.pause()
-            controller.error(
-              new AppError(
-                'payload_too_large',
-                `The request body is larger than ${formatBytes(cap.maxBytes)}`,
-              ),
-            )
-            cap.onTooLarge()
-            return
-          }
           controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength))
           if ((controller.desiredSize ?? 0) <= 0) req.pause()
         })

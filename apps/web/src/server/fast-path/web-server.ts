@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import {
   answerPayloadTooLarge,
-  type BodyLimit,
   bodyLimitOf,
   CappedRequest,
   declaredLength,
@@ -56,53 +55,32 @@ export function createWebServer(options: WebServerOptions): WebServer {
   const trustProxy = options.trustProxy ?? compileProxyTrust([])
   const headers = Object.entries(securityHeaders({ dev: options.dev === true }))
 
-  const serveRoute = async (
-    match: RouteMatch,
-    req: IncomingMessage,
-    res: ServerResponse,
-    limit: BodyLimit,
-  ) => {
+  const serveRoute = async (match: RouteMatch, req: IncomingMessage, res: ServerResponse) => {
     let response: Response
-    let tooLarge = false
     try {
       const host = req.headers.host
       const origin = host !== undefined && PLAIN_HOST.test(host) ? `http://${host}` : options.origin
-      const request = toWebRequest(req, origin, {
-        maxBytes: limit.maxBytes,
-        onTooLarge: () => {
-          tooLarge = true
-        },
-      })
-      response = await match.route.handle(request, match.params, options.deps)
+      response = await match.route.handle(toWebRequest(req, origin), match.params, options.deps)
     } catch (error) {
       // Handlers answer their own errors (respond()); this is a bug in the bridge or a handler.
       response = errorResponse(error, options.logger)
     }
-    // Cut at the entry's cap: whatever the handler made of its failed read, the answer is 413.
-    if (tooLarge) return answerPayloadTooLarge(res, limit)
     if (closing) res.setHeader('connection', 'close')
     await sendWebResponse(req, res, response)
   }
 
-  const serveNext = async (req: IncomingMessage, res: ServerResponse, limit: BodyLimit) => {
-    // A chunked body reaches Next.js only once it has all arrived within the cap.
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, lookup: RouteLookup | null) => {
+    const limit = bodyLimitOf(req.url ?? '/')
+    const declared = declaredLength(req)
+    if (declared !== null && !(declared <= limit.maxBytes)) return answerPayloadTooLarge(res, limit)
+    // A chunked body reaches a handler or Next.js only once it has all arrived within the cap.
     if (hasUnboundedBody(req) && req instanceof CappedRequest) {
       const outcome = await req.holdBody(limit.maxBytes)
       if (outcome === 'too-large') return answerPayloadTooLarge(res, limit)
       if (outcome === 'aborted') return
     }
-    await options.fallback(req, res)
-  }
-
-  const dispatch = (req: IncomingMessage, res: ServerResponse, lookup: RouteLookup | null) => {
-    const limit = bodyLimitOf(req.url ?? '/')
-    const declared = declaredLength(req)
-    if (declared !== null && !(declared <= limit.maxBytes)) {
-      answerPayloadTooLarge(res, limit)
-      return Promise.resolve()
-    }
-    if (lookup === null) return serveNext(req, res, limit)
-    if (lookup.kind === 'route') return serveRoute(lookup, req, res, limit)
+    if (lookup === null) return options.fallback(req, res)
+    if (lookup.kind === 'route') return serveRoute(lookup, req, res)
     return sendWebResponse(req, res, unroutedResponse(req, lookup))
   }
 
