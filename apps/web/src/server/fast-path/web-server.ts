@@ -84,7 +84,7 @@ export function createWebServer(options: WebServerOptions): WebServer {
     return sendWebResponse(req, res, unroutedResponse(req, lookup))
   }
 
-  const server = createServer({ IncomingMessage: CappedRequest }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     for (const [name, value] of headers) res.setHeader(name, value)
     if (closing) res.setHeader('connection', 'close')
     // Before anything reads the request: from here on x-fairlane-client-ip is ours, never the client's.
@@ -111,6 +111,18 @@ export function createWebServer(options: WebServerOptions): WebServer {
         res.destroy()
       }
     })
+  }
+
+  const server = createServer({ IncomingMessage: CappedRequest }, onRequest)
+  // `Expect: 100-continue`: a body over the cap is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = declaredLength(req)
+    if (declared !== null && !(declared <= bodyLimitOf(req.url ?? '/').maxBytes)) {
+      onRequest(req, res)
+      return
+    }
+    res.writeContinue()
+    onRequest(req, res)
   })
 
   return {

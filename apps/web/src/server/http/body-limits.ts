@@ -1,4 +1,5 @@
 import { IncomingMessage, type ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 
 /**
  * Every request body the web process reads is capped by the web entry, per class of route, before
@@ -57,7 +58,16 @@ export function hasUnboundedBody(req: IncomingMessage): boolean {
   return req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined
 }
 
-/** The 413 every route gives, in the API's error shape; the connection is not reused. */
+/** How long the rest of a refused body is read (and dropped) so the client can read its 413. */
+export const REFUSED_BODY_LINGER_MS = 1_000
+
+/**
+ * The 413 every route gives, in the API's error shape, and a lingering close. Node destroys the
+ * socket as soon as such an answer is written, and a client still writing its body then meets a
+ * reset before it has read the answer (Node's client and curl report EPIPE and drop it). So this
+ * socket only half-closes when Node asks; the rest of the body is read and dropped (never kept)
+ * until the client stops or REFUSED_BODY_LINGER_MS passes, then the socket is destroyed.
+ */
 export function answerPayloadTooLarge(res: ServerResponse, limit: BodyLimit): void {
   if (res.headersSent) {
     res.destroy()
@@ -70,6 +80,8 @@ export function answerPayloadTooLarge(res: ServerResponse, limit: BodyLimit): vo
       details: { limitBytes: limit.maxBytes },
     },
   })
+  const { req, socket } = res
+  if (!req.complete && socket !== null) lingerOnClose(socket)
   res.writeHead(413, {
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(body),
@@ -77,6 +89,16 @@ export function answerPayloadTooLarge(res: ServerResponse, limit: BodyLimit): vo
     connection: 'close',
   })
   res.end(body)
+}
+
+function lingerOnClose(socket: Socket): void {
+  socket.destroySoon = () => {
+    socket.end()
+    const cut = setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS)
+    cut.unref()
+    socket.once('end', () => socket.destroy())
+    socket.once('close', () => clearTimeout(cut))
+  }
 }
 
 export function formatBytes(bytes: number): string {
