@@ -20,5 +20,9 @@ export function container(): WebContainer {
   if (registered) return registered
   const built = buildWebContainer(loadConfig())
   registerWebContainer(built)
+  built.logger.warn(
+    { entry: 'apps/web/src/server/main.ts' },
+    'web container built by Next.js: no web entry registered one (run the web entry, not next start)',
+  )
   return built
 }

@@ -9,7 +9,7 @@ import {
   spawnEntry,
 } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createWebHarness, seedTenant, type WebHarness } from './test-support/harness'
+import { createWebHarness, seedTenant, TEST_SESSION_SECRET, type WebHarness } from './test-support/harness'
 
 /**
  * The web process as it runs in production: `main.ts` in a process of its own, serving the real
@@ -40,7 +40,8 @@ beforeAll(async () => {
     DATABASE_URL: env.databaseUrl,
     REDIS_URL: env.redisUrl,
     QUEUE_PREFIX: env.queuePrefix,
-    SESSION_SECRET: 'entry-test-session-secret-0123456789abcdef',
+    // The harness's secret, so a session it signs in is one the entry accepts.
+    SESSION_SECRET: TEST_SESSION_SECRET,
     UNSUBSCRIBE_SECRET: '1:entry-test-unsubscribe-secret-0123456789abc',
     ADMIN_TOKEN: 'entry-test-admin-token-0123456789abcdef',
     METRICS_TOKEN: 'entry-test-metrics-token-0123456789abcdef',
@@ -234,6 +235,18 @@ describe('the web entry (real build)', () => {
     })
     expect(signIn.status).toBe(401)
     expect((await signIn.json()).code).toBe('INVALID_EMAIL_OR_PASSWORD')
+  })
+
+  it('lets Next.js pages use the container the entry built: one pool, one better-auth', async () => {
+    const admin = await harness.signIn({ platformAdmin: true })
+    const page = await fetch(`${base}/admin`, { headers: { cookie: admin.cookie }, redirect: 'manual' })
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain(admin.email)
+    expect(web.output()).not.toContain('web container built by Next.js')
+    const pools = await harness.database.sql<{ name: string }[]>`
+      select distinct application_name as name from pg_stat_activity
+      where datname = current_database() and application_name like 'web%' and application_name <> 'web-test'`
+    expect(pools.map((row) => row.name)).toEqual(['web'])
   })
 
   it('sends the security headers with pages and API answers alike', async () => {
