@@ -190,6 +190,35 @@ describe('the web server', () => {
     expect(nextCalls).toBe(0)
   })
 
+  it('refuses an oversize body announced with Expect: 100-continue before the client sends it', async () => {
+    const base = await start()
+    const outcome = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      let continued = false
+      const req = httpRequest(`${base}/api/v1/messages`, {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(2 * 1024 * 1024),
+          expect: '100-continue',
+        },
+      })
+      req.on('continue', () => {
+        continued = true
+      })
+      req.on('response', (res) => {
+        res.resume()
+        res.on('end', () => {
+          req.destroy()
+          resolve({ status: res.statusCode ?? 0, continued })
+        })
+      })
+      req.on('error', reject)
+      req.flushHeaders()
+    })
+    expect(outcome).toEqual({ status: 413, continued: false })
+  })
+
   it('counts a chunked body bound for Next.js and cuts it at the cap; one within it arrives whole', async () => {
     const base = await start()
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
