@@ -117,11 +117,7 @@ export function createWebServer(options: WebServerOptions): WebServer {
   // `Expect: 100-continue`: a body over the cap is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = declaredLength(req)
-    if (declared !== null && !(declared <= bodyLimitOf(req.url ?? '/').maxBytes)) {
-      onRequest(req, res)
-      return
-    }
-    res.writeContinue()
+    if (declared === null || declared <= bodyLimitOf(req.url ?? '/').maxBytes) res.writeContinue()
     onRequest(req, res)
   })
 
