@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 import pino from 'pino'
 import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
+import { createMessageRenderer } from './api/v1/message-renderer'
 import type { SessionReader } from './auth/admin-access'
 import { createApiKeyCache } from './auth/api-key-cache'
 import { type AuthThrottle, createAuthThrottle, DEFAULT_AUTH_THROTTLE } from './auth/auth-throttle'
@@ -97,6 +98,8 @@ export function buildWebContainer(config: Config): WebContainer {
       lastTouched: new Map(),
       // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
       keyCache: createApiKeyCache(),
+      // Tenant names for built-in mail, cached per process (TENANT_NAME_TTL_MS).
+      renderer: createMessageRenderer(database.db),
     },
     admin: {
       db: database.db,

@@ -1,4 +1,9 @@
-import { BUILT_IN_TEMPLATES, type MessageContent, type RenderOutcome } from '@fairlane/core/accept'
+import {
+  BUILT_IN_TEMPLATES,
+  isBuiltInTemplate,
+  type MessageContent,
+  type RenderOutcome,
+} from '@fairlane/core/accept'
 import { renderBuiltIn } from './built-in'
 import { renderCustom } from './custom'
 import { renderTenantTemplate, type TenantTemplate } from './tenant-template'
@@ -6,6 +11,8 @@ import { renderTenantTemplate, type TenantTemplate } from './tenant-template'
 export interface RenderContext {
   /** The tenant's template with this slug, or null; the caller scopes it to one tenant. */
   loadTenantTemplate(slug: string): Promise<TenantTemplate | null>
+  /** Who the mail is from, in words (the tenant's name): built-in mail names it when no `appName` is given. */
+  senderName?(): Promise<string | null>
 }
 
 /**
@@ -15,8 +22,11 @@ export interface RenderContext {
  */
 export async function renderContent(content: MessageContent, context: RenderContext): Promise<RenderOutcome> {
   if (content.kind === 'custom') return renderCustom(content)
-  const builtIn = renderBuiltIn(content.template, content.variables)
-  if (builtIn !== null) return builtIn
+  if (isBuiltInTemplate(content.template)) {
+    const appName = content.variables.appName === undefined ? ((await context.senderName?.()) ?? null) : null
+    const builtIn = renderBuiltIn(content.template, content.variables, { appName })
+    if (builtIn !== null) return builtIn
+  }
   const template = await context.loadTenantTemplate(content.template)
   if (template === null) {
     const names = BUILT_IN_TEMPLATES.join(', ')

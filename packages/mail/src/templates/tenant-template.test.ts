@@ -84,6 +84,22 @@ describe('renderContent', () => {
     expect(outcome.ok && outcome.message.subject).toBe('Your verification code')
   })
 
+  it('asks for the sender’s name only for built-in mail without an appName', async () => {
+    let asked = 0
+    const named = {
+      ...context,
+      senderName: async () => {
+        asked += 1
+        return 'Bakery Bliss'
+      },
+    }
+    const otp = await renderContent({ kind: 'template', template: 'otp', variables: { code: '1234' } }, named)
+    expect(otp.ok && otp.message.subject).toBe('Your Bakery Bliss verification code')
+    await renderContent({ kind: 'template', template: 'otp', variables: { code: '1', appName: 'X' } }, named)
+    await renderContent({ kind: 'custom', subject: 'Hi', text: 'plain' }, named)
+    expect(asked).toBe(1)
+  })
+
   it('generates the text part of custom HTML content, and leaves text-only content without HTML', async () => {
     const html = await renderContent(
       { kind: 'custom', subject: 'Hi', html: '<p>Hello <b>there</b></p>' },

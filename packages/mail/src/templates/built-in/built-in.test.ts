@@ -89,4 +89,25 @@ describe('renderBuiltIn', () => {
   it('returns null for a name that is not built in', () => {
     expect(renderBuiltIn('welcome', {})).toBeNull()
   })
+
+  it('names the sending tenant when the request gives no appName; a given appName wins', () => {
+    const named = renderBuiltIn('otp', { code: '123456' }, { appName: 'Bakery Bliss' })
+    expect(named?.ok && named.message).toMatchObject({
+      subject: 'Your Bakery Bliss verification code',
+      text: expect.stringContaining('Enter this code in Bakery Bliss to continue:'),
+    })
+    const given = renderBuiltIn('otp', { code: '123456', appName: 'Bliss App' }, { appName: 'Bakery Bliss' })
+    expect(given?.ok && given.message.subject).toBe('Your Bliss App verification code')
+    const reset = renderBuiltIn(
+      'password-reset',
+      { resetUrl: 'https://example.com/reset?t=1' },
+      { appName: 'Bakery Bliss' },
+    )
+    expect(reset?.ok && reset.message.html).toContain('Bakery Bliss')
+  })
+
+  it('leaves out a tenant name that could not go in a subject, rather than refusing the mail', () => {
+    const outcome = renderBuiltIn('otp', { code: '123456' }, { appName: 'Two\nlines' })
+    expect(outcome?.ok && outcome.message.subject).toBe('Your verification code')
+  })
 })

@@ -3,6 +3,7 @@ import { fieldIssues } from '@fairlane/core/errors'
 import type { z } from 'zod'
 import { otpVariables, renderOtp } from './otp'
 import { passwordResetVariables, renderPasswordReset } from './password-reset'
+import { appName as appNameSchema } from './shared-variables'
 import type { BuiltInContent } from './types'
 
 interface BuiltInTemplate<Schema extends z.ZodType> {
@@ -20,17 +21,36 @@ export const BUILT_IN_RENDERERS: Record<BuiltInTemplateName, BuiltInTemplate<z.Z
   'password-reset': define({ variables: passwordResetVariables, render: renderPasswordReset }),
 }
 
-/** Renders a built-in template, or returns null when `name` is not one. */
-export function renderBuiltIn(name: string, variables: Record<string, unknown>): RenderOutcome | null {
+/**
+ * Renders a built-in template, or returns null when `name` is not one. `defaults.appName` (the
+ * sending tenant's name) names the sender when the request gave no `appName`: a code from nobody
+ * in particular is what phishing looks like.
+ */
+export function renderBuiltIn(
+  name: string,
+  variables: Record<string, unknown>,
+  defaults: { appName?: string | null } = {},
+): RenderOutcome | null {
   if (!isBuiltInTemplate(name)) return null
   const template = BUILT_IN_RENDERERS[name]
-  const parsed = template.variables.safeParse(variables)
+  const parsed = template.variables.safeParse(withDefaultAppName(variables, defaults.appName))
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error, ['variables']) }
   const content = template.render(parsed.data)
   return {
     ok: true,
     message: { ...content, template: name, variables: parsed.data as Record<string, unknown> },
   }
+}
+
+function withDefaultAppName(
+  variables: Record<string, unknown>,
+  appName: string | null | undefined,
+): Record<string, unknown> {
+  if (variables.appName !== undefined || !appName) return variables
+  // A tenant name that would not pass as `appName` (too long, a line break) is left out, not refused:
+  // the request itself was fine.
+  const usable = appNameSchema.safeParse(appName)
+  return usable.success && usable.data ? { ...variables, appName: usable.data } : variables
 }
 
 export { type OtpVariables, otpVariables, renderOtp } from './otp'

@@ -143,7 +143,7 @@ export async function sendTestAction(input: PreviewInput & { to: string }): Prom
       },
       {
         store: createAcceptStore(api.db),
-        renderer: createMessageRenderer(api.db),
+        renderer: api.renderer ?? createMessageRenderer(api.db),
         recipientLimiter: api.limiters.recipient,
         clock: api.clock,
       },

@@ -1,4 +1,4 @@
-import type { Clock } from '@fairlane/core/accept'
+import type { Clock, MessageRenderer } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
@@ -16,6 +16,8 @@ export interface ApiDeps {
   lastTouched: Map<string, number>
   /** See `ApiKeyAuthDeps.keyCache`. */
   keyCache?: ApiKeyCache
+  /** Built once per process (it caches tenant names for built-in mail); a test may leave it out. */
+  renderer?: MessageRenderer
 }
 
 /**

@@ -105,6 +105,17 @@ describe('POST /api/v1/messages', () => {
     }
   })
 
+  it('names the tenant in a login code mail when the request gives no appName', async () => {
+    const response = await post({ to: freshAddress(), template: 'otp', variables: { code: '112233' } })
+    expect(response.status).toBe(202)
+    const { id } = await readJson<{ id: string }>(response)
+    const [row] = await harness.database.sql`select subject, text from messages where id = ${id}`
+    expect(row).toMatchObject({
+      subject: 'Your Acme verification code',
+      text: expect.stringContaining('Enter this code in Acme to continue:'),
+    })
+  })
+
   it('sends password-reset on the critical lane, custom content and tenant templates on default', async () => {
     const reset = await post({
       to: freshAddress(),

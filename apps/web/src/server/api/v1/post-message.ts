@@ -21,7 +21,7 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
       { tenantId: caller.tenantId, body, idempotencyKey },
       {
         store: createAcceptStore(deps.db),
-        renderer: createMessageRenderer(deps.db),
+        renderer: deps.renderer ?? createMessageRenderer(deps.db),
         recipientLimiter: deps.limiters.recipient,
         clock: deps.clock,
       },
