@@ -34,6 +34,34 @@ test('an OTP accepted by the API reaches the mail sink and reads sent', async ({
     .toBe('sent')
 })
 
+test('an internationalised address (SMTPUTF8) is accepted and delivered; a non-address is refused naming it', async ({
+  request,
+}) => {
+  const to = `chloé-${Date.now()}@exemple.test`
+  const accepted = await request.post('/api/v1/messages', {
+    headers: auth,
+    data: { to, template: 'otp', variables: { code: '246810' } },
+  })
+  expect(accepted.status()).toBe(202)
+  const { id } = await accepted.json()
+  await expect
+    .poll(
+      async () => (await (await request.get(`/api/v1/messages/${id}`, { headers: auth })).json()).status,
+      { timeout: 15_000 },
+    )
+    .toBe('sent')
+  const inbox = await (await request.get(`${E2E.inboxUrl}/messages?to=${encodeURIComponent(to)}`)).json()
+  expect(inbox).toHaveLength(1)
+  expect(inbox[0].text).toContain('246810')
+
+  const refused = await request.post('/api/v1/messages', {
+    headers: auth,
+    data: { to: 'chloé@exemple', template: 'otp', variables: { code: '246810' } },
+  })
+  expect(refused.status()).toBe(400)
+  expect(JSON.stringify(await refused.json())).toContain('must be a valid email address')
+})
+
 test('the API refuses a request without a valid key, with a JSON error', async ({ request }) => {
   const response = await request.post('/api/v1/messages', {
     headers: { authorization: 'Bearer fl_not-a-real-key-000000000000000000' },

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { emailAddress } from '../domain/email-address'
 import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
@@ -34,9 +35,7 @@ const headerLine = (what: string, max: number) =>
     .max(max, `must be at most ${max} characters`)
     .refine(isHeaderSafe, HEADER_UNSAFE_MESSAGE)
 
-const recipient = headerLine('an email address', MAX_ADDRESS_LENGTH).pipe(
-  z.email('must be a valid email address such as user@example.com'),
-)
+const recipient = headerLine('an email address', MAX_ADDRESS_LENGTH).pipe(emailAddress())
 
 const templateRequest = z.strictObject({
   to: recipient,

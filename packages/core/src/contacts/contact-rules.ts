@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { emailAddress } from '../domain/email-address'
 
 /**
  * What a contact may hold. Attribute keys double as `{{variables}}` in campaign templates, so they
@@ -24,7 +25,8 @@ export interface ContactFields {
 
 /** The one normalisation of an address, so the API, the CSV import and the UI compare emails alike. */
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase()
+  // NFC: an internationalised address typed with combining accents compares equal to the precomposed one.
+  return email.trim().normalize('NFC').toLowerCase()
 }
 
 const emailSchema = z
@@ -37,7 +39,7 @@ const emailSchema = z
       .string()
       .min(1, 'is required')
       .max(MAX_EMAIL_LENGTH, `must be at most ${MAX_EMAIL_LENGTH} characters`)
-      .pipe(z.email('must be a valid email address such as user@example.com')),
+      .pipe(emailAddress()),
   )
 
 const nameSchema = z
