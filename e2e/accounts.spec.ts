@@ -9,11 +9,18 @@ test('sign up creates a tenant: the dashboard shows the company, its plan and th
 }) => {
   const owner = await signUp(page, { company: `Bakery ${Date.now()}` })
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(owner.company)
-  await expect(page.getByText('burst 20 · weight 1')).toBeVisible()
+  await expect(page.getByTestId('plan')).toContainText('Up to 10 emails per second')
+  await expect(page.getByTestId('plan')).toContainText('bursts of 20 emails at once')
   await expect(
     page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }),
   ).toHaveAttribute('aria-current', 'page')
   await expect(page.getByText(owner.name)).toBeVisible()
+  // A new tenant starts from a checklist; the first step is its contacts.
+  const steps = page.getByTestId('first-steps')
+  await expect(steps.getByRole('listitem')).toHaveCount(3)
+  await expect(steps.getByRole('listitem').first()).toContainText('Add your contacts (to do)')
+  await steps.getByRole('link', { name: 'Import contacts' }).click()
+  await expect(page).toHaveURL(/\/contacts\/import$/)
 })
 
 test('sign out, then sign in again; signed-in users skip the sign-in page', async ({ page }) => {

@@ -1,7 +1,7 @@
 import type { CampaignStatus, Lane, MessageStatus } from '@fairlane/core'
-import { and, count, desc, eq, gte, inArray, isNull } from 'drizzle-orm'
+import { and, count, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { campaigns, messages } from '../schema'
+import { apiKeys, campaigns, contacts, messages } from '../schema'
 
 export interface Backlog {
   pending: number
@@ -93,4 +93,32 @@ export async function listRecentMessages(
     .where(and(eq(messages.tenantId, query.tenantId), isNull(messages.campaignId)))
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(query.limit)
+}
+
+export interface OnboardingProgress {
+  hasContacts: boolean
+  hasCampaign: boolean
+  hasApiKey: boolean
+}
+
+/** What a new tenant has done so far, for the dashboard's first-steps checklist: three index probes, one round trip. */
+export async function onboardingProgress(
+  db: Executor,
+  query: { tenantId: string },
+): Promise<OnboardingProgress> {
+  const tenantId = query.tenantId
+  const [row] = await db.execute<{
+    has_contacts: boolean
+    has_campaign: boolean
+    has_api_key: boolean
+  }>(sql`
+    select
+      exists (select 1 from ${contacts} where ${contacts.tenantId} = ${tenantId}) as has_contacts,
+      exists (select 1 from ${campaigns} where ${campaigns.tenantId} = ${tenantId}) as has_campaign,
+      exists (select 1 from ${apiKeys} where ${apiKeys.tenantId} = ${tenantId} and ${apiKeys.revokedAt} is null) as has_api_key`)
+  return {
+    hasContacts: row?.has_contacts === true,
+    hasCampaign: row?.has_campaign === true,
+    hasApiKey: row?.has_api_key === true,
+  }
 }

@@ -3,6 +3,7 @@ import {
   countSentSince,
   listRecentCampaigns,
   listRecentMessages,
+  onboardingProgress,
 } from '@fairlane/db/queries/dashboard'
 import { findTenant } from '@fairlane/db/queries/tenants'
 import type { Metadata } from 'next'
@@ -12,6 +13,7 @@ import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
+import { planInWords } from '@/server/dashboard/plan-words'
 
 export const metadata: Metadata = { title: 'Dashboard' }
 
@@ -23,20 +25,67 @@ export default async function DashboardPage() {
   const session = await requireTenantSession()
   const { db } = container().database
   const tenantId = session.tenantId
-  const [tenant, sentToday, backlog, campaigns, messages] = await Promise.all([
+  const [tenant, sentToday, backlog, campaigns, messages, progress] = await Promise.all([
     findTenant(db, { tenantId }),
     countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
     countBacklog(db, { tenantId }),
     listRecentCampaigns(db, { tenantId, limit: 5 }),
     listRecentMessages(db, { tenantId, limit: 10 }),
+    onboardingProgress(db, { tenantId }),
   ])
   if (!tenant) notFound()
+  const plan = planInWords(tenant.plan)
+  const steps = [
+    {
+      done: progress.hasContacts,
+      title: 'Add your contacts',
+      detail: 'Import a CSV or add them one by one; lists group them for campaigns.',
+      href: '/contacts/import',
+      action: 'Import contacts',
+    },
+    {
+      done: false,
+      title: 'Send from your own domain',
+      detail:
+        'Not available yet: until sender domains arrive, mail goes out from the platform’s own address.',
+      href: null,
+      action: null,
+    },
+    {
+      done: progress.hasApiKey || progress.hasCampaign,
+      title: 'Create an API key or a campaign',
+      detail: 'An API key sends login codes and receipts from your app; a campaign sends to your contacts.',
+      href: progress.hasContacts ? '/campaigns/new' : '/api-keys',
+      action: progress.hasContacts ? 'Create a campaign' : 'Create an API key',
+    },
+  ]
+  const gettingStarted = !(progress.hasContacts && (progress.hasApiKey || progress.hasCampaign))
 
   return (
     <>
       <div className="page-header">
         <h1>{tenant.name}</h1>
       </div>
+      {gettingStarted ? (
+        <section className="card" aria-labelledby="first-steps" data-testid="first-steps">
+          <h2 id="first-steps">First steps</h2>
+          <ol className="checklist">
+            {steps.map((step) => (
+              <li key={step.title} data-done={step.done}>
+                <span className="checklist-mark" aria-hidden="true">
+                  {step.done ? '✓' : '○'}
+                </span>
+                <div>
+                  <strong>{step.title}</strong>
+                  <span className="visually-hidden">{step.done ? ' (done)' : ' (to do)'}</span>
+                  <p className="muted">{step.detail}</p>
+                  {!step.done && step.href ? <Link href={step.href}>{step.action}</Link> : null}
+                </div>
+              </li>
+            ))}
+          </ol>
+        </section>
+      ) : null}
       <dl className="stats">
         <div>
           <dt>Sent today (UTC)</dt>
@@ -53,10 +102,11 @@ export default async function DashboardPage() {
         </div>
         <div>
           <dt>Plan</dt>
-          <dd>
-            {tenant.plan.ratePerSec}/s
+          <dd data-testid="plan">
+            {plan.rate}
             <small>
-              burst {tenant.plan.burst} · weight {tenant.plan.weight}
+              {plan.detail} (rate {tenant.plan.ratePerSec}/s · burst {tenant.plan.burst} · weight{' '}
+              {tenant.plan.weight})
             </small>
           </dd>
         </div>
