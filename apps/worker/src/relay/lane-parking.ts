@@ -51,17 +51,18 @@ export interface TenantDecision<Row> {
 export async function decideTenantRows<Row extends { jobId: string }>(
   fairness: TransactionalFairness,
   group: TenantRows<Row>,
-  options: { admitFresh: boolean },
+  /** `blocked`: the tenant was set aside when the pass claimed its rows (its parked rows were not claimed). */
+  options: { admitFresh: boolean; blocked: boolean },
 ): Promise<TenantDecision<Row>> {
   const key = laneParkKey(group.lane, group.tenantId)
-  const blocked = fairness.parking.isBlocked(key)
+  const { blocked } = options
   const ordered = [...group.parked, ...group.fresh]
   const result = await fairness.admission.admit(key, {
     jobIds: ordered.map((row) => row.jobId),
     // A blocked tenant's parked rows were not claimed; its fresh rows only get their turns.
     parkedCount: blocked ? 0 : group.parked.length,
     admitFresh: options.admitFresh && !blocked,
-    plan: enforcedPlan(fairness.plan),
+    plan: relayPlan(fairness.plan),
     maxSlots: fairness.slots,
     slotTtlMs: fairness.slotTtlMs,
     horizonMs: fairness.horizonMs,
@@ -74,6 +75,16 @@ export async function decideTenantRows<Row extends { jobId: string }>(
   if (result.stoppedBy === 'slots') fairness.parking.block(key, fairness.slotRetryMs)
   if (result.stoppedBy === 'turns') fairness.parking.block(key, Math.max(1, result.retryInMs))
   return { publish, park }
+}
+
+/**
+ * The turns the relay hands out: the lane worker's bucket (`enforcedPlan`) less another hand-off
+ * reserve of burst. The worker's bucket counts from its own first take, which comes a little after
+ * the relay's first turn; later jobs that run closer to their turns would then find it a few ms short
+ * and be deferred (and overtaken). The reserve lets the worker's bucket absorb that lag.
+ */
+export function relayPlan(plan: BucketPlan): BucketPlan {
+  return enforcedPlan(enforcedPlan(plan))
 }
 
 export interface ParkingState {

@@ -82,11 +82,14 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         skipIds: [...deps.skipIds],
       })
       const fairness = deps.fairness
+      // One view of the set-aside tenants for the whole pass: a tenant unblocked mid-pass (a slot came
+      // back) had its parked rows left out of this claim, so its fresh rows must not pass them now.
+      const blocked = fairness ? fairness.parking.blockedKeys() : []
       const parked = fairness
         ? await claimDueParkedOutbox(tx, {
             topics: [MESSAGE_PUBLISH_TOPIC],
             limit: deps.batchSize,
-            skipKeys: fairness.parking.blockedKeys(),
+            skipKeys: blocked,
           })
         : []
       claimedIds = [...fresh, ...parked].map((row) => row.id)
@@ -95,6 +98,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
       const decided = fairness
         ? await admitFairLanes(fairness, plan.parsed, {
             parkedIds: new Set(parked.map((row) => row.id)),
+            blocked: new Set(blocked),
             // A cut batch may have left older rows of a tenant unseen: its fresh rows must not pass them.
             admitFresh: parked.length < deps.batchSize && fresh.length < deps.batchSize,
           })
@@ -162,7 +166,7 @@ function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, L
 async function admitFairLanes(
   fairness: TransactionalFairness,
   rows: ParsedRow[],
-  options: { parkedIds: Set<number>; admitFresh: boolean },
+  options: { parkedIds: Set<number>; blocked: Set<string>; admitFresh: boolean },
 ) {
   const publish: { entry: ParsedRow; delayMs: number }[] = []
   const groups = new Map<string, TenantRows<ParsedRow>>()
@@ -182,7 +186,10 @@ async function admitFairLanes(
   }
   const decisions = await Promise.all(
     [...groups.values()].map((group) =>
-      decideTenantRows(fairness, group, { admitFresh: options.admitFresh }),
+      decideTenantRows(fairness, group, {
+        admitFresh: options.admitFresh,
+        blocked: options.blocked.has(laneParkKey(group.lane, group.tenantId)),
+      }),
     ),
   )
   const park: { id: number; parkKey: string; parkedUntilMs: number }[] = []
