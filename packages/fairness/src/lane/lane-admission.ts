@@ -76,7 +76,7 @@ interface LaneCommands {
 
 /** `prefix` as given (with its separator); keys are `<prefix>lane:{<lane>:<tenantId>}:slots|tat|tail`. */
 export function createLaneAdmission(redis: Redis, options: { prefix: string }): LaneAdmission {
-  redis.defineCommand(ADMIT_COMMAND, { numberOfKeys: 3, lua: ADMIT_SCRIPT })
+  redis.defineCommand(ADMIT_COMMAND, { numberOfKeys: 4, lua: ADMIT_SCRIPT })
   redis.defineCommand(HOLD_COMMAND, { numberOfKeys: 1, lua: HOLD_SCRIPT })
   redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_SCRIPT })
   const commands = redis as Redis & LaneCommands
@@ -91,6 +91,8 @@ export function createLaneAdmission(redis: Redis, options: { prefix: string }): 
           keyOf(key, 'slots'),
           keyOf(key, 'tat'),
           keyOf(key, 'tail'),
+          // The worker's bucket for the same tenant and lane (`token-buckets.ts`): the same hash tag.
+          `${options.prefix}bucket:{${key}}:tat`,
           input.maxSlots,
           input.slotTtlMs,
           input.plan.ratePerSec,

@@ -19,6 +19,8 @@
  * KEYS[1]  slots     sorted set: lane job id → when its slot expires (a killed worker leaks nothing)
  * KEYS[2]  tat       the reservations' theoretical arrival time, ms; absent = nothing reserved ahead
  * KEYS[3]  tail      the estimated turn of the tenant's last parked row, ms; absent = none ahead
+ * KEYS[4]  bucket    the lane worker's bucket `tat` for the tenant (same hash tag): turns never run
+ *                    ahead of it, so a worker that took its tokens late is not handed jobs it must defer
  * ARGV[1]  maxSlots  lane jobs the tenant may have waiting, delayed or running at once
  * ARGV[2]  slotTtlMs how long a slot outlives its turn unless its job holds it again
  * ARGV[3]  ratePerSec
@@ -50,6 +52,8 @@ local n = #ARGV - 8
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local free = maxSlots - redis.call('ZCARD', KEYS[1])
 local from = tonumber(redis.call('GET', KEYS[2])) or now
+local bucketTat = tonumber(redis.call('GET', KEYS[4]))
+if bucketTat and bucketTat > from then from = bucketTat end
 if from < now then from = now end
 local tail = tonumber(redis.call('GET', KEYS[3]))
 local behind = tail ~= nil and tail > now
