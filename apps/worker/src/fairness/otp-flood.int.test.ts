@@ -123,8 +123,12 @@ it("delivers B's login codes as on an idle lane while A floods at 20× its rate;
   const outOfOrder = places.filter((place, index) => Math.abs(place - index) > SLOTS).length
   const swapped = places.length - longestIncreasingRun(places)
   if (process.env.OTP_FLOOD_PLACES) writeFileSync(process.env.OTP_FLOOD_PLACES, JSON.stringify(places))
-  const parked = await pipeline.registry.getSingleMetricAsString('fairlane_outbox_parked_total')
-  const deferred = await pipeline.registry.getSingleMetricAsString('fairlane_jobs_deferred_total')
+  const counted = async (name: string) =>
+    (await pipeline.registry.getSingleMetric(name)?.get())?.values.find(
+      (value) => value.labels.lane === undefined || value.labels.lane === 'critical',
+    )?.value ?? 0
+  const parked = await counted('fairlane_outbox_parked_total')
+  const deferred = await counted('fairlane_jobs_deferred_total')
   console.info(
     JSON.stringify({
       idleMaxMs: Math.max(...idle),
@@ -134,7 +138,8 @@ it("delivers B's login codes as on an idle lane while A floods at 20× its rate;
       aDelivered: received.length,
       outOfOrder,
       swapped,
-      deferred: /lane="critical"} (\d+)/.exec(deferred)?.[1],
+      parked,
+      deferred,
     }),
   )
 
@@ -152,5 +157,5 @@ it("delivers B's login codes as on an idle lane while A floods at 20× its rate;
   ).toBe(0)
   expect(duplicateMessageIds(sink)).toEqual([])
   expect(outOfOrder).toBeLessThanOrEqual(Math.ceil(received.length * 0.05))
-  expect(parked).toMatch(/fairlane_outbox_parked_total \d{2,}/)
+  expect(parked).toBeGreaterThan(100)
 }, 180_000)
