@@ -10,6 +10,14 @@ export {
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
 export {
+  type AdmitInput,
+  type AdmitResult,
+  type AdmitStop,
+  createLaneAdmission,
+  type LaneAdmission,
+  laneParkKey,
+} from './lane/lane-admission'
+export {
   type BucketSends,
   type CompetedShare,
   type CompetedShares,

@@ -50,14 +50,36 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     }
     const { messageId, tenantId } = parsed.data
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
-    const attempt = job.attemptsMade + 1
     const gate = deps.gate
     // Without a lock token (a processor called outside a Worker) the job could not be moved to
     // delayed, so there is no bucket either.
-    const admit = gate && token ? () => gate.admit(tenantId) : undefined
+    const admit = gate && token ? () => gate.admit(tenantId, job.id) : undefined
+    try {
+      return await sendOnce(job, token, { messageId, tenantId }, log, admit)
+    } finally {
+      // Whatever the outcome, the job no longer waits in the lane: its slot goes back to its tenant.
+      if (gate && job.id) {
+        await gate
+          .leave(tenantId, job.id)
+          .catch((error: Error) =>
+            log.warn({ err: error.message }, 'could not give back a lane slot; it expires'),
+          )
+      }
+    }
+  }
+
+  async function sendOnce(
+    job: Job,
+    token: string | undefined,
+    sendJob: SendJob,
+    log: Logger,
+    admit: (() => Promise<Admission>) | undefined,
+  ): Promise<SendJobResult> {
+    const { tenantId } = sendJob
+    const attempt = job.attemptsMade + 1
     let outcome: SendOutcome
     try {
-      outcome = await deps.send({ messageId, tenantId }, log, admit)
+      outcome = await deps.send(sendJob, log, admit)
     } catch (error) {
       if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
       const reason = redactAddresses(error instanceof Error ? error.message : String(error))
