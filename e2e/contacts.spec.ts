@@ -135,6 +135,27 @@ test('accounts for every line after an unterminated quote: that row refused, the
   await expect(page.getByRole('table', { name: 'Contacts' }).locator('tbody tr')).toContainText('Row 300')
 })
 
+test('imports a CSV straight into a list', async ({ page }) => {
+  await signUp(page)
+  await page.goto('/lists')
+  await page.getByLabel('List name').fill('From the fair')
+  await page.getByRole('button', { name: 'Create list' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'From the fair' })).toBeVisible()
+
+  await page.goto('/contacts/import')
+  await page.getByLabel('Add the imported contacts to a list').selectOption({ label: 'From the fair' })
+  await page.getByLabel('CSV file').setInputFiles({
+    name: 'fair.csv',
+    mimeType: 'text/csv',
+    buffer: Buffer.from('email,name\nfair1@example.test,One\nfair2@example.test,Two\n'),
+  })
+  await page.getByRole('button', { name: 'Import' }).click()
+  await expect(page.getByTestId('added-to-list')).toContainText('2 added to the list “From the fair”')
+  await page.goto('/lists')
+  await page.getByRole('link', { name: 'From the fair' }).click()
+  await expect(page.getByRole('table', { name: 'Members' }).locator('tbody tr')).toHaveCount(2)
+})
+
 test('adds, edits, unsubscribes and deletes a contact; another tenant gets 404 for its URLs', async ({
   page,
   browser,

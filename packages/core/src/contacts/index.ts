@@ -26,6 +26,6 @@ export {
 export { type CsvBatchResult, importCsvRows } from './import-csv-rows'
 export { MAX_LIST_NAME_LENGTH, splitEmailList, validateListName } from './list-name'
 export { MAX_CONTACTS_PER_REQUEST, parseContactsRequest } from './parse-contacts-request'
-export type { ContactUpserter, UpsertCounts } from './ports'
+export type { ContactUpserter, ListAdder, UpsertCounts } from './ports'
 export { upsertContacts } from './upsert-contacts'
 export { type ContactValidation, validateContact } from './validate-contact'

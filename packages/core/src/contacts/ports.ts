@@ -9,3 +9,12 @@ export interface UpsertCounts {
 export interface ContactUpserter {
   upsertContacts(input: { tenantId: string; contacts: readonly ContactFields[] }): Promise<UpsertCounts>
 }
+
+/** Adds contacts of the tenant to one of its lists by email; null when the list is not the tenant's. */
+export interface ListAdder {
+  addToList(input: {
+    tenantId: string
+    listId: string
+    emails: readonly string[]
+  }): Promise<{ added: number } | null>
+}

@@ -1,3 +1,4 @@
+import { createList } from '@fairlane/db/queries/lists'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWebHarness, jsonRequest, readJson, seedTenant, type WebHarness } from '../test-support/harness'
@@ -49,6 +50,40 @@ describe('POST /contacts/import/rows', () => {
     })
     const again = await send({ header: ['email'], rows: [{ line: 2, cells: ['a@b.test'] }] })
     expect(await readJson(again)).toMatchObject({ created: 0, updated: 1 })
+  })
+
+  it('adds the imported contacts to a chosen list, and refuses another tenant’s list before writing', async () => {
+    const list = await createList(harness.database.db, { tenantId, name: `Imported ${Date.now()}` })
+    if (list.kind !== 'created') throw new Error('list not created')
+    const response = await send({
+      header: ['email'],
+      listId: list.id,
+      rows: [
+        { line: 2, cells: ['list1@b.test'] },
+        { line: 3, cells: ['not an address'] },
+        { line: 4, cells: ['list2@b.test'] },
+      ],
+    })
+    expect(response.status).toBe(200)
+    expect(await readJson(response)).toMatchObject({ created: 2, addedToList: 2, rejected: [{ line: 3 }] })
+    const members = await harness.database.sql`
+      select c.email from list_members m join contacts c on c.id = m.contact_id
+      where m.list_id = ${list.id} order by c.email`
+    expect(members.map((row) => row.email)).toEqual(['list1@b.test', 'list2@b.test'])
+
+    const other = (await seedTenant(harness, 'Other importer')).tenantId
+    const foreign = await createList(harness.database.db, { tenantId: other, name: 'Theirs' })
+    if (foreign.kind !== 'created') throw new Error('list not created')
+    const refused = await send({
+      header: ['email'],
+      listId: foreign.id,
+      rows: [{ line: 2, cells: ['x@b.test'] }],
+    })
+    expect(refused.status).toBe(400)
+    expect(JSON.stringify(await readJson(refused))).toContain('listId')
+    const [written] = await harness.database
+      .sql`select count(*)::int as n from contacts where email = 'x@b.test'`
+    expect(written?.n).toBe(0)
   })
 
   it('refuses a header without an email column, naming the delimiter', async () => {

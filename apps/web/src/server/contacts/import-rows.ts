@@ -2,6 +2,7 @@ import { importCsvRows, MAX_CSV_BATCH_BYTES } from '@fairlane/core'
 import { AppError, fieldIssues, validationFailed } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { upsertContacts } from '@fairlane/db/queries/contacts'
+import { addListMembersByEmail } from '@fairlane/db/queries/lists'
 import { z } from 'zod'
 import { respond } from '../http/errors'
 import { readJsonBody } from '../http/read-json-body'
@@ -16,6 +17,8 @@ export interface ImportRowsDeps {
 
 const batchSchema = z.strictObject({
   header: z.array(z.string().max(1000)).min(1).max(200),
+  /** Optional: the list the imported contacts join. */
+  listId: z.uuid('must be a list id').optional(),
   rows: z
     .array(z.strictObject({ line: z.int().min(2), cells: z.array(z.string().max(10_000)).max(1000) }))
     .max(2000),
@@ -35,12 +38,18 @@ export function postImportRows(request: Request, deps: ImportRowsDeps): Promise<
     const parsed = batchSchema.safeParse(body)
     if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
     const result = await importCsvRows(
-      { tenantId, header: parsed.data.header, rows: parsed.data.rows },
+      { tenantId, header: parsed.data.header, rows: parsed.data.rows, listId: parsed.data.listId },
       {
         store: {
           upsertContacts: async (input) => {
             const { created, updated } = await upsertContacts(deps.db, input)
             return { created, updated }
+          },
+        },
+        lists: {
+          addToList: async (input) => {
+            const result = await addListMembersByEmail(deps.db, input)
+            return result === null ? null : { added: result.added }
           },
         },
       },

@@ -15,7 +15,16 @@ const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 
  * it a batch of records at a time (csv-records.ts, papaparse), sending each batch before parsing the
  * next, so the bar moves per batch and every line of the file ends up in the report.
  */
-export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows: number }) {
+export function CsvImport({
+  maxBytes,
+  batchRows,
+  lists,
+}: {
+  maxBytes: number
+  batchRows: number
+  /** The tenant's lists: the imported contacts may join one. */
+  lists: { id: string; name: string }[]
+}) {
   const fileId = useId()
   const [fileError, setFileError] = useState<string | null>(null)
   const [phase, setPhase] = useState<Phase>({ kind: 'idle' })
@@ -23,6 +32,8 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
   const [report, setReport] = useState<ImportReport | null>(null)
   const [fileName, setFileName] = useState('')
   const input = useRef<HTMLInputElement>(null)
+  const listSelect = useRef<HTMLSelectElement>(null)
+  const [listName, setListName] = useState<string | null>(null)
 
   function start(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault()
@@ -36,17 +47,25 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
     }
     setFileError(null)
     setFileName(file.name)
+    const listId = listSelect.current?.value || null
+    setListName(lists.find((list) => list.id === listId)?.name ?? null)
     setProgress({ bytes: 0, total: file.size })
     const current = emptyReport()
     setReport({ ...current })
     setPhase({ kind: 'running' })
     file.text().then(
-      (text) => run(file, text, current, detectDelimiter(text.slice(0, 64 * 1024))),
+      (text) => run(file, text, current, detectDelimiter(text.slice(0, 64 * 1024)), listId),
       () => setPhase({ kind: 'stopped', message: `${file.name} could not be read.` }),
     )
   }
 
-  async function run(file: File, text: string, current: ImportReport, delimiter: string) {
+  async function run(
+    file: File,
+    text: string,
+    current: ImportReport,
+    delimiter: string,
+    listId: string | null,
+  ) {
     let sender: BatchSender | null = null
     const publish = () => setReport({ ...current, rejected: [...current.rejected] })
     try {
@@ -59,7 +78,7 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
         for (const record of batch.records) {
           if (sender === null) {
             if (!('cells' in record)) throw new ImportStopped(`The header row is broken: ${record.problem}.`)
-            sender = new BatchSender(record.cells, current)
+            sender = new BatchSender(record.cells, current, undefined, listId)
             continue
           }
           lastBlank = 'cells' in record && record.cells.every((cell) => cell.trim() === '')
@@ -117,6 +136,19 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
             </p>
           ) : null}
         </div>
+        {lists.length > 0 ? (
+          <div className="field">
+            <label htmlFor={`${fileId}-list`}>Add the imported contacts to a list</label>
+            <select id={`${fileId}-list`} ref={listSelect} defaultValue="" disabled={running}>
+              <option value="">No list</option>
+              {lists.map((list) => (
+                <option key={list.id} value={list.id}>
+                  {list.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
         <div>
           <button type="submit" className="button" disabled={running}>
             {running ? 'Importing…' : 'Import'}
@@ -147,7 +179,9 @@ export function CsvImport({ maxBytes, batchRows }: { maxBytes: number; batchRows
               {phase.message}
             </p>
           ) : null}
-          {report && phase.kind !== 'running' ? <ImportReportView report={report} /> : null}
+          {report && phase.kind !== 'running' ? (
+            <ImportReportView report={report} listName={listName} />
+          ) : null}
         </section>
       ) : null}
     </>

@@ -16,6 +16,8 @@ export interface ImportReport {
   blank: number
   rows: number
   ignoredColumns: string[]
+  /** With a list chosen: how many contacts joined it. */
+  addedToList: number
 }
 
 export interface PendingRow {
@@ -29,6 +31,7 @@ interface BatchAnswer {
   updated: number
   rejected: RejectedRow[]
   blank: number
+  addedToList?: number
 }
 
 /** A refusal of the whole import (bad header, session ended); the report so far stays valid. */
@@ -38,7 +41,7 @@ export class ImportStopped extends Error {}
 const emailKey = (cell: string | undefined) => (cell ?? '').trim().toLowerCase()
 
 export function emptyReport(): ImportReport {
-  return { created: 0, updated: 0, rejected: [], blank: 0, rows: 0, ignoredColumns: [] }
+  return { created: 0, updated: 0, rejected: [], blank: 0, rows: 0, ignoredColumns: [], addedToList: 0 }
 }
 
 /**
@@ -53,6 +56,8 @@ export class BatchSender {
     private readonly header: string[],
     readonly report: ImportReport,
     private readonly url = '/contacts/import/rows',
+    /** The list the imported contacts join, if one was chosen. */
+    private readonly listId: string | null = null,
   ) {}
 
   async send(batch: PendingRow[]): Promise<void> {
@@ -69,6 +74,7 @@ export class BatchSender {
     this.report.updated += answer.updated
     this.report.blank += answer.blank
     this.report.rows += batch.length
+    this.report.addedToList += answer.addedToList ?? 0
     this.report.rejected.push(...answer.rejected)
     const bad = new Set(answer.rejected.map((row) => row.line))
     for (const row of rows) {
@@ -98,7 +104,7 @@ export class BatchSender {
       response = await fetch(this.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ header: this.header, rows }),
+        body: JSON.stringify({ header: this.header, rows, ...(this.listId ? { listId: this.listId } : {}) }),
       })
     } catch {
       throw new ImportStopped(

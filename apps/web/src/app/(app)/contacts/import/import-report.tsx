@@ -6,7 +6,7 @@ import type { ImportReport } from './import-batches'
 /** Rows shown in the page; the download holds every one, so a long report is never cut short. */
 const SHOWN_ROWS = 1000
 
-export function ImportReportView({ report }: { report: ImportReport }) {
+export function ImportReportView({ report, listName }: { report: ImportReport; listName: string | null }) {
   const rejected = [...report.rejected].sort((a, b) => a.line - b.line)
   const imported = report.created + report.updated
 
@@ -47,6 +47,12 @@ export function ImportReportView({ report }: { report: ImportReport }) {
           </dd>
         </div>
       </dl>
+      {listName !== null ? (
+        <p data-testid="added-to-list">
+          {report.addedToList.toLocaleString('en')} added to the list “{listName}” (contacts already on it are
+          not counted).
+        </p>
+      ) : null}
       {report.ignoredColumns.length > 0 ? (
         <ul className="muted">
           {report.ignoredColumns.map((note) => (

@@ -1,14 +1,17 @@
 import { CSV_BATCH_ROWS, MAX_CSV_BYTES } from '@fairlane/core'
+import { listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { requireTenantSession } from '@/server/auth/session'
+import { container } from '@/server/container'
 import { CsvImport } from './csv-import'
 import styles from './import.module.css'
 
 export const metadata: Metadata = { title: 'Import contacts' }
 
 export default async function ImportContactsPage() {
-  await requireTenantSession()
+  const session = await requireTenantSession()
+  const lists = await listLists(container().database.db, { tenantId: session.tenantId })
   return (
     <div className={styles.page}>
       <div className="page-header">
@@ -26,7 +29,11 @@ export default async function ImportContactsPage() {
           or send them to the API (POST /api/v1/contacts).
         </p>
       </noscript>
-      <CsvImport maxBytes={MAX_CSV_BYTES} batchRows={CSV_BATCH_ROWS} />
+      <CsvImport
+        maxBytes={MAX_CSV_BYTES}
+        batchRows={CSV_BATCH_ROWS}
+        lists={lists.map((list) => ({ id: list.id, name: list.name }))}
+      />
     </div>
   )
 }
