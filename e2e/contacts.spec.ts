@@ -154,6 +154,16 @@ test('imports a CSV straight into a list', async ({ page }) => {
   await page.goto('/lists')
   await page.getByRole('link', { name: 'From the fair' }).click()
   await expect(page.getByRole('table', { name: 'Members' }).locator('tbody tr')).toHaveCount(2)
+
+  // Every contact a search matches goes to a list in one step, not only the page shown.
+  await page.goto('/lists')
+  await page.getByLabel('List name').fill('Twos')
+  await page.getByRole('button', { name: 'Create list' }).click()
+  await expect(page.getByRole('heading', { level: 1, name: 'Twos' })).toBeVisible()
+  await page.goto('/contacts?q=fair2')
+  await page.getByLabel('Add every contact matching “fair2” to').selectOption({ label: 'Twos' })
+  await page.getByRole('button', { name: 'Add all matching' }).click()
+  await expect(page.getByText('Added 1 matching contact to the list')).toBeVisible()
 })
 
 test('adds, edits, unsubscribes and deletes a contact; another tenant gets 404 for its URLs', async ({

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, ilike, inArray, notExists, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, ilike, inArray, notExists, or, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { contacts, listMembers, lists } from '../schema'
 import { escapeLike, hasPgCode, isUniqueViolation } from './contacts'
@@ -130,6 +130,20 @@ export async function addListMembers(
   return addWhere(db, input, inArray(contacts.id, [...input.contactIds]), input.contactIds.length)
 }
 
+/**
+ * Adds every contact matching a contacts-page search (email or name contains `query`, case-blind, as
+ * `searchContacts`) in one statement; null when the list is not the tenant's. An empty query is
+ * refused by the caller: "everyone" is not a search.
+ */
+export async function addListMembersMatching(
+  db: Executor,
+  input: { tenantId: string; listId: string; query: string },
+): Promise<{ added: number } | null> {
+  const pattern = `%${escapeLike(input.query.trim())}%`
+  const matching = or(ilike(contacts.email, pattern), ilike(contacts.name, pattern)) ?? sql`false`
+  return addWhere(db, input, matching, 1)
+}
+
 /** Adds by email; `unknown` lists the emails that are not contacts of this tenant (nothing is created). */
 export async function addListMembersByEmail(
   db: Executor,
@@ -152,7 +166,7 @@ export async function addListMembersByEmail(
 async function addWhere(
   db: Executor,
   input: { tenantId: string; listId: string },
-  which: ReturnType<typeof inArray>,
+  which: SQL,
   size: number,
 ): Promise<{ added: number } | null> {
   const list = await getList(db, input)

@@ -1,17 +1,31 @@
 import { countContacts, searchContacts } from '@fairlane/db/queries/contacts'
+import { listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
+import { addMatchingToListAction } from './list-actions'
 
 export const metadata: Metadata = { title: 'Contacts' }
 
 const PAGE_SIZE = 50
 
-const NOTICES: Record<string, string> = { deleted: 'Contact deleted.' }
+const NOTICES: Record<string, string> = {
+  deleted: 'Contact deleted.',
+  'search-first': 'Search first: “add all matching” adds the contacts a search finds.',
+  'choose-list': 'Choose one of your lists.',
+}
 
-type Search = { q?: string; after?: string; before?: string; notice?: string }
+type Search = { q?: string; after?: string; before?: string; notice?: string; added?: string }
+
+function noticeOf(search: Search): string | undefined {
+  if (search.notice === 'added-to-list') {
+    const added = Math.max(0, Number.parseInt(search.added ?? '', 10) || 0)
+    return `Added ${added.toLocaleString('en')} matching contact${added === 1 ? '' : 's'} to the list (those already on it are not counted).`
+  }
+  return search.notice ? NOTICES[search.notice] : undefined
+}
 
 function href(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams()
@@ -22,10 +36,11 @@ function href(params: Record<string, string | undefined>): string {
 
 export default async function ContactsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const session = await requireTenantSession()
-  const { q, after, before, notice } = await searchParams
+  const search = await searchParams
+  const { q, after, before } = search
   const query = typeof q === 'string' ? q.slice(0, 200) : ''
   const { db } = container().database
-  const [page, total] = await Promise.all([
+  const [page, total, lists] = await Promise.all([
     searchContacts(db, {
       tenantId: session.tenantId,
       query,
@@ -34,8 +49,9 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
       limit: PAGE_SIZE,
     }),
     countContacts(db, { tenantId: session.tenantId }),
+    listLists(db, { tenantId: session.tenantId }),
   ])
-  const noticeText = notice ? NOTICES[notice] : undefined
+  const noticeText = noticeOf(search)
 
   return (
     <>
@@ -67,6 +83,31 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
           {query ? <Link href="/contacts">Clear</Link> : null}
         </form>
       </search>
+      {query && page.contacts.length > 0 && lists.length > 0 ? (
+        <form
+          action={addMatchingToListAction}
+          className="form-inline"
+          aria-label="Add all matching contacts to a list"
+        >
+          <input type="hidden" name="q" value={query} />
+          <div className="field">
+            <label htmlFor="matching-list">Add every contact matching “{query}” to</label>
+            <select id="matching-list" name="listId" defaultValue="">
+              <option value="" disabled>
+                Choose a list
+              </option>
+              {lists.map((list) => (
+                <option key={list.id} value={list.id}>
+                  {list.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="button-secondary">
+            Add all matching
+          </button>
+        </form>
+      ) : null}
       <p className="muted">
         {total.toLocaleString('en')} contact{total === 1 ? '' : 's'} in total
         {query ? `; showing those matching “${query}”` : ''}.
