@@ -27,7 +27,7 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase()
 }
 
-const emailSchema = z
+export const emailSchema = z
   .string({
     error: (issue) => (issue.input === undefined ? 'is required' : 'must be an email address'),
   })
