@@ -190,7 +190,9 @@ test('adds, edits, unsubscribes and deletes a contact; another tenant gets 404 f
 
   await page.getByRole('button', { name: 'Unsubscribe' }).click()
   await expect(
-    page.getByText('Unsubscribed: this contact will not receive campaigns any more.'),
+    page.getByText(
+      'Unsubscribed from campaigns. Messages they ask for, such as sign-in codes and password resets, still reach them.',
+    ),
   ).toBeVisible()
   await expect(page.getByRole('button', { name: 'Unsubscribe' })).toHaveCount(0)
 

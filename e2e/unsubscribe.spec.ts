@@ -66,12 +66,12 @@ test('the confirm page, the one-click POST, and a tampered token', async ({ page
   await expect(page.getByText(company)).toBeVisible()
   await expect(page.getByText(`re${'*'.repeat(`reader-${id}`.length - 2)}@example.test`)).toBeVisible()
   await page.goto(`/contacts/${first}`)
-  await expect(page.getByText('unsubscribed', { exact: true })).toHaveCount(0)
+  await expect(page.getByText('unsubscribed from campaigns', { exact: true })).toHaveCount(0)
   await page.goto(`/u/${token}`)
   await page.getByRole('button', { name: 'Unsubscribe' }).click()
   await expect(page.getByRole('heading', { name: 'Unsubscribed' })).toBeVisible()
   await page.goto(`/contacts/${first}`)
-  await expect(page.getByText('unsubscribed', { exact: true })).toBeVisible()
+  await expect(page.getByText('unsubscribed from campaigns', { exact: true })).toBeVisible()
 
   // RFC 8058 one-click: a form POST, answered 200 at once, idempotent.
   const oneClick = signUnsubscribeToken({ tenantId, contactId: second, campaignId }, key)
@@ -84,10 +84,10 @@ test('the confirm page, the one-click POST, and a tampered token', async ({ page
     expect(response.status()).toBe(200)
   }
   await page.goto(`/contacts/${second}`)
-  await expect(page.getByText('unsubscribed', { exact: true })).toBeVisible()
+  await expect(page.getByText('unsubscribed from campaigns', { exact: true })).toBeVisible()
 
   // The tampered attempts left the first contact's neighbour alone too.
   const untouched = await addContact(page, `untouched-${id}@example.test`)
   await page.goto(`/contacts/${untouched}`)
-  await expect(page.getByText('unsubscribed', { exact: true })).toHaveCount(0)
+  await expect(page.getByText('unsubscribed from campaigns', { exact: true })).toHaveCount(0)
 })

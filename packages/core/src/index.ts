@@ -36,4 +36,6 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
+export * from './suppressions'
 export * from './unsubscribe'

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto'
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import { migrate } from 'drizzle-orm/postgres-js/migrator'
 import postgres from 'postgres'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { pgErrorCode } from './errors'
-import { ensureDatabaseExists, migrateDatabase } from './migrate'
+import { ensureDatabaseExists, MIGRATIONS_FOLDER, migrateDatabase } from './migrate'
 import { quoteDatabaseName, withDatabaseName } from './url'
 
 // The lead switches this to vitest `inject('databaseServerUrl')` once the global setup lands.
@@ -27,6 +32,7 @@ const MAIN_TABLES = [
   'job_cursors',
   'tenant_daily_stats',
   'admin_audit_log',
+  'tenant_audit_log',
 ]
 
 const admin = postgres(serverUrl, { max: 1, onnotice: () => {} })
@@ -107,6 +113,56 @@ describe('migrateDatabase', () => {
     await insert(acme?.id, null)
     await insert(acme?.id, null)
   })
+})
+
+describe('the suppression scopes migration', () => {
+  it('keeps bounces, complaints and manual entries on every lane and scopes unsubscribes to marketing', async () => {
+    const name = randomName('fairlane_scopes_migration')
+    await admin.unsafe(`create database ${quoteDatabaseName(name)}`)
+    const url = withDatabaseName(serverUrl, name)
+    // The migrations before this one (found by its name: the number may change when branches merge).
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, 'meta/_journal.json'), 'utf8'))
+    const at = journal.entries.findIndex((entry: { tag: string }) =>
+      entry.tag.endsWith('_suppression_scopes'),
+    )
+    expect(at).toBeGreaterThan(0)
+    const before = mkdtempSync(join(tmpdir(), 'fairlane-migrations-'))
+    const sql = postgres(url, { max: 1, onnotice: () => {} })
+    try {
+      cpSync(MIGRATIONS_FOLDER, before, { recursive: true })
+      writeFileSync(
+        join(before, 'meta/_journal.json'),
+        JSON.stringify({ ...journal, entries: journal.entries.slice(0, at) }),
+      )
+      await migrate(drizzle({ client: sql }), { migrationsFolder: before })
+      const [tenant] = await sql`insert into tenants (name) values ('Old rows') returning id`
+      await sql`insert into suppressions (tenant_id, email, reason) values
+        (${tenant?.id}, 'left@example.com', 'unsubscribe'),
+        (${tenant?.id}, 'bounced@example.com', 'hard-bounce'),
+        (${tenant?.id}, 'spam@example.com', 'complaint'),
+        (${tenant?.id}, 'typed@example.com', 'manual')`
+      // Unsubscribed from the contact page, which wrote no suppression before this migration.
+      await sql`insert into contacts (tenant_id, email, unsubscribed_at) values
+        (${tenant?.id}, 'quiet@example.com', '2026-01-02T03:04:05Z'),
+        (${tenant?.id}, 'bounced@example.com', '2026-01-01T00:00:00Z'),
+        (${tenant?.id}, 'here@example.com', null)`
+
+      await migrateDatabase(url)
+      const rows = await sql`select email, reason, scope, created_at from suppressions order by email`
+      expect(rows.map(({ email, reason, scope }) => ({ email, reason, scope }))).toEqual([
+        { email: 'bounced@example.com', reason: 'hard-bounce', scope: 'all' },
+        { email: 'left@example.com', reason: 'unsubscribe', scope: 'marketing' },
+        { email: 'quiet@example.com', reason: 'unsubscribe', scope: 'marketing' },
+        { email: 'spam@example.com', reason: 'complaint', scope: 'all' },
+        { email: 'typed@example.com', reason: 'manual', scope: 'all' },
+      ])
+      const quiet = rows.find((row) => row.email === 'quiet@example.com')
+      expect(new Date(quiet?.created_at).toISOString()).toBe('2026-01-02T03:04:05.000Z')
+    } finally {
+      await sql.end()
+      rmSync(before, { recursive: true, force: true })
+    }
+  }, 30_000)
 })
 
 describe('ensureDatabaseExists', () => {

@@ -20,6 +20,7 @@ import { postCampaign } from './api/v1/post-campaign'
 import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
+import { deleteSuppression, getSuppressions, postSuppressions } from './api/v1/suppressions'
 import type { WebContainer } from './web-container'
 
 /**
@@ -73,6 +74,15 @@ export const API_ROUTES = {
     postCampaignCancel(request, id, deps.api),
   ),
   postContacts: route('POST', '/api/v1/contacts', (request, _, deps) => postContacts(request, deps.api)),
+  listSuppressions: route('GET', '/api/v1/suppressions', (request, _, deps) =>
+    getSuppressions(request, deps.api),
+  ),
+  addSuppressions: route('POST', '/api/v1/suppressions', (request, _, deps) =>
+    postSuppressions(request, deps.api),
+  ),
+  removeSuppression: route('DELETE', '/api/v1/suppressions/:email', (request, { email }, deps) =>
+    deleteSuppression(request, email, deps.api),
+  ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   authPost: route('POST', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

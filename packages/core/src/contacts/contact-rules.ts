@@ -29,7 +29,7 @@ export function normaliseEmail(email: string): string {
   return email.trim().normalize('NFC').toLowerCase()
 }
 
-const emailSchema = z
+export const emailSchema = z
   .string({
     error: (issue) => (issue.input === undefined ? 'is required' : 'must be an email address'),
   })

@@ -1,5 +1,6 @@
 import type { Lane } from '../domain/lanes'
 import type { MessageStatus, SuppressionReason } from '../domain/statuses'
+import type { SuppressionScope } from '../domain/suppression-scopes'
 
 /** What a lane job carries (ids only); the message row is the truth. */
 export interface SendJob {
@@ -24,11 +25,12 @@ export interface ClaimedMessage {
   /** Fresh for every claim: only its holder may mark the row sent, failed or released. */
   lockToken: string
   /**
-   * The tenant suppressed the recipient (read in the claim's own statement: one round trip less per
-   * send). A suppression that this very message's bounce created does not count, so an admin's
-   * deliberate replay of it is not silently skipped; every other message to the address is.
+   * The scope of the tenant's suppression of the recipient, null when there is none (read in the
+   * claim's own statement: one round trip less per send); whether it stops this message depends on
+   * the lane (`suppressionStops`). A suppression that this very message's bounce created does not
+   * count, so an admin's deliberate replay of it is not silently skipped; every other message is.
    */
-  recipientSuppressed: boolean
+  recipientSuppression: SuppressionScope | null
   /** Campaign mail: the contact left the tenant's list after dispatch; the message is not sent. */
   recipientUnsubscribed: boolean
   /** Campaign mail: the recipient as the campaign is personalised for it, read at claim time. */

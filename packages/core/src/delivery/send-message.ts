@@ -1,3 +1,4 @@
+import { suppressionStops } from '../domain/suppression-scopes'
 import { MessageLockedError } from './message-locked-error'
 import type {
   Admission,
@@ -68,12 +69,14 @@ export async function sendMessage(
   if (!message) return explainUnclaimed(job, deps.store)
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
 
-  if (message.recipientSuppressed || message.recipientUnsubscribed) {
+  // An unsubscribe stops campaign mail only; a bounce, a complaint or a manual entry stops every lane.
+  const suppressed = suppressionStops(message.recipientSuppression, message.lane)
+  if (suppressed || message.recipientUnsubscribed) {
     await deps.store.markSuppressed({
       ...claim,
       reason: message.recipientUnsubscribed
         ? 'the contact unsubscribed'
-        : 'recipient is on the tenant suppression list',
+        : `recipient is on the tenant suppression list (scope: ${message.recipientSuppression})`,
     })
     return { kind: 'skipped', reason: 'suppressed' }
   }

@@ -1,5 +1,6 @@
 export type { UnsubscribeStore, UnsubscribeTarget } from './ports'
 export {
+  PREVIEW_UNSUBSCRIBE_TOKEN,
   signUnsubscribeToken,
   type UnsubscribeClaims,
   type UnsubscribeKey,

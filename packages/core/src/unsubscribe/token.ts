@@ -28,6 +28,12 @@ export interface UnsubscribeKey {
   readonly legacy: readonly Buffer[]
 }
 
+/**
+ * The token in a test send's unsubscribe link (`/u/preview`): never a real token (those are 88
+ * characters), so whoever receives a test send cannot unsubscribe the contact it was rendered for.
+ */
+export const PREVIEW_UNSUBSCRIBE_TOKEN = 'preview'
+
 const LEGACY_VERSION = 1
 const VERSION = 2
 const ID_BYTES = 16

@@ -3,6 +3,7 @@ import { and, asc, desc, eq, gt, ilike, inArray, lt, or, type SQL, sql } from 'd
 import type { Executor } from '../client'
 import { pgErrorCode } from '../errors'
 import { contacts, listMembers, lists } from '../schema'
+import { suppressAddress } from './suppressions'
 
 /** Rows per INSERT: 4 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
 const UPSERT_CHUNK = 1000
@@ -220,10 +221,15 @@ export async function unsubscribeContact(
   db: Executor,
   input: { tenantId: string; contactId: string },
 ): Promise<boolean> {
-  const rows = await db
-    .update(contacts)
-    .set({ unsubscribedAt: sql`coalesce(${contacts.unsubscribedAt}, now())`, updatedAt: sql`now()` })
-    .where(and(eq(contacts.tenantId, input.tenantId), eq(contacts.id, input.contactId)))
-    .returning({ id: contacts.id })
-  return rows.length > 0
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(contacts)
+      .set({ unsubscribedAt: sql`coalesce(${contacts.unsubscribedAt}, now())`, updatedAt: sql`now()` })
+      .where(and(eq(contacts.tenantId, input.tenantId), eq(contacts.id, input.contactId)))
+      .returning({ email: contacts.email })
+    if (!row) return false
+    // Like the unsubscribe link: campaign mail stops, the person's transactional mail still goes.
+    await suppressAddress(tx, { tenantId: input.tenantId, email: row.email, reason: 'unsubscribe' })
+    return true
+  })
 }

@@ -1,4 +1,4 @@
-import type { MessageStatus } from '@fairlane/core'
+import type { MessageStatus, SuppressionScope } from '@fairlane/core'
 import type {
   ClaimedMessage,
   DeliveryState,
@@ -64,8 +64,9 @@ function claimStatement(
       lockToken: messages.lockToken,
       // Written out qualified on purpose: drizzle renders RETURNING columns unqualified, and inside
       // this subquery an unqualified "tenant_id" would be the suppression's own — matching every tenant.
-      recipientSuppressed: sql<boolean>`exists (
-        select 1 from suppressions s
+      // The scope only: whether it stops this message is the lane's question, answered in core.
+      recipientSuppression: sql<SuppressionScope | null>`(
+        select s.scope from suppressions s
         where s.tenant_id = messages.tenant_id
           and s.email = lower(messages.to_address)
           and s.message_id is distinct from messages.id)`,

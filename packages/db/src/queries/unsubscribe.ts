@@ -1,7 +1,8 @@
 import type { UnsubscribeStore, UnsubscribeTarget } from '@fairlane/core'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { contacts, suppressions, tenants } from '../schema'
+import { contacts, tenants } from '../schema'
+import { suppressAddress } from './suppressions'
 
 async function findTarget(
   db: Executor,
@@ -17,8 +18,9 @@ async function findTarget(
 
 /**
  * The unsubscribe pages' store. Unsubscribing sets `unsubscribed_at` (the first time wins) and adds
- * an `unsubscribe` suppression in the same transaction: the audience query leaves the contact out,
- * and the send-time suppression check also stops mail already dispatched to it.
+ * an `unsubscribe` suppression scoped to marketing in the same transaction: the audience query leaves
+ * the contact out, and the send-time check also stops campaign mail already dispatched to it, while
+ * the person's sign-in codes and password resets still go.
  */
 export function createUnsubscribeStore(db: Database): UnsubscribeStore {
   return {
@@ -34,10 +36,7 @@ export function createUnsubscribeStore(db: Database): UnsubscribeStore {
           .where(and(eq(contacts.tenantId, input.tenantId), eq(contacts.id, input.contactId)))
           .returning({ email: contacts.email })
         if (!row) return null
-        await tx
-          .insert(suppressions)
-          .values({ tenantId: input.tenantId, email: row.email, reason: 'unsubscribe' })
-          .onConflictDoNothing()
+        await suppressAddress(tx, { tenantId: input.tenantId, email: row.email, reason: 'unsubscribe' })
         return findTarget(tx, input)
       }),
   }

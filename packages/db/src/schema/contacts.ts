@@ -1,7 +1,12 @@
 import { sql } from 'drizzle-orm'
 import { check, index, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
-import { SUPPRESSION_REASONS, type SuppressionReason } from './literals'
+import {
+  SUPPRESSION_REASONS,
+  SUPPRESSION_SCOPES,
+  type SuppressionReason,
+  type SuppressionScope,
+} from './literals'
 import { tenantId } from './tenant-column'
 
 /** A tenant's audience. Emails are stored lowercased so uniqueness and suppression match case-blind. */
@@ -59,6 +64,9 @@ export const listMembers = pgTable(
  * Addresses a tenant must not mail again. Checked at dispatch and again at send, so an address
  * suppressed after dispatch is still skipped. `message_id` names the delivery that caused it (no
  * foreign key: message retention must not be blocked by, or erase, a suppression).
+ * `scope` says which mail it stops (`suppressionStops` in core): `marketing` campaign mail only (an
+ * unsubscribe), `all` every lane (a hard bounce, a complaint, a manual entry). One row per address:
+ * a wider entry replaces a narrower one, never the other way round.
  */
 export const suppressions = pgTable(
   'suppressions',
@@ -66,12 +74,14 @@ export const suppressions = pgTable(
     tenantId: tenantId(),
     email: text('email').notNull(),
     reason: text('reason').$type<SuppressionReason>().notNull(),
+    scope: text('scope').$type<SuppressionScope>().notNull().default('all'),
     messageId: uuid('message_id'),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ name: 'suppressions_pk', columns: [t.tenantId, t.email] }),
     check('suppressions_reason_check', oneOf(t.reason, SUPPRESSION_REASONS)),
+    check('suppressions_scope_check', oneOf(t.scope, SUPPRESSION_SCOPES)),
     check('suppressions_email_lowercase_check', sql`${t.email} = lower(${t.email})`),
   ],
 )

@@ -13,5 +13,7 @@ export {
   type MembershipRole,
   type MessageStatus,
   SUPPRESSION_REASONS,
+  SUPPRESSION_SCOPES,
   type SuppressionReason,
+  type SuppressionScope,
 } from '@fairlane/core'

@@ -62,6 +62,31 @@ export const adminAuditLog = pgTable(
   ],
 )
 
+/**
+ * What a tenant's own users did that needs a record of who and why (a resubscribe on the person's
+ * request). Separate from `admin_audit_log`, which is the platform operator's and has no tenant: these
+ * entries belong to the tenant (its queries take `tenant_id`, deleting the tenant deletes them).
+ * `actor_user_id` has no foreign key and `actor` keeps the email as it was: the entry outlives the
+ * user. Append-only.
+ */
+export const tenantAuditLog = pgTable(
+  'tenant_audit_log',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    tenantId: tenantId(),
+    actorUserId: text('actor_user_id'),
+    actor: text('actor').notNull(),
+    /** `<resource>.<verb>`: `contact.resubscribe`. */
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    reason: text('reason'),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('tenant_audit_log_tenant_target_idx').on(t.tenantId, t.targetType, t.targetId)],
+)
+
 export type JobCursor = typeof jobCursors.$inferSelect
 export type NewJobCursor = typeof jobCursors.$inferInsert
 export type TenantDailyStats = typeof tenantDailyStats.$inferSelect
@@ -69,3 +94,5 @@ export type NewTenantDailyStats = typeof tenantDailyStats.$inferInsert
 export type TenantDeferralCount = typeof tenantDeferralCounts.$inferSelect
 export type AdminAuditLogEntry = typeof adminAuditLog.$inferSelect
 export type NewAdminAuditLogEntry = typeof adminAuditLog.$inferInsert
+export type TenantAuditLogEntry = typeof tenantAuditLog.$inferSelect
+export type NewTenantAuditLogEntry = typeof tenantAuditLog.$inferInsert

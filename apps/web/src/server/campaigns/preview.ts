@@ -1,4 +1,4 @@
-import { oversizedContent } from '@fairlane/core'
+import { oversizedContent, PREVIEW_UNSUBSCRIBE_TOKEN } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { findPreviewContact } from '@fairlane/db/queries/audience'
 import {
@@ -23,8 +23,9 @@ const SAMPLE: CampaignContact = { email: 'jane.doe@example.com', name: 'Jane Doe
 
 /**
  * The campaign as the chosen contact would get it, with the unknown-variable warning. The footer
- * link is deliberately not a real token: a test send goes to any address, and whoever gets it must
- * not be able to unsubscribe the contact it was rendered for. Content over the campaign limits is
+ * link is deliberately not a real token (`/u/preview`, a page saying it is a test's link): a test
+ * send goes to any address, and whoever gets it must not be able to unsubscribe the contact it was
+ * rendered for. Content over the campaign limits is
  * refused before anything parses it: the preview runs on every keystroke, and a parse costs memory
  * and CPU in proportion to the template's size.
  */
@@ -56,7 +57,7 @@ export async function renderPreview(
   const rendered = renderCampaignMessage({
     campaign: { subject: input.subject, html: input.html, text: input.text },
     contact,
-    unsubscribeUrl: deps.unsubscribeUrl('preview'),
+    unsubscribeUrl: deps.unsubscribeUrl(PREVIEW_UNSUBSCRIBE_TOKEN),
   })
   return { subject: rendered.subject, html: rendered.html, text: rendered.text, unknown, errors }
 }

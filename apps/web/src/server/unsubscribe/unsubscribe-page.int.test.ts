@@ -109,7 +109,35 @@ describe('/u/:token', () => {
     const page = await showUnsubscribe(token, deps)
     expect(await page.text()).toContain('You are unsubscribed')
     const suppressed = await harness.database
-      .sql`select reason from suppressions where tenant_id = ${tenantId}`
-    expect(suppressed).toEqual([{ reason: 'unsubscribe' }])
+      .sql`select reason, scope from suppressions where tenant_id = ${tenantId}`
+    expect(suppressed).toEqual([{ reason: 'unsubscribe', scope: 'marketing' }])
+  })
+
+  it('says exactly what an unsubscribe changes: campaigns stop, sign-in codes and resets still arrive', async () => {
+    const token = signUnsubscribeToken({ tenantId, contactId, campaignId }, key)
+    const text = (html: string) => html.replace(/<[^>]+>/g, '').replace(/\s+/g, ' ')
+    const asked = text(await (await showUnsubscribe(token, deps)).text())
+    expect(asked).toContain(
+      'Messages you ask for, such as sign-in codes and password resets, still reach you.',
+    )
+    const form = new Request(`http://127.0.0.1:3000/u/${token}`, { method: 'POST' })
+    const done = text(await (await submitUnsubscribe(form, token, deps)).text())
+    expect(done).toContain(
+      'You will not receive campaigns from Acme &lt;Shop&gt; any more. Messages you ask for, such as sign-in codes and password resets, still reach you.',
+    )
+  })
+
+  it("/u/preview (a test send's link) says it is a test and changes nothing, for GET and POST", async () => {
+    const before = await harness.database.sql`select count(*)::int as n from suppressions`
+    const shown = await showUnsubscribe('preview', deps)
+    expect(shown.status).toBe(200)
+    const html = await shown.text()
+    expect(html).toContain('<h1>Test message link</h1>')
+    expect(html).toContain('This is the unsubscribe link of a test message. Nothing was changed')
+    expect(html).not.toContain('Invalid unsubscribe link')
+    const posted = await submitUnsubscribe(oneClick('preview'), 'preview', deps)
+    expect(posted.status).toBe(200)
+    expect(await posted.text()).toContain('Nothing was changed')
+    expect(await harness.database.sql`select count(*)::int as n from suppressions`).toEqual(before)
   })
 })

@@ -1,6 +1,7 @@
 import {
   describeUnsubscribe,
   maskEmail,
+  PREVIEW_UNSUBSCRIBE_TOKEN,
   type UnsubscribeKey,
   type UnsubscribeOutcome,
   unsubscribeByToken,
@@ -38,6 +39,7 @@ const HEADERS = {
  * with GET, so a GET that unsubscribed would unsubscribe people who never clicked.
  */
 export async function showUnsubscribe(token: string, deps: UnsubscribeDeps): Promise<Response> {
+  if (token === PREVIEW_UNSUBSCRIBE_TOKEN) return preview()
   const outcome = await describeUnsubscribe(token, { ...deps, store: createUnsubscribeStore(deps.db) })
   if (outcome.kind === 'invalid-token') return invalid()
   if (outcome.kind === 'gone')
@@ -48,6 +50,7 @@ export async function showUnsubscribe(token: string, deps: UnsubscribeDeps): Pro
     200,
     'Unsubscribe',
     `<p>Stop receiving campaigns from <strong>${escapeHtml(target.tenantName)}</strong> at <strong>${escapeHtml(maskEmail(target.email))}</strong>?</p>
+<p>${TRANSACTIONAL_STILL_GO}</p>
 <form method="post"><button type="submit">Unsubscribe</button></form>`,
   )
 }
@@ -65,6 +68,8 @@ export async function submitUnsubscribe(
   token: string,
   deps: UnsubscribeDeps,
 ): Promise<Response> {
+  // A test send's one-click POST (or its page's button) changes nothing, and says so.
+  if (token === PREVIEW_UNSUBSCRIBE_TOKEN) return preview()
   // The signature is checked before a byte of the body is read: a forged link costs no read at all
   // (and the entry caps what a genuine one may send at 4 KB). One-click clients read only the status.
   if (verifyUnsubscribeToken(token, deps.key) === null) return refuse(deps)
@@ -87,15 +92,30 @@ async function isOneClick(request: Request): Promise<boolean> {
   return body.length <= MAX_FORM_BYTES && new URLSearchParams(body).get('List-Unsubscribe') === 'One-Click'
 }
 
+/** What an unsubscribe changes, in the person's words: it is scoped to campaigns (marketing). */
+const TRANSACTIONAL_STILL_GO =
+  'Messages you ask for, such as sign-in codes and password resets, still reach you.'
+
 function done(outcome: UnsubscribeOutcome): Response {
-  const who =
-    outcome.kind === 'found'
-      ? ` from <strong>${escapeHtml(outcome.target.tenantName)}</strong> at <strong>${escapeHtml(maskEmail(outcome.target.email))}</strong>`
-      : ''
+  if (outcome.kind !== 'found') {
+    return page(200, 'Unsubscribed', '<p>This address is no longer on the mailing list.</p>')
+  }
+  const tenant = `<strong>${escapeHtml(outcome.target.tenantName)}</strong>`
   return page(
     200,
     'Unsubscribed',
-    `<p>You are unsubscribed${who}. You will not receive its campaigns any more.</p>`,
+    `<p>You are unsubscribed at <strong>${escapeHtml(maskEmail(outcome.target.email))}</strong>.</p>
+<p>You will not receive campaigns from ${tenant} any more. ${TRANSACTIONAL_STILL_GO}</p>`,
+  )
+}
+
+/** `/u/preview`: the footer link of a test send (see `renderPreview`); it names nobody. */
+function preview(): Response {
+  return page(
+    200,
+    'Test message link',
+    `<p>This is the unsubscribe link of a test message. Nothing was changed: no one was unsubscribed.</p>
+<p>In the campaign itself, each recipient's link unsubscribes them from that sender's campaigns.</p>`,
   )
 }
 

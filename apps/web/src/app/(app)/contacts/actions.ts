@@ -1,11 +1,14 @@
 'use server'
 
+import { resubscribeContact } from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
 import {
   createContact,
   deleteContact,
   unsubscribeContact,
   updateContact,
 } from '@fairlane/db/queries/contacts'
+import { createResubscribeStore } from '@fairlane/db/queries/resubscribe'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
@@ -73,7 +76,7 @@ export async function updateContactAction(
   redirect(`/contacts/${contactId}?notice=saved`)
 }
 
-/** One way only: a contact who unsubscribed is not resubscribed from the app (consent must come from them). */
+/** Like the unsubscribe link: campaigns stop, the person's transactional mail still goes. */
 export async function unsubscribeContactAction(form: FormData): Promise<void> {
   const session = await requireTenantSession()
   const contactId = contactIdOf(form)
@@ -81,6 +84,53 @@ export async function unsubscribeContactAction(form: FormData): Promise<void> {
   if (!done) notFound()
   revalidatePath('/contacts')
   redirect(`/contacts/${contactId}?notice=unsubscribed`)
+}
+
+export interface ResubscribeFormState {
+  error: string | null
+  note: string
+}
+
+/**
+ * "Resubscribe (on their request)": only with the box ticked that says the person asked, and
+ * written to the tenant's audit log with the signed-in user and the note (see `resubscribeContact`).
+ */
+export async function resubscribeContactAction(
+  _state: ResubscribeFormState,
+  form: FormData,
+): Promise<ResubscribeFormState> {
+  const session = await requireTenantSession()
+  const contactId = contactIdOf(form)
+  const note = String(form.get('note') ?? '')
+  let result: Awaited<ReturnType<typeof resubscribeContact>>
+  try {
+    result = await resubscribeContact(
+      {
+        tenantId: session.tenantId,
+        contactId,
+        actor: { userId: session.userId, email: session.email },
+        confirmed: form.get('confirmed') === 'yes',
+        note,
+      },
+      { store: createResubscribeStore(container().database.db), clock: { now: () => new Date() } },
+    )
+  } catch (error) {
+    if (isAppError(error) && error.code === 'validation_failed') {
+      const issue = error.details?.[0]
+      const text =
+        issue?.path === 'confirmed'
+          ? 'Tick the box to confirm that the person asked to receive campaigns again.'
+          : `Note ${issue?.message ?? 'is not valid'}.`
+      return { error: text, note }
+    }
+    throw error
+  }
+  if (result.kind === 'not-found') notFound()
+  revalidatePath('/contacts')
+  if (result.kind === 'already-subscribed') redirect(`/contacts/${contactId}?notice=already-subscribed`)
+  redirect(
+    `/contacts/${contactId}?notice=${result.remainingScope === 'all' ? 'resubscribed-still-suppressed' : 'resubscribed'}`,
+  )
 }
 
 export async function deleteContactAction(form: FormData): Promise<void> {

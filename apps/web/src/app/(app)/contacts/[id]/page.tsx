@@ -1,4 +1,8 @@
+import { MAX_RESUBSCRIBE_NOTE_LENGTH, type SuppressionEntry } from '@fairlane/core'
 import { getContact } from '@fairlane/db/queries/contacts'
+import { RESUBSCRIBE_ACTION } from '@fairlane/db/queries/resubscribe'
+import { findSuppression } from '@fairlane/db/queries/suppressions'
+import { listTenantAudit } from '@fairlane/db/queries/tenant-audit'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
@@ -7,15 +11,34 @@ import { requireTenantSession } from '@/server/auth/session'
 import { attributesText } from '@/server/contacts/contact-form'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
-import { deleteContactAction, unsubscribeContactAction, updateContactAction } from '../actions'
+import {
+  deleteContactAction,
+  resubscribeContactAction,
+  unsubscribeContactAction,
+  updateContactAction,
+} from '../actions'
 import { ContactForm } from '../contact-form'
+import { ResubscribeForm } from './resubscribe-form'
 
 export const metadata: Metadata = { title: 'Contact' }
 
 const NOTICES: Record<string, string> = {
   created: 'Contact added.',
   saved: 'Changes saved.',
-  unsubscribed: 'Unsubscribed: this contact will not receive campaigns any more.',
+  unsubscribed:
+    'Unsubscribed from campaigns. Messages they ask for, such as sign-in codes and password resets, still reach them.',
+  resubscribed:
+    'Resubscribed on their request: campaigns reach this contact again. Recorded in the audit log.',
+  'resubscribed-still-suppressed':
+    'Resubscribed on their request (recorded in the audit log), but the address is still suppressed on every lane: no mail reaches it until that entry is removed.',
+  'already-subscribed': 'This contact is already subscribed: nothing was changed.',
+}
+
+const REASONS: Record<SuppressionEntry['reason'], string> = {
+  'hard-bounce': 'the address bounced (hard bounce)',
+  complaint: 'the person marked a message as spam',
+  manual: 'it was added to the suppression list by hand',
+  unsubscribe: 'the person unsubscribed',
 }
 
 export default async function ContactPage({
@@ -30,9 +53,21 @@ export default async function ContactPage({
   const { notice, confirm } = await searchParams
   if (!isUuid(id)) notFound()
   // Another tenant's id reads as null here, so it gets the same 404 as an id that never existed.
-  const contact = await getContact(container().database.db, { tenantId: session.tenantId, contactId: id })
+  const { db } = container().database
+  const contact = await getContact(db, { tenantId: session.tenantId, contactId: id })
   if (!contact) notFound()
+  const [suppression, history] = await Promise.all([
+    findSuppression(db, { tenantId: session.tenantId, email: contact.email }),
+    listTenantAudit(db, {
+      tenantId: session.tenantId,
+      targetType: 'contact',
+      targetId: contact.id,
+      limit: 20,
+    }),
+  ])
   const noticeText = notice ? NOTICES[notice] : undefined
+  // An unsubscribe shows as either (the flag, or a marketing-scoped entry added by the API).
+  const unsubscribed = contact.unsubscribedAt !== null || suppression?.scope === 'marketing'
 
   return (
     <>
@@ -47,12 +82,37 @@ export default async function ContactPage({
       ) : null}
       <section className="card" aria-labelledby="status-heading">
         <h2 id="status-heading">Subscription</h2>
-        {contact.unsubscribedAt ? (
-          <p>
-            <span className="badge badge-failed">unsubscribed</span> since{' '}
-            <DateTime value={contact.unsubscribedAt} />. Campaigns skip this contact. Only the contact can
-            subscribe again (for example by signing up anew).
+        {suppression?.scope === 'all' ? (
+          <p role="note">
+            <span className="badge badge-failed">suppressed on every lane</span> since{' '}
+            <DateTime value={suppression.createdAt} />: {REASONS[suppression.reason]}. No mail reaches this
+            address, not even sign-in codes or password resets. Remove it with{' '}
+            <code>DELETE /api/v1/suppressions/:email</code> once the address works again.
           </p>
+        ) : null}
+        {unsubscribed ? (
+          <>
+            <p>
+              <span className="badge badge-failed">unsubscribed from campaigns</span> since{' '}
+              <DateTime value={contact.unsubscribedAt ?? suppression?.createdAt ?? contact.createdAt} />.
+              Campaigns skip this contact. Messages they ask for, such as sign-in codes and password resets,
+              still reach them.
+            </p>
+            {confirm === 'resubscribe' ? (
+              <ResubscribeForm
+                action={resubscribeContactAction}
+                contactId={contact.id}
+                maxNoteLength={MAX_RESUBSCRIBE_NOTE_LENGTH}
+              />
+            ) : (
+              <p>
+                If the person asks to receive campaigns again:{' '}
+                <Link href={`/contacts/${contact.id}?confirm=resubscribe`} className="button-secondary">
+                  Resubscribe (on their request)…
+                </Link>
+              </p>
+            )}
+          </>
         ) : (
           <form action={unsubscribeContactAction} className="form-inline">
             <input type="hidden" name="contactId" value={contact.id} />
@@ -77,6 +137,21 @@ export default async function ContactPage({
               ))}
         </p>
       </section>
+      {history.length > 0 ? (
+        <section className="card" aria-labelledby="audit-heading">
+          <h2 id="audit-heading">Audit log</h2>
+          <ul>
+            {history.map((entry) => (
+              <li key={entry.id}>
+                <DateTime value={entry.createdAt} />:{' '}
+                {entry.action === RESUBSCRIBE_ACTION ? 'resubscribed on their request' : entry.action} by{' '}
+                {entry.actor}
+                {entry.reason ? <> — “{entry.reason}”</> : null}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
       <section className="card" aria-labelledby="edit-heading">
         <h2 id="edit-heading">Details</h2>
         <ContactForm

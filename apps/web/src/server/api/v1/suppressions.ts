@@ -1,0 +1,73 @@
+import {
+  addSuppressions,
+  LANES,
+  listSuppressions,
+  removeSuppression,
+  type SuppressionEntry,
+  suppressionStops,
+} from '@fairlane/core'
+import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
+import { respond } from '../../http/errors'
+import { readJsonBody } from '../../http/read-json-body'
+import { type ApiDeps, authorizeApiCall } from './deps'
+
+/** 1,000 addresses of at most 254 characters, quoted, with room to spare. */
+export const MAX_SUPPRESSIONS_BODY_BYTES = 512 * 1024
+
+const NO_STORE = { 'cache-control': 'no-store' }
+
+/**
+ * One entry as the API shows it: the contract's `{ email, reason, createdAt }` plus `scope` and the
+ * `lanes` it stops, so a client reading an unsubscribe sees at once that OTP mail still goes.
+ */
+function entryView(entry: SuppressionEntry) {
+  return {
+    email: entry.email,
+    reason: entry.reason,
+    scope: entry.scope,
+    lanes: LANES.filter((lane) => suppressionStops(entry.scope, lane)),
+    createdAt: entry.createdAt.toISOString(),
+  }
+}
+
+/** `GET /api/v1/suppressions?email=&reason=&scope=&cursor=&limit=` → `{ items, nextCursor? }`. */
+export function getSuppressions(request: Request, deps: ApiDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    const caller = await authorizeApiCall(request, deps)
+    const query = Object.fromEntries(new URL(request.url).searchParams)
+    const page = await listSuppressions(
+      { tenantId: caller.tenantId, query },
+      { store: createSuppressionStore(deps.db) },
+    )
+    return Response.json(
+      { items: page.items.map(entryView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) },
+      { headers: NO_STORE },
+    )
+  })
+}
+
+/** `POST /api/v1/suppressions` `{ emails, scope? }` → `200 { items }`: each address's entry afterwards. */
+export function postSuppressions(request: Request, deps: ApiDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    const caller = await authorizeApiCall(request, deps)
+    const body = await readJsonBody(request, MAX_SUPPRESSIONS_BODY_BYTES)
+    const items = await addSuppressions(
+      { tenantId: caller.tenantId, body },
+      { store: createSuppressionStore(deps.db) },
+    )
+    return Response.json({ items: items.map(entryView) }, { headers: NO_STORE })
+  })
+}
+
+/** `DELETE /api/v1/suppressions/:email[?scope=]` → `204`; 404 when the address is not listed. */
+export function deleteSuppression(request: Request, email: string, deps: ApiDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    const caller = await authorizeApiCall(request, deps)
+    const query = Object.fromEntries(new URL(request.url).searchParams)
+    await removeSuppression(
+      { tenantId: caller.tenantId, email, query },
+      { store: createSuppressionStore(deps.db) },
+    )
+    return new Response(null, { status: 204, headers: NO_STORE })
+  })
+}

@@ -1,0 +1,26 @@
+export {
+  isSuppressionScope,
+  MARKETING_LANES,
+  SUPPRESSION_SCOPES,
+  type SuppressionScope,
+  scopeForReason,
+  suppressionStops,
+  widerScope,
+} from '../domain/suppression-scopes'
+export { addSuppressions, MAX_SUPPRESSIONS_PER_REQUEST } from './add-suppressions'
+export {
+  DEFAULT_SUPPRESSIONS_PAGE,
+  listSuppressions,
+  MAX_SUPPRESSIONS_PAGE,
+  type SuppressionPage,
+} from './list-suppressions'
+export type {
+  ResubscribeResult,
+  ResubscribeStore,
+  SuppressionEntry,
+  SuppressionQuery,
+  SuppressionStore,
+  TenantActor,
+} from './ports'
+export { removeSuppression } from './remove-suppression'
+export { MAX_RESUBSCRIBE_NOTE_LENGTH, resubscribeContact } from './resubscribe-contact'
