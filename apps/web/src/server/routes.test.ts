@@ -21,6 +21,7 @@ describe('the route table', () => {
       'POST /api/v1/campaigns',
       'GET /api/v1/campaigns/:id',
       'POST /api/v1/campaigns/:id/cancel',
+      'GET /api/v1/openapi.json',
       'GET /api/health/live',
       'GET /api/health/ready',
       'POST /api/admin/tenants',
