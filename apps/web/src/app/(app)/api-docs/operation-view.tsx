@@ -1,7 +1,7 @@
 import styles from './api-docs.module.css'
 import { Prose } from './prose'
 import type { JsonSchema } from './schema-summary'
-import { SchemaView } from './schema-view'
+import { SchemaType, SchemaView } from './schema-view'
 
 interface MediaType {
   schema?: JsonSchema
@@ -51,19 +51,23 @@ export function OperationView({
             <table className="table">
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">In</th>
+                  <th scope="col" className={styles.nowrap}>
+                    Name
+                  </th>
+                  <th scope="col" className={styles.nowrap}>
+                    In
+                  </th>
                   <th scope="col">Description</th>
                 </tr>
               </thead>
               <tbody>
                 {operation.parameters.map((parameter) => (
                   <tr key={`${parameter.in}-${parameter.name}`}>
-                    <td>
+                    <td className={styles.nowrap}>
                       <code>{parameter.name}</code>
                       {parameter.required ? <span className="muted"> required</span> : null}
                     </td>
-                    <td>{parameter.in}</td>
+                    <td className={styles.nowrap}>{parameter.in}</td>
                     <td>
                       <Prose text={parameter.description} />
                     </td>
@@ -93,9 +97,13 @@ export function OperationView({
         <table className="table">
           <thead>
             <tr>
-              <th scope="col">Status</th>
+              <th scope="col" className={styles.nowrap}>
+                Status
+              </th>
               <th scope="col">Meaning</th>
-              <th scope="col">Body</th>
+              <th scope="col" className={styles.nowrap}>
+                Body
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -104,7 +112,7 @@ export function OperationView({
               const headers = Object.keys(response.headers ?? {})
               return (
                 <tr key={status}>
-                  <td>
+                  <td className={styles.nowrap}>
                     <strong>{status}</strong>
                   </td>
                   <td>
@@ -113,7 +121,7 @@ export function OperationView({
                       <span className="muted"> Headers: {headers.join(', ')}.</span>
                     ) : null}
                   </td>
-                  <td>{schema ? <SchemaView schema={schema} depth={3} /> : null}</td>
+                  <td className={styles.nowrap}>{schema ? <SchemaType schema={schema} /> : null}</td>
                 </tr>
               )
             })}

@@ -1,10 +1,12 @@
+import styles from './api-docs.module.css'
 import { Prose } from './prose'
 import { constraints, type JsonSchema, refName, typeLabel } from './schema-summary'
 
 /** Where a named schema is shown on the page. */
 export const schemaAnchor = (name: string) => `schema-${name}`
 
-function TypeCell({ schema }: { schema: JsonSchema }) {
+/** A schema's type: a link to a named schema, or its type in a few words. */
+export function SchemaType({ schema }: { schema: JsonSchema }) {
   if (schema.$ref) return <a href={`#${schemaAnchor(refName(schema.$ref))}`}>{refName(schema.$ref)}</a>
   const variants = schema.oneOf ?? schema.anyOf
   if (variants?.every((variant) => variant.$ref)) {
@@ -13,7 +15,7 @@ function TypeCell({ schema }: { schema: JsonSchema }) {
         {variants.map((variant, index) => (
           <span key={variant.$ref}>
             {index > 0 ? ' | ' : null}
-            <TypeCell schema={variant} />
+            <SchemaType schema={variant} />
           </span>
         ))}
       </>
@@ -51,7 +53,7 @@ export function SchemaView({ schema, depth = 0 }: { schema: JsonSchema; depth?: 
     const said = constraints(schema)
     return (
       <p>
-        <TypeCell schema={schema} />
+        <SchemaType schema={schema} />
         {schema.description ? ' — ' : null}
         <Prose text={schema.description} />
         {said.length > 0 ? <span className="muted"> ({said.join(', ')})</span> : null}
@@ -75,12 +77,12 @@ export function SchemaView({ schema, depth = 0 }: { schema: JsonSchema; depth?: 
             const said = constraints(property)
             return (
               <tr key={name}>
-                <td>
+                <td className={styles.nowrap}>
                   <code>{name}</code>
                   {required.has(name) ? <span className="muted"> required</span> : null}
                 </td>
                 <td>
-                  <TypeCell schema={property} />
+                  <SchemaType schema={property} />
                 </td>
                 <td>
                   <Prose text={property.description} />
