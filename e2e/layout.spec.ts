@@ -25,6 +25,7 @@ test.describe('at 390 px', () => {
       '/campaigns/new',
       '/messages',
       '/api-keys',
+      '/api-docs',
     ]
     const wide: string[] = []
     for (const path of pages) {

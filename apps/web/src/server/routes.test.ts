@@ -24,6 +24,7 @@ describe('the route table', () => {
       'GET /api/v1/suppressions',
       'POST /api/v1/suppressions',
       'DELETE /api/v1/suppressions/:email',
+      'GET /api/v1/openapi.json',
       'GET /api/health/live',
       'GET /api/health/ready',
       'POST /api/admin/tenants',

@@ -16,6 +16,7 @@ import { handleAuth } from './api/auth'
 import { healthLive, healthReady } from './api/health'
 import { getCampaign } from './api/v1/get-campaign'
 import { getMessage } from './api/v1/get-message'
+import { getOpenApiDocument } from './api/v1/get-openapi'
 import { postCampaign } from './api/v1/post-campaign'
 import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
@@ -83,6 +84,8 @@ export const API_ROUTES = {
   removeSuppression: route('DELETE', '/api/v1/suppressions/:email', (request, { email }, deps) =>
     deleteSuppression(request, email, deps.api),
   ),
+  // The API's OpenAPI document: public, no key (every other /api/v1 route is in it; routes.test.ts checks).
+  openApiDocument: route('GET', '/api/v1/openapi.json', (request) => getOpenApiDocument(request)),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   authPost: route('POST', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

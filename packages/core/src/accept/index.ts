@@ -2,7 +2,13 @@ export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from
 export { canonicalJson, requestHash } from './canonical-json'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
-export { type MessageContent, type MessageRequest, parseMessageRequest } from './message-request'
+export {
+  customMessageRequestSchema,
+  type MessageContent,
+  type MessageRequest,
+  parseMessageRequest,
+  templateMessageRequestSchema,
+} from './message-request'
 export type {
   AcceptDeps,
   AcceptedMessage,

@@ -37,19 +37,25 @@ const headerLine = (what: string, max: number) =>
 
 const recipient = headerLine('an email address', MAX_ADDRESS_LENGTH).pipe(emailAddress())
 
-const templateRequest = z.strictObject({
-  to: recipient,
+/** A message from a template: `otp`, `password-reset` or one of the tenant's template slugs. */
+export const templateMessageRequestSchema = z.strictObject({
+  to: recipient.describe('The recipient’s address'),
   template: z
     .string(required('a template name'))
-    .regex(TEMPLATE_SLUG, 'must be otp, password-reset or one of your template slugs'),
-  variables: z.record(z.string(), z.unknown(), required('an object')).default({}),
+    .regex(TEMPLATE_SLUG, 'must be otp, password-reset or one of your template slugs')
+    .describe('`otp`, `password-reset` or one of your template slugs'),
+  variables: z
+    .record(z.string(), z.unknown(), required('an object'))
+    .default({})
+    .describe('The template’s variables: OtpVariables, PasswordResetVariables, or those your template uses'),
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
 
-const customRequest = z
+/** A message with its own subject and content. */
+export const customMessageRequestSchema = z
   .strictObject({
-    to: recipient,
+    to: recipient.describe('The recipient’s address'),
     subject: headerLine('a string', MAX_SUBJECT_LENGTH),
     html: body('an HTML string'),
     text: body('a string'),
@@ -65,12 +71,12 @@ export function parseMessageRequest(input: unknown): MessageRequest {
     throw validationFailed([{ path: '', message: 'the body must be a JSON object' }])
   }
   if ('template' in input) {
-    const result = templateRequest.safeParse(input)
+    const result = templateMessageRequestSchema.safeParse(input)
     if (!result.success) throw validationFailed(fieldIssues(result.error))
     const { to, template, variables } = result.data
     return { to, content: { kind: 'template', template, variables } }
   }
-  const result = customRequest.safeParse(input)
+  const result = customMessageRequestSchema.safeParse(input)
   if (!result.success) {
     const issues = fieldIssues(result.error)
     // Without `template`, a body with `variables` is most likely a template call missing its name.

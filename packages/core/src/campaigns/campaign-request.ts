@@ -71,10 +71,15 @@ export const campaignRequestSchema = z.strictObject({
     .refine(isHeaderSafe, 'must be a single line'),
   html: z.string().min(1, 'is required'),
   text: z.string().optional(),
-  listId: z.uuid('expected the id of one of your lists').optional(),
-  sendAt: z.union([instant, localSendAt], {
-    error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
-  }),
+  listId: z
+    .uuid('expected the id of one of your lists')
+    .optional()
+    .describe('One of your lists; without it, all subscribed contacts'),
+  sendAt: z
+    .union([instant, localSendAt], {
+      error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
+    })
+    .describe('An ISO instant with a zone, or a wall time in an IANA zone; in the future'),
 })
 
 /** The `POST /api/v1/campaigns` body as a draft to schedule; throws a 400 naming each bad field. */

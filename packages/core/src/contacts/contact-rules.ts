@@ -79,6 +79,7 @@ const attributesSchema = z
   })
   .optional()
   .transform((value) => value ?? {})
+  .describe('Up to 50 flat values (string, number, true/false), usable as {{key}} in campaigns')
 
 /** One contact as the API and the forms accept it; unknown fields are refused so typos are not lost. */
 export const contactSchema = z.strictObject({

@@ -2,6 +2,7 @@ export {
   ATTRIBUTE_KEY,
   type AttributeValue,
   type ContactFields,
+  contactSchema,
   MAX_ATTRIBUTES,
   MAX_NAME_LENGTH,
   normaliseEmail,
@@ -25,7 +26,11 @@ export {
 } from './csv-rows'
 export { type CsvBatchResult, importCsvRows } from './import-csv-rows'
 export { MAX_LIST_NAME_LENGTH, splitEmailList, validateListName } from './list-name'
-export { MAX_CONTACTS_PER_REQUEST, parseContactsRequest } from './parse-contacts-request'
+export {
+  contactsRequestSchema,
+  MAX_CONTACTS_PER_REQUEST,
+  parseContactsRequest,
+} from './parse-contacts-request'
 export type { ContactUpserter, ListAdder, UpsertCounts } from './ports'
 export { upsertContacts } from './upsert-contacts'
 export { type ContactValidation, validateContact } from './validate-contact'

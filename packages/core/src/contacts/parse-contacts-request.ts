@@ -1,11 +1,21 @@
+import { z } from 'zod'
 import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
-import type { ContactFields } from './contact-rules'
+import { type ContactFields, contactSchema } from './contact-rules'
 import { validateContact } from './validate-contact'
 
 /** Per call of `POST /api/v1/contacts`; more is refused whole (413) rather than half-imported. */
 export const MAX_CONTACTS_PER_REQUEST = 10_000
 /** Issues reported per 400: enough to fix a batch, bounded so a wholly wrong body stays small. */
 const MAX_REPORTED_ISSUES = 100
+
+/**
+ * The body's shape as a schema, for the API document (`/api/v1/openapi.json`). Each entry is the same
+ * `contactSchema` the parser below applies; the parser walks the list itself so that it can answer 413
+ * past the limit, report each bad entry under `contacts[i]` and refuse a repeated email.
+ */
+export const contactsRequestSchema = z.strictObject({
+  contacts: z.array(contactSchema).min(1).max(MAX_CONTACTS_PER_REQUEST),
+})
 
 /**
  * The body `{ "contacts": [{ email, name?, attributes? }] }`. Every entry is checked before anything is

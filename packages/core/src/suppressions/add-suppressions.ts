@@ -8,7 +8,8 @@ import type { SuppressionEntry, SuppressionStore } from './ports'
 /** Per call of `POST /api/v1/suppressions`; a longer list goes in several calls. */
 export const MAX_SUPPRESSIONS_PER_REQUEST = 1000
 
-const bodySchema = z.strictObject({
+/** The body of `POST /api/v1/suppressions` (the API document renders it). */
+export const addSuppressionsRequestSchema = z.strictObject({
   emails: z
     .array(emailSchema, 'must be an array of email addresses')
     .min(1, 'must have at least one address')
@@ -29,7 +30,7 @@ export async function addSuppressions(
   input: { tenantId: string; body: unknown },
   deps: { store: SuppressionStore },
 ): Promise<SuppressionEntry[]> {
-  const parsed = bodySchema.safeParse(input.body)
+  const parsed = addSuppressionsRequestSchema.safeParse(input.body)
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
   const emails = [...new Set(parsed.data.emails)]
   return deps.store.add({

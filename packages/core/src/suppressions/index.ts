@@ -7,12 +7,17 @@ export {
   suppressionStops,
   widerScope,
 } from '../domain/suppression-scopes'
-export { addSuppressions, MAX_SUPPRESSIONS_PER_REQUEST } from './add-suppressions'
+export {
+  addSuppressions,
+  addSuppressionsRequestSchema,
+  MAX_SUPPRESSIONS_PER_REQUEST,
+} from './add-suppressions'
 export {
   DEFAULT_SUPPRESSIONS_PAGE,
   listSuppressions,
   MAX_SUPPRESSIONS_PAGE,
   type SuppressionPage,
+  suppressionsQuerySchema,
 } from './list-suppressions'
 export type {
   ResubscribeResult,

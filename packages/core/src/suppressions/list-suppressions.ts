@@ -9,7 +9,8 @@ import type { SuppressionEntry, SuppressionStore } from './ports'
 export const DEFAULT_SUPPRESSIONS_PAGE = 100
 export const MAX_SUPPRESSIONS_PAGE = 1000
 
-const querySchema = z.strictObject({
+/** The query of `GET /api/v1/suppressions` (the API document renders it). */
+export const suppressionsQuerySchema = z.strictObject({
   email: emailSchema.optional(),
   reason: z.enum(SUPPRESSION_REASONS, `must be one of ${SUPPRESSION_REASONS.join(', ')}`).optional(),
   scope: z.enum(SUPPRESSION_SCOPES, `must be one of ${SUPPRESSION_SCOPES.join(', ')}`).optional(),
@@ -49,7 +50,7 @@ export async function listSuppressions(
   deps: { store: SuppressionStore },
 ): Promise<SuppressionPage> {
   const given = Object.fromEntries(Object.entries(input.query).filter(([, value]) => value !== ''))
-  const parsed = querySchema.safeParse(given)
+  const parsed = suppressionsQuerySchema.safeParse(given)
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
   const { cursor, limit = DEFAULT_SUPPRESSIONS_PAGE, ...filters } = parsed.data
   const rows = await deps.store.list({

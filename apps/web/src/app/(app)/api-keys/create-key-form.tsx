@@ -4,10 +4,12 @@ import { useActionState } from 'react'
 import { FormField } from '@/components/form-field'
 import { type CreateKeyState, createKeyAction } from './actions'
 import { CopyButton } from './copy-button'
+import { QuickStart } from './quick-start'
 
 const initial: CreateKeyState = { name: '' }
 
-export function CreateKeyForm() {
+/** `baseUrl`: APP_URL, for the quick start's curl command. */
+export function CreateKeyForm({ baseUrl }: { baseUrl: string }) {
   const [state, action, pending] = useActionState(createKeyAction, initial)
   return (
     <>
@@ -38,6 +40,7 @@ export function CreateKeyForm() {
           </button>
         </div>
       </form>
+      <QuickStart baseUrl={baseUrl} apiKey={state.created?.key} />
     </>
   )
 }

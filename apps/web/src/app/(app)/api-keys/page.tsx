@@ -48,7 +48,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
       <p className="muted">
         Send mail with <code>Authorization: Bearer &lt;key&gt;</code> on <code>POST /api/v1/messages</code>.
         All keys share one request limit; {active} of at most {config.MAX_API_KEYS_PER_TENANT} keys are
-        active.
+        active. Every call is described in the <Link href="/api-docs">API reference</Link>.
       </p>
       {params.revoked ? (
         <p className="notice" role="status">
@@ -82,7 +82,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
 
       <section className="card" aria-labelledby="create-key">
         <h2 id="create-key">Create a key</h2>
-        <CreateKeyForm />
+        <CreateKeyForm baseUrl={config.APP_URL} />
       </section>
 
       <section className="card" aria-labelledby="your-keys">

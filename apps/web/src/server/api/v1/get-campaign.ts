@@ -1,8 +1,9 @@
 import { AppError } from '@fairlane/core/errors'
-import { campaignMessageCounts, findCampaign } from '@fairlane/db/queries/campaigns'
+import { campaignMessageCounts, emptyCampaignCounts, findCampaign } from '@fairlane/db/queries/campaigns'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { CampaignResponse } from './responses'
 
 /**
  * `GET /api/v1/campaigns/:id` → `{ id, status, sendAt, counts }`, counts from the campaign's messages
@@ -24,8 +25,8 @@ export function getCampaign(request: Request, id: string, deps: ApiDeps): Promis
         id: campaign.id,
         status: campaign.status,
         sendAt: campaign.sendAt?.toISOString() ?? null,
-        counts: counts.get(campaign.id),
-      },
+        counts: counts.get(campaign.id) ?? emptyCampaignCounts(),
+      } satisfies CampaignResponse,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

@@ -3,6 +3,7 @@ import { findMessage } from '@fairlane/db/queries/messages-read'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { MessageResponse } from './responses'
 
 /**
  * `GET /api/v1/messages/:id`. A malformed id and another tenant's id both answer 404, exactly like a
@@ -26,7 +27,7 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
         // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").
         ...(message.bodyRemovedAt !== null ? { bodyRemovedAt: message.bodyRemovedAt.toISOString() } : {}),
-      },
+      } satisfies MessageResponse,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

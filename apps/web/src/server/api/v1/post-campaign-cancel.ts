@@ -4,6 +4,7 @@ import { createCampaignStore } from '@fairlane/db/queries/campaigns'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { CampaignCancelledResponse } from './responses'
 
 /**
  * `POST /api/v1/campaigns/:id/cancel` → `{ id, status: "cancelled", sent, cancelled }`: `cancelled`
@@ -20,7 +21,12 @@ export function postCampaignCancel(request: Request, id: string, deps: ApiDeps):
       { store: createCampaignStore(deps.db), clock: deps.clock },
     )
     return Response.json(
-      { id, status: result.status, sent: result.sent, cancelled: result.cancelled },
+      {
+        id,
+        status: result.status,
+        sent: result.sent,
+        cancelled: result.cancelled,
+      } satisfies CampaignCancelledResponse,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

@@ -4,6 +4,7 @@ import { templateSyntaxError } from '@fairlane/mail/templates'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { CampaignScheduledResponse } from './responses'
 
 /**
  * Room for the largest allowed HTML after JSON escaping plus the other fields; a bigger body is cut
@@ -33,7 +34,7 @@ export function postCampaign(request: Request, deps: ApiDeps): Promise<Response>
         status: campaign.status,
         sendAt: campaign.sendAt?.toISOString() ?? null,
         warnings: campaign.warnings,
-      },
+      } satisfies CampaignScheduledResponse,
       { status: 201, headers: { location: `/api/v1/campaigns/${campaign.id}`, 'cache-control': 'no-store' } },
     )
   })

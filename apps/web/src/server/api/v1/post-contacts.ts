@@ -3,6 +3,7 @@ import { upsertContacts as upsertContactRows } from '@fairlane/db/queries/contac
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { ContactsUpsertedResponse } from './responses'
 
 /**
  * 10,000 contacts of a typical size (an address, a name, a few attributes) are 1–2 MB of JSON; 5 MB
@@ -30,6 +31,9 @@ export function postContacts(request: Request, deps: ApiDeps): Promise<Response>
         },
       },
     )
-    return Response.json(counts, { status: 200, headers: { 'cache-control': 'no-store' } })
+    return Response.json(counts satisfies ContactsUpsertedResponse, {
+      status: 200,
+      headers: { 'cache-control': 'no-store' },
+    })
   })
 }

@@ -4,6 +4,7 @@ import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
 import { createMessageRenderer } from './message-renderer'
+import type { MessageAcceptedResponse } from './responses'
 
 /** An OTP request is a few hundred bytes; 64 KB leaves room for custom HTML without inviting abuse. */
 export const MAX_MESSAGE_BODY_BYTES = 64 * 1024
@@ -32,7 +33,7 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
     }
     if (result.replayed) headers['idempotent-replayed'] = 'true'
     return Response.json(
-      { id: result.id, status: result.status, lane: result.lane },
+      { id: result.id, status: result.status, lane: result.lane } satisfies MessageAcceptedResponse,
       { status: 202, headers },
     )
   })

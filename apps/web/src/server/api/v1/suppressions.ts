@@ -10,6 +10,7 @@ import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
+import type { SuppressionEntryResponse } from './responses'
 
 /** 1,000 addresses of at most 254 characters, quoted, with room to spare. */
 export const MAX_SUPPRESSIONS_BODY_BYTES = 512 * 1024
@@ -20,7 +21,7 @@ const NO_STORE = { 'cache-control': 'no-store' }
  * One entry as the API shows it: the contract's `{ email, reason, createdAt }` plus `scope` and the
  * `lanes` it stops, so a client reading an unsubscribe sees at once that OTP mail still goes.
  */
-function entryView(entry: SuppressionEntry) {
+function entryView(entry: SuppressionEntry): SuppressionEntryResponse {
   return {
     email: entry.email,
     reason: entry.reason,

@@ -1,0 +1,406 @@
+import {
+  addSuppressionsRequestSchema,
+  campaignRequestSchema,
+  contactsRequestSchema,
+  MAX_CONTACTS_PER_REQUEST,
+  MAX_SUPPRESSIONS_PER_REQUEST,
+  SUPPRESSION_SCOPES,
+  suppressionsQuerySchema,
+} from '@fairlane/core'
+import {
+  customMessageRequestSchema,
+  IDEMPOTENCY_KEY_TTL_MS,
+  templateMessageRequestSchema,
+} from '@fairlane/core/accept'
+import { otpVariables, passwordResetVariables } from '@fairlane/mail/templates'
+import { z } from 'zod'
+import type { oas31 } from 'zod-openapi'
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiPathsObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi'
+import {
+  campaignCancelledResponse,
+  campaignResponse,
+  campaignScheduledResponse,
+  contactsUpsertedResponse,
+  errorResponse,
+  messageAcceptedResponse,
+  messageResponse,
+  suppressionsAddedResponse,
+  suppressionsPageResponse,
+} from '../responses'
+import { type ErrorStatus, errorResponses } from './error-responses'
+
+/** The document as zod-openapi types it (OpenAPI 3.1 and 3.2 objects alike). */
+export type OpenApiDocument = ReturnType<typeof createDocument>
+
+/** The route table's spelling of an operation: `POST /api/v1/campaigns/:id/cancel`. */
+export type RouteKey = `${'GET' | 'POST' | 'PATCH' | 'DELETE'} /api/v1/${string}`
+
+export const OPENAPI_PATH = '/api/v1/openapi.json'
+
+interface Operation extends ZodOpenApiOperationObject {
+  operationId: string
+  tags: [Tag]
+  summary: string
+}
+
+type Tag = 'Messages' | 'Campaigns' | 'Contacts' | 'Suppressions' | 'Reference'
+
+const TAGS: oas31.TagObject[] = [
+  {
+    name: 'Messages',
+    description: 'Transactional mail: login codes, password resets, your own templates and content.',
+  },
+  {
+    name: 'Campaigns',
+    description: 'Mail to your contacts or one list, at an instant or a local time in a zone.',
+  },
+  { name: 'Contacts', description: 'Your audience: upserted by email address.' },
+  {
+    name: 'Suppressions',
+    description:
+      'Addresses not to mail: an unsubscribe stops campaign mail only; bounces, complaints and manual entries stop every lane.',
+  },
+  { name: 'Reference', description: 'This document.' },
+]
+
+const idParam = (what: string) => ({
+  path: z.object({
+    id: z.string().meta({
+      description: `The ${what}’s id (a UUID). Another tenant’s id answers 404, like a missing one.`,
+      example: '0193c3d1-5b7e-7f2a-9c1d-2b3c4d5e6f70',
+    }),
+  }),
+})
+
+const json = (schema: z.ZodType, description: string, headers?: oas31.HeadersObject) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema } },
+})
+
+const locationHeader = (what: string): oas31.HeadersObject => ({
+  Location: { description: `The ${what}’s URL`, schema: { type: 'string' } },
+})
+
+function responses(success: ZodOpenApiResponsesObject, failures: ErrorStatus[]): ZodOpenApiResponsesObject {
+  return { ...success, ...errorResponses(failures, errorResponse) }
+}
+
+/**
+ * Core's request schemas, named for the document. `.meta()` makes a documented copy (validation is
+ * the same schema's) registered once per process; `unusedIO: 'input'` renders the built-in templates'
+ * variables, which no body references directly, as what a client sends.
+ */
+const request = {
+  template: templateMessageRequestSchema.meta({ id: 'TemplateMessageRequest' }),
+  custom: customMessageRequestSchema.meta({ id: 'CustomMessageRequest' }),
+  campaign: campaignRequestSchema.meta({ id: 'CampaignRequest' }),
+  contacts: contactsRequestSchema.meta({ id: 'ContactsRequest' }),
+  suppressions: addSuppressionsRequestSchema.meta({ id: 'AddSuppressionsRequest' }),
+  otpVariables: otpVariables.meta({ id: 'OtpVariables', unusedIO: 'input' }),
+  passwordResetVariables: passwordResetVariables.meta({ id: 'PasswordResetVariables', unusedIO: 'input' }),
+}
+
+const messageRequest = z.union([request.template, request.custom]).meta({
+  // The two are exclusive (a template request needs `template`, a custom one refuses it): oneOf says so.
+  override: ({ jsonSchema }) => {
+    jsonSchema.oneOf = jsonSchema.anyOf
+    delete jsonSchema.anyOf
+  },
+})
+
+function operations(now: Date): Record<RouteKey, Operation> {
+  // The campaign examples are dated a year ahead, so an example request is never refused as past.
+  const year = now.getUTCFullYear() + 1
+  return {
+    'POST /api/v1/messages': {
+      operationId: 'sendMessage',
+      tags: ['Messages'],
+      summary: 'Send one message',
+      description: [
+        'A built-in template (`otp`, `password-reset`: the `critical` lane, limited to 5 a minute per recipient),',
+        'one of your template slugs, or your own `subject` with `html` and/or `text` (the `default` lane).',
+        'The built-in templates take the variables in `OtpVariables` and `PasswordResetVariables`;',
+        'a tenant template needs every variable it uses. Unknown fields are refused.',
+      ].join(' '),
+      requestParams: {
+        header: z.object({
+          'Idempotency-Key': z
+            .string()
+            .min(1)
+            .max(255)
+            .regex(/^[\x20-\x7e]+$/)
+            .optional()
+            .meta({
+              description: `The same key with the same body within ${IDEMPOTENCY_KEY_TTL_MS / 3_600_000} hours answers the same message (with \`Idempotent-Replayed: true\`) instead of sending a second; with another body, 422.`,
+              example: 'order-1234-receipt',
+            }),
+        }),
+      },
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: messageRequest,
+            examples: {
+              otp: {
+                summary: 'A login code',
+                value: {
+                  to: 'ada@example.com',
+                  template: 'otp',
+                  variables: { code: '482913', appName: 'Acme' },
+                },
+              },
+              passwordReset: {
+                summary: 'A password reset link',
+                value: {
+                  to: 'ada@example.com',
+                  template: 'password-reset',
+                  variables: { resetUrl: 'https://app.example.com/reset?token=abc123', expiresInMinutes: 30 },
+                },
+              },
+              custom: {
+                summary: 'Your own content',
+                value: { to: 'ada@example.com', subject: 'Your receipt', text: 'Thanks for your order!' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        {
+          '202': json(messageAcceptedResponse, 'Accepted and queued', {
+            ...locationHeader('message'),
+            'Idempotent-Replayed': {
+              description: '`true` when this answers an earlier request with the same Idempotency-Key',
+              schema: { type: 'string', enum: ['true'] },
+            },
+          }),
+        },
+        [400, 401, 413, 415, 422, 429],
+      ),
+    },
+    'GET /api/v1/messages/:id': {
+      operationId: 'getMessage',
+      tags: ['Messages'],
+      summary: 'A message’s status',
+      requestParams: idParam('message'),
+      responses: responses({ '200': json(messageResponse, 'The message') }, [401, 404, 429]),
+    },
+    'POST /api/v1/campaigns': {
+      operationId: 'scheduleCampaign',
+      tags: ['Campaigns'],
+      summary: 'Schedule a campaign',
+      description: [
+        'To all subscribed contacts, or to `listId`. `sendAt` is an ISO instant with a zone, or a wall time in an',
+        'IANA zone (`fold` picks the earlier or later of a repeated hour). `subject`, `html` and `text` are mustache',
+        'templates over each contact’s `name`, `email` and attributes. The audience is resolved at send time.',
+      ].join(' '),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.campaign,
+            examples: {
+              localTime: {
+                summary: 'At 09:00 in Berlin',
+                value: {
+                  name: 'Christmas news',
+                  subject: 'Merry Christmas, {{name}}',
+                  html: '<p>Hello {{name}}!</p>',
+                  sendAt: { local: `${year}-12-24T09:00`, timeZone: 'Europe/Berlin' },
+                },
+              },
+              instant: {
+                summary: 'At an instant',
+                value: {
+                  name: 'Christmas news (UTC)',
+                  subject: 'Merry Christmas',
+                  html: '<p>Hello!</p>',
+                  text: 'Hello!',
+                  sendAt: `${year}-12-24T08:00:00Z`,
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '201': json(campaignScheduledResponse, 'Scheduled', locationHeader('campaign')) },
+        [400, 401, 404, 413, 415, 429],
+      ),
+    },
+    'GET /api/v1/campaigns/:id': {
+      operationId: 'getCampaign',
+      tags: ['Campaigns'],
+      summary: 'A campaign’s status and counts',
+      requestParams: idParam('campaign'),
+      responses: responses({ '200': json(campaignResponse, 'The campaign') }, [401, 404, 429]),
+    },
+    'POST /api/v1/campaigns/:id/cancel': {
+      operationId: 'cancelCampaign',
+      tags: ['Campaigns'],
+      summary: 'Cancel a campaign',
+      description:
+        'Holds back every message not yet handed to SMTP; what was sent stays sent. Cancelling again answers 200 and cancels nothing more; a campaign already sent answers 409.',
+      requestParams: idParam('campaign'),
+      responses: responses({ '200': json(campaignCancelledResponse, 'Cancelled') }, [401, 404, 409, 429]),
+    },
+    'POST /api/v1/contacts': {
+      operationId: 'upsertContacts',
+      tags: ['Contacts'],
+      summary: 'Create or update contacts',
+      description: `Up to ${MAX_CONTACTS_PER_REQUEST.toLocaleString('en')} contacts a call, matched by email (case-insensitive). Every entry is checked before anything is written: a 400 names each \`contacts[i].field\` and changes nothing. Attribute keys become template variables.`,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.contacts,
+            examples: {
+              two: {
+                summary: 'Two contacts',
+                value: {
+                  contacts: [
+                    {
+                      email: 'ada@example.com',
+                      name: 'Ada Lovelace',
+                      attributes: { city: 'London', plan: 'pro' },
+                    },
+                    { email: 'grace@example.com' },
+                  ],
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: responses({ '200': json(contactsUpsertedResponse, 'Upserted') }, [400, 401, 413, 415, 429]),
+    },
+    'GET /api/v1/suppressions': {
+      operationId: 'listSuppressions',
+      tags: ['Suppressions'],
+      summary: 'List suppressed addresses',
+      description:
+        'In email order, paged with `cursor`; filter by `email`, `reason` or `scope`. An unknown parameter is a 400 naming it.',
+      requestParams: { query: suppressionsQuerySchema },
+      responses: responses({ '200': json(suppressionsPageResponse, 'A page of entries') }, [400, 401, 429]),
+    },
+    'POST /api/v1/suppressions': {
+      operationId: 'addSuppressions',
+      tags: ['Suppressions'],
+      summary: 'Suppress addresses',
+      description: `Up to ${MAX_SUPPRESSIONS_PER_REQUEST.toLocaleString('en')} addresses a call, as manual entries; \`scope\` defaults to \`all\` (every lane). An address already listed keeps its entry, widened to \`all\` if that is asked.`,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.suppressions,
+            examples: {
+              manual: {
+                summary: 'Two addresses, every lane',
+                value: { emails: ['ada@example.com', 'grace@example.com'] },
+              },
+              marketing: {
+                summary: 'Campaign mail only',
+                value: { emails: ['ada@example.com'], scope: 'marketing' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '200': json(suppressionsAddedResponse, 'Each address’s entry') },
+        [400, 401, 413, 415, 429],
+      ),
+    },
+    'DELETE /api/v1/suppressions/:email': {
+      operationId: 'removeSuppression',
+      tags: ['Suppressions'],
+      summary: 'Lift a suppression',
+      description:
+        'The address may be mailed again. With `scope`, only an entry of that scope is lifted. A contact who unsubscribed stays unsubscribed until the contact page’s audited resubscribe.',
+      requestParams: {
+        path: z.object({
+          email: z.string().meta({ description: 'The address (URL-encoded)', example: 'ada@example.com' }),
+        }),
+        query: z.object({ scope: z.enum(SUPPRESSION_SCOPES).optional() }),
+      },
+      responses: responses({ '204': { description: 'Lifted' } }, [400, 401, 404, 429]),
+    },
+    'GET /api/v1/openapi.json': {
+      operationId: 'getOpenApiDocument',
+      tags: ['Reference'],
+      summary: 'This document',
+      description: 'OpenAPI 3.1, generated from the schemas that validate requests. No key needed.',
+      security: [],
+      responses: {
+        '200': {
+          description: 'The document',
+          headers: {
+            ETag: { description: 'Send it back in If-None-Match to get a 304', schema: { type: 'string' } },
+          },
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+        '304': { description: 'Unchanged since the ETag given in If-None-Match' },
+      },
+    },
+  }
+}
+
+/** `/api/v1/campaigns/:id/cancel` → `/api/v1/campaigns/{id}/cancel`. */
+export function openApiPath(routePath: string): string {
+  return routePath.replace(/:([A-Za-z_]+)/g, '{$1}')
+}
+
+/**
+ * The `/api/v1` API as an OpenAPI 3.1 document, generated by zod-openapi from the schemas the
+ * handlers validate with (core's request schemas) and answer with (`../responses.ts`). `now` only
+ * moves the campaign examples' dates a year ahead of it.
+ */
+export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocument {
+  const paths: ZodOpenApiPathsObject = {}
+  for (const [key, operation] of Object.entries(operations(options.now ?? new Date()))) {
+    const [method, routePath] = key.split(' ') as [string, string]
+    const path = openApiPath(routePath)
+    paths[path] = { ...paths[path], [method.toLowerCase()]: operation }
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'Fairlane API',
+      version: '1',
+      description:
+        'Send transactional mail and campaigns, and keep your contacts, for one tenant per API key. Errors are `{ "error": { "code", "message", "details"? } }`.',
+    },
+    tags: TAGS,
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key from the API keys page: `Authorization: Bearer fl_…`',
+        },
+      },
+      schemas: {
+        OtpVariables: request.otpVariables,
+        PasswordResetVariables: request.passwordResetVariables,
+        MessageAccepted: messageAcceptedResponse,
+        Message: messageResponse,
+        CampaignScheduled: campaignScheduledResponse,
+        Campaign: campaignResponse,
+        CampaignCancelled: campaignCancelledResponse,
+        ContactsUpserted: contactsUpsertedResponse,
+        SuppressionsPage: suppressionsPageResponse,
+        SuppressionsAdded: suppressionsAddedResponse,
+        Error: errorResponse,
+      },
+    },
+  })
+}

@@ -1,0 +1,150 @@
+import {
+  CAMPAIGN_STATUSES,
+  LANES,
+  MESSAGE_STATUSES,
+  SUPPRESSION_REASONS,
+  SUPPRESSION_SCOPES,
+} from '@fairlane/core'
+import { APP_ERROR_CODES } from '@fairlane/core/errors'
+import { z } from 'zod'
+
+/**
+ * What the `/api/v1` handlers answer, as schemas: the API document (`openapi/document.ts`) renders
+ * them, and each handler's body is checked against the type at compile time (`satisfies`), so a
+ * field a handler adds or drops without changing its schema does not compile. The integration test
+ * (`openapi.int.test.ts`) also validates real answers against the document.
+ */
+
+const id = z
+  .uuid()
+  .meta({ description: 'The id Fairlane gave it', example: '0193c3d1-5b7e-7f2a-9c1d-2b3c4d5e6f70' })
+const instant = z.iso.datetime().meta({ description: 'An ISO 8601 instant in UTC' })
+
+export const messageAcceptedResponse = z
+  .object({
+    id,
+    status: z.literal('queued'),
+    lane: z
+      .enum(LANES)
+      .meta({ description: '`critical` for otp and password-reset, `default` for the rest' }),
+  })
+  .meta({
+    description:
+      'The message was accepted and queued (or an earlier request with this Idempotency-Key was replayed).',
+  })
+export type MessageAcceptedResponse = z.input<typeof messageAcceptedResponse>
+
+export const messageResponse = z.object({
+  id,
+  status: z.enum(MESSAGE_STATUSES),
+  lane: z.enum(LANES),
+  attempts: z.int().min(0).meta({ description: 'SMTP attempts made so far' }),
+  lastError: z.string().optional().meta({ description: 'The last attempt’s error, when one failed' }),
+  createdAt: instant,
+  sentAt: instant.optional(),
+  bodyRemovedAt: instant
+    .optional()
+    .meta({ description: 'When the retention cleared the body, variables and rendered content' }),
+})
+export type MessageResponse = z.input<typeof messageResponse>
+
+const campaignWarning = z.object({
+  code: z.literal('empty-audience'),
+  message: z.string(),
+})
+
+export const campaignScheduledResponse = z.object({
+  id,
+  status: z.enum(['draft', 'scheduled']),
+  sendAt: instant.nullable(),
+  warnings: z
+    .array(campaignWarning)
+    .meta({ description: 'What was accepted but deserves a look, e.g. an audience that is empty now' }),
+})
+export type CampaignScheduledResponse = z.input<typeof campaignScheduledResponse>
+
+const count = z.int().min(0)
+
+export const campaignResponse = z.object({
+  id,
+  status: z.enum(CAMPAIGN_STATUSES),
+  sendAt: instant.nullable(),
+  counts: z
+    .object({
+      pending: count,
+      queued: count.meta({ description: 'Queued or being sent' }),
+      sent: count,
+      failed: count,
+      suppressed: count,
+      cancelled: count.meta({ description: 'Not sent because the campaign was cancelled first' }),
+    })
+    .meta({ description: 'The campaign’s messages by status' }),
+})
+export type CampaignResponse = z.input<typeof campaignResponse>
+
+export const campaignCancelledResponse = z.object({
+  id,
+  status: z.literal('cancelled'),
+  sent: count.meta({ description: 'Messages already sent before the cancel' }),
+  cancelled: count.meta({ description: 'Messages held back by this call (0 when it was cancelled before)' }),
+})
+export type CampaignCancelledResponse = z.input<typeof campaignCancelledResponse>
+
+export const contactsUpsertedResponse = z.object({
+  created: count,
+  updated: count,
+})
+export type ContactsUpsertedResponse = z.input<typeof contactsUpsertedResponse>
+
+const fieldIssue = z.object({
+  path: z
+    .string()
+    .meta({ description: 'The field in dotted form, e.g. `variables.code` or `contacts[3].email`' }),
+  message: z.string(),
+})
+
+/** `{ error: { code, message, details? } }`, as `http/errors.ts` and the entry's 404/405/413 answer it. */
+export const errorResponse = z.object({
+  error: z.object({
+    code: z.enum([...APP_ERROR_CODES, 'method_not_allowed', 'internal_error']),
+    message: z.string().meta({ description: 'In plain words, naming what is wrong' }),
+    details: z
+      .union([
+        z.array(fieldIssue),
+        z.object({ limit: z.enum(['api-key', 'tenant', 'recipient']) }),
+        z.object({ limitBytes: z.int() }),
+      ])
+      .optional()
+      .meta({
+        description:
+          'Each invalid field (400, and 404/409/413/422 naming a field); for a 429 the limit that refused; for a 413 from the entry the byte limit',
+      }),
+  }),
+})
+export type ErrorResponse = z.input<typeof errorResponse>
+
+export const suppressionEntryResponse = z.object({
+  email: z.string().meta({ description: 'The suppressed address, lowercased' }),
+  reason: z.enum(SUPPRESSION_REASONS),
+  scope: z.enum(SUPPRESSION_SCOPES).meta({
+    description:
+      '`all`: every lane (bounces, complaints, manual entries); `marketing`: campaign mail only (unsubscribes)',
+  }),
+  lanes: z.array(z.enum(LANES)).meta({ description: 'The lanes this entry stops' }),
+  createdAt: instant,
+})
+export type SuppressionEntryResponse = z.input<typeof suppressionEntryResponse>
+
+export const suppressionsPageResponse = z.object({
+  items: z.array(suppressionEntryResponse),
+  nextCursor: z
+    .string()
+    .optional()
+    .meta({ description: 'Pass as `cursor` for the next page; absent on the last' }),
+})
+
+export const suppressionsAddedResponse = z.object({
+  items: z
+    .array(suppressionEntryResponse)
+    .meta({ description: 'Each address’s entry as it stands afterwards' }),
+})
