@@ -137,6 +137,50 @@ describe('delivery pipeline', () => {
     expect(delivered(to)[0]?.messageId).toBe(`<${message.id}@fairlane.test>`)
   })
 
+  it('keeps the claim when the reply to DATA is lost: one delivery, a counted unknown outcome, no second copy inside the lock window', async () => {
+    const to = 'lost-reply@example.com'
+    // The sink stores the message, then drops the connection without answering.
+    sink.faults.add({ match: to, dropAfterData: true, times: 1 })
+    const message = await seedOne(to)
+    await eventually(
+      async () =>
+        /fairlane_send_outcome_unknown_total\{lane="critical"\} 1\b/.test(await pipeline.registry.metrics()),
+      { what: 'the counted unknown outcome', timeoutMs: 20_000 },
+    )
+    expect(delivered(to)).toHaveLength(1)
+    const kept = await row(message.id)
+    expect(kept).toMatchObject({ status: 'sending', lastErrorCode: 'outcome_unknown' })
+    expect(kept?.lockToken).not.toBeNull()
+
+    // Until the claim expires (by the database's clock) the retries are refused: still one copy.
+    const lockExpired = async () => {
+      const [state] = await pipeline.database.db
+        .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
+        .from(messages)
+        .where(eq(messages.id, message.id))
+      return state?.expired === true
+    }
+    await eventually(
+      async () => {
+        const expired = await lockExpired()
+        expect(delivered(to)).toHaveLength(1)
+        return expired
+      },
+      { what: 'the kept claim to expire', timeoutMs: 20_000, intervalMs: 100 },
+    )
+    expect(delivered(to)).toHaveLength(1)
+
+    // After the window the retry may send again, under the same Message-ID for the receiver to drop.
+    await eventually(async () => (await row(message.id))?.status === 'sent', {
+      what: 'sent after the lock window',
+      timeoutMs: 20_000,
+    })
+    expect(delivered(to).map((mail) => mail.messageId)).toEqual([
+      `<${message.id}@fairlane.test>`,
+      `<${message.id}@fairlane.test>`,
+    ])
+  })
+
   it('does not let an unparseable outbox row block the rows behind it', async () => {
     const [bad] = await pipeline.database.db
       .insert(outbox)

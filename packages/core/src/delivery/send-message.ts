@@ -1,3 +1,4 @@
+import { deliveryErrorCodeOf } from './delivery-error-code'
 import { MessageLockedError } from './message-locked-error'
 import type {
   Admission,
@@ -11,8 +12,10 @@ import type {
   OutgoingMail,
   SendJob,
 } from './ports'
-import { isPermanentFailure } from './send-failure'
+import { isOutcomeUnknown, isPermanentFailure } from './send-failure'
+import { SendNotRecordedError } from './send-not-recorded-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
+import { withRetries } from './with-retries'
 
 export interface SendDeps {
   store: DeliveryStore
@@ -46,6 +49,12 @@ export type SendOutcome =
   /** The bucket had no token: nothing was sent, the claim was given back; try again after `delayMs`. */
   | { kind: 'deferred'; delayMs: number }
 
+/** Where this call stands among the job's attempts. */
+export interface SendAttempt {
+  /** No retry follows a failure of this one: an unknown outcome then ends the message as failed. */
+  final: boolean
+}
+
 /**
  * Delivers one message at most once per successful claim. The claim (a fresh lock token with an
  * expiry) is taken before sending and the row is marked sent only by the token's holder; a caught
@@ -63,6 +72,7 @@ export async function sendMessage(
    * SMTP exchange, and a message with nothing to send (sent, suppressed, held elsewhere) spends none.
    */
   admit?: () => Promise<Admission>,
+  attempt: SendAttempt = { final: false },
 ): Promise<SendOutcome> {
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
   if (!message) return explainUnclaimed(job, deps.store)
@@ -85,10 +95,16 @@ export async function sendMessage(
       return { kind: 'deferred', delayMs: handedOff.delayMs }
     }
   } catch (error) {
-    throw await settleFailure(error, message, claim, deps)
+    throw await settleFailure(error, message, claim, deps, attempt)
   }
   const acceptedAt = deps.clock.now()
-  const recorded = await withRetries(() => deps.store.markSent(claim))
+  let recorded: boolean
+  try {
+    recorded = await withRetries(() => deps.store.markSent(claim))
+  } catch (error) {
+    // The server has the mail: the caller must only ever record it from here on, with this token.
+    throw new SendNotRecordedError(job.messageId, claim.lockToken, { cause: error })
+  }
   if (!recorded) {
     // Our lock expired mid-send and another attempt claimed the row: it will send (same Message-ID)
     // and record the outcome. Counted as sent: the server did accept ours.
@@ -123,15 +139,31 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
 /**
  * Records a failed send and returns the error to throw. Permanent: suppress first (so a crash before
  * the row is marked still leaves the address suppressed for the reclaiming attempt), then mark
- * failed. Transient: release the claim at once; the retry must not wait out the lock.
+ * failed. Transient: release the claim at once; the retry must not wait out the lock. Outcome
+ * unknown: keep the claim, so every retry inside the lock window is refused (`MessageLockedError`)
+ * and only one after it may send again, with the same Message-ID; on the final attempt no retry
+ * follows, so the message is marked failed under `outcome_unknown` instead of staying `sending`.
  */
 async function settleFailure(
   error: unknown,
   message: ClaimedMessage,
   claim: HeldClaim,
   deps: SendDeps,
+  attempt: SendAttempt,
 ): Promise<unknown> {
-  const reason = error instanceof Error ? error.message : String(error)
+  const note = {
+    error: error instanceof Error ? error.message : String(error),
+    errorCode: deliveryErrorCodeOf(error),
+  }
+  if (isOutcomeUnknown(error)) {
+    deps.logger?.warn(
+      { messageId: message.id, tenantId: message.tenantId, final: attempt.final },
+      'send outcome unknown; the claim is kept until it expires',
+    )
+    if (attempt.final) await deps.store.markFailed({ ...claim, ...note })
+    else await noteKeepingClaim(claim, note, deps)
+    return error
+  }
   if (isPermanentFailure(error)) {
     if (error.suppressRecipient) {
       await deps.store.suppress({
@@ -141,11 +173,11 @@ async function settleFailure(
         messageId: message.id,
       })
     }
-    await deps.store.markFailed({ ...claim, error: reason })
+    await deps.store.markFailed({ ...claim, ...note })
     return error
   }
   try {
-    await deps.store.release({ ...claim, error: reason })
+    await deps.store.release({ ...claim, ...note })
   } catch (releaseError) {
     // The lock then simply expires; the retry waits for it instead of failing twice.
     deps.logger?.error(
@@ -154,6 +186,22 @@ async function settleFailure(
     )
   }
   return error
+}
+
+/** Best effort: if noting fails the claim is kept all the same, which is what protects the mail. */
+async function noteKeepingClaim(
+  claim: HeldClaim,
+  note: { error: string; errorCode: ReturnType<typeof deliveryErrorCodeOf> },
+  deps: SendDeps,
+): Promise<void> {
+  try {
+    await deps.store.noteOutcomeUnknown({ ...claim, ...note })
+  } catch (noteError) {
+    deps.logger?.error(
+      { messageId: claim.messageId, err: noteError },
+      'could not note an unknown send outcome; the claim is kept all the same',
+    )
+  }
 }
 
 async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<OutgoingMail> {
@@ -181,19 +229,4 @@ async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<Out
     // RFC 3834: codes and resets are machine-sent; auto-responders must not answer them.
     headers: { 'Auto-Submitted': 'auto-generated' },
   }
-}
-
-/**
- * The server already accepted the mail: failing to record that (a database blip) would resend it
- * once the lock expires. A few quick retries cover a blip; a longer outage still throws.
- */
-async function withRetries<T>(operation: () => Promise<T>, delaysMs = [100, 500, 2_000]): Promise<T> {
-  for (const delayMs of delaysMs) {
-    try {
-      return await operation()
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, delayMs))
-    }
-  }
-  return operation()
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "messages" ADD COLUMN "last_error_code" text;
