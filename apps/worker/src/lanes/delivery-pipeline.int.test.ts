@@ -80,6 +80,28 @@ describe('delivery pipeline', () => {
     expect((await row(message.id))?.lastError).toContain('451 4.7.1')
   })
 
+  it('keeps addresses out of what Redis stores about a failed attempt; the raw reply stays in PostgreSQL', async () => {
+    const to = 'quoted@example.com'
+    sink.faults.add({
+      match: to,
+      reply: `451 4.7.1 <${to}>: mailbox busy, relay mx7.internal.example`,
+      times: 1,
+    })
+    const message = await seedOne(to)
+    await eventually(async () => (await row(message.id))?.status === 'sent', {
+      what: 'sent after one retry',
+      timeoutMs: 20_000,
+    })
+    const job = await inspect.queues.critical.getJob(sendJobId(message.id))
+    expect(job?.failedReason).toContain('451 4.7.1')
+    expect(job?.stacktrace?.length ?? 0).toBeGreaterThan(0)
+    expect(JSON.stringify({ reason: job?.failedReason, stack: job?.stacktrace })).not.toContain(to)
+    expect(await row(message.id)).toMatchObject({
+      lastError: expect.stringContaining(`<${to}>`),
+      lastErrorCode: 'deferred',
+    })
+  })
+
   it('dead-letters a 550 5.1.1 after one attempt, suppresses the address, and a replay delivers once', async () => {
     const to = 'gone@example.com'
     sink.faults.add({ match: to, reply: '550 5.1.1 no such user' })
@@ -106,6 +128,7 @@ describe('delivery pipeline', () => {
       status: 'failed',
       attempts: 1,
       lastError: expect.stringContaining('550 5.1.1'),
+      lastErrorCode: 'recipient_unknown',
     })
     expect(failed?.failedAt).toBeInstanceOf(Date)
     const suppressed = await pipeline.database.db
