@@ -48,3 +48,10 @@ export function deliveryErrorCodeOf(error: unknown): DeliveryErrorCode {
 export function isDeliveryErrorCode(value: unknown): value is DeliveryErrorCode {
   return typeof value === 'string' && (DELIVERY_ERROR_CODES as readonly string[]).includes(value)
 }
+
+/** What a tenant's message view says about the last failure: the code and its short reason, or nothing. */
+export function describeDeliveryError(
+  code: DeliveryErrorCode | null,
+): { lastErrorCode: DeliveryErrorCode; lastError: string } | Record<string, never> {
+  return code === null ? {} : { lastErrorCode: code, lastError: DELIVERY_ERROR_REASONS[code] }
+}

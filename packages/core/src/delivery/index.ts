@@ -3,6 +3,7 @@ export {
   DELIVERY_ERROR_REASONS,
   type DeliveryErrorCode,
   deliveryErrorCodeOf,
+  describeDeliveryError,
   isDeliveryErrorCode,
 } from './delivery-error-code'
 export { MessageLockedError } from './message-locked-error'
