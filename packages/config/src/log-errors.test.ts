@@ -49,6 +49,9 @@ describe('serializeLogError', () => {
 
   it('scrubs an error logged as its message string, and addresses anywhere', () => {
     expect(serializeLogError(drizzleError().message)).toBe('Failed query: insert into "messages"')
+    expect(serializeLogError(String(drizzleError()))).toBe(
+      'DrizzleQueryError: Failed query: insert into "messages"',
+    )
     expect(serializeLogError('451 4.7.1 <bob@example.com>: try later')).toBe(
       '451 4.7.1 <<address>>: try later',
     )

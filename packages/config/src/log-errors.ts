@@ -25,15 +25,18 @@ export interface LoggedError {
 
 const MAX_CAUSE_DEPTH = 4
 const ADDRESS = /[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
-const FAILED_QUERY = /^Failed query: ([\s\S]*?)(?:\nparams: [\s\S]*)?$/
+// Anywhere in the text: `String(error)` puts "DrizzleQueryError: " in front of it.
+const FAILED_QUERY = /Failed query: ([\s\S]*?)(?:\nparams: [\s\S]*)?$/
 const STATEMENT = /\b(insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+("[^"]+"|[\w.]+)/i
 // PostgreSQL quotes the offending value in these: `invalid input syntax for type uuid: "abc"`.
 const QUOTED_INPUT = /\b(invalid input (?:syntax|value) for [^:]+|malformed [^:]+ literal): [\s\S]*/i
 
 /** A log message or error message with parameters, quoted input values and addresses taken out. */
 export function scrubErrorText(text: string): string {
-  const failedQuery = FAILED_QUERY.exec(text)
-  const scrubbed = failedQuery ? `Failed query: ${statementOf(failedQuery[1] ?? '')}` : text
+  const scrubbed = text.replace(
+    FAILED_QUERY,
+    (_match, query: string) => `Failed query: ${statementOf(query)}`,
+  )
   return scrubbed.replace(QUOTED_INPUT, '$1: <value>').replace(ADDRESS, '<address>')
 }
 

@@ -26,7 +26,7 @@ async function main(): Promise<void> {
   stopWhenStdinCloses(config)
   const api = buildApiContainer(config)
   const { logger } = api
-  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'))
 
   const app = next({
     dev: config.NODE_ENV === 'development',
