@@ -204,6 +204,61 @@ describe('delivery pipeline', () => {
     ])
   })
 
+  it('never resends nor dead-letters a message the server accepted when marking it sent keeps failing', async () => {
+    const to = 'unrecorded@example.com'
+    const { db } = pipeline.database
+    // A real database fault, for this recipient only: every attempt to mark it sent is refused.
+    await db.execute(sql`
+      create or replace function test_refuse_sent() returns trigger language plpgsql as $$
+      begin
+        if new.status = 'sent' and new.to_address = 'unrecorded@example.com' then
+          raise exception 'simulated outage while recording';
+        end if;
+        return new;
+      end $$`)
+    await db.execute(sql`create trigger test_refuse_sent before update on messages
+      for each row execute function test_refuse_sent()`)
+    try {
+      const message = await seedOne(to)
+      const lane = inspect.queues.critical
+      await eventually(
+        async () => (await lane.getJob(sendJobId(message.id)))?.data.acceptedLockToken !== undefined,
+        { what: 'the accepted claim kept in the job', timeoutMs: 20_000 },
+      )
+      expect(delivered(to)).toHaveLength(1)
+      // Past the claim's expiry nothing resends it: the job only tries to record (and the sweeper
+      // leaves a row whose job still exists alone).
+      await eventually(
+        async () => {
+          const [state] = await db
+            .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
+            .from(messages)
+            .where(eq(messages.id, message.id))
+          expect(delivered(to)).toHaveLength(1)
+          return state?.expired === true
+        },
+        { what: 'the claim to expire', timeoutMs: 20_000, intervalMs: 100 },
+      )
+      await db.execute(sql`drop trigger test_refuse_sent on messages`)
+      await eventually(async () => (await row(message.id))?.status === 'sent', {
+        what: 'the accepted send recorded',
+        timeoutMs: 20_000,
+      })
+      expect(delivered(to)).toHaveLength(1)
+      expect(await row(message.id)).toMatchObject({ attempts: 1, lockToken: null })
+      const deadLetter = await inspect.queues[DEAD_LETTER_QUEUE].getJob(
+        deadLetterJobId(sendJobId(message.id)),
+      )
+      expect(deadLetter).toBeUndefined()
+      expect(await pipeline.registry.metrics()).toMatch(
+        /fairlane_send_not_recorded_total\{lane="critical"\} 1\b/,
+      )
+    } finally {
+      await db.execute(sql`drop trigger if exists test_refuse_sent on messages`)
+      await db.execute(sql`drop function if exists test_refuse_sent()`)
+    }
+  })
+
   it('does not let an unparseable outbox row block the rows behind it', async () => {
     const [bad] = await pipeline.database.db
       .insert(outbox)
