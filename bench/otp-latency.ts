@@ -9,6 +9,9 @@
  * Progress on stderr; the last line on stdout is one JSON object.
  *
  *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10] [--client http|fetch]
+ *   pnpm bench:otp --flood [--seconds 20] [--clients 12] [--samples 100]
+ *
+ * `--flood`: another tenant floods the critical lane at 20× its rate meanwhile (`lib/otp-flood.ts`).
  *
  * The load generator shares the machine with everything it measures, so by default it is a plain
  * `node:http` client with a keep-alive agent; `--client fetch` uses undici's fetch, which costs
@@ -19,6 +22,7 @@ import { Agent, request } from 'node:http'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { cpuAvailable, cpuBetween, sampleCpu } from './lib/cpu'
+import { runFlood } from './lib/otp-flood'
 import { startBenchPlatform } from './lib/platform'
 import { percentile, round } from './lib/stats'
 
@@ -28,8 +32,19 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '200' },
     seconds: { type: 'string', default: '10' },
     client: { type: 'string', default: 'http' },
+    flood: { type: 'boolean', default: false },
+    clients: { type: 'string', default: '12' },
   },
 })
+if (args.flood) {
+  const summary = await runFlood({
+    seconds: Number(args.seconds === '10' ? '20' : args.seconds),
+    clients: Number(args.clients),
+    idleSamples: Number(args.samples === '300' ? '100' : args.samples),
+  })
+  console.log(JSON.stringify(summary))
+  process.exit(0)
+}
 if (args.client !== 'http' && args.client !== 'fetch') throw new Error('--client is http or fetch')
 const samples = Number(args.samples)
 const rate = Number(args.rate)

@@ -23,11 +23,14 @@ export const E2E = {
   /** The seeded platform admin (packages/stack/src/seed.ts) signs in with this password. */
   adminEmail: 'admin@fairlane.local',
   adminPassword: 'e2e-admin-password-0123456789',
+  /** QUEUE_PREFIX of the platform under test: its queues and counters live under it in Redis. */
+  queuePrefix: 'fairlane-e2e',
 }
 
 export default defineConfig({
   testDir: '.',
   testMatch: '**/*.spec.ts',
+  globalSetup: './global-setup.ts',
   fullyParallel: true,
   workers: 2,
   retries: 0,
@@ -66,7 +69,7 @@ export default defineConfig({
       WORKER_METRICS_PORT: '9564',
       SMTP_URL: 'smtp://127.0.0.1:2625',
       APP_URL: E2E.webUrl,
-      QUEUE_PREFIX: 'fairlane-e2e',
+      QUEUE_PREFIX: E2E.queuePrefix,
       ADMIN_TOKEN: E2E.adminToken,
       METRICS_TOKEN: E2E.metricsToken,
       DEMO_API_KEY: E2E.demoApiKey,

@@ -15,8 +15,13 @@ const config: NextConfig = {
   poweredByHeader: false,
   reactStrictMode: true,
   typedRoutes: false,
-  // forbidden(): the admin console answers a signed-in tenant user with a real 403 page.
-  experimental: { authInterrupts: true },
+  experimental: {
+    // forbidden(): the admin console answers a signed-in tenant user with a real 403 page.
+    authInterrupts: true,
+    // The web entry caps page and server-action bodies at the same 2 MB (BODY_LIMITS.pages in
+    // src/server/http/body-limits.ts) before Next.js reads them; body-limits.test.ts keeps them equal.
+    serverActions: { bodySizeLimit: '2mb' },
+  },
 }
 
 export default config

@@ -17,6 +17,8 @@ export interface WorkerMetrics {
   /** Message created (the API accepted it) → the SMTP server accepted it. */
   sendLatency: Histogram<'lane'>
   outboxPublished: Counter
+  /** Transactional outbox rows parked in PostgreSQL: their tenant was over its lane slots or its turns. */
+  outboxParked: Counter
   relayFailures: Counter
   sweeperRepublished: Counter<'status'>
   /** Jobs moved to delayed because the tenant's bucket had no token (per lane; tenants in Redis counters). */
@@ -65,6 +67,11 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     outboxPublished: new Counter({
       name: 'fairlane_outbox_published_total',
       help: 'Outbox rows the relay turned into queue jobs',
+      registers,
+    }),
+    outboxParked: new Counter({
+      name: 'fairlane_outbox_parked_total',
+      help: 'Transactional outbox rows parked in PostgreSQL because their tenant was over its lane slots or rate',
       registers,
     }),
     relayFailures: new Counter({

@@ -11,7 +11,13 @@ import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
-import { type BucketPlan, createTokenBuckets, type TokenBuckets } from '@fairlane/fairness'
+import {
+  type BucketPlan,
+  createLaneAdmission,
+  createTokenBuckets,
+  type LaneAdmission,
+  type TokenBuckets,
+} from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports, type LaneTransports, messageIdFor } from '@fairlane/mail'
 import {
   closeQueues,
@@ -45,8 +51,9 @@ import {
   operationsHandlers,
   operationsSchedules,
 } from './operations/operations-jobs'
+import { createParkingState } from './relay/lane-parking'
 import type { RelayHooks } from './relay/publish-batch'
-import { startRelay } from './relay/relay'
+import { type Relay, startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
 import { startSweeper } from './sweeper/sweeper'
 import { SCHEDULE_RECONCILE_MS, startSystemWorker } from './system/system-worker'
@@ -99,6 +106,12 @@ export interface DeliveryOptions {
   pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
+  /**
+   * TRANSACTIONAL_TENANT_SLOTS, TRANSACTIONAL_SLOT_TTL_MS, TRANSACTIONAL_HORIZON_MS: how much of a
+   * transactional lane one tenant may hold, and how far ahead of its turn (`relay/lane-parking.ts`).
+   * Defaults to `DEFAULT_TRANSACTIONAL_LANES`.
+   */
+  transactionalLanes?: TransactionalLaneSettings
   /** SCHEDULE_TIME_ZONE and AUDIT_RETENTION_DAYS; defaults to UTC and 365 days. */
   operations?: OperationsSettings
   logger: Logger
@@ -117,6 +130,22 @@ export interface DeliveryOptions {
   /** What Redis keeps of failures (FAILED_JOBS_*, DEAD_LETTER_*); defaults to `DEFAULT_FAILURE_CAPS`. */
   caps?: FailureCaps
 }
+
+export interface TransactionalLaneSettings {
+  slots: number
+  slotTtlMs: number
+  horizonMs: number
+}
+
+/** The schema's defaults, for callers (tests) that build options without a config. */
+export const DEFAULT_TRANSACTIONAL_LANES: TransactionalLaneSettings = {
+  slots: 10,
+  slotTtlMs: 30_000,
+  horizonMs: 1_000,
+}
+
+/** Without a slot given back in this process, a tenant whose slots were full is looked at again after this. */
+const SLOT_RETRY_MS = 250
 
 export interface FailureCaps {
   failedJobs: { maxCount: number; maxAgeHours: number }
@@ -176,6 +205,11 @@ export function deliveryOptionsFromConfig(
       redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
+    transactionalLanes: {
+      slots: config.TRANSACTIONAL_TENANT_SLOTS,
+      slotTtlMs: config.TRANSACTIONAL_SLOT_TTL_MS,
+      horizonMs: config.TRANSACTIONAL_HORIZON_MS,
+    },
     operations: {
       timeZone: config.SCHEDULE_TIME_ZONE,
       auditRetentionDays: config.AUDIT_RETENTION_DAYS,
@@ -222,7 +256,18 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     sendLockMs: options.sendLockMs,
     forceExitMs: options.forceExitMs,
   })
+  const admission = createLaneAdmission(producer, { prefix: `${options.queuePrefix}:` })
+  const lanesSettings = options.transactionalLanes ?? DEFAULT_TRANSACTIONAL_LANES
   const relay = startRelay({
+    fairness: {
+      admission,
+      plan: options.transactionalPlan,
+      slots: lanesSettings.slots,
+      slotTtlMs: lanesSettings.slotTtlMs,
+      horizonMs: lanesSettings.horizonMs,
+      slotRetryMs: SLOT_RETRY_MS,
+      parking: createParkingState(),
+    },
     db: database.db,
     listenSql: listen.sql,
     queues,
@@ -277,6 +322,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     buckets,
     plans,
     deferrals,
+    admission,
+    relay,
     campaigns: createCampaignRenderer({
       db: database.db,
       appUrl: options.appUrl,
@@ -397,6 +444,8 @@ function startLanes(
     plans: PlanCache
     campaigns: CampaignRenderer
     deferrals: DeferralRecorder
+    admission: LaneAdmission
+    relay: Pick<Relay, 'slotFreed'>
   },
 ): LaneWorkers {
   const { database, logger, metrics } = options
@@ -436,6 +485,15 @@ function startLanes(
         lane,
         buckets: resources.buckets,
         planFor: planSourceFor(lane, { plans: resources.plans, transactional: options.transactionalPlan }),
+        ...(lane === 'bulk'
+          ? {}
+          : {
+              slots: {
+                admission: resources.admission,
+                ttlMs: (options.transactionalLanes ?? DEFAULT_TRANSACTIONAL_LANES).slotTtlMs,
+                onFreed: resources.relay.slotFreed,
+              },
+            }),
       })
       return createSendProcessor({
         lane,

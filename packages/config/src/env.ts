@@ -307,6 +307,17 @@ export const envSchema = z
     /** Each tenant's bucket on each transactional lane (critical, default): mails per second and burst. */
     TRANSACTIONAL_RATE_PER_SEC: positiveInt(200, 100_000),
     TRANSACTIONAL_BURST: positiveInt(400, 100_000),
+    /**
+     * Jobs one tenant may have in one transactional lane at once (waiting, delayed or running); the
+     * relay parks the rest of its outbox rows in PostgreSQL, so another tenant's login code waits
+     * behind at most this many of a flooding tenant's jobs. A tenant's throughput is at most this many
+     * divided by one send's time, so keep it above its rate × the SMTP round trip.
+     */
+    TRANSACTIONAL_TENANT_SLOTS: positiveInt(10, 10_000),
+    /** A lane slot whose job never gave it back (a killed worker) is free again after this long. */
+    TRANSACTIONAL_SLOT_TTL_MS: durationMs(30_000),
+    /** Only rows whose turn in their tenant's plan comes within this are published (delayed to the turn). */
+    TRANSACTIONAL_HORIZON_MS: durationMs(1_000),
 
     /** The zone the worker's cron schedulers (nightly cleanup, daily rollup) and the rollup's days are read in. */
     SCHEDULE_TIME_ZONE: timeZone('UTC'),

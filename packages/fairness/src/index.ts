@@ -9,6 +9,14 @@ export {
   reserveDeferralSlot,
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
+export {
+  type AdmitInput,
+  type AdmitResult,
+  type AdmitStop,
+  createLaneAdmission,
+  type LaneAdmission,
+  laneParkKey,
+} from './lane/lane-admission'
 export { jainIndex, maxInWindow, maxMinFairShares, rateViolations } from './metrics/fairness-metrics'
 export {
   createPacerState,

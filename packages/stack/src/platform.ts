@@ -126,8 +126,8 @@ export async function launchPlatform(
     runs('web') &&
       startProcess({
         name: 'web',
-        ...webCommand(root, mode, config),
-        env: mode === 'dev' ? env : { ...env, NODE_ENV: 'production' },
+        ...webCommand(root, mode),
+        env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production' },
         colorIndex: 2,
         output: options.output,
       }),
@@ -169,28 +169,21 @@ export async function launchPlatform(
 }
 
 /**
- * `start`: the web process's own entry (apps/web/src/server/main.ts) serving the production build —
- * the HTTP API straight to its handlers, everything else through Next.js — run by node itself (no
- * wrapper process) so SIGTERM reaches the server that drains. `dev`: `next dev`, where every route,
- * the API included, goes through Next.js and its hot reload.
+ * The web process's one entry (apps/web/src/server/main.ts) in both modes: the route table answers
+ * `/api/**`, Next.js everything else. `start`: the production build, run by node itself (no wrapper
+ * process) so SIGTERM reaches the server that drains. `dev`: the same entry under `tsx watch` (a change
+ * to the API restarts it) with Next.js in dev mode behind it (pages hot reload).
  */
-function webCommand(
-  root: string,
-  mode: Mode,
-  config: Config,
-): { command: string; args: string[]; cwd: string } {
+function webCommand(root: string, mode: Mode): { command: string; args: string[]; cwd: string } {
+  const entry = 'apps/web/src/server/main.ts'
   if (mode === 'dev') {
     return {
-      command: join(root, 'apps', 'web', 'node_modules', '.bin', 'next'),
-      args: ['dev', '--port', String(config.WEB_PORT), '--hostname', config.HOST],
-      cwd: join(root, 'apps', 'web'),
+      command: join(root, 'node_modules', '.bin', 'tsx'),
+      args: ['watch', '--clear-screen=false', entry],
+      cwd: root,
     }
   }
-  return {
-    command: process.execPath,
-    args: ['--import', 'tsx', 'apps/web/src/server/main.ts'],
-    cwd: root,
-  }
+  return { command: process.execPath, args: ['--import', 'tsx', entry], cwd: root }
 }
 
 /**

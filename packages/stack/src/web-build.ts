@@ -18,11 +18,17 @@ export function webBuildIsStale(root: string): boolean {
   return sources.some((source) => newestMtime(source) > builtAt)
 }
 
+/** Tests are not compiled into the app: editing one does not make the build stale. */
+const TEST_FILE = /\.test\.tsx?$/
+
 function newestMtime(path: string): number {
   if (!existsSync(path)) return 0
   const stat = statSync(path)
   if (!stat.isDirectory()) return stat.mtimeMs
   let newest = stat.mtimeMs
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)))
+  for (const entry of readdirSync(path)) {
+    if (TEST_FILE.test(entry)) continue
+    newest = Math.max(newest, newestMtime(join(path, entry)))
+  }
   return newest
 }

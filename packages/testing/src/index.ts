@@ -8,3 +8,4 @@ export {
   startThrowawayRedis,
   type ThrowawayRedis,
 } from './redis-server'
+export { ensureWebBuild } from './web-build'

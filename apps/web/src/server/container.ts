@@ -1,28 +1,28 @@
 import 'server-only'
 import { loadConfig } from '@fairlane/config'
-import { type Auth, createAuth } from './auth/better-auth'
-import { type ApiContainer, buildApiContainer, keepNextJsContainer } from './web-container'
+import {
+  buildWebContainer,
+  registeredWebContainer,
+  registerWebContainer,
+  type WebContainer,
+} from './web-container'
+
+export type { WebContainer }
 
 /**
- * The composition root of the web app's Next.js side (pages, server actions, route files): the API's
- * clients (web-container.ts) plus better-auth. Built on first use, not on import, because Next.js
- * imports route modules at build time. Under `pnpm start` the web process's entry (`main.ts`) has
- * already checked the environment at boot and answers the API routes with its own container; this
- * one opens its pool connections only when a page or action needs them.
+ * The container Next.js's pages, server actions and route files use: the one the web entry
+ * (`main.ts`) built and registered at boot. Resolved on first use, not on import, because Next.js
+ * imports these modules at build time. Only when Next.js runs without the entry (`next start` by
+ * hand) is there none yet; then it is built here, once, and registered the same way.
  */
-export interface WebContainer extends ApiContainer {
-  auth: Auth
-}
-
 export function container(): WebContainer {
-  return keepNextJsContainer(() => {
-    const core = buildApiContainer(loadConfig(), { applicationName: 'web-next' })
-    const auth = createAuth({
-      db: core.database.db,
-      secret: core.config.SESSION_SECRET,
-      baseURL: core.config.APP_URL,
-      throttle: core.authThrottle,
-    })
-    return { ...core, auth }
-  })
+  const registered = registeredWebContainer()
+  if (registered) return registered
+  const built = buildWebContainer(loadConfig())
+  registerWebContainer(built)
+  built.logger.warn(
+    { entry: 'apps/web/src/server/main.ts' },
+    'web container built by Next.js: no web entry registered one (run the web entry, not next start)',
+  )
+  return built
 }

@@ -6,17 +6,19 @@ import { createRouter } from './fast-path/router'
 import { createWebServer, listen, WebBootError } from './fast-path/web-server'
 import { compileProxyTrust } from './http/client-address'
 import { API_ROUTES } from './routes'
-import { buildApiContainer, nextJsContainer } from './web-container'
+import { buildWebContainer, registerWebContainer } from './web-container'
 
 /**
- * The web process (`pnpm start`, the container image): one Node HTTP server in front of Next.js.
- * The HTTP API's routes (`routes.ts`: `/api/v1/messages`, health, admin) go straight to their
- * handlers; everything else — pages, server actions, `/api/auth/*`, API routes not in the table — to
- * Next.js's request handler. Under `next start` an API call cost the web process about 7 ms of CPU
- * (on the 2-core development machine, where 200 requests/s then queued for seconds); through this
- * path it costs about 2 ms, most of it the PostgreSQL, Redis and client socket round trips.
+ * The web process (`pnpm start`, `pnpm dev`, the container image): one Node HTTP server in front of
+ * Next.js, and the process's one container. `/api/**` is the route table's (`routes.ts`), answered
+ * straight from its handlers (about 2 ms of CPU a call, against 7 ms through Next.js's request
+ * machinery); everything else — pages, server actions, `/u/:token` — goes to Next.js, in dev mode
+ * under `pnpm dev`. The container built here is registered on globalThis, and Next.js's pages and
+ * actions use it (container.ts): one PostgreSQL pool, one Redis client, one better-auth per process.
+ * Every request body is capped here before anything reads it (http/body-limits.ts).
  *
  *   NODE_ENV=production node --import tsx apps/web/src/server/main.ts   (after `next build`)
+ *   NODE_ENV=development node --import tsx apps/web/src/server/main.ts  (Next.js in dev mode)
  */
 const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 
@@ -24,12 +26,14 @@ async function main(): Promise<void> {
   // A wrong environment stops here, one line per variable (loadConfig exits 1).
   const config = loadConfig()
   stopWhenStdinCloses(config)
-  const api = buildApiContainer(config)
-  const { logger } = api
+  const web = buildWebContainer(config)
+  registerWebContainer(web)
+  const { logger } = web
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'))
 
+  const dev = config.NODE_ENV === 'development'
   const app = next({
-    dev: config.NODE_ENV === 'development',
+    dev,
     dir: APP_DIR,
     hostname: config.HOST,
     port: config.WEB_PORT,
@@ -38,16 +42,17 @@ async function main(): Promise<void> {
   // requested in between waits for it.
   const nextHandler = app.prepare().then(() => app.getRequestHandler())
   nextHandler.catch(() => {}) // awaited below; this only keeps it from counting as unhandled meanwhile
-  const web = createWebServer({
+  const entry = createWebServer({
     router: createRouter(Object.values(API_ROUTES)),
-    deps: api,
+    deps: web,
     logger,
-    metrics: api.metrics,
+    metrics: web.metrics,
+    dev,
     trustProxy: compileProxyTrust(config.TRUSTED_PROXIES),
     fallback: async (req, res) => (await nextHandler)(req, res),
     origin: `http://${config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST}:${config.WEB_PORT}`,
   })
-  await listen(web.server, config.HOST, config.WEB_PORT)
+  await listen(entry.server, config.HOST, config.WEB_PORT)
   await nextHandler
 
   let stopping = false
@@ -62,10 +67,9 @@ async function main(): Promise<void> {
     timer.unref()
     // In order: no new requests and the running ones answered, then what they used.
     const steps: [string, () => Promise<void> | undefined][] = [
-      ['http server', () => web.close()],
+      ['http server', () => entry.close()],
       ['next.js', () => app.close()],
-      ['api clients', () => api.close()],
-      ['next.js clients', () => nextJsContainer()?.close()],
+      ['clients', () => web.close()],
     ]
     let failed = false
     for (const [name, run] of steps) {
@@ -87,7 +91,8 @@ async function main(): Promise<void> {
   logger.info(
     {
       url: `http://${config.HOST}:${config.WEB_PORT}`,
-      fastPath: Object.values(API_ROUTES).map((route) => `${route.method} ${route.path}`),
+      dev,
+      apiRoutes: Object.keys(API_ROUTES).length,
     },
     'web ready',
   )

@@ -12,19 +12,24 @@ import { getQueueStats } from './api/admin/queue-stats'
 import { replayDeadLetter } from './api/admin/replay-dead-letter'
 import { getTenantHistory } from './api/admin/tenant-history'
 import { patchTenant } from './api/admin/update-tenant'
+import { handleAuth } from './api/auth'
 import { healthLive, healthReady } from './api/health'
+import { getCampaign } from './api/v1/get-campaign'
 import { getMessage } from './api/v1/get-message'
+import { postCampaign } from './api/v1/post-campaign'
+import { postCampaignCancel } from './api/v1/post-campaign-cancel'
+import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
-import type { ApiContainer } from './web-container'
+import type { WebContainer } from './web-container'
 
 /**
  * The HTTP API's one route table: which handler answers which method and path, and with which of
- * the container's dependencies. Both ways in use it — the route files under `src/app/api/**` (Next.js,
- * and `next dev`) and the web process's fast path (`fast-path/`, which answers these routes without
- * Next.js's request machinery) — so the two cannot drift apart. `routes.test.ts` checks that every
- * entry has its route file exporting that method.
+ * the container's dependencies. It is the only way into `/api/**`: the web entry's fast path
+ * (`fast-path/`) answers these routes without Next.js, and any other `/api` path gets a 404 (or a
+ * 405 naming the methods its path has) from the entry too; there are no Next.js route files under
+ * `src/app/api`. Request body caps per route are in `http/body-limits.ts`.
  *
- * Paths use `:name` for one path segment; Next.js's folder for it is `[name]`.
+ * Paths use `:name` for one path segment and a trailing `*name` for one or more.
  */
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
@@ -32,12 +37,14 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
   ? Name | ParamNames<`/${Rest}`>
   : Path extends `${string}:${infer Name}`
     ? Name
-    : never
+    : Path extends `${string}/*${infer Rest}`
+      ? Rest
+      : never
 
 export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string }
 
 /** What handlers may take from the container (a test can pass just these). */
-export type RouteDeps = Pick<ApiContainer, 'api' | 'admin' | 'database' | 'redis'>
+export type RouteDeps = Pick<WebContainer, 'api' | 'admin' | 'database' | 'redis' | 'auth' | 'logger'>
 
 export interface ApiRoute<Path extends string = string> {
   method: HttpMethod
@@ -58,6 +65,17 @@ export const API_ROUTES = {
   getMessage: route('GET', '/api/v1/messages/:id', (request, { id }, deps) =>
     getMessage(request, id, deps.api),
   ),
+  postCampaign: route('POST', '/api/v1/campaigns', (request, _, deps) => postCampaign(request, deps.api)),
+  getCampaign: route('GET', '/api/v1/campaigns/:id', (request, { id }, deps) =>
+    getCampaign(request, id, deps.api),
+  ),
+  cancelCampaign: route('POST', '/api/v1/campaigns/:id/cancel', (request, { id }, deps) =>
+    postCampaignCancel(request, id, deps.api),
+  ),
+  postContacts: route('POST', '/api/v1/contacts', (request, _, deps) => postContacts(request, deps.api)),
+  // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
+  authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
+  authPost: route('POST', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   healthLive: route('GET', '/api/health/live', () => healthLive()),
   healthReady: route('GET', '/api/health/ready', (_, __, deps) =>
     healthReady({ sql: deps.database.sql, redis: deps.redis }),

@@ -14,20 +14,24 @@ import { createWebMetrics, type WebMetrics } from './metrics'
 import { type ApiLimiters, createApiLimiters, rateLimitSettings } from './rate-limits'
 
 /**
- * What the HTTP API needs: the database client, the Redis connection, the limiters and the handlers'
- * dependencies. Free of `server-only` and of Next.js, so the web process's own entry (`main.ts`,
- * plain Node) builds one at boot for its fast path; Next.js code gets it, plus what only pages need,
- * through `container()` (container.ts).
+ * The web process's one composition root: the database pool, the Redis connection, the limiters,
+ * better-auth and the handlers' dependencies. The web entry (`main.ts`, plain Node) builds it once at
+ * boot and registers it on globalThis (`registerWebContainer`); Next.js's pages and server actions,
+ * compiled into bundles of their own, find that same object through `container()` (container.ts)
+ * instead of building a second pool, Redis client and auth instance. Free of `server-only` and of
+ * Next.js, so the entry can import it.
  */
-export interface ApiContainer {
+export interface WebContainer {
   config: Config
   database: ReturnType<typeof createDatabase>
   redis: Redis
   logger: Logger
   /** Rate limiters on `redis`, with in-memory insurance for when it is away. */
   limiters: ApiLimiters
-  /** Sign-in and sign-up throttling, shared by every better-auth instance of the process. */
+  /** Sign-in and sign-up throttling, run by `auth`'s hooks whichever way a sign-in arrives. */
   authThrottle: AuthThrottle
+  /** better-auth: `/api/auth/*` (the route table), sessions for pages, actions and the admin API. */
+  auth: Auth
   /** BullMQ queues for the admin views, created on first call (the public API never touches them). */
   queues(): Queues
   /** This process's Prometheus registry and HTTP request metrics. */
@@ -38,7 +42,7 @@ export interface ApiContainer {
   close(): Promise<void>
 }
 
-export function buildApiContainer(config: Config, options: { applicationName?: string } = {}): ApiContainer {
+export function buildWebContainer(config: Config): WebContainer {
   const logger = pino({
     level: config.LOG_LEVEL,
     base: { service: 'web' },
@@ -46,7 +50,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
   })
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
-    applicationName: options.applicationName ?? 'web',
+    applicationName: 'web',
   })
   const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
   const limiters = createApiLimiters({
@@ -70,18 +74,14 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
   }
   const clock = { now: () => new Date() }
   const metrics = createWebMetrics()
-  // Only the admin API reads sessions here, and only for calls without a bearer token, so its
-  // better-auth instance is made on the first such call.
-  let sessionAuth: Auth | undefined
-  const readSession = sessionReader(() => {
-    sessionAuth ??= createAuth({
-      db: database.db,
-      secret: config.SESSION_SECRET,
-      baseURL: config.APP_URL,
-      nextCookies: false,
-      throttle: authThrottle,
-    })
-    return sessionAuth
+  // One instance for every way in. Its nextCookies plugin acts only inside a Next.js server action
+  // (it sets the cookie through next/headers); called by the route table's handler or the admin API,
+  // outside any Next.js request, it steps aside.
+  const auth = createAuth({
+    db: database.db,
+    secret: config.SESSION_SECRET,
+    baseURL: config.APP_URL,
+    throttle: authThrottle,
   })
   return {
     config,
@@ -90,6 +90,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     logger,
     limiters,
     authThrottle,
+    auth,
     queues: lazyQueues,
     metrics,
     api: {
@@ -104,7 +105,7 @@ export function buildApiContainer(config: Config, options: { applicationName?: s
     admin: {
       db: database.db,
       adminToken: config.ADMIN_TOKEN,
-      readSession,
+      readSession: sessionReader(() => auth),
       appOrigin: new URL(config.APP_URL).origin,
       queues: lazyQueues,
       redis,
@@ -136,17 +137,23 @@ export function sessionReader(auth: () => Auth): SessionReader {
 }
 
 /**
- * Next.js's container (container.ts) lives on globalThis so `next dev` hot reloads do not leak pools,
- * and so the web entry can close it at shutdown without importing Next.js code.
+ * Where the process's container is registered: a global symbol, so the entry (loaded by Node) and
+ * Next.js's server bundles (which hold their own copies of this module) find the same slot, and a
+ * `next dev` hot reload does not build a second one.
  */
-const slot = globalThis as typeof globalThis & { fairlaneContainer?: ApiContainer }
+export const WEB_CONTAINER_KEY = Symbol.for('fairlane.web.container')
 
-export function keepNextJsContainer<T extends ApiContainer>(build: () => T): T {
-  slot.fairlaneContainer ??= build()
-  return slot.fairlaneContainer as T
+const slot = globalThis as typeof globalThis & { [WEB_CONTAINER_KEY]?: WebContainer }
+
+/** The entry's call, once, before the server listens. */
+export function registerWebContainer(container: WebContainer): void {
+  if (slot[WEB_CONTAINER_KEY] && slot[WEB_CONTAINER_KEY] !== container) {
+    throw new Error('a web container is already registered in this process')
+  }
+  slot[WEB_CONTAINER_KEY] = container
 }
 
-/** The container Next.js's code built for itself, if it built one (pages, server actions, auth). */
-export function nextJsContainer(): ApiContainer | undefined {
-  return slot.fairlaneContainer
+/** The registered container, if any. */
+export function registeredWebContainer(): WebContainer | undefined {
+  return slot[WEB_CONTAINER_KEY]
 }

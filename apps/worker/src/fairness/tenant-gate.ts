@@ -1,11 +1,33 @@
 import type { Lane } from '@fairlane/core'
 import type { Admission } from '@fairlane/core/delivery'
-import { type BucketPlan, deferralDelayMs, enforcedPlan, type TokenBuckets } from '@fairlane/fairness'
+import {
+  type BucketPlan,
+  deferralDelayMs,
+  enforcedPlan,
+  type LaneAdmission,
+  laneParkKey,
+  type TokenBuckets,
+} from '@fairlane/fairness'
 import type { PlanCache } from './plan-cache'
 
 export interface TenantGate {
-  /** Takes one token from the tenant's bucket for this lane, or says how long to wait for one. */
-  admit(tenantId: string): Promise<Admission>
+  /**
+   * Takes one token from the tenant's bucket for this lane, or says how long to wait for one. With the
+   * job's id, on a transactional lane, the job also holds its lane slot again (the same one: a job that
+   * was deferred and came back is not counted twice).
+   */
+  admit(tenantId: string, jobId?: string): Promise<Admission>
+  /** The job leaves the lane's waiting/running part (done, failed, deferred): its slot is given back. */
+  leave(tenantId: string, jobId: string): Promise<void>
+}
+
+/** Lane slots of the transactional lanes (see `relay/lane-parking.ts`). */
+export interface GateSlots {
+  admission: LaneAdmission
+  /** TRANSACTIONAL_SLOT_TTL_MS */
+  ttlMs: number
+  /** A slot was given back: the relay may publish more of the tenant now. */
+  onFreed?: (parkKey: string) => void
 }
 
 /**
@@ -19,12 +41,20 @@ export function createTenantGate(options: {
   lane: Lane
   buckets: TokenBuckets
   planFor: (tenantId: string) => Promise<BucketPlan | undefined>
+  /** Only for critical and default; bulk is paced by the pacer. */
+  slots?: GateSlots
   random?: () => number
 }): TenantGate {
   const bucketOf = (tenantId: string) => tenantBucket(options.lane, tenantId)
+  const { slots } = options
   return {
-    async admit(tenantId) {
+    async admit(tenantId, jobId) {
+      const holding =
+        slots && jobId
+          ? slots.admission.hold(laneParkKey(options.lane, tenantId), jobId, slots.ttlMs)
+          : undefined
       const plan = await options.planFor(tenantId)
+      await holding
       if (!plan) return { ok: true }
       // Less a reserve of the burst for the hand-off's jitter, so the plan holds at the receiving end.
       const taken = await options.buckets.take(bucketOf(tenantId), enforcedPlan(plan))
@@ -38,6 +68,12 @@ export function createTenantGate(options: {
           ...(options.random ? { random: options.random } : {}),
         }),
       }
+    },
+    async leave(tenantId, jobId) {
+      if (!slots) return
+      const key = laneParkKey(options.lane, tenantId)
+      const { removed } = await slots.admission.release(key, jobId)
+      if (removed) slots.onFreed?.(key)
     },
   }
 }

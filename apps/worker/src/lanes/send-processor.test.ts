@@ -124,10 +124,14 @@ describe('send processor', () => {
 
   it("hands the use case its tenant's gate, and moves a job without a token to its token's time", async () => {
     const asked: string[] = []
+    const left: string[] = []
     const gate: TenantGate = {
-      async admit(tenantId) {
-        asked.push(tenantId)
+      async admit(tenantId, jobId) {
+        asked.push(`${tenantId}/${jobId}`)
         return { ok: false, delayMs: 750 }
+      },
+      async leave(tenantId, jobId) {
+        left.push(`${tenantId}/${jobId}`)
       },
     }
     const { process, registry, recorded } = processorWith(async (_job, _log, admit) => {
@@ -139,7 +143,10 @@ describe('send processor', () => {
     const { job, delays } = fakeJob()
     const before = Date.now()
     await expect(process(job, 'token')).rejects.toBeInstanceOf(DelayedError)
-    expect(asked).toEqual([ids.tenantId])
+    // The job's id goes with the admission (its lane slot is held by it, not counted twice), and the
+    // deferred job gives its slot back: it no longer waits in the lane.
+    expect(asked).toEqual([`${ids.tenantId}/${job.id}`])
+    expect(left).toEqual([`${ids.tenantId}/${job.id}`])
     expect(delays).toHaveLength(1)
     expect(delays[0]).toBeGreaterThanOrEqual(before + 750)
     expect(delays[0]).toBeLessThan(before + 1_500)
@@ -149,7 +156,7 @@ describe('send processor', () => {
 
   it('gives the use case no gate without a lock token (the job could not be delayed)', async () => {
     let admitGiven = true
-    const gate: TenantGate = { admit: async () => ({ ok: true }) }
+    const gate: TenantGate = { admit: async () => ({ ok: true }), leave: async () => {} }
     const { process } = processorWith(async (_job, _log, admit) => {
       admitGiven = admit !== undefined
       return { kind: 'skipped', reason: 'not-found' }

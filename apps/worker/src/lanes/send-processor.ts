@@ -71,38 +71,42 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     }
     const { messageId, tenantId, acceptedLockToken } = parsed.data
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
-    if (acceptedLockToken)
-      return record(job, token, { messageId, tenantId, lockToken: acceptedLockToken }, log)
-    const attempt = job.attemptsMade + 1
-    const final = attempt >= (job.opts?.attempts ?? 1)
     const gate = deps.gate
     // Without a lock token (a processor called outside a Worker) the job could not be moved to
     // delayed, so there is no bucket either.
-    const admit = gate && token ? () => gate.admit(tenantId) : undefined
+    const admit = gate && token ? () => gate.admit(tenantId, job.id) : undefined
+    try {
+      if (acceptedLockToken) {
+        return await recordOnly(job, token, { messageId, tenantId, lockToken: acceptedLockToken }, log)
+      }
+      return await sendOnce(job, token, parsed.data, log, admit)
+    } finally {
+      // Whatever the outcome, the job no longer waits in the lane: its slot goes back to its tenant.
+      if (gate && job.id) {
+        await gate
+          .leave(tenantId, job.id)
+          .catch((error: Error) =>
+            log.warn({ err: error.message }, 'could not give back a lane slot; it expires'),
+          )
+      }
+    }
+  }
+
+  async function sendOnce(
+    job: Job,
+    token: string | undefined,
+    payload: SendJobPayload,
+    log: Logger,
+    admit: (() => Promise<Admission>) | undefined,
+  ): Promise<SendJobResult> {
+    const { messageId, tenantId } = payload
+    const attempt = job.attemptsMade + 1
+    const final = attempt >= (job.opts?.attempts ?? 1)
     let outcome: SendOutcome
     try {
       outcome = await deps.send({ messageId, tenantId }, log, admit, { final })
     } catch (error) {
-      if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
-      if (error instanceof SendNotRecordedError && token) {
-        deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
-        const data: SendJobPayload = { ...parsed.data, acceptedLockToken: error.acceptedLockToken }
-        await job.updateData(data)
-        log.error({ attempt, err: error.cause }, 'accepted send not recorded; the job will only record it')
-        return retryRecordLater(job, token)
-      }
-      const reason = redactAddresses(error instanceof Error ? error.message : String(error))
-      if (isPermanentFailure(error)) {
-        log.warn({ attempt, err: reason, kind: 'permanent' }, 'send failed permanently')
-        throw new UnrecoverableError(reason)
-      }
-      if (isOutcomeUnknown(error)) {
-        deps.metrics.sendOutcomeUnknown.inc({ lane: deps.lane })
-        log.warn({ attempt, final, err: reason, kind: 'outcome-unknown' }, 'send outcome unknown; claim kept')
-        throw error
-      }
-      log.warn({ attempt, err: reason, kind: 'transient' }, 'send failed; will retry')
-      throw error
+      return settle(error, { job, token, payload, log, attempt, final })
     }
     switch (outcome.kind) {
       case 'deferred': {
@@ -125,8 +129,43 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     }
   }
 
+  /** Translates the use case's failure for BullMQ: defer, record later, fail for good, or retry. */
+  async function settle(
+    error: unknown,
+    context: {
+      job: Job
+      token: string | undefined
+      payload: SendJobPayload
+      log: Logger
+      attempt: number
+      final: boolean
+    },
+  ): Promise<never> {
+    const { job, token, payload, log, attempt, final } = context
+    if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
+    if (error instanceof SendNotRecordedError && token) {
+      deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
+      const data: SendJobPayload = { ...payload, acceptedLockToken: error.acceptedLockToken }
+      await job.updateData(data)
+      log.error({ attempt, err: error.cause }, 'accepted send not recorded; the job will only record it')
+      return retryRecordLater(job, token)
+    }
+    const reason = redactAddresses(error instanceof Error ? error.message : String(error))
+    if (isPermanentFailure(error)) {
+      log.warn({ attempt, err: reason, kind: 'permanent' }, 'send failed permanently')
+      throw new UnrecoverableError(reason)
+    }
+    if (isOutcomeUnknown(error)) {
+      deps.metrics.sendOutcomeUnknown.inc({ lane: deps.lane })
+      log.warn({ attempt, final, err: reason, kind: 'outcome-unknown' }, 'send outcome unknown; claim kept')
+      throw error
+    }
+    log.warn({ attempt, err: reason, kind: 'transient' }, 'send failed; will retry')
+    throw error
+  }
+
   /** The record-only path: no send, no attempt spent, tried again until the database answers. */
-  async function record(
+  async function recordOnly(
     job: Job,
     token: string | undefined,
     claim: HeldClaim,

@@ -1,14 +1,20 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC, messagePublishEvent } from '@fairlane/core'
 import type { Database, Transaction } from '@fairlane/db'
 import {
+  claimDueParkedOutbox,
   claimUnpublishedOutbox,
   countOutboxAttempt,
   markOutboxPublished,
+  nextParkedDueInMs,
   type OutboxEntry,
+  parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
+import { laneParkKey } from '@fairlane/fairness'
 import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
 import type { JobsOptions, Queue } from 'bullmq'
 import type { Logger } from 'pino'
+import type { WorkerMetrics } from '../metrics'
+import { decideTenantRows, FAIR_LANES, type TenantRows, type TransactionalFairness } from './lane-parking'
 
 /** Test seams; production wiring passes none. */
 export interface RelayHooks {
@@ -26,18 +32,34 @@ export interface PublishDeps {
   skipIds: Set<number>
   logger: Logger
   hooks?: RelayHooks
+  /** Per-tenant slots and turns on the critical and default lanes; without it they are plain FIFO. */
+  fairness?: TransactionalFairness
+  /** Parked rows are counted here; the relay loop counts published rows and failed passes. */
+  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures' | 'outboxParked'>
 }
 
 export interface BatchResult {
   claimed: number
   published: number
   rejected: number
+  /** Rows parked by this pass (tenants over their lane slots or turns). */
+  parked?: number
+  /** Parked rows claimed whose tenant still could not take them (left parked, untouched). */
+  stillParked?: number
 }
 
 interface LaneJob {
   name: string
   data: SendJobPayload
   opts: JobsOptions
+}
+
+interface ParsedRow {
+  row: OutboxEntry
+  lane: Lane
+  tenantId: string
+  jobId: string
+  job: LaneJob
 }
 
 /** Beyond this many unparseable rows the skip list starts over, so memory stays bounded. */
@@ -54,19 +76,47 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
   let claimedIds: number[] = []
   try {
     return await deps.db.transaction(async (tx) => {
-      const rows = await claimUnpublishedOutbox(tx, {
+      const fresh = await claimUnpublishedOutbox(tx, {
         topics: [MESSAGE_PUBLISH_TOPIC],
         limit: deps.batchSize,
         skipIds: [...deps.skipIds],
       })
-      claimedIds = rows.map((row) => row.id)
-      const plan = planJobs(rows)
+      const fairness = deps.fairness
+      // One view of the set-aside tenants for the whole pass: a tenant unblocked mid-pass (a slot came
+      // back) had its parked rows left out of this claim, so its fresh rows must not pass them now.
+      const blocked = fairness ? fairness.parking.blockedKeys() : []
+      const parked = fairness
+        ? await claimDueParkedOutbox(tx, {
+            topics: [MESSAGE_PUBLISH_TOPIC],
+            limit: deps.batchSize,
+            skipKeys: blocked,
+          })
+        : []
+      claimedIds = [...fresh, ...parked].map((row) => row.id)
+      const plan = planJobs([...parked, ...fresh])
       if (plan.rejected.length > 0) await rejectRows(tx, plan.rejected, deps)
-      await addJobs(deps, plan.jobs)
-      await deps.hooks?.afterAddBulk?.(plan.publishIds.length)
-      await markOutboxPublished(tx, plan.publishIds)
-      logPublished(deps.logger, plan.jobs)
-      return { claimed: rows.length, published: plan.publishIds.length, rejected: plan.rejected.length }
+      const decided = fairness
+        ? await admitFairLanes(fairness, plan.parsed, {
+            parkedIds: new Set(parked.map((row) => row.id)),
+            blocked: new Set(blocked),
+            // A cut batch may have left older rows of a tenant unseen: its fresh rows must not pass them.
+            admitFresh: parked.length < deps.batchSize && fresh.length < deps.batchSize,
+          })
+        : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
+      const jobs = laneJobs(decided.publish)
+      const publishIds = decided.publish.map(({ entry }) => entry.row.id)
+      await addJobs(deps, jobs)
+      await deps.hooks?.afterAddBulk?.(publishIds.length)
+      await markOutboxPublished(tx, publishIds)
+      await parkOutboxRows(tx, decided.park)
+      if (decided.park.length > 0) deps.metrics?.outboxParked.inc(decided.park.length)
+      logPublished(deps.logger, jobs)
+      return {
+        claimed: claimedIds.length,
+        published: publishIds.length,
+        rejected: plan.rejected.length,
+        ...(fairness ? { parked: decided.park.length, stillParked: decided.stillParked } : {}),
+      }
     })
   } catch (error) {
     // Outside the rolled-back transaction, so the count survives; the rows themselves are untouched.
@@ -76,25 +126,95 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
 }
 
 function planJobs(rows: OutboxEntry[]) {
-  const jobs = new Map<Lane, LaneJob[]>()
-  const publishIds: number[] = []
+  const parsed: ParsedRow[] = []
   const rejected: { row: OutboxEntry; reason: string }[] = []
   for (const row of rows) {
-    const parsed = messagePublishEvent.safeParse(row.payload)
-    if (!parsed.success) {
-      rejected.push({ row, reason: parsed.error.issues.map((issue) => issue.message).join('; ') })
+    const event = messagePublishEvent.safeParse(row.payload)
+    if (!event.success) {
+      rejected.push({ row, reason: event.error.issues.map((issue) => issue.message).join('; ') })
       continue
     }
-    const { lane, messageId, tenantId, generation } = parsed.data
+    const { lane, messageId, tenantId, generation } = event.data
+    const jobId = sendJobId(messageId, generation)
     const job: LaneJob = {
       name: SEND_JOB_NAME,
       data: { v: 1, messageId, tenantId },
-      opts: { ...laneJobOptions(lane), jobId: sendJobId(messageId, generation) },
+      opts: { ...laneJobOptions(lane), jobId },
     }
-    jobs.set(lane, [...(jobs.get(lane) ?? []), job])
-    publishIds.push(row.id)
+    parsed.push({ row, lane, tenantId, jobId, job })
   }
-  return { jobs, publishIds, rejected }
+  return { parsed, rejected }
+}
+
+/** Jobs per lane in publishing order; a job whose turn is ahead waits delayed until then. */
+function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, LaneJob[]> {
+  const jobs = new Map<Lane, LaneJob[]>()
+  for (const { entry, delayMs } of publish) {
+    const job = delayMs > 0 ? { ...entry.job, opts: { ...entry.job.opts, delay: delayMs } } : entry.job
+    const laneJobs = jobs.get(entry.lane)
+    if (laneJobs) laneJobs.push(job)
+    else jobs.set(entry.lane, [job])
+  }
+  return jobs
+}
+
+/**
+ * Bulk rows pass straight through (the pacer is their fairness); critical and default rows are
+ * grouped per tenant and lane, in the tenant's order (parked rows by turn, then fresh rows by id), and
+ * each group is admitted or parked as a whole (`decideTenantRows`).
+ */
+async function admitFairLanes(
+  fairness: TransactionalFairness,
+  rows: ParsedRow[],
+  options: { parkedIds: Set<number>; blocked: Set<string>; admitFresh: boolean },
+) {
+  const publish: { entry: ParsedRow; delayMs: number }[] = []
+  const groups = new Map<string, TenantRows<ParsedRow>>()
+  for (const entry of rows) {
+    if (!FAIR_LANES.includes(entry.lane)) {
+      publish.push({ entry, delayMs: 0 })
+      continue
+    }
+    const key = laneParkKey(entry.lane, entry.tenantId)
+    let group = groups.get(key)
+    if (!group) {
+      group = { lane: entry.lane, tenantId: entry.tenantId, parked: [], fresh: [] }
+      groups.set(key, group)
+    }
+    if (options.parkedIds.has(entry.row.id)) group.parked.push(entry)
+    else group.fresh.push(entry)
+  }
+  const decisions = await Promise.all(
+    [...groups.values()].map((group) =>
+      decideTenantRows(fairness, group, {
+        admitFresh: options.admitFresh,
+        blocked: options.blocked.has(laneParkKey(group.lane, group.tenantId)),
+      }),
+    ),
+  )
+  const park: { id: number; parkKey: string; parkedUntilMs: number }[] = []
+  let stillParked = 0
+  for (const [index, group] of [...groups.values()].entries()) {
+    const decision = decisions[index]
+    if (!decision) continue
+    publish.push(...decision.publish.map(({ row, delayMs }) => ({ entry: row, delayMs })))
+    for (const { row, parkedUntilMs } of decision.park) {
+      park.push({ id: row.row.id, parkKey: laneParkKey(row.lane, row.tenantId), parkedUntilMs })
+    }
+    stillParked += Math.max(0, group.parked.length - decision.publish.length)
+  }
+  return { publish, park, stillParked }
+}
+
+/** When the relay should look again for parked rows (ms), if any are parked for later. */
+export async function nextParkedTurnInMs(
+  deps: Pick<PublishDeps, 'db' | 'fairness'>,
+): Promise<number | undefined> {
+  if (!deps.fairness) return undefined
+  const rows = await nextParkedDueInMs(deps.db)
+  const unblock = deps.fairness.parking.nextUnblockInMs()
+  if (rows === undefined) return unblock
+  return unblock === undefined ? rows : Math.min(rows, unblock)
 }
 
 async function rejectRows(

@@ -1,8 +1,7 @@
 import { OUTBOX_CHANNEL } from '@fairlane/core'
 import type { Sql } from 'postgres'
-import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
-import { type BatchResult, type PublishDeps, publishOutboxBatch } from './publish-batch'
+import { type BatchResult, nextParkedTurnInMs, type PublishDeps, publishOutboxBatch } from './publish-batch'
 
 export interface RelayOptions extends PublishDeps {
   /**
@@ -15,12 +14,16 @@ export interface RelayOptions extends PublishDeps {
   pollMs: number
   /** Upper bound of the backoff after failed passes (Redis or PostgreSQL away). */
   maxBackoffMs: number
-  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures'>
 }
 
 export interface Relay {
   /** Makes the loop run a pass now (what a NOTIFY does). */
   wake(): void
+  /**
+   * A lane job of this tenant gave its slot back (`laneParkKey`): if the relay had set the tenant
+   * aside as full, it looks at its parked rows now.
+   */
+  slotFreed(parkKey: string): void
   /** Lets the current pass finish, stops the loop and the LISTEN. */
   stop(): Promise<void>
 }
@@ -42,13 +45,16 @@ export function startRelay(options: RelayOptions): Relay {
       failures = result ? 0 : failures + 1
       if (stopped) break
       if (!result) await wakeSignal.sleep(backoffMs(failures, options.maxBackoffMs), { ignoreWake: true })
-      else if (result.claimed < options.batchSize) await wakeSignal.sleep(options.pollMs)
+      else if (!fullBatch(result, options.batchSize)) await wakeSignal.sleep(await pauseMs(options))
     }
   }
 
   const running = loop()
   return {
     wake: wakeSignal.wake,
+    slotFreed(parkKey) {
+      if (options.fairness?.parking.unblock(parkKey)) wakeSignal.wake()
+    },
     async stop() {
       stopped = true
       wakeSignal.interrupt()
@@ -56,6 +62,28 @@ export function startRelay(options: RelayOptions): Relay {
       const listener = await listening
       await listener?.unlisten().catch(() => {})
     },
+  }
+}
+
+/**
+ * A batch that moved a full batch's worth loops at once; parked rows left untouched do not count, or a
+ * full tenant's rows could keep the relay spinning.
+ */
+function fullBatch(result: BatchResult, batchSize: number): boolean {
+  const moved = result.claimed - (result.stillParked ?? 0)
+  return result.claimed >= batchSize && moved > 0
+}
+
+/** Until the poll, or sooner when a parked row's turn (or a set-aside tenant's retry) comes first. */
+async function pauseMs(options: RelayOptions): Promise<number> {
+  try {
+    const turnInMs = await nextParkedTurnInMs(options)
+    return turnInMs === undefined
+      ? options.pollMs
+      : Math.min(options.pollMs, Math.max(1, Math.ceil(turnInMs)))
+  } catch (error) {
+    options.logger.warn({ err: (error as Error).message }, 'could not read the next parked turn; polling')
+    return options.pollMs
   }
 }
 

@@ -11,6 +11,7 @@ import { sendJobId } from '@fairlane/queue'
 import type { JobState, Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
+import { withTimeout } from '../with-timeout'
 
 export interface SweepDeps {
   db: Database
@@ -18,6 +19,8 @@ export interface SweepDeps {
   /** A queued message older than this with no live job is published again. */
   queuedForMs: number
   batchSize: number
+  /** Each question to Redis gives up after this long, failing the pass (default 2 s). */
+  redisTimeoutMs?: number
   logger: Logger
   metrics?: Pick<WorkerMetrics, 'sweeperRepublished'>
 }
@@ -28,6 +31,8 @@ export interface SweepResult {
   examined: number
   republished: number
 }
+
+const DEFAULT_REDIS_TIMEOUT_MS = 2_000
 
 /** A job in one of these states will still run; anything else ('completed', 'failed', 'unknown') will not. */
 const LIVE_STATES = new Set<JobState | 'unknown'>([
@@ -41,20 +46,51 @@ const LIVE_STATES = new Set<JobState | 'unknown'>([
 /**
  * PostgreSQL is the truth and Redis only holds what is in flight, so a message that should be moving
  * but has no live job (Redis restarted without its data, an addBulk lost with its relay, a job that
- * stalled out) is published again under a new generation. One sweeper runs at a time across
- * processes (a transaction-level advisory lock); the rows stay locked while Redis is asked, so a
- * claim or a replay racing with this pass waits for its decision. If Redis cannot answer, the pass
- * fails and republishes nothing: not knowing is no reason to duplicate.
+ * stalled out) is published again under a new generation.
+ *
+ * Three steps, so that no PostgreSQL transaction is ever open while Redis is asked (a Redis outage
+ * would otherwise hold row locks and a pooled connection for as long as it lasts):
+ *  1. read the candidates, no locks;
+ *  2. ask Redis for each one's job, every call bounded by `redisTimeoutMs`; if Redis cannot answer,
+ *     the pass fails and republishes nothing: not knowing is no reason to duplicate;
+ *  3. one short transaction: the sweeper's advisory lock (one pass decides at a time across
+ *     processes), the rows whose job is gone re-read FOR UPDATE, and only those still stranded at
+ *     the same generation and status are republished. A job found gone cannot come back under the
+ *     same job id without PostgreSQL changing first (a claim moves the row to a fresh `sending`, the
+ *     relay only publishes new outbox rows), so the re-read is what makes the answer still true.
  */
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
+  const candidates = await findStrandedMessages(deps.db, {
+    queuedForMs: deps.queuedForMs,
+    limit: deps.batchSize,
+  })
+  if (candidates.length === 0) return { leader: true, examined: 0, republished: 0 }
+  const timeoutMs = deps.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS
+  const states = await Promise.all(
+    candidates.map((message) =>
+      withTimeout(jobStateOf(deps, message), timeoutMs, `the sweeper's job state of ${message.id}`),
+    ),
+  )
+  const gone = new Map<string, { message: StrandedMessage; state: JobState | 'unknown' }>()
+  for (const [index, message] of candidates.entries()) {
+    const state = states[index] ?? 'unknown'
+    if (!LIVE_STATES.has(state)) gone.set(message.id, { message, state })
+  }
+  if (gone.size === 0) return { leader: true, examined: candidates.length, republished: 0 }
+
   return deps.db.transaction(async (tx) => {
     if (!(await tryTakeSweeperLock(tx))) return { leader: false, examined: 0, republished: 0 }
-    const stranded = await findStrandedMessages(tx, { queuedForMs: deps.queuedForMs, limit: deps.batchSize })
-    const states = await Promise.all(stranded.map((message) => jobStateOf(deps, message)))
+    const still = await findStrandedMessages(tx, {
+      queuedForMs: deps.queuedForMs,
+      limit: gone.size,
+      ids: [...gone.keys()],
+      forUpdate: true,
+    })
     let republished = 0
-    for (const [index, message] of stranded.entries()) {
-      const state = states[index] ?? 'unknown'
-      if (LIVE_STATES.has(state)) continue
+    for (const message of still) {
+      const seen = gone.get(message.id)
+      if (!seen) continue
+      if (seen.message.generation !== message.generation || seen.message.status !== message.status) continue
       if (!(await republishMessage(tx, { ...message, messageId: message.id }))) continue
       republished += 1
       deps.metrics?.sweeperRepublished.inc({ status: message.status })
@@ -67,14 +103,14 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
           jobId: sendJobId(message.id, message.generation + 1),
           lostJobId: sendJobId(message.id, message.generation),
           was: message.status,
-          jobState: state,
+          jobState: seen.state,
           generation: message.generation + 1,
         },
         'sweeper republished a message whose job was gone',
       )
     }
     if (republished > 0) await notifyOutbox(tx)
-    return { leader: true, examined: stranded.length, republished }
+    return { leader: true, examined: candidates.length, republished }
   })
 }
 

@@ -1,7 +1,8 @@
+import { createServer } from 'node:net'
 import { createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
 import { laneJobOptions, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
-import { UnrecoverableError, Worker } from 'bullmq'
+import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { inspectQueues, testLogger } from '../test-support/pipeline'
@@ -163,4 +164,48 @@ describe('sweeper', () => {
     expect(results.filter((result) => result.leader).length).toBeGreaterThanOrEqual(1)
     expect(results.reduce((sum, result) => sum + result.republished, 0)).toBe(3)
   })
+
+  it('holds no row lock or transaction while Redis does not answer, and republishes nothing', async () => {
+    const [stuck] = await publishedMessages(1, 'outage')
+    if (!stuck) throw new Error('seed failed')
+    // A Redis that is down: ioredis queues the command and reconnects for ever, so only the
+    // sweeper's own timeout ends the question.
+    const port = await closedPort()
+    const unreachable = new Queue('critical', {
+      connection: { host: '127.0.0.1', port, retryStrategy: () => 200 },
+      prefix: test.queuePrefix,
+    })
+    unreachable.on('error', () => {})
+    try {
+      const pass = sweepOnce(
+        deps({
+          redisTimeoutMs: 1_500,
+          queues: { ...inspect.queues, critical: unreachable },
+        }),
+      )
+      const outcome = pass.then(
+        () => 'resolved',
+        (error: Error) => error.message,
+      )
+      // While the pass waits on Redis, the row is free: a claim would not be kept waiting.
+      await database.db.transaction(async (tx) => {
+        await tx.execute(sql`set local lock_timeout = '500ms'`)
+        await tx.execute(sql`select id from ${messages} where id = ${stuck.id} for update nowait`)
+      })
+      expect(await outcome).toMatch(/Redis did not answer the sweeper's job state .* within 1500 ms/)
+      expect(await row(stuck.id)).toMatchObject({ status: 'queued', generation: 0 })
+    } finally {
+      await unreachable.close()
+    }
+  })
 })
+
+/** A local port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const address = server.address()
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  if (!address || typeof address === 'string') throw new Error('no port')
+  return address.port
+}

@@ -1,5 +1,5 @@
 import { MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
-import { and, asc, inArray, isNull, notInArray, sql } from 'drizzle-orm'
+import { and, asc, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
 import { outbox } from '../schema'
 
@@ -9,6 +9,12 @@ export interface OutboxEntry {
   topic: string
   payload: Record<string, unknown>
   attempts: number
+}
+
+/** A parked row that is due again: `parkedUntil` (ms since the epoch) is its place in its tenant's line. */
+export interface ParkedOutboxEntry extends OutboxEntry {
+  parkKey: string
+  parkedUntilMs: number
 }
 
 /**
@@ -21,7 +27,11 @@ export async function claimUnpublishedOutbox(
   tx: Transaction,
   input: { topics: readonly string[]; limit: number; skipIds?: readonly number[] },
 ): Promise<OutboxEntry[]> {
-  const conditions = [isNull(outbox.publishedAt), inArray(outbox.topic, [...input.topics])]
+  const conditions = [
+    isNull(outbox.publishedAt),
+    isNull(outbox.parkedUntil),
+    inArray(outbox.topic, [...input.topics]),
+  ]
   if (input.skipIds && input.skipIds.length > 0) conditions.push(notInArray(outbox.id, [...input.skipIds]))
   return tx
     .select({
@@ -36,6 +46,74 @@ export async function claimUnpublishedOutbox(
     .orderBy(asc(outbox.id))
     .limit(input.limit)
     .for('update', { skipLocked: true })
+}
+
+/**
+ * The relay's other claim: parked rows whose turn has come, in their tenants' order (`parked_until`
+ * then id), locked like the unpublished claim. `skipKeys` leaves out tenants the relay already knows
+ * cannot take more yet (lane slots full, next token later), so their rows are not even read.
+ */
+export async function claimDueParkedOutbox(
+  tx: Transaction,
+  input: { topics: readonly string[]; limit: number; skipKeys?: readonly string[] },
+): Promise<ParkedOutboxEntry[]> {
+  const conditions = [
+    isNull(outbox.publishedAt),
+    isNotNull(outbox.parkedUntil),
+    lte(outbox.parkedUntil, sql`now()`),
+    inArray(outbox.topic, [...input.topics]),
+  ]
+  if (input.skipKeys && input.skipKeys.length > 0) {
+    conditions.push(notInArray(outbox.parkKey, [...input.skipKeys]))
+  }
+  const rows = await tx
+    .select({
+      id: outbox.id,
+      tenantId: outbox.tenantId,
+      topic: outbox.topic,
+      payload: outbox.payload,
+      attempts: outbox.attempts,
+      parkKey: outbox.parkKey,
+      parkedUntil: outbox.parkedUntil,
+    })
+    .from(outbox)
+    .where(and(...conditions))
+    .orderBy(asc(outbox.parkedUntil), asc(outbox.id))
+    .limit(input.limit)
+    .for('update', { skipLocked: true })
+  return rows.map(({ parkKey, parkedUntil, ...row }) => ({
+    ...row,
+    parkKey: parkKey ?? '',
+    parkedUntilMs: parkedUntil?.getTime() ?? 0,
+  }))
+}
+
+/**
+ * Parks rows (one statement for the batch): each stays unpublished with its tenant's key and the
+ * moment (ms since the epoch, the Redis clock's) it may be claimed again.
+ */
+export async function parkOutboxRows(
+  tx: Transaction,
+  rows: readonly { id: number; parkKey: string; parkedUntilMs: number }[],
+): Promise<void> {
+  if (rows.length === 0) return
+  const parked = JSON.stringify(
+    rows.map((row) => ({ id: row.id, park_key: row.parkKey, until_s: row.parkedUntilMs / 1000 })),
+  )
+  await tx.execute(sql`
+    update ${outbox} o
+    set park_key = p.park_key, parked_until = to_timestamp(p.until_s)
+    from jsonb_to_recordset(${parked}::jsonb) as p(id bigint, park_key text, until_s float8)
+    where o.id = p.id`)
+}
+
+/** Milliseconds until the next parked row that is not due yet comes due; undefined with none. */
+export async function nextParkedDueInMs(db: Executor): Promise<number | undefined> {
+  const [row] = await db.execute<{ in_ms: number | null }>(sql`
+    select greatest(0, extract(epoch from (min(parked_until) - now())) * 1000)::float8 as in_ms
+    from ${outbox}
+    where published_at is null and parked_until > now()`)
+  return row?.in_ms === null || row?.in_ms === undefined ? undefined : Number(row.in_ms)
 }
 
 export async function markOutboxPublished(tx: Transaction, ids: readonly number[]): Promise<void> {

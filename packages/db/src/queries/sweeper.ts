@@ -1,6 +1,6 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import type { Transaction } from '../client'
+import type { Executor, Transaction } from '../client'
 import { messages, outbox } from '../schema'
 import { insertMessagePublishEvent } from './outbox'
 
@@ -30,15 +30,24 @@ export interface StrandedMessage {
 /**
  * Messages that should be moving but may have no job: `queued` for longer than `queuedForMs`, or
  * `sending` with an expired claim. Rows with an unpublished outbox row are left out (the relay will
- * publish them; Redis may just be away). Locked FOR UPDATE SKIP LOCKED so a claim or a replay racing
- * with the sweeper waits for its decision instead of interleaving with it. Whether the job is really
- * gone is the caller's question to Redis.
+ * publish them; Redis may just be away). Whether the job is really gone is the caller's question to
+ * Redis, asked with no transaction open; `ids` + `forUpdate` then re-reads the answers inside the
+ * deciding transaction, locked FOR UPDATE SKIP LOCKED so a claim or a replay racing with the sweeper
+ * waits for its decision, and only rows still stranded come back.
  */
 export async function findStrandedMessages(
-  tx: Transaction,
-  input: { queuedForMs: number; limit: number },
+  db: Executor,
+  input: { queuedForMs: number; limit: number; ids?: readonly string[]; forUpdate?: boolean },
 ): Promise<StrandedMessage[]> {
-  const rows = await tx.execute<{
+  if (input.ids?.length === 0) return []
+  const onlyIds = input.ids
+    ? sql`and m.id in (${sql.join(
+        input.ids.map((id) => sql`${id}::uuid`),
+        sql`, `,
+      )})`
+    : sql``
+  const lock = input.forUpdate ? sql`for update of m skip locked` : sql``
+  const rows = await db.execute<{
     id: string
     tenant_id: string
     lane: Lane
@@ -58,9 +67,10 @@ export async function findStrandedMessages(
           and o.topic = ${MESSAGE_PUBLISH_TOPIC}
           and o.payload->>'messageId' = m.id::text
       )
+      ${onlyIds}
     order by m.id
     limit ${input.limit}
-    for update of m skip locked`)
+    ${lock}`)
   return rows.map((row) => ({
     id: row.id,
     tenantId: row.tenant_id,

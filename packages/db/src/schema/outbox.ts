@@ -17,10 +17,24 @@ export const outbox = pgTable(
     createdAt: createdAt(),
     publishedAt: timestamptz('published_at'),
     attempts: integer('attempts').notNull().default(0),
+    /**
+     * Set by the relay on a transactional row whose tenant is over its lane slots or bucket: the
+     * tenant's lane (`<lane>:<tenantId>`) and when the row may be looked at again (its estimated turn).
+     * A parked row stays unpublished: PostgreSQL holds the flood, the lane holds only what can run.
+     */
+    parkKey: text('park_key'),
+    parkedUntil: timestamptz('parked_until'),
   },
   (t) => [
-    // The relay claims the oldest unpublished rows; published history never enters this index.
-    index('outbox_unpublished_idx').on(t.id).where(sql`${t.publishedAt} is null`),
+    // The relay claims the oldest unpublished, unparked rows; published history and a flooding
+    // tenant's parked rows never enter this index, so a flood costs the next claim nothing.
+    index('outbox_unpublished_idx')
+      .on(t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is null`),
+    // Parked rows by their turn: the relay claims the due ones and sleeps until the next.
+    index('outbox_parked_idx')
+      .on(t.parkedUntil, t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is not null`),
     index('outbox_published_at_idx').on(t.publishedAt),
   ],
 )

@@ -5,7 +5,7 @@ import { ensureServices } from '../services'
 import { webBuildIsStale } from '../web-build'
 
 /**
- * `pnpm test`: lint, typecheck, unit, integration and end-to-end suites, in that order, against
+ * `pnpm test`: lint, typecheck, the web build, unit, integration and end-to-end suites, in that order, against
  * PostgreSQL and Redis made reachable the same way `pnpm start` does. Every step runs even when an
  * earlier one failed (the e2e suite needs a successful web build), and a summary ends the output.
  */
@@ -37,10 +37,12 @@ async function main(): Promise<number> {
 
   await step('lint', bin('biome'), ['check', '.'])
   await step('typecheck', 'pnpm', ['run', '--silent', 'typecheck'])
-  await step('unit + integration', bin('vitest'), ['run', '--config', 'packages/testing/vitest.config.ts'])
+  // Before the integration suites: the web entry's test (apps/web/src/server/entry.int.test.ts) runs
+  // the real build, and finds it fresh here instead of building it a second time.
   const buildCode = webBuildIsStale(root)
     ? await step('web build', 'pnpm', ['--filter', '@fairlane/web', 'build'])
     : 0
+  await step('unit + integration', bin('vitest'), ['run', '--config', 'packages/testing/vitest.config.ts'])
   if (buildCode === 0) await step('e2e', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts'])
   else results.push({ step: 'e2e', code: 1, seconds: 0 })
 

@@ -1,7 +1,7 @@
 import type { Database } from '@fairlane/db'
 import { createTenantWithOwner, deleteUser } from '@fairlane/db/queries/accounts'
-import { APIError } from 'better-auth'
 import { z } from 'zod'
+import { isAuthApiError } from '../auth/auth-api-error'
 import { type Auth, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/better-auth'
 
 export const signUpSchema = z.object({
@@ -75,7 +75,7 @@ function fieldErrors(error: z.ZodError): FieldErrors<SignUpField> {
 }
 
 function throttledBy(error: unknown): SignUpOutcome | null {
-  if (!(error instanceof APIError) || error.statusCode !== 429) return null
+  if (!isAuthApiError(error) || error.statusCode !== 429) return null
   const body = error.body as { message?: string; retryAfterSeconds?: number } | undefined
   return {
     kind: 'throttled',
@@ -86,8 +86,8 @@ function throttledBy(error: unknown): SignUpOutcome | null {
 
 /** better-auth's refusals that belong next to a form field; anything else is a real failure. */
 function refusal(error: unknown): FieldErrors<SignUpField> | null {
-  if (!(error instanceof APIError)) return null
-  const code = (error.body as { code?: string } | undefined)?.code ?? ''
+  if (!isAuthApiError(error)) return null
+  const code = error.body?.code ?? ''
   if (code.startsWith('USER_ALREADY_EXISTS')) {
     return { email: 'An account with this email already exists. Sign in instead?' }
   }

@@ -4,11 +4,11 @@ import { createProducerConnection } from '@fairlane/queue'
 import { eventually, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { APIError } from 'better-auth'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { sendWebResponse, toWebRequest } from '../fast-path/node-bridge'
+import { sendWebResponse } from '../fast-path/node-bridge'
 import { createRouter } from '../fast-path/router'
 import { createWebServer, listen, type WebServer } from '../fast-path/web-server'
 import { CLIENT_ADDRESS_HEADER, compileProxyTrust, type ProxyTrust } from '../http/client-address'
-import type { RouteDeps } from '../routes'
+import { API_ROUTES, type RouteDeps } from '../routes'
 import { createWebHarness, TEST_APP_ORIGIN, type WebHarness } from '../test-support/harness'
 import {
   type AuthThrottle,
@@ -51,15 +51,13 @@ async function startEntry(options: { trust?: ProxyTrust; policy?: AuthThrottlePo
     policy: options.policy,
   })
   const fallback = async (req: IncomingMessage, res: ServerResponse) => {
-    if (req.url?.startsWith('/api/auth/')) {
-      await sendWebResponse(req, res, await auth.handler(toWebRequest(req, TEST_APP_ORIGIN)))
-      return
-    }
     await sendWebResponse(req, res, await serverAction(auth, req))
   }
   const server = createWebServer({
-    router: createRouter([]),
-    deps: {} as RouteDeps,
+    // `/api/auth/*` as the web entry serves it: the route table's entries and their adapter.
+    router: createRouter([API_ROUTES.authGet, API_ROUTES.authPost]),
+    // Only the auth routes run here, and they take nothing else.
+    deps: { auth, logger: harness.logger } as unknown as RouteDeps,
     logger: harness.logger,
     fallback,
     origin: TEST_APP_ORIGIN,

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /**
  * Between Node's `http` objects and the Web `Request`/`Response` the handlers take and return, with
- * as little in between as possible: headers copied once, the body streamed (never buffered here, so
- * the handlers' byte limit and 413 still cut a client off), the answer written with its status and
- * every header it carries.
+ * as little in between as possible: headers copied once, the body streamed (the entry has already
+ * capped it, http/body-limits.ts; the handlers' own, smaller limits still cut a client off), the
+ * answer written with its status and every header it carries.
  */
 
 /** After a handler stopped reading, at most this much more of a body is read (and dropped) before the connection is cut. */
@@ -99,6 +99,7 @@ export async function sendWebResponse(
   res: ServerResponse,
   response: Response,
 ): Promise<void> {
+  if (res.headersSent) return
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of response.headers) {
     if (name !== 'set-cookie') headers[name] = value

@@ -1,72 +1,94 @@
-import type { ApiRoute, HttpMethod } from '../routes'
+import type { ApiRoute } from '../routes'
 
-export interface RouteMatch {
-  route: ApiRoute
-  params: Record<string, string>
-}
+/**
+ * What the router says about a request line:
+ * - `route`: a table entry answers it, with its decoded parameters;
+ * - `not-found`: an `/api` path no entry has (404);
+ * - `method-not-allowed`: an `/api` path some entries have, but not with this method (405, `allow`);
+ * - `null`: not an `/api` path at all: pages, server actions, `/u/:token` — Next.js's.
+ */
+export type RouteLookup =
+  | { kind: 'route'; route: ApiRoute; params: Record<string, string> }
+  | { kind: 'not-found' }
+  | { kind: 'method-not-allowed'; allow: string[] }
 
-export type Router = (method: string, url: string) => RouteMatch | null
+export type RouteMatch = Extract<RouteLookup, { kind: 'route' }>
+
+export type Router = (method: string, url: string) => RouteLookup | null
+
+type Segment = string | { param: string } | { rest: string }
 
 interface CompiledRoute {
   route: ApiRoute
-  /** A literal segment, or `{ param }` for `:param`. */
-  segments: (string | { param: string })[]
+  /** A literal segment, `{ param }` for `:param`, `{ rest }` for a trailing `*rest` (one or more segments). */
+  segments: Segment[]
 }
+
+/** Everything under this prefix belongs to the route table: nothing there reaches Next.js. */
+export const API_PREFIX = '/api/'
 
 /**
- * Matches a request line against the route table, claiming only what it knows for certain: the exact
- * method and a path whose literal segments are spelled exactly as in the table. Everything else
- * (another method, a trailing slash, `//`, dot segments, an undecodable parameter, `/api/auth/*`,
- * pages) returns null and goes to Next.js, which answers it as it always has (405, redirect, 404,
- * or its own route).
+ * Matches a request line against the route table. Every path under `/api/` is the table's: a path
+ * whose literal segments are spelled exactly as in an entry matches it; anything else there (a trailing
+ * slash, `//`, dot segments, an undecodable parameter, another spelling) is a 404, and a known path
+ * with another method a 405. Paths outside `/api/` are left to Next.js.
  */
 export function createRouter(routes: readonly ApiRoute[]): Router {
-  const byMethod = new Map<string, CompiledRoute[]>()
-  for (const route of routes) {
-    const compiled: CompiledRoute = {
-      route,
-      segments: route.path
-        .split('/')
-        .slice(1)
-        .map((segment) => (segment.startsWith(':') ? { param: segment.slice(1) } : segment)),
-    }
-    const list = byMethod.get(route.method) ?? []
-    list.push(compiled)
-    byMethod.set(route.method, list)
-  }
+  const compiled: CompiledRoute[] = routes.map((route) => ({
+    route,
+    segments: route.path
+      .split('/')
+      .slice(1)
+      .map((segment): Segment => {
+        if (segment.startsWith(':')) return { param: segment.slice(1) }
+        if (segment.startsWith('*')) return { rest: segment.slice(1) }
+        return segment
+      }),
+  }))
 
   return (method, url) => {
-    const candidates = byMethod.get(method as HttpMethod)
-    if (!candidates || !url.startsWith('/api/')) return null
     const queryAt = url.indexOf('?')
     const path = queryAt === -1 ? url : url.slice(0, queryAt)
+    if (!path.startsWith(API_PREFIX) && path !== '/api') return null
     const segments = path.split('/').slice(1)
-    for (const candidate of candidates) {
+    // HEAD is GET without the body (Node's response drops it).
+    const wanted = method === 'HEAD' ? 'GET' : method
+    const allow = new Set<string>()
+    for (const candidate of compiled) {
       const params = matchSegments(candidate.segments, segments)
-      if (params) return { route: candidate.route, params }
+      if (!params) continue
+      if (candidate.route.method === wanted) return { kind: 'route', route: candidate.route, params }
+      allow.add(candidate.route.method)
     }
-    return null
+    if (allow.size === 0) return { kind: 'not-found' }
+    return { kind: 'method-not-allowed', allow: [...allow].sort() }
   }
 }
 
-function matchSegments(
-  pattern: CompiledRoute['segments'],
-  segments: string[],
-): Record<string, string> | null {
-  if (pattern.length !== segments.length) return null
+function matchSegments(pattern: Segment[], segments: string[]): Record<string, string> | null {
+  const last = pattern[pattern.length - 1]
+  const hasRest = last !== undefined && typeof last === 'object' && 'rest' in last
+  if (hasRest ? segments.length < pattern.length : segments.length !== pattern.length) return null
   const params: Record<string, string> = {}
   for (let index = 0; index < pattern.length; index++) {
-    const expected = pattern[index] as CompiledRoute['segments'][number]
-    const actual = segments[index] as string
+    const expected = pattern[index] as Segment
     if (typeof expected === 'string') {
-      if (actual !== expected) return null
+      if (segments[index] !== expected) return null
       continue
     }
+    if ('rest' in expected) {
+      // The rest is handed on undecoded (better-auth routes on the URL itself).
+      const rest = segments.slice(index)
+      if (rest.some((segment) => segment === '' || segment === '.' || segment === '..')) return null
+      params[expected.rest] = rest.join('/')
+      return params
+    }
+    const actual = segments[index] as string
     if (actual === '' || actual === '.' || actual === '..') return null
     try {
       params[expected.param] = decodeURIComponent(actual)
     } catch {
-      return null // malformed percent-encoding: Next.js answers it
+      return null // malformed percent-encoding: no entry has that path
     }
   }
   return params

@@ -12,6 +12,8 @@ import { createWebServer, listen, type WebServer } from './web-server'
 const logger = collectingLogger()
 let running: WebServer | undefined
 let release: (() => void) | undefined
+let nextCalls = 0
+let nextBodies: string[] = []
 
 const stubRoutes: ApiRoute[] = [
   {
@@ -55,6 +57,10 @@ async function start(): Promise<string> {
     deps: {} as RouteDeps,
     logger,
     fallback: async (req, res) => {
+      nextCalls += 1
+      let body = ''
+      for await (const chunk of req) body += String(chunk)
+      if (body !== '') nextBodies.push(body)
       res.writeHead(299, { 'content-type': 'text/plain', 'x-from': 'next' })
       res.end(`next: ${req.method} ${req.url}`)
     },
@@ -65,6 +71,8 @@ async function start(): Promise<string> {
 }
 
 afterEach(async () => {
+  nextCalls = 0
+  nextBodies = []
   release?.()
   release = undefined
   await running?.close()
@@ -120,17 +128,117 @@ describe('the web server', () => {
     expect(await response.json()).toEqual({ id: 'm 1' })
   })
 
-  it('hands everything else to Next.js', async () => {
+  it('hands everything outside /api to Next.js', async () => {
     const base = await start()
     for (const [method, path] of [
       ['GET', '/'],
-      ['GET', '/api/v1/messages'],
-      ['POST', '/api/auth/sign-in/email'],
+      ['POST', '/u/some-token'],
+      ['GET', '/apis'],
     ] as const) {
       const response = await fetch(`${base}${path}`, { method })
       expect(response.status, path).toBe(299)
       expect(response.headers.get('x-from')).toBe('next')
       expect(await response.text()).toBe(`next: ${method} ${path}`)
+    }
+    expect(nextCalls).toBe(3)
+  })
+
+  it('answers an unknown /api path with 404 and a known one with another method with 405 and Allow', async () => {
+    const base = await start()
+    for (const path of ['/api/v1/nothing', '/api/v1/messages/', '/api/auth/sign-in/email']) {
+      const response = await fetch(`${base}${path}`, { method: 'POST' })
+      expect(response.status, path).toBe(404)
+      expect((await response.json()).error.code).toBe('not_found')
+    }
+    const wrong = await fetch(`${base}/api/v1/messages`, { method: 'PUT' })
+    expect(wrong.status).toBe(405)
+    expect(wrong.headers.get('allow')).toBe('POST')
+    expect((await wrong.json()).error).toMatchObject({ code: 'method_not_allowed' })
+    expect(nextCalls).toBe(0)
+  })
+
+  it('puts the security headers on every answer: routes, Next.js, 404, 413', async () => {
+    const base = await start()
+    const answers = [
+      await fetch(`${base}/api/v1/messages/m1`),
+      await fetch(`${base}/dashboard`),
+      await fetch(`${base}/api/nothing`),
+      await fetch(`${base}/u/x`, { method: 'POST', body: 'x'.repeat(5000) }),
+    ]
+    for (const response of answers) {
+      const csp = response.headers.get('content-security-policy') ?? ''
+      expect(csp).toContain("default-src 'self'")
+      expect(csp).toContain("frame-ancestors 'none'")
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(response.headers.get('x-frame-options')).toBe('DENY')
+      expect(response.headers.get('referrer-policy')).toBe('strict-origin-when-cross-origin')
+    }
+    expect(answers.map((response) => response.status)).toEqual([429, 299, 404, 413])
+  })
+
+  it('caps bodies bound for Next.js: a Content-Length over the cap never reaches it', async () => {
+    const base = await start()
+    const response = await fetch(`${base}/u/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'x'.repeat(4 * 1024 + 1),
+    })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toMatchObject({
+      error: { code: 'payload_too_large', details: { limitBytes: 4096 } },
+    })
+    expect(nextCalls).toBe(0)
+  })
+
+  it('refuses an oversize body announced with Expect: 100-continue before the client sends it', async () => {
+    const base = await start()
+    const outcome = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
+      let continued = false
+      const req = httpRequest(`${base}/api/v1/messages`, {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': String(2 * 1024 * 1024),
+          expect: '100-continue',
+        },
+      })
+      req.on('continue', () => {
+        continued = true
+      })
+      req.on('response', (res) => {
+        res.resume()
+        res.on('end', () => {
+          req.destroy()
+          resolve({ status: res.statusCode ?? 0, continued })
+        })
+      })
+      req.on('error', reject)
+      req.flushHeaders()
+    })
+    expect(outcome).toEqual({ status: 413, continued: false })
+  })
+
+  it('counts a chunked body bound for Next.js and cuts it at the cap; one within it arrives whole', async () => {
+    const base = await start()
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    try {
+      const big = await rawRequest(`${base}/u/token`, {
+        method: 'POST',
+        agent,
+        chunks: Array.from({ length: 8 }, () => Buffer.alloc(1024, 'x')),
+      })
+      expect(big.status).toBe(413)
+      expect(nextCalls).toBe(0)
+      const small = await rawRequest(`${base}/u/token`, {
+        method: 'POST',
+        agent,
+        chunks: [Buffer.from('List-Unsubscribe='), Buffer.from('One-Click')],
+      })
+      expect(small.status).toBe(299)
+      expect(nextBodies).toEqual(['List-Unsubscribe=One-Click'])
+    } finally {
+      agent.destroy()
     }
   })
 

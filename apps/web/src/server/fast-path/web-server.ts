@@ -1,11 +1,19 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import {
+  answerPayloadTooLarge,
+  bodyLimitOf,
+  CappedRequest,
+  declaredLength,
+  hasUnboundedBody,
+} from '../http/body-limits'
 import { compileProxyTrust, type ProxyTrust, stampClientAddress } from '../http/client-address'
 import { errorResponse } from '../http/errors'
+import { securityHeaders } from '../http/security-headers'
 import type { Logger } from '../logger'
 import type { WebMetrics } from '../metrics'
 import type { RouteDeps } from '../routes'
 import { sendWebResponse, toWebRequest } from './node-bridge'
-import type { RouteMatch, Router } from './router'
+import type { RouteLookup, RouteMatch, Router } from './router'
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
@@ -13,7 +21,7 @@ export interface WebServerOptions {
   router: Router
   deps: RouteDeps
   logger: Logger
-  /** Everything the router does not claim: Next.js's request handler. */
+  /** Everything outside `/api/`: Next.js's request handler, called once the body is within its cap. */
   fallback: NodeHandler
   /** Used for `request.url` when the Host header is missing or odd; handlers only read path and query. */
   origin: string
@@ -21,6 +29,8 @@ export interface WebServerOptions {
   metrics?: Pick<WebMetrics, 'observeRequest'>
   /** `TRUSTED_PROXIES`, compiled: whose X-Forwarded-For names the client (default: nobody's). */
   trustProxy?: ProxyTrust
+  /** Next.js runs in dev mode behind this server: its CSP allows what the dev client needs. */
+  dev?: boolean
 }
 
 const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
@@ -35,13 +45,15 @@ export interface WebServer {
 const PLAIN_HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/
 
 /**
- * The web process's HTTP server: the routes of the table (`routes.ts`) go straight to their handlers,
- * everything else to Next.js. During shutdown every answer says `Connection: close`, so keep-alive
- * clients move on and the server can finish.
+ * The web process's HTTP server, its one entry: `/api/**` is the route table's (a handler, or a 404 /
+ * 405 in the API's error shape), everything else Next.js's. Every request body is capped here first
+ * (`http/body-limits.ts`), every answer carries the security headers, and during shutdown every
+ * answer says `Connection: close`, so keep-alive clients move on and the server can finish.
  */
 export function createWebServer(options: WebServerOptions): WebServer {
   let closing = false
   const trustProxy = options.trustProxy ?? compileProxyTrust([])
+  const headers = Object.entries(securityHeaders({ dev: options.dev === true }))
 
   const serveRoute = async (match: RouteMatch, req: IncomingMessage, res: ServerResponse) => {
     let response: Response
@@ -57,23 +69,38 @@ export function createWebServer(options: WebServerOptions): WebServer {
     await sendWebResponse(req, res, response)
   }
 
-  const server = createServer((req, res) => {
+  const dispatch = async (req: IncomingMessage, res: ServerResponse, lookup: RouteLookup | null) => {
+    const limit = bodyLimitOf(req.url ?? '/')
+    const declared = declaredLength(req)
+    if (declared !== null && !(declared <= limit.maxBytes)) return answerPayloadTooLarge(res, limit)
+    // A chunked body reaches a handler or Next.js only once it has all arrived within the cap.
+    if (hasUnboundedBody(req) && req instanceof CappedRequest) {
+      const outcome = await req.holdBody(limit.maxBytes)
+      if (outcome === 'too-large') return answerPayloadTooLarge(res, limit)
+      if (outcome === 'aborted') return
+    }
+    if (lookup === null) return options.fallback(req, res)
+    if (lookup.kind === 'route') return serveRoute(lookup, req, res)
+    return sendWebResponse(req, res, unroutedResponse(req, lookup))
+  }
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    for (const [name, value] of headers) res.setHeader(name, value)
     if (closing) res.setHeader('connection', 'close')
     // Before anything reads the request: from here on x-fairlane-client-ip is ours, never the client's.
     stampClientAddress(req, trustProxy)
-    const match = options.router(req.method ?? 'GET', req.url ?? '/')
+    const lookup = options.router(req.method ?? 'GET', req.url ?? '/')
     const { metrics } = options
     if (metrics) {
       const started = process.hrtime.bigint()
       res.once('finish', () => {
         const method = req.method && METHOD_LABELS.has(req.method) ? req.method : 'other'
-        const route = match ? match.route.path : 'next'
+        const route = lookup === null ? 'next' : lookup.kind === 'route' ? lookup.route.path : 'api-unrouted'
         const seconds = Number(process.hrtime.bigint() - started) / 1e9
         metrics.observeRequest({ method, route, status: res.statusCode }, seconds)
       })
     }
-    const work = match ? serveRoute(match, req, res) : options.fallback(req, res)
-    work.catch((error: unknown) => {
+    dispatch(req, res, lookup).catch((error: unknown) => {
       options.logger.error({ err: error, url: req.url }, 'request failed')
       if (!res.headersSent) {
         res.writeHead(500, { 'content-type': 'application/json' })
@@ -84,6 +111,14 @@ export function createWebServer(options: WebServerOptions): WebServer {
         res.destroy()
       }
     })
+  }
+
+  const server = createServer({ IncomingMessage: CappedRequest }, onRequest)
+  // `Expect: 100-continue`: a body over the cap is refused before the client sends it.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    const declared = declaredLength(req)
+    if (declared === null || declared <= bodyLimitOf(req.url ?? '/').maxBytes) res.writeContinue()
+    onRequest(req, res)
   })
 
   return {
@@ -100,6 +135,27 @@ export function createWebServer(options: WebServerOptions): WebServer {
         server.once('close', () => clearInterval(sweep))
       }),
   }
+}
+
+/** An `/api` path the table does not have (404), or has with other methods only (405 with `Allow`). */
+function unroutedResponse(req: IncomingMessage, lookup: Exclude<RouteLookup, RouteMatch>): Response {
+  const noStore = { 'cache-control': 'no-store' }
+  const path = (req.url ?? '/').split('?')[0]
+  if (lookup.kind === 'not-found') {
+    return Response.json(
+      { error: { code: 'not_found', message: `No API route ${path}` } },
+      { status: 404, headers: noStore },
+    )
+  }
+  return Response.json(
+    {
+      error: {
+        code: 'method_not_allowed',
+        message: `${req.method} is not allowed on ${path}; use ${lookup.allow.join(', ')}`,
+      },
+    },
+    { status: 405, headers: { ...noStore, allow: lookup.allow.join(', ') } },
+  )
 }
 
 /** A boot failure the operator can act on from its message alone (no stack trace). */

@@ -40,6 +40,7 @@ export interface WebHarness {
   close(): Promise<void>
 }
 
+export const TEST_SESSION_SECRET = 'web-test-session-secret-0123456789abcdef'
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const TEST_APP_ORIGIN = 'http://127.0.0.1:3000'
 
@@ -58,7 +59,7 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
     })
     const made = createAuth({
       db: database.db,
-      secret: 'web-test-session-secret-0123456789abcdef',
+      secret: TEST_SESSION_SECRET,
       baseURL: TEST_APP_ORIGIN,
       nextCookies: false,
       throttle,

@@ -73,6 +73,29 @@ describe('/u/:token', () => {
     expect(await unsubscribedAt()).toBeNull()
   })
 
+  it('checks the token before reading a byte of the body', async () => {
+    let pulled = false
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulled = true
+          controller.enqueue(new TextEncoder().encode('List-Unsubscribe=One-Click'))
+          controller.close()
+        },
+      },
+      { highWaterMark: 0 },
+    )
+    const request = new Request('http://127.0.0.1:3000/u/forged', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+      duplex: 'half',
+    } as RequestInit & { duplex: 'half' })
+    const answer = await submitUnsubscribe(request, 'forged', deps)
+    expect(answer.status).toBe(400)
+    expect(pulled).toBe(false)
+  })
+
   it('one-click POST unsubscribes at once with 200, idempotently, and suppresses the address', async () => {
     const token = signUnsubscribeToken({ tenantId, contactId, campaignId }, key)
     const first = await submitUnsubscribe(oneClick(token), token, deps)

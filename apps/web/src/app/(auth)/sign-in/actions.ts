@@ -1,8 +1,8 @@
 'use server'
 
-import { APIError } from 'better-auth'
 import { headers } from 'next/headers'
 import { redirect } from 'next/navigation'
+import { isAuthApiError } from '@/server/auth/auth-api-error'
 import { container } from '@/server/container'
 
 export interface SignInState {
@@ -29,11 +29,11 @@ export async function signInAction(_previous: SignInState, formData: FormData): 
     const signedIn = await auth.api.signInEmail({ body: { email, password }, headers: await headers() })
     platformAdmin = signedIn.user.isPlatformAdmin === true
   } catch (error) {
-    if (error instanceof APIError && error.statusCode === 429) {
-      const message = (error.body as { message?: string } | undefined)?.message
+    if (isAuthApiError(error) && error.statusCode === 429) {
+      const message = error.body?.message
       return { email, errors: { form: message ?? 'Too many sign-in attempts. Try again later.' } }
     }
-    if (error instanceof APIError && error.statusCode < 500) {
+    if (isAuthApiError(error) && error.statusCode < 500) {
       // One message for an unknown email and a wrong password, so the form does not reveal who has an account.
       return { email, errors: { password: 'Wrong email or password' } }
     }

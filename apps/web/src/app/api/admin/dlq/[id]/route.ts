@@ -1,7 +1,0 @@
-import { nextRoute } from '@/server/next-route'
-import { API_ROUTES } from '@/server/routes'
-
-export const dynamic = 'force-dynamic'
-
-export const DELETE = nextRoute(API_ROUTES.discardDeadLetter)
-export const GET = nextRoute(API_ROUTES.getDeadLetter)
