@@ -7,6 +7,7 @@ import type {
   Clock,
   DeliveryLogger,
   DeliveryStore,
+  FailureNote,
   HeldClaim,
   Mailer,
   OutgoingMail,
@@ -62,6 +63,12 @@ export interface SendAttempt {
  * to expire and be reclaimed. Never "mark first, then send": a failure after the mark would lose
  * the mail. The one gap left is a crash between the server's accept and our mark, which resends
  * with the same Message-ID so the receiver can recognise it.
+ *
+ * Two failures are neither sent nor failed. The connection lost after the body was handed over
+ * (`OutcomeUnknownSendError`): the server may have the mail, so the claim is kept until it expires
+ * and no retry sends inside the lock window. The server accepted but the mark failed past its retries
+ * (`SendNotRecordedError`, carrying the claim's token): the caller only records it from then on
+ * (`recordAcceptedSend`), never sends it again.
  */
 export async function sendMessage(
   job: SendJob,
@@ -151,14 +158,16 @@ async function settleFailure(
   deps: SendDeps,
   attempt: SendAttempt,
 ): Promise<unknown> {
-  const note = {
+  const note: FailureNote = {
     error: error instanceof Error ? error.message : String(error),
     errorCode: deliveryErrorCodeOf(error),
   }
   if (isOutcomeUnknown(error)) {
     deps.logger?.warn(
       { messageId: message.id, tenantId: message.tenantId, final: attempt.final },
-      'send outcome unknown; the claim is kept until it expires',
+      attempt.final
+        ? 'send outcome unknown on the final attempt; marked failed (outcome_unknown)'
+        : 'send outcome unknown; the claim is kept until it expires',
     )
     if (attempt.final) await deps.store.markFailed({ ...claim, ...note })
     else await noteKeepingClaim(claim, note, deps)
@@ -189,11 +198,7 @@ async function settleFailure(
 }
 
 /** Best effort: if noting fails the claim is kept all the same, which is what protects the mail. */
-async function noteKeepingClaim(
-  claim: HeldClaim,
-  note: { error: string; errorCode: ReturnType<typeof deliveryErrorCodeOf> },
-  deps: SendDeps,
-): Promise<void> {
+async function noteKeepingClaim(claim: HeldClaim, note: FailureNote, deps: SendDeps): Promise<void> {
   try {
     await deps.store.noteOutcomeUnknown({ ...claim, ...note })
   } catch (noteError) {
