@@ -52,7 +52,8 @@ export default defineConfig({
     },
   },
   webServer: {
-    command: 'node packages/stack/bin/run.mjs start',
+    // A fresh database for every run (fresh-database.mjs), then the launcher in the shell's place.
+    command: 'node e2e/fresh-database.mjs && exec node packages/stack/bin/run.mjs start',
     cwd: root,
     url: `${E2E.webUrl}/api/health/ready`,
     timeout: 180_000,

@@ -20,6 +20,14 @@ describe('parseFaultSpec', () => {
     expect(parseFaultSpec({ match: 'a@b.c', reply: '550 no such user' }).ok).toBe(true)
   })
 
+  it('accepts dropAfterData, alone or after a delay', () => {
+    expect(parseFaultSpec({ match: 'a@b.c', dropAfterData: true, times: 1 })).toEqual({
+      ok: true,
+      value: { match: 'a@b.c', dropAfterData: true, times: 1 },
+    })
+    expect(parseFaultSpec({ match: 'a@b.c', dropAfterData: true, delayMs: 20 }).ok).toBe(true)
+  })
+
   it.each([
     [null, 'JSON object'],
     [[], 'JSON object'],
@@ -42,6 +50,10 @@ describe('parseFaultSpec', () => {
     [{ match: 'a@b.c', delayMs: 120_001 }, '"delayMs" must be an integer from 0 to 120000'],
     [{ match: 'a@b.c', drop: 'yes' }, '"drop" must be true or false'],
     [{ match: 'a@b.c', reply: '451 x', drop: true }, 'exclude each other'],
+    [{ match: 'a@b.c', dropAfterData: false }, 'at least one of'],
+    [{ match: 'a@b.c', dropAfterData: 1 }, '"dropAfterData" must be true or false'],
+    [{ match: 'a@b.c', reply: '451 x', dropAfterData: true }, '"reply" and "dropAfterData" exclude'],
+    [{ match: 'a@b.c', drop: true, dropAfterData: true }, '"drop" and "dropAfterData" exclude'],
     [{ match: 'a@b.c', reply: '451 x', dealyMs: 5 }, 'unknown field "dealyMs"'],
   ])('refuses %j naming the problem', (body, expected) => {
     const result = parseFaultSpec(body)

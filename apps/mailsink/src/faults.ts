@@ -15,6 +15,11 @@ export interface FaultSpec {
   delayMs?: number
   /** Close the connection instead of answering. */
   drop?: boolean
+  /**
+   * Store the message, then close the connection without answering: the server has the mail and the
+   * client never hears so (a reply lost to a timeout or a reset after DATA). The outcome is unknown.
+   */
+  dropAfterData?: boolean
 }
 
 export interface Fault extends FaultSpec {
@@ -23,7 +28,7 @@ export interface Fault extends FaultSpec {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string }
 
-const FIELDS = new Set(['match', 'reply', 'times', 'delayMs', 'drop'])
+const FIELDS = new Set(['match', 'reply', 'times', 'delayMs', 'drop', 'dropAfterData'])
 const ADDRESS = /^[^\s@]+@[^\s@]+$/
 const DOMAIN = /^@[^\s@]+$/
 // A 4xx/5xx code, one space, then text; the text may start with an enhanced status code (4.7.1).
@@ -93,11 +98,25 @@ export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
     spec.drop = input.drop
   }
 
-  if (spec.reply === undefined && spec.delayMs === undefined && spec.drop !== true) {
-    return fail('a fault needs at least one of "reply", "delayMs" or "drop": true')
+  if (input.dropAfterData !== undefined) {
+    if (typeof input.dropAfterData !== 'boolean') return fail('"dropAfterData" must be true or false')
+    spec.dropAfterData = input.dropAfterData
   }
-  if (spec.reply !== undefined && spec.drop === true) {
-    return fail('"reply" and "drop" exclude each other: a dropped connection cannot carry a reply')
+
+  if (
+    spec.reply === undefined &&
+    spec.delayMs === undefined &&
+    spec.drop !== true &&
+    spec.dropAfterData !== true
+  ) {
+    return fail('a fault needs at least one of "reply", "delayMs", "drop": true or "dropAfterData": true')
+  }
+  if (spec.reply !== undefined && (spec.drop === true || spec.dropAfterData === true)) {
+    const field = spec.drop === true ? 'drop' : 'dropAfterData'
+    return fail(`"reply" and "${field}" exclude each other: a dropped connection cannot carry a reply`)
+  }
+  if (spec.drop === true && spec.dropAfterData === true) {
+    return fail('"drop" and "dropAfterData" exclude each other: the message is either stored or not')
   }
   return { ok: true, value: spec }
 }

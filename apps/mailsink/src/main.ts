@@ -1,10 +1,14 @@
-import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
+import { LOG_ERROR_SERIALIZERS, loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import pino from 'pino'
 import { ListenError, type MailSink, startMailSink } from './sink'
 
 const config = loadConfig()
 stopWhenStdinCloses(config)
-const logger = pino({ level: config.LOG_LEVEL, base: { service: 'mailsink' } })
+const logger = pino({
+  level: config.LOG_LEVEL,
+  base: { service: 'mailsink' },
+  serializers: LOG_ERROR_SERIALIZERS,
+})
 
 const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT' } as const
 

@@ -244,6 +244,19 @@ describe('mail sink', () => {
     expect((await api.messages()).map((m) => m.subject)).toEqual(['after drop'])
   })
 
+  it('stores the message and then drops the connection without answering (dropAfterData)', async () => {
+    await api.postFault({ match: 'lost-reply@example.com', dropAfterData: true, times: 1 })
+    const error = await rejection(send('lost-reply@example.com', 'stored, never answered'))
+    expect(error.code).toBe('ECONNECTION')
+    expect(error.responseCode).toBeUndefined()
+    expect((await api.messages()).map((m) => m.subject)).toEqual(['stored, never answered'])
+    await send('lost-reply@example.com', 'answered')
+    expect((await api.messages('?to=lost-reply@example.com')).map((m) => m.subject)).toEqual([
+      'stored, never answered',
+      'answered',
+    ])
+  })
+
   it('lists and clears faults', async () => {
     await api.postFault({ match: 'a@example.com', reply: '451 4.3.0 busy' })
     await api.postFault({ match: '@example.org', delayMs: 10, times: 3 })

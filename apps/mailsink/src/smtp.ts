@@ -112,6 +112,12 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     }
     const message = await toStoredMessage(raw, recipients)
     store.add(message)
+    if (fault?.dropAfterData) {
+      // Stored, never answered: the client cannot tell this from a lost reply.
+      logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
+      dropConnection(session.id)
+      return
+    }
     logger.debug({ id: message.id, to: message.to, subject: message.subject }, 'message accepted')
     callback(null, `OK: queued as ${message.id}`)
   }

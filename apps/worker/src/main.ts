@@ -21,7 +21,7 @@ async function main(): Promise<void> {
   let shuttingDown = false
   let ready = false
 
-  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'))
 
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,

@@ -23,6 +23,10 @@ export interface WorkerMetrics {
   sweeperRepublished: Counter<'status'>
   /** Jobs moved to delayed because the tenant's bucket had no token (per lane; tenants in Redis counters). */
   deferred: Counter<'lane'>
+  /** Sends that failed after the body was handed over: the server may have the mail (claim kept). */
+  sendOutcomeUnknown: Counter<'lane'>
+  /** Sends the server accepted whose `sent` mark failed: the job retries recording only, never sending. */
+  sendNotRecorded: Counter<'lane'>
   pacerReleased: Counter
   pacerTicks: Counter<'result'>
   /** Tenants with pending bulk mail and their backlog (capped per tenant at the pacer's count cap), at the last tick. */
@@ -87,6 +91,18 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       labelNames: ['lane'],
       registers,
     }),
+    sendOutcomeUnknown: new Counter({
+      name: 'fairlane_send_outcome_unknown_total',
+      help: 'Sends whose connection failed after the body was handed over, without a reply (claim kept until it expires)',
+      labelNames: ['lane'],
+      registers,
+    }),
+    sendNotRecorded: new Counter({
+      name: 'fairlane_send_not_recorded_total',
+      help: 'Sends the SMTP server accepted whose sent mark failed past its retries (recorded later, never resent)',
+      labelNames: ['lane'],
+      registers,
+    }),
     pacerReleased: new Counter({
       name: 'fairlane_pacer_released_total',
       help: 'Pending bulk messages the pacer released into the bulk queue',
@@ -120,6 +136,8 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     metrics.jobsFailed.inc({ lane }, 0)
     metrics.deadLettered.inc({ lane }, 0)
     metrics.deferred.inc({ lane }, 0)
+    metrics.sendOutcomeUnknown.inc({ lane }, 0)
+    metrics.sendNotRecorded.inc({ lane }, 0)
   }
   return metrics
 }

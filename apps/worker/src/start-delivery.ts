@@ -1,7 +1,12 @@
 import type { Config } from '@fairlane/config'
 import { mailDomain } from '@fairlane/config'
 import { type Lane, unsubscribeKey } from '@fairlane/core'
-import { type CampaignRenderer, type SendDeps, sendMessage } from '@fairlane/core/delivery'
+import {
+  type CampaignRenderer,
+  recordAcceptedSend,
+  type SendDeps,
+  sendMessage,
+} from '@fairlane/core/delivery'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
@@ -492,7 +497,8 @@ function startLanes(
       })
       return createSendProcessor({
         lane,
-        send: (job, log, admit) => sendMessage(job, { ...deps, logger: log }, admit),
+        send: (job, log, admit, attempt) => sendMessage(job, { ...deps, logger: log }, admit, attempt),
+        record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
         logger,

@@ -7,4 +7,11 @@ export {
   type UnsubscribeSecret,
 } from './env'
 export { ConfigError, loadConfig, mailDomain, parseConfig } from './load'
+export {
+  LOG_ERROR_SERIALIZERS,
+  type LoggedError,
+  scrubErrorText,
+  serializeLogError,
+  statementOf,
+} from './log-errors'
 export { type StdinWatchOptions, stopWhenStdinCloses } from './stop-when-stdin-closes'

@@ -1,6 +1,8 @@
+export { BODY_HANDOFF, installBodyHandoff } from './body-handoff'
 export { messageIdFor } from './message-id'
 export {
   classifySendError,
+  OutcomeUnknownSendError,
   PermanentSendError,
   type SendErrorClassification,
   TransientSendError,

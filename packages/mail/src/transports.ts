@@ -1,5 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
 import nodemailer, { type Transporter } from 'nodemailer'
+import { installBodyHandoff } from './body-handoff'
 
 export interface LaneTransportOptions {
   smtpUrl: string
@@ -22,7 +23,7 @@ export function createLaneTransports(options: LaneTransportOptions): LaneTranspo
 
 function createTransport(options: LaneTransportOptions, maxConnections: number): Transporter {
   const url = new URL(options.smtpUrl)
-  return nodemailer.createTransport({
+  const transport = nodemailer.createTransport({
     pool: true,
     host: url.hostname,
     port: Number(url.port || (url.protocol === 'smtps:' ? 465 : 25)),
@@ -36,6 +37,9 @@ function createTransport(options: LaneTransportOptions, maxConnections: number):
     greetingTimeout: options.timeoutMs,
     socketTimeout: options.timeoutMs,
   })
+  // The mailer tells a lost reply (outcome unknown) from a failure before the body left by this.
+  installBodyHandoff(transport)
+  return transport
 }
 
 export function closeLaneTransports(transports: LaneTransports): void {

@@ -10,6 +10,12 @@ export const sendJobPayload = z.object({
   v: z.literal(1),
   messageId: z.uuid(),
   tenantId: z.uuid(),
+  /**
+   * Set once the SMTP server accepted the message under this claim and marking it sent failed: the
+   * job then only records the send with this token, never sends again (a worker that does not know
+   * the field would resend once the claim expires, with the same Message-ID, which is the old rule).
+   */
+  acceptedLockToken: z.uuid().optional(),
 })
 export type SendJobPayload = z.infer<typeof sendJobPayload>
 

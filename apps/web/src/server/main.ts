@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const web = buildWebContainer(config)
   registerWebContainer(web)
   const { logger } = web
-  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'))
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'))
 
   const dev = config.NODE_ENV === 'development'
   const app = next({

@@ -1,4 +1,4 @@
-import type { Config } from '@fairlane/config'
+import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
@@ -44,7 +44,11 @@ export interface WebContainer {
 }
 
 export function buildWebContainer(config: Config): WebContainer {
-  const logger = pino({ level: config.LOG_LEVEL, base: { service: 'web' } })
+  const logger = pino({
+    level: config.LOG_LEVEL,
+    base: { service: 'web' },
+    serializers: LOG_ERROR_SERIALIZERS,
+  })
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'web',

@@ -2,8 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import {
   type Admission,
   MessageLockedError,
+  OutcomeUnknownSendError,
   type OutgoingMail,
+  recordAcceptedSend,
   type SendDeps,
+  SendNotRecordedError,
   sendMessage,
   UndeliverableMessageError,
 } from '@fairlane/core/delivery'
@@ -11,7 +14,7 @@ import { createDatabase, type DatabaseHandle, messages, suppressions } from '@fa
 import { claimMessage, createDeliveryStore, markMessageSent } from '@fairlane/db/queries/delivery'
 import { messageIdFor } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
-import { setupTestEnvironment } from '@fairlane/testing'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
@@ -92,7 +95,11 @@ describe('sendMessage', () => {
     const mailer = recordingMailer({
       fail: (call) =>
         call === 1
-          ? new TransientSendError({ message: '451 4.7.1 try later', suppressRecipient: false })
+          ? new TransientSendError({
+              message: '451 4.7.1 try later',
+              responseCode: 451,
+              suppressRecipient: false,
+            })
           : undefined,
     })
     await expect(sendMessage(job, deps(mailer))).rejects.toBeInstanceOf(TransientSendError)
@@ -101,6 +108,7 @@ describe('sendMessage', () => {
       lockToken: null,
       lockedUntil: null,
       lastError: '451 4.7.1 try later',
+      lastErrorCode: 'deferred',
     })
     expect((await sendMessage(job, deps(mailer))).kind).toBe('sent')
     expect(mailer.calls()).toBe(2)
@@ -317,5 +325,82 @@ describe('sendMessage', () => {
     expect(await sendMessage(job, deps(mailer))).toEqual({ kind: 'skipped', reason: 'terminal' })
     expect(mailer.calls()).toBe(0)
     expect(await row(job.messageId)).toMatchObject({ attempts: 0 })
+  })
+
+  it('keeps the claim on an unknown outcome: no resend inside the lock window, the same Message-ID after it', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer({
+      fail: (call) =>
+        call === 1 ? new OutcomeUnknownSendError('Connection closed unexpectedly') : undefined,
+    })
+    const lockMs = 1_500
+    await expect(sendMessage(job, deps(mailer, { lockMs }))).rejects.toBeInstanceOf(OutcomeUnknownSendError)
+    const kept = await row(job.messageId)
+    expect(kept).toMatchObject({ status: 'sending', lastErrorCode: 'outcome_unknown' })
+    expect(kept?.lockToken).not.toBeNull()
+    expect(kept?.lastError).toContain('Connection closed unexpectedly')
+
+    // Every retry inside the window is refused, without calling the mailer.
+    await expect(sendMessage(job, deps(mailer, { lockMs }))).rejects.toBeInstanceOf(MessageLockedError)
+    expect(mailer.calls()).toBe(1)
+
+    const sent = await eventually(
+      async () => {
+        try {
+          return await sendMessage(job, deps(mailer, { lockMs }))
+        } catch (error) {
+          if (error instanceof MessageLockedError) return undefined
+          throw error
+        }
+      },
+      { what: 'the claim to expire', timeoutMs: 10_000, intervalMs: 100 },
+    )
+    expect(sent.kind).toBe('sent')
+    expect(mailer.calls()).toBe(2)
+    expect(mailer.accepted[0]?.messageId).toBe(`<${job.messageId}@fairlane.test>`)
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 2 })
+  })
+
+  it('marks the message failed under outcome_unknown when the final attempt ends unknown', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer({ fail: () => new OutcomeUnknownSendError('read ECONNRESET') })
+    await expect(sendMessage(job, deps(mailer), undefined, { final: true })).rejects.toBeInstanceOf(
+      OutcomeUnknownSendError,
+    )
+    expect(await row(job.messageId)).toMatchObject({
+      status: 'failed',
+      lockToken: null,
+      lastErrorCode: 'outcome_unknown',
+    })
+  })
+
+  it('never resends a message the server accepted when marking it sent fails: the retry only records it', async () => {
+    const job = await seedOne()
+    const mailer = recordingMailer()
+    const store = createDeliveryStore(database.db)
+    let markAttempts = 0
+    // PostgreSQL away for the mark only (the claim went through): every try of the mark fails.
+    const unreachable = {
+      ...store,
+      markSent: async () => {
+        markAttempts += 1
+        throw new Error('write CONNECTION_CLOSED 127.0.0.1:5432')
+      },
+    }
+    const error = await sendMessage(job, deps(mailer, { store: unreachable })).catch(
+      (caught: unknown) => caught,
+    )
+    expect(error).toBeInstanceOf(SendNotRecordedError)
+    expect(markAttempts).toBe(4)
+    const accepted = (error as SendNotRecordedError).acceptedLockToken
+    expect(await row(job.messageId)).toMatchObject({ status: 'sending', lockToken: accepted })
+
+    expect(await recordAcceptedSend({ ...job, lockToken: accepted }, { store })).toEqual({ kind: 'recorded' })
+    expect(await row(job.messageId)).toMatchObject({ status: 'sent', lockToken: null })
+    expect(mailer.calls()).toBe(1)
+    expect(await recordAcceptedSend({ ...job, lockToken: accepted }, { store })).toEqual({
+      kind: 'skipped',
+      reason: 'already-sent',
+    })
   })
 })

@@ -1,4 +1,5 @@
 import type { Lane } from '@fairlane/core'
+import { deliveryErrorCodeOf } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
 import { type DeadLetterPayload, deadLetterJob, parseSendJobId, sendJobPayload } from '@fairlane/queue'
@@ -75,13 +76,20 @@ async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Err
     )
     return
   }
-  const { messageId, tenantId } = payload.data
+  const { messageId, tenantId, acceptedLockToken } = payload.data
   const log = deps.logger.child({ tenantId, messageId, lane, jobId: job.id })
+  if (acceptedLockToken) {
+    // The server accepted this message; only recording it failed. It is not failed mail: the row
+    // stays as it is (the sweeper's rules decide what happens to it), never marked failed or replayed.
+    log.error({ err: reason }, 'a job holding an accepted send failed; not dead-lettered')
+    return
+  }
   const row = await failAfterFinalAttempt(deps.db, {
     messageId,
     tenantId,
     generation: ids.generation,
     error: error.message,
+    errorCode: deliveryErrorCodeOf(error),
   })
   if (row?.status !== 'failed' || row.generation !== ids.generation) {
     log.info(

@@ -80,6 +80,28 @@ describe('delivery pipeline', () => {
     expect((await row(message.id))?.lastError).toContain('451 4.7.1')
   })
 
+  it('keeps addresses out of what Redis stores about a failed attempt; the raw reply stays in PostgreSQL', async () => {
+    const to = 'quoted@example.com'
+    sink.faults.add({
+      match: to,
+      reply: `451 4.7.1 <${to}>: mailbox busy, relay mx7.internal.example`,
+      times: 1,
+    })
+    const message = await seedOne(to)
+    await eventually(async () => (await row(message.id))?.status === 'sent', {
+      what: 'sent after one retry',
+      timeoutMs: 20_000,
+    })
+    const job = await inspect.queues.critical.getJob(sendJobId(message.id))
+    expect(job?.failedReason).toContain('451 4.7.1')
+    expect(job?.stacktrace?.length ?? 0).toBeGreaterThan(0)
+    expect(JSON.stringify({ reason: job?.failedReason, stack: job?.stacktrace })).not.toContain(to)
+    expect(await row(message.id)).toMatchObject({
+      lastError: expect.stringContaining(`<${to}>`),
+      lastErrorCode: 'deferred',
+    })
+  })
+
   it('dead-letters a 550 5.1.1 after one attempt, suppresses the address, and a replay delivers once', async () => {
     const to = 'gone@example.com'
     sink.faults.add({ match: to, reply: '550 5.1.1 no such user' })
@@ -106,6 +128,7 @@ describe('delivery pipeline', () => {
       status: 'failed',
       attempts: 1,
       lastError: expect.stringContaining('550 5.1.1'),
+      lastErrorCode: 'recipient_unknown',
     })
     expect(failed?.failedAt).toBeInstanceOf(Date)
     const suppressed = await pipeline.database.db
@@ -135,6 +158,105 @@ describe('delivery pipeline', () => {
     await eventually(async () => (await row(message.id))?.status === 'sent', { what: 'replay sent' })
     expect(delivered(to)).toHaveLength(1)
     expect(delivered(to)[0]?.messageId).toBe(`<${message.id}@fairlane.test>`)
+  })
+
+  it('keeps the claim when the reply to DATA is lost: one delivery, a counted unknown outcome, no second copy inside the lock window', async () => {
+    const to = 'lost-reply@example.com'
+    // The sink stores the message, then drops the connection without answering.
+    sink.faults.add({ match: to, dropAfterData: true, times: 1 })
+    const message = await seedOne(to)
+    await eventually(
+      async () =>
+        /fairlane_send_outcome_unknown_total\{lane="critical"\} 1\b/.test(await pipeline.registry.metrics()),
+      { what: 'the counted unknown outcome', timeoutMs: 20_000 },
+    )
+    expect(delivered(to)).toHaveLength(1)
+    const kept = await row(message.id)
+    expect(kept).toMatchObject({ status: 'sending', lastErrorCode: 'outcome_unknown' })
+    expect(kept?.lockToken).not.toBeNull()
+
+    // Until the claim expires (by the database's clock) the retries are refused: still one copy.
+    const lockExpired = async () => {
+      const [state] = await pipeline.database.db
+        .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
+        .from(messages)
+        .where(eq(messages.id, message.id))
+      return state?.expired === true
+    }
+    await eventually(
+      async () => {
+        const expired = await lockExpired()
+        expect(delivered(to)).toHaveLength(1)
+        return expired
+      },
+      { what: 'the kept claim to expire', timeoutMs: 20_000, intervalMs: 100 },
+    )
+    expect(delivered(to)).toHaveLength(1)
+
+    // After the window the retry may send again, under the same Message-ID for the receiver to drop.
+    await eventually(async () => (await row(message.id))?.status === 'sent', {
+      what: 'sent after the lock window',
+      timeoutMs: 20_000,
+    })
+    expect(delivered(to).map((mail) => mail.messageId)).toEqual([
+      `<${message.id}@fairlane.test>`,
+      `<${message.id}@fairlane.test>`,
+    ])
+  })
+
+  it('never resends nor dead-letters a message the server accepted when marking it sent keeps failing', async () => {
+    const to = 'unrecorded@example.com'
+    const { db } = pipeline.database
+    // A real database fault, for this recipient only: every attempt to mark it sent is refused.
+    await db.execute(sql`
+      create or replace function test_refuse_sent() returns trigger language plpgsql as $$
+      begin
+        if new.status = 'sent' and new.to_address = 'unrecorded@example.com' then
+          raise exception 'simulated outage while recording';
+        end if;
+        return new;
+      end $$`)
+    await db.execute(sql`create trigger test_refuse_sent before update on messages
+      for each row execute function test_refuse_sent()`)
+    try {
+      const message = await seedOne(to)
+      const lane = inspect.queues.critical
+      await eventually(
+        async () => (await lane.getJob(sendJobId(message.id)))?.data.acceptedLockToken !== undefined,
+        { what: 'the accepted claim kept in the job', timeoutMs: 20_000 },
+      )
+      expect(delivered(to)).toHaveLength(1)
+      // Past the claim's expiry nothing resends it: the job only tries to record (and the sweeper
+      // leaves a row whose job still exists alone).
+      await eventually(
+        async () => {
+          const [state] = await db
+            .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
+            .from(messages)
+            .where(eq(messages.id, message.id))
+          expect(delivered(to)).toHaveLength(1)
+          return state?.expired === true
+        },
+        { what: 'the claim to expire', timeoutMs: 20_000, intervalMs: 100 },
+      )
+      await db.execute(sql`drop trigger test_refuse_sent on messages`)
+      await eventually(async () => (await row(message.id))?.status === 'sent', {
+        what: 'the accepted send recorded',
+        timeoutMs: 20_000,
+      })
+      expect(delivered(to)).toHaveLength(1)
+      expect(await row(message.id)).toMatchObject({ attempts: 1, lockToken: null })
+      const deadLetter = await inspect.queues[DEAD_LETTER_QUEUE].getJob(
+        deadLetterJobId(sendJobId(message.id)),
+      )
+      expect(deadLetter).toBeUndefined()
+      expect(await pipeline.registry.metrics()).toMatch(
+        /fairlane_send_not_recorded_total\{lane="critical"\} 1\b/,
+      )
+    } finally {
+      await db.execute(sql`drop trigger if exists test_refuse_sent on messages`)
+      await db.execute(sql`drop function if exists test_refuse_sent()`)
+    }
   })
 
   it('does not let an unparseable outbox row block the rows behind it', async () => {

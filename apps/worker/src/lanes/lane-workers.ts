@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import type { DeadLetters } from './dead-letters'
+import { withRedactedErrors } from './redact'
 import type { SendJobResult } from './send-processor'
 
 export interface LaneWorkerOptions {
@@ -40,7 +41,8 @@ export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
   for (const lane of options.lanes ?? LANES) {
     const connection = createWorkerConnection(options.redisUrl, `worker-${lane}`, options.logger)
     connections.push(connection)
-    const worker = new Worker(lane, options.processorFor(lane), {
+    // BullMQ keeps a failed attempt's message and stack in Redis (failedReason, stacktrace): no addresses.
+    const worker = new Worker(lane, withRedactedErrors(options.processorFor(lane)), {
       connection,
       prefix: options.prefix,
       concurrency: options.concurrency[lane],

@@ -1,5 +1,6 @@
+import { UnrecoverableError } from 'bullmq'
 import { describe, expect, it } from 'vitest'
-import { redactAddresses } from './redact'
+import { redactAddresses, redactError, withRedactedErrors } from './redact'
 
 describe('redactAddresses', () => {
   it('removes addresses from SMTP replies and keeps the rest', () => {
@@ -10,5 +11,31 @@ describe('redactAddresses', () => {
     ).toBe('Message failed: 550 5.1.1 <<address>>: Recipient address rejected: User unknown')
     expect(redactAddresses('to x.y+tag@sub.example.org, then')).toBe('to <address>, then')
     expect(redactAddresses('451 4.7.1 try later')).toBe('451 4.7.1 try later')
+  })
+})
+
+describe('redactError / withRedactedErrors', () => {
+  it('redacts message and stack in place, keeping the instance', () => {
+    const error = new Error('451 4.7.1 <bob@example.com>: try later')
+    expect(redactError(error)).toBe(error)
+    expect(error.message).toBe('451 4.7.1 <<address>>: try later')
+    expect(error.stack).not.toContain('bob@example.com')
+  })
+
+  it('rethrows what the processor threw, redacted and still recognisable', async () => {
+    const unrecoverable = new UnrecoverableError('550 5.1.1 <carol@example.com>: no such user')
+    const processor = withRedactedErrors(async (_job: unknown) => {
+      throw unrecoverable
+    })
+    const thrown = await processor({}).catch((caught: unknown) => caught)
+    expect(thrown).toBe(unrecoverable)
+    expect(thrown).toBeInstanceOf(UnrecoverableError)
+    expect(JSON.stringify({ m: unrecoverable.message, s: unrecoverable.stack })).not.toContain('carol@')
+    await expect(
+      withRedactedErrors(async () => {
+        throw 'to dave@example.com'
+      })(),
+    ).rejects.toThrow('to <address>')
+    expect(await withRedactedErrors(async (value: number) => value + 1)(1)).toBe(2)
   })
 })

@@ -7,3 +7,33 @@ const ADDRESS = /[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
 export function redactAddresses(text: string): string {
   return text.replace(ADDRESS, '<address>')
 }
+
+/**
+ * Takes the addresses out of an error's message and stack, in place: BullMQ keeps both in Redis for
+ * days (`failedReason`, `stacktrace`), and the same instance must stay throwable as itself
+ * (`UnrecoverableError`, `DelayedError` are recognised by class and name). Returns the error.
+ */
+export function redactError<T>(error: T): T {
+  if (!(error instanceof Error)) return error
+  error.message = redactAddresses(error.message)
+  if (typeof error.stack === 'string') error.stack = redactAddresses(error.stack)
+  return error
+}
+
+/**
+ * A BullMQ processor whose rejections carry no addresses: whatever it throws (an SMTP error quoting
+ * the recipient, a wrapped cause) reaches Redis redacted. The raw reply stays in PostgreSQL's
+ * `last_error`, for admins.
+ */
+export function withRedactedErrors<Args extends unknown[], Result>(
+  processor: (...args: Args) => Promise<Result>,
+): (...args: Args) => Promise<Result> {
+  return async (...args) => {
+    try {
+      return await processor(...args)
+    } catch (error) {
+      if (error instanceof Error) throw redactError(error)
+      throw new Error(redactAddresses(String(error)))
+    }
+  }
+}

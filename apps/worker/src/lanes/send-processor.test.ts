@@ -1,4 +1,13 @@
-import { type Admission, MessageLockedError, type SendOutcome } from '@fairlane/core/delivery'
+import {
+  type Admission,
+  type HeldClaim,
+  MessageLockedError,
+  OutcomeUnknownSendError,
+  type RecordOutcome,
+  type SendAttempt,
+  SendNotRecordedError,
+  type SendOutcome,
+} from '@fairlane/core/delivery'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import pino from 'pino'
@@ -14,22 +23,37 @@ const ids = {
 }
 
 /** The part of a BullMQ Job the processor touches. */
-function fakeJob(data: unknown = { v: 1, ...ids }) {
+function fakeJob(
+  data: unknown = { v: 1, ...ids },
+  options: { attemptsMade?: number; attempts?: number } = {},
+) {
   const delays: number[] = []
   const job = {
     id: 'm-job',
     data,
-    attemptsMade: 0,
+    attemptsMade: options.attemptsMade ?? 0,
+    opts: { attempts: options.attempts ?? 15 },
     async moveToDelayed(timestamp: number) {
       delays.push(timestamp)
+    },
+    async updateData(next: unknown) {
+      job.data = next
     },
   }
   return { job: job as unknown as Job, delays }
 }
 
 function processorWith(
-  send: (job: unknown, log: unknown, admit?: () => Promise<Admission>) => Promise<SendOutcome>,
+  send: (
+    job: unknown,
+    log: unknown,
+    admit: (() => Promise<Admission>) | undefined,
+    attempt: SendAttempt,
+  ) => Promise<SendOutcome>,
   gate?: TenantGate,
+  record: (claim: HeldClaim) => Promise<RecordOutcome> = async () => {
+    throw new Error('record called for a job that never had an accepted send')
+  },
 ) {
   const registry = new Registry()
   const metrics = createWorkerMetrics(registry)
@@ -37,6 +61,7 @@ function processorWith(
   const process = createSendProcessor({
     lane: 'bulk',
     send,
+    record,
     ...(gate ? { gate } : {}),
     recordDeferral: (tenantId) => recorded.push(tenantId),
     logger: pino({ level: 'silent' }),
@@ -138,5 +163,53 @@ describe('send processor', () => {
     }, gate)
     await process(fakeJob().job)
     expect(admitGiven).toBe(false)
+  })
+
+  it('counts an unknown outcome and leaves the retry to find the kept claim', async () => {
+    const unknown = new OutcomeUnknownSendError('Connection closed unexpectedly')
+    const finals: boolean[] = []
+    const { process, registry } = processorWith(async (_job, _log, _admit, attempt) => {
+      finals.push(attempt.final)
+      throw unknown
+    })
+    await expect(process(fakeJob().job, 'token')).rejects.toBe(unknown)
+    await expect(process(fakeJob(undefined, { attemptsMade: 14, attempts: 15 }).job, 'token')).rejects.toBe(
+      unknown,
+    )
+    expect(finals).toEqual([false, true])
+    expect(await registry.metrics()).toMatch(/fairlane_send_outcome_unknown_total\{lane="bulk"\} 2/)
+  })
+
+  it('keeps the accepted claim in the job when the sent mark fails, and then only records', async () => {
+    const lockToken = '2b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11'
+    let sends = 0
+    const records: HeldClaim[] = []
+    let databaseBack = false
+    const { process, registry } = processorWith(
+      async () => {
+        sends += 1
+        throw new SendNotRecordedError(ids.messageId, lockToken, { cause: new Error('connection refused') })
+      },
+      undefined,
+      async (claim) => {
+        records.push(claim)
+        if (!databaseBack) throw new Error('still down')
+        return { kind: 'recorded' }
+      },
+    )
+    const { job, delays } = fakeJob(undefined, { attemptsMade: 14, attempts: 15 })
+    await expect(process(job, 'token')).rejects.toBeInstanceOf(DelayedError)
+    expect(job.data).toEqual({ v: 1, ...ids, acceptedLockToken: lockToken })
+    await expect(process(job, 'token')).rejects.toBeInstanceOf(DelayedError)
+    databaseBack = true
+    expect(await process(job, 'token')).toEqual({ kind: 'sent' })
+    expect(sends).toBe(1)
+    expect(records).toEqual([
+      { ...ids, lockToken },
+      { ...ids, lockToken },
+    ])
+    // Delayed, never failed: no attempt is spent, so the job is never final and never dead-lettered.
+    expect(delays).toHaveLength(2)
+    expect(await registry.metrics()).toMatch(/fairlane_send_not_recorded_total\{lane="bulk"\} 1/)
   })
 })

@@ -1,17 +1,25 @@
 import type { Lane } from '@fairlane/core'
 import {
   type Admission,
+  type HeldClaim,
+  isOutcomeUnknown,
   isPermanentFailure,
   MessageLockedError,
+  type RecordOutcome,
+  type SendAttempt,
   type SendJob,
+  SendNotRecordedError,
   type SendOutcome,
 } from '@fairlane/core/delivery'
-import { sendJobPayload } from '@fairlane/queue'
+import { type SendJobPayload, sendJobPayload } from '@fairlane/queue'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import type { Logger } from 'pino'
 import type { TenantGate } from '../fairness/tenant-gate'
 import type { WorkerMetrics } from '../metrics'
 import { redactAddresses } from './redact'
+
+/** How long a job that must only record an accepted send waits between tries (PostgreSQL away). */
+export const RECORD_RETRY_MS = 5_000
 
 export interface SendProcessorDeps {
   lane: Lane
@@ -19,13 +27,20 @@ export interface SendProcessorDeps {
    * `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it.
    * `admit` takes the tenant's token; the use case asks it right before the hand-off to SMTP.
    */
-  send: (job: SendJob, log: Logger, admit?: () => Promise<Admission>) => Promise<SendOutcome>
+  send: (
+    job: SendJob,
+    log: Logger,
+    admit: (() => Promise<Admission>) | undefined,
+    attempt: SendAttempt,
+  ) => Promise<SendOutcome>
+  /** Records a send the server accepted under `claim` (`recordAcceptedSend`); never sends. */
+  record: (claim: HeldClaim, log: Logger) => Promise<RecordOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
   gate?: TenantGate
   /** Counts a deferral for the daily rollup (`createDeferralRecorder`). */
   recordDeferral?: (tenantId: string) => void
   logger: Logger
-  metrics: Pick<WorkerMetrics, 'sendLatency' | 'deferred'>
+  metrics: Pick<WorkerMetrics, 'sendLatency' | 'deferred' | 'sendOutcomeUnknown' | 'sendNotRecorded'>
 }
 
 /** What a completed job stores in Redis: the outcome's kind and reason, nothing personal. */
@@ -36,6 +51,12 @@ export type SendJobResult = { kind: 'sent' } | { kind: 'skipped'; reason: string
  * A permanent failure becomes `UnrecoverableError` (no retries; dead-lettered); a transient one is
  * rethrown for the lane's backoff; a claim held by another attempt defers this job to the lock's
  * expiry without spending an attempt, since retrying sooner can only be refused again.
+ *
+ * An unknown outcome is counted and rethrown like a transient failure, but the use case kept the
+ * claim: the retry finds it held and is deferred to its expiry, so no second copy leaves inside the
+ * lock window. A send the server accepted and the database did not record keeps its claim's token in
+ * the job's data; from then on the job only records (deferred, no attempt spent, until PostgreSQL
+ * answers), so it is never resent by this job nor dead-lettered.
  *
  * The tenant's token is taken by the use case at the last moment, once the message is claimed and
  * composed (so a job with nothing to send spends none). Without one the use case gives the claim back
@@ -48,14 +69,17 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     if (!parsed.success) {
       throw new UnrecoverableError(`malformed send payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
     }
-    const { messageId, tenantId } = parsed.data
+    const { messageId, tenantId, acceptedLockToken } = parsed.data
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
     const gate = deps.gate
     // Without a lock token (a processor called outside a Worker) the job could not be moved to
     // delayed, so there is no bucket either.
     const admit = gate && token ? () => gate.admit(tenantId, job.id) : undefined
     try {
-      return await sendOnce(job, token, { messageId, tenantId }, log, admit)
+      if (acceptedLockToken) {
+        return await recordOnly(job, token, { messageId, tenantId, lockToken: acceptedLockToken }, log)
+      }
+      return await sendOnce(job, token, parsed.data, log, admit)
     } finally {
       // Whatever the outcome, the job no longer waits in the lane: its slot goes back to its tenant.
       if (gate && job.id) {
@@ -71,24 +95,18 @@ export function createSendProcessor(deps: SendProcessorDeps) {
   async function sendOnce(
     job: Job,
     token: string | undefined,
-    sendJob: SendJob,
+    payload: SendJobPayload,
     log: Logger,
     admit: (() => Promise<Admission>) | undefined,
   ): Promise<SendJobResult> {
-    const { tenantId } = sendJob
+    const { messageId, tenantId } = payload
     const attempt = job.attemptsMade + 1
+    const final = attempt >= (job.opts?.attempts ?? 1)
     let outcome: SendOutcome
     try {
-      outcome = await deps.send(sendJob, log, admit)
+      outcome = await deps.send({ messageId, tenantId }, log, admit, { final })
     } catch (error) {
-      if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
-      const reason = redactAddresses(error instanceof Error ? error.message : String(error))
-      if (isPermanentFailure(error)) {
-        log.warn({ attempt, err: reason, kind: 'permanent' }, 'send failed permanently')
-        throw new UnrecoverableError(reason)
-      }
-      log.warn({ attempt, err: reason, kind: 'transient' }, 'send failed; will retry')
-      throw error
+      return settle(error, { job, token, payload, log, attempt, final })
     }
     switch (outcome.kind) {
       case 'deferred': {
@@ -110,6 +128,69 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       }
     }
   }
+
+  /** Translates the use case's failure for BullMQ: defer, record later, fail for good, or retry. */
+  async function settle(
+    error: unknown,
+    context: {
+      job: Job
+      token: string | undefined
+      payload: SendJobPayload
+      log: Logger
+      attempt: number
+      final: boolean
+    },
+  ): Promise<never> {
+    const { job, token, payload, log, attempt, final } = context
+    if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
+    if (error instanceof SendNotRecordedError && token) {
+      deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
+      const data: SendJobPayload = { ...payload, acceptedLockToken: error.acceptedLockToken }
+      await job.updateData(data)
+      log.error({ attempt, err: error.cause }, 'accepted send not recorded; the job will only record it')
+      return retryRecordLater(job, token)
+    }
+    const reason = redactAddresses(error instanceof Error ? error.message : String(error))
+    if (isPermanentFailure(error)) {
+      log.warn({ attempt, err: reason, kind: 'permanent' }, 'send failed permanently')
+      throw new UnrecoverableError(reason)
+    }
+    if (isOutcomeUnknown(error)) {
+      deps.metrics.sendOutcomeUnknown.inc({ lane: deps.lane })
+      log.warn({ attempt, final, err: reason, kind: 'outcome-unknown' }, 'send outcome unknown; claim kept')
+      throw error
+    }
+    log.warn({ attempt, err: reason, kind: 'transient' }, 'send failed; will retry')
+    throw error
+  }
+
+  /** The record-only path: no send, no attempt spent, tried again until the database answers. */
+  async function recordOnly(
+    job: Job,
+    token: string | undefined,
+    claim: HeldClaim,
+    log: Logger,
+  ): Promise<SendJobResult> {
+    let outcome: RecordOutcome
+    try {
+      outcome = await deps.record(claim, log)
+    } catch (error) {
+      if (!token) throw error
+      log.error({ err: error }, 'still cannot record an accepted send; trying again later')
+      return retryRecordLater(job, token)
+    }
+    if (outcome.kind === 'recorded') {
+      log.info('accepted send recorded')
+      return { kind: 'sent' }
+    }
+    log.info({ reason: outcome.reason }, 'accepted send needed no record')
+    return { kind: 'skipped', reason: outcome.reason }
+  }
+}
+
+async function retryRecordLater(job: Job, token: string): Promise<never> {
+  await job.moveToDelayed(Date.now() + RECORD_RETRY_MS + Math.floor(Math.random() * 1_000), token)
+  throw new DelayedError()
 }
 
 async function defer(job: Job, token: string, error: MessageLockedError, log: Logger): Promise<never> {

@@ -1,6 +1,6 @@
 import type { OutgoingMail } from '@fairlane/core/delivery'
 import { closeLaneTransports, createLaneTransports, type LaneTransports } from '@fairlane/mail'
-import { TransientSendError } from '@fairlane/mail/smtp-errors'
+import { OutcomeUnknownSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestSink } from '../test-support/sink'
@@ -79,5 +79,35 @@ describe('createSmtpMailer', () => {
     expect(late).toBeInstanceOf(TransientSendError)
     expect((late as Error).message).toMatch(/no SMTP connection came free within the send deadline/)
     expect(sink.store.list()).toEqual([])
+  })
+
+  it('reports an unknown outcome when the connection drops after the body was handed over', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
+    sink.faults.add({ match: 'lost@example.test', dropAfterData: true, times: 1 })
+    const error = await mailer.send(mail('lost@example.test')).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OutcomeUnknownSendError)
+    expect(error).toMatchObject({ kind: 'outcome-unknown' })
+    // The sink did take it: this is the case a retry must not resend at once.
+    expect(sink.store.list({ to: 'lost@example.test' })).toHaveLength(1)
+  })
+
+  it('reports an unknown outcome when the send deadline cuts off the wait for the reply to DATA', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 1_000, connections: 1 })
+    sink.faults.add({ match: 'slow-reply@example.test', delayMs: 3_000, times: 1 })
+    const error = await mailer.send(mail('slow-reply@example.test')).catch((caught: unknown) => caught)
+    expect(error).toBeInstanceOf(OutcomeUnknownSendError)
+  })
+
+  it('keeps a reply after the data transient, and a failure before the body left transient', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
+    sink.faults.add({ match: 'later@example.test', reply: '451 4.7.1 try later', times: 1 })
+    const answered = await mailer.send(mail('later@example.test')).catch((caught: unknown) => caught)
+    expect(answered).toBeInstanceOf(TransientSendError)
+    expect(answered).toMatchObject({ responseCode: 451 })
+
+    await sink.close()
+    const refused = await mailer.send(mail('nobody-home@example.test')).catch((caught: unknown) => caught)
+    expect(refused).toBeInstanceOf(TransientSendError)
+    expect(refused).not.toBeInstanceOf(OutcomeUnknownSendError)
   })
 })

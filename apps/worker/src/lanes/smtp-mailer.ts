@@ -1,6 +1,6 @@
 import type { Lane } from '@fairlane/core'
 import type { Admission, Mailer, OutgoingMail } from '@fairlane/core/delivery'
-import type { LaneTransports } from '@fairlane/mail'
+import { BODY_HANDOFF, installBodyHandoff, type LaneTransports } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
 
@@ -17,12 +17,14 @@ type SendMailOptions = Parameters<Transport['sendMail']>[0]
  * Each send has an overall deadline, counted from the call (the wait for a connection included), on
  * top of nodemailer's per-phase timeouts: a server that trickles its replies never trips an inactivity
  * timeout, and the send claim (SEND_LOCK_MS) must outlast the longest send. Failures reject as
- * `TransientSendError` / `PermanentSendError`.
+ * `TransientSendError` / `PermanentSendError`, or `OutcomeUnknownSendError` when the connection failed
+ * without a reply after the body had started to go out (the server may have the mail).
  */
 export function createSmtpMailer(
   transport: Transport,
   options: { deadlineMs: number; connections: number },
 ): Mailer {
+  installBodyHandoff(transport)
   const connections = pLimit(options.connections)
   return {
     async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
@@ -36,6 +38,7 @@ export function createSmtpMailer(
         }
         const admission = admit ? await admit() : { ok: true as const }
         if (!admission.ok) return admission
+        let bodyHandedOff = false
         const message = {
           from: mail.from,
           to: mail.to,
@@ -46,11 +49,14 @@ export function createSmtpMailer(
           headers: mail.headers,
           // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
           signal: deadline,
+          [BODY_HANDOFF]: () => {
+            bodyHandedOff = true
+          },
         } as SendMailOptions
         try {
           await transport.sendMail(message)
         } catch (error) {
-          throw toSendError(error)
+          throw toSendError(error, { bodyHandedOff })
         }
         return admission
       })

@@ -1,4 +1,13 @@
+export {
+  DELIVERY_ERROR_CODES,
+  DELIVERY_ERROR_REASONS,
+  type DeliveryErrorCode,
+  deliveryErrorCodeOf,
+  describeDeliveryError,
+  isDeliveryErrorCode,
+} from './delivery-error-code'
 export { MessageLockedError } from './message-locked-error'
+export { OutcomeUnknownSendError } from './outcome-unknown-send-error'
 export type {
   Admission,
   CampaignRecipient,
@@ -8,12 +17,21 @@ export type {
   DeliveryLogger,
   DeliveryState,
   DeliveryStore,
+  FailureNote,
   HeldClaim,
   Mailer,
   OutgoingMail,
   RenderedMail,
   SendJob,
 } from './ports'
-export { isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'
-export { type SendDeps, type SendOutcome, type SkipReason, sendMessage } from './send-message'
+export { type RecordOutcome, recordAcceptedSend } from './record-accepted-send'
+export { isOutcomeUnknown, isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'
+export {
+  type SendAttempt,
+  type SendDeps,
+  type SendOutcome,
+  type SkipReason,
+  sendMessage,
+} from './send-message'
+export { SendNotRecordedError } from './send-not-recorded-error'
 export { UndeliverableMessageError } from './undeliverable-message-error'

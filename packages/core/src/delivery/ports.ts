@@ -1,6 +1,7 @@
 import type { Lane } from '../domain/lanes'
 import type { MessageStatus, SuppressionReason } from '../domain/statuses'
 import type { SuppressionScope } from '../domain/suppression-scopes'
+import type { DeliveryErrorCode } from './delivery-error-code'
 
 /** What a lane job carries (ids only); the message row is the truth. */
 export interface SendJob {
@@ -89,13 +90,18 @@ export interface DeliveryStore {
   /** Status → sent; false when the token no longer matches (the claim was taken over). */
   markSent(claim: HeldClaim): Promise<boolean>
   /** Status → queued, lock cleared at once so the retry is not refused. */
-  release(claim: HeldClaim & { error: string }): Promise<boolean>
+  release(claim: HeldClaim & FailureNote): Promise<boolean>
+  /**
+   * The outcome is unknown (the server may have the mail): the error is noted and the claim is KEPT,
+   * status `sending`, lock untouched, so no attempt can send the message again before it expires.
+   */
+  noteOutcomeUnknown(claim: HeldClaim & FailureNote): Promise<boolean>
   /**
    * The claim given back unused (no token to send with): status → queued, lock cleared, and the
    * claim's attempt taken back, so `attempts` keeps counting real delivery tries only.
    */
   unclaim(claim: HeldClaim): Promise<boolean>
-  markFailed(claim: HeldClaim & { error: string }): Promise<boolean>
+  markFailed(claim: HeldClaim & FailureNote): Promise<boolean>
   markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
   suppress(input: {
     tenantId: string
@@ -103,6 +109,12 @@ export interface DeliveryStore {
     reason: SuppressionReason
     messageId: string
   }): Promise<void>
+}
+
+/** Why an attempt did not deliver: the raw error for admins, the classified code for tenants. */
+export interface FailureNote {
+  error: string
+  errorCode: DeliveryErrorCode
 }
 
 export interface OutgoingMail {

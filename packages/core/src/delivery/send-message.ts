@@ -1,4 +1,5 @@
 import { suppressionStops } from '../domain/suppression-scopes'
+import { deliveryErrorCodeOf } from './delivery-error-code'
 import { MessageLockedError } from './message-locked-error'
 import type {
   Admission,
@@ -7,13 +8,16 @@ import type {
   Clock,
   DeliveryLogger,
   DeliveryStore,
+  FailureNote,
   HeldClaim,
   Mailer,
   OutgoingMail,
   SendJob,
 } from './ports'
-import { isPermanentFailure } from './send-failure'
+import { isOutcomeUnknown, isPermanentFailure } from './send-failure'
+import { SendNotRecordedError } from './send-not-recorded-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
+import { withRetries } from './with-retries'
 
 export interface SendDeps {
   store: DeliveryStore
@@ -47,6 +51,12 @@ export type SendOutcome =
   /** The bucket had no token: nothing was sent, the claim was given back; try again after `delayMs`. */
   | { kind: 'deferred'; delayMs: number }
 
+/** Where this call stands among the job's attempts. */
+export interface SendAttempt {
+  /** No retry follows a failure of this one: an unknown outcome then ends the message as failed. */
+  final: boolean
+}
+
 /**
  * Delivers one message at most once per successful claim. The claim (a fresh lock token with an
  * expiry) is taken before sending and the row is marked sent only by the token's holder; a caught
@@ -54,6 +64,12 @@ export type SendOutcome =
  * to expire and be reclaimed. Never "mark first, then send": a failure after the mark would lose
  * the mail. The one gap left is a crash between the server's accept and our mark, which resends
  * with the same Message-ID so the receiver can recognise it.
+ *
+ * Two failures are neither sent nor failed. The connection lost after the body was handed over
+ * (`OutcomeUnknownSendError`): the server may have the mail, so the claim is kept until it expires
+ * and no retry sends inside the lock window. The server accepted but the mark failed past its retries
+ * (`SendNotRecordedError`, carrying the claim's token): the caller only records it from then on
+ * (`recordAcceptedSend`), never sends it again.
  */
 export async function sendMessage(
   job: SendJob,
@@ -64,6 +80,7 @@ export async function sendMessage(
    * SMTP exchange, and a message with nothing to send (sent, suppressed, held elsewhere) spends none.
    */
   admit?: () => Promise<Admission>,
+  attempt: SendAttempt = { final: false },
 ): Promise<SendOutcome> {
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
   if (!message) return explainUnclaimed(job, deps.store)
@@ -88,10 +105,16 @@ export async function sendMessage(
       return { kind: 'deferred', delayMs: handedOff.delayMs }
     }
   } catch (error) {
-    throw await settleFailure(error, message, claim, deps)
+    throw await settleFailure(error, message, claim, deps, attempt)
   }
   const acceptedAt = deps.clock.now()
-  const recorded = await withRetries(() => deps.store.markSent(claim))
+  let recorded: boolean
+  try {
+    recorded = await withRetries(() => deps.store.markSent(claim))
+  } catch (error) {
+    // The server has the mail: the caller must only ever record it from here on, with this token.
+    throw new SendNotRecordedError(job.messageId, claim.lockToken, { cause: error })
+  }
   if (!recorded) {
     // Our lock expired mid-send and another attempt claimed the row: it will send (same Message-ID)
     // and record the outcome. Counted as sent: the server did accept ours.
@@ -126,15 +149,33 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
 /**
  * Records a failed send and returns the error to throw. Permanent: suppress first (so a crash before
  * the row is marked still leaves the address suppressed for the reclaiming attempt), then mark
- * failed. Transient: release the claim at once; the retry must not wait out the lock.
+ * failed. Transient: release the claim at once; the retry must not wait out the lock. Outcome
+ * unknown: keep the claim, so every retry inside the lock window is refused (`MessageLockedError`)
+ * and only one after it may send again, with the same Message-ID; on the final attempt no retry
+ * follows, so the message is marked failed under `outcome_unknown` instead of staying `sending`.
  */
 async function settleFailure(
   error: unknown,
   message: ClaimedMessage,
   claim: HeldClaim,
   deps: SendDeps,
+  attempt: SendAttempt,
 ): Promise<unknown> {
-  const reason = error instanceof Error ? error.message : String(error)
+  const note: FailureNote = {
+    error: error instanceof Error ? error.message : String(error),
+    errorCode: deliveryErrorCodeOf(error),
+  }
+  if (isOutcomeUnknown(error)) {
+    deps.logger?.warn(
+      { messageId: message.id, tenantId: message.tenantId, final: attempt.final },
+      attempt.final
+        ? 'send outcome unknown on the final attempt; marked failed (outcome_unknown)'
+        : 'send outcome unknown; the claim is kept until it expires',
+    )
+    if (attempt.final) await deps.store.markFailed({ ...claim, ...note })
+    else await noteKeepingClaim(claim, note, deps)
+    return error
+  }
   if (isPermanentFailure(error)) {
     if (error.suppressRecipient) {
       await deps.store.suppress({
@@ -144,11 +185,11 @@ async function settleFailure(
         messageId: message.id,
       })
     }
-    await deps.store.markFailed({ ...claim, error: reason })
+    await deps.store.markFailed({ ...claim, ...note })
     return error
   }
   try {
-    await deps.store.release({ ...claim, error: reason })
+    await deps.store.release({ ...claim, ...note })
   } catch (releaseError) {
     // The lock then simply expires; the retry waits for it instead of failing twice.
     deps.logger?.error(
@@ -157,6 +198,18 @@ async function settleFailure(
     )
   }
   return error
+}
+
+/** Best effort: if noting fails the claim is kept all the same, which is what protects the mail. */
+async function noteKeepingClaim(claim: HeldClaim, note: FailureNote, deps: SendDeps): Promise<void> {
+  try {
+    await deps.store.noteOutcomeUnknown({ ...claim, ...note })
+  } catch (noteError) {
+    deps.logger?.error(
+      { messageId: claim.messageId, err: noteError },
+      'could not note an unknown send outcome; the claim is kept all the same',
+    )
+  }
 }
 
 async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<OutgoingMail> {
@@ -184,19 +237,4 @@ async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<Out
     // RFC 3834: codes and resets are machine-sent; auto-responders must not answer them.
     headers: { 'Auto-Submitted': 'auto-generated' },
   }
-}
-
-/**
- * The server already accepted the mail: failing to record that (a database blip) would resend it
- * once the lock expires. A few quick retries cover a blip; a longer outage still throws.
- */
-async function withRetries<T>(operation: () => Promise<T>, delaysMs = [100, 500, 2_000]): Promise<T> {
-  for (const delayMs of delaysMs) {
-    try {
-      return await operation()
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, delayMs))
-    }
-  }
-  return operation()
 }

@@ -22,7 +22,10 @@ export interface AdminMessageDetail {
   variableNames: string[]
   attempts: number
   generation: number
+  /** The raw reason (an SMTP reply, relay names included): admins only. */
   lastError: string | null
+  /** What the tenant is told instead. */
+  lastErrorCode: string | null
   createdAt: Date
   queuedAt: Date | null
   sentAt: Date | null
@@ -50,6 +53,7 @@ export async function findMessageForAdmin(
       attempts: messages.attempts,
       generation: messages.generation,
       lastError: messages.lastError,
+      lastErrorCode: messages.lastErrorCode,
       createdAt: messages.createdAt,
       queuedAt: messages.queuedAt,
       sentAt: messages.sentAt,

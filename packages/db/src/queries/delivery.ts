@@ -1,8 +1,10 @@
 import type { MessageStatus, SuppressionScope } from '@fairlane/core'
 import type {
   ClaimedMessage,
+  DeliveryErrorCode,
   DeliveryState,
   DeliveryStore,
+  FailureNote,
   HeldClaim,
   SendJob,
 } from '@fairlane/core/delivery'
@@ -154,12 +156,13 @@ const requeued = sql`case when exists (
  * Back to queued with the lock cleared, so BullMQ's retry can claim it at once; or to cancelled when
  * its campaign was cancelled while this attempt was sending, so the retry finds nothing to send.
  */
-export async function releaseMessage(db: Executor, claim: HeldClaim & { error: string }): Promise<boolean> {
+export async function releaseMessage(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
   const rows = await db
     .update(messages)
     .set({
       status: requeued,
       lastError: clip(claim.error),
+      lastErrorCode: claim.errorCode,
       ...unlocked,
     })
     .where(byHolder(claim))
@@ -185,13 +188,29 @@ export async function unclaimMessage(db: Executor, claim: HeldClaim): Promise<bo
   return rows.length > 0
 }
 
-export async function markMessageFailed(
-  db: Executor,
-  claim: HeldClaim & { error: string },
-): Promise<boolean> {
+/**
+ * The send's outcome is unknown: the error is noted, and status and lock are left as they are, so
+ * the claim holds until `locked_until` and no attempt can send the message again before then.
+ */
+export async function noteOutcomeUnknown(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
   const rows = await db
     .update(messages)
-    .set({ status: 'failed', failedAt: sql`now()`, lastError: clip(claim.error), ...unlocked })
+    .set({ lastError: clip(claim.error), lastErrorCode: claim.errorCode, updatedAt: sql`now()` })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+export async function markMessageFailed(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({
+      status: 'failed',
+      failedAt: sql`now()`,
+      lastError: clip(claim.error),
+      lastErrorCode: claim.errorCode,
+      ...unlocked,
+    })
     .where(byHolder(claim))
     .returning({ id: messages.id })
   return rows.length > 0
@@ -203,7 +222,7 @@ export async function markMessageSuppressed(
 ): Promise<boolean> {
   const rows = await db
     .update(messages)
-    .set({ status: 'suppressed', lastError: claim.reason, ...unlocked })
+    .set({ status: 'suppressed', lastError: claim.reason, lastErrorCode: 'suppressed', ...unlocked })
     .where(byHolder(claim))
     .returning({ id: messages.id })
   return rows.length > 0
@@ -218,7 +237,7 @@ export async function markMessageSuppressed(
  */
 export async function failAfterFinalAttempt(
   db: Executor,
-  input: SendJob & { generation: number; error: string },
+  input: SendJob & { generation: number; error: string; errorCode: DeliveryErrorCode },
 ): Promise<{ status: MessageStatus; generation: number } | undefined> {
   const idle = or(
     eq(messages.status, 'queued'),
@@ -226,7 +245,14 @@ export async function failAfterFinalAttempt(
   )
   await db
     .update(messages)
-    .set({ status: 'failed', failedAt: sql`now()`, lastError: clip(input.error), ...unlocked })
+    .set({
+      status: 'failed',
+      failedAt: sql`now()`,
+      lastError: clip(input.error),
+      // The attempt that failed last classified it best (BullMQ's final error may be a wrapper).
+      lastErrorCode: sql`coalesce(${messages.lastErrorCode}, ${input.errorCode})`,
+      ...unlocked,
+    })
     .where(and(byJob(input), eq(messages.generation, input.generation), idle))
   const [row] = await db
     .select({ status: messages.status, generation: messages.generation })
@@ -309,6 +335,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
     readState: (job) => readDeliveryState(db, job),
     markSent,
     release: (held) => releaseMessage(db, held),
+    noteOutcomeUnknown: (held) => noteOutcomeUnknown(db, held),
     unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
     markSuppressed: (held) => markMessageSuppressed(db, held),

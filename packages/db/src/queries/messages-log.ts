@@ -1,4 +1,5 @@
 import type { Lane, MessageStatus } from '@fairlane/core'
+import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { and, desc, eq, ilike, isNull, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
@@ -22,7 +23,8 @@ export interface MessageLogEntry {
   lane: Lane
   status: MessageStatus
   attempts: number
-  lastError: string | null
+  /** The classified reason of the last failure (tenants never see the raw reply, which can name relays). */
+  lastErrorCode: DeliveryErrorCode | null
   createdAt: Date
   sentAt: Date | null
   /** When the nightly cleanup cleared the body and variables; null: kept. */
@@ -60,7 +62,7 @@ export async function listMessageLog(db: Executor, filter: MessageLogFilter): Pr
       lane: messages.lane,
       status: messages.status,
       attempts: messages.attempts,
-      lastError: messages.lastError,
+      lastErrorCode: messages.lastErrorCode,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,
       bodyRemovedAt: messages.bodyRemovedAt,

@@ -1,4 +1,5 @@
 import type { Lane, MessageStatus } from '@fairlane/core'
+import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
@@ -8,7 +9,8 @@ export interface MessageSummary {
   status: MessageStatus
   lane: Lane
   attempts: number
-  lastError: string | null
+  /** The classified reason of the last failure (tenants never see the raw reply, which can name relays). */
+  lastErrorCode: DeliveryErrorCode | null
   createdAt: Date
   sentAt: Date | null
   /** When the nightly cleanup cleared the body and variables (MESSAGE_BODY_RETENTION_DAYS); null: kept. */
@@ -26,7 +28,7 @@ export async function findMessage(
       status: messages.status,
       lane: messages.lane,
       attempts: messages.attempts,
-      lastError: messages.lastError,
+      lastErrorCode: messages.lastErrorCode,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,
       bodyRemovedAt: messages.bodyRemovedAt,

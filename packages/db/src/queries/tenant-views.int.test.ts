@@ -42,7 +42,8 @@ beforeAll(async () => {
     message(acme, {
       status: 'failed',
       toAddress: 'carol_x@acme.test',
-      lastError: '550 no such user',
+      lastError: '550 no such user at relay-7.internal.example',
+      lastErrorCode: 'recipient_unknown',
       attempts: 3,
     }),
     message(globex, { status: 'sent', sentAt: new Date(now), toAddress: 'ann@globex.test' }),
@@ -91,9 +92,11 @@ describe('messages log', () => {
   it('filters by status, lane and recipient (with % and _ taken literally) within the tenant', async () => {
     const { db } = database
     const failed = await listMessageLog(db, { tenantId: acme, status: 'failed', limit: 50 })
-    expect(failed.map((row) => [row.toAddress, row.lastError, row.attempts])).toEqual([
-      ['carol_x@acme.test', '550 no such user', 3],
+    expect(failed.map((row) => [row.toAddress, row.lastErrorCode, row.attempts])).toEqual([
+      ['carol_x@acme.test', 'recipient_unknown', 3],
     ])
+    // The raw reply (relay names) is not part of the tenant's log.
+    expect(JSON.stringify(failed)).not.toContain('relay-7')
     const critical = await listMessageLog(db, { tenantId: acme, lane: 'critical', limit: 50 })
     expect(critical.map((row) => row.toAddress)).toEqual(['ann@acme.test'])
     expect((await listMessageLog(db, { tenantId: acme, recipient: 'ANN@', limit: 50 })).length).toBe(1)

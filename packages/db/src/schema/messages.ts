@@ -1,3 +1,4 @@
+import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { sql } from 'drizzle-orm'
 import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { campaigns } from './campaigns'
@@ -35,7 +36,10 @@ export const messages = pgTable(
      * the old job id, while a relay repeating the same publish still maps to one job.
      */
     generation: integer('generation').notNull().default(0),
+    /** The raw reason of the last failed attempt (an SMTP reply can name relays): admins only. */
     lastError: text('last_error'),
+    /** The classified reason tenants see (`DeliveryErrorCode`), with a fixed short text. */
+    lastErrorCode: text('last_error_code').$type<DeliveryErrorCode>(),
     /**
      * The send claim: only the holder of `lock_token` may mark the row sent, and a claim whose
      * `locked_until` passed may be taken over, so a killed worker neither loses nor doubles a send.

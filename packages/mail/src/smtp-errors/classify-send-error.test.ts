@@ -1,3 +1,4 @@
+import { OutcomeUnknownSendError } from '@fairlane/core/delivery'
 import { describe, expect, it } from 'vitest'
 import { classifySendError, toSendError } from './classify-send-error'
 import { PermanentSendError } from './permanent-send-error'
@@ -177,5 +178,42 @@ describe('toSendError', () => {
     const error = new TransientSendError({ message: 'x', suppressRecipient: false })
     expect(toSendError(error)).toBe(error)
     expect(classifySendError(error)).toEqual({ kind: 'transient', suppressRecipient: false, message: 'x' })
+  })
+})
+
+describe('toSendError after the body was handed to the server', () => {
+  const handedOff = { bodyHandedOff: true }
+
+  it.each([
+    [
+      'socket timeout waiting for the reply',
+      Object.assign(new Error('Timeout'), { code: 'ETIMEDOUT', command: 'DATA' }),
+    ],
+    ['connection reset', nodeError('ECONNRESET', 'read ECONNRESET')],
+    [
+      'connection closed',
+      Object.assign(new Error('Connection closed unexpectedly'), { code: 'ECONNECTION' }),
+    ],
+    [
+      'the send deadline',
+      Object.assign(new Error('Message sending aborted'), { name: 'AbortError', code: 'EABORT' }),
+    ],
+    ['a broken pipe mid-body', nodeError('EPIPE', 'write EPIPE')],
+  ])('%s: the outcome is unknown, neither transient nor permanent', (_label, cause) => {
+    const error = toSendError(cause, handedOff)
+    expect(error).toBeInstanceOf(OutcomeUnknownSendError)
+    expect(error).toMatchObject({ kind: 'outcome-unknown', suppressRecipient: false })
+    expect(error.cause).toBe(cause)
+  })
+
+  it('classifies a reply to the data as usual: the server answered, so the outcome is known', () => {
+    expect(toSendError(smtpReply('451 4.7.1 try later'), handedOff)).toBeInstanceOf(TransientSendError)
+    expect(toSendError(smtpReply('554 5.7.1 rejected'), handedOff)).toBeInstanceOf(PermanentSendError)
+  })
+
+  it('keeps the same failures transient before the hand-off (nothing of the body left)', () => {
+    const reset = nodeError('ECONNRESET', 'read ECONNRESET')
+    expect(toSendError(reset)).toBeInstanceOf(TransientSendError)
+    expect(toSendError(reset, { bodyHandedOff: false })).toBeInstanceOf(TransientSendError)
   })
 })

@@ -1,3 +1,4 @@
+import { OutcomeUnknownSendError } from '@fairlane/core/delivery'
 import type { SendErrorClassification } from './classification'
 import { PermanentSendError } from './permanent-send-error'
 import { TransientSendError } from './transient-send-error'
@@ -85,10 +86,29 @@ export function classifySendError(error: unknown): SendErrorClassification {
   return { kind: 'transient', suppressRecipient: false, ...base }
 }
 
-/** The classification as an error to throw: `TransientSendError` or `PermanentSendError`, with the cause. */
-export function toSendError(error: unknown): TransientSendError | PermanentSendError {
-  if (error instanceof TransientSendError || error instanceof PermanentSendError) return error
+/**
+ * The classification as an error to throw: `TransientSendError` or `PermanentSendError`, with the
+ * cause. With `bodyHandedOff` (the message body had started to go to the server, `body-handoff.ts`),
+ * a failure that carries no server reply (a timeout, a reset, a closed connection, the send
+ * deadline) is `OutcomeUnknownSendError`: the server may have taken the whole message and accepted
+ * it, and only its reply was lost. A reply (451 after the data, 554) is an answer and classified as
+ * usual; before the hand-off nothing of the message reached the server, so nothing can be unknown.
+ */
+export function toSendError(
+  error: unknown,
+  context: { bodyHandedOff: boolean } = { bodyHandedOff: false },
+): TransientSendError | PermanentSendError | OutcomeUnknownSendError {
+  if (
+    error instanceof TransientSendError ||
+    error instanceof PermanentSendError ||
+    error instanceof OutcomeUnknownSendError
+  ) {
+    return error
+  }
   const { kind, ...classification } = classifySendError(error)
+  if (context.bodyHandedOff && classification.responseCode === undefined) {
+    return new OutcomeUnknownSendError(classification.message, { cause: error })
+  }
   return kind === 'permanent'
     ? new PermanentSendError(classification, { cause: error })
     : new TransientSendError(classification, { cause: error })

@@ -1,3 +1,4 @@
+export { OutcomeUnknownSendError } from '@fairlane/core/delivery'
 export type { SendErrorClassification } from './classification'
 export { classifySendError, toSendError } from './classify-send-error'
 export { PermanentSendError } from './permanent-send-error'

@@ -1,3 +1,4 @@
+import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
 import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
@@ -45,7 +46,16 @@ export function MessageTable({
                 <StatusBadge status={message.status} />
               </td>
               <td>{message.attempts}</td>
-              <td>{message.lastError ?? <span className="muted">—</span>}</td>
+              <td>
+                {message.lastErrorCode ? (
+                  <span data-testid="last-error" title={message.lastErrorCode}>
+                    {DELIVERY_ERROR_REASONS[message.lastErrorCode]}{' '}
+                    <code className="muted">{message.lastErrorCode}</code>
+                  </span>
+                ) : (
+                  <span className="muted">—</span>
+                )}
+              </td>
               <td>
                 <DateTime value={message.createdAt} />
               </td>

@@ -26,6 +26,7 @@ interface Detail {
     attempts: number
     generation: number
     lastError: string | null
+    lastErrorCode: string | null
     createdAt: string
     queuedAt: string | null
     sentAt: string | null
@@ -82,8 +83,10 @@ export function DeadLetterDetail({ id, onClose }: { id: string; onClose(): void 
                   ? ` — variables ${data.message.variableNames.join(', ')} (values hidden)`
                   : ''}
               </dd>
-              <dt>Last error</dt>
+              <dt>Last error (raw, admins only)</dt>
               <dd>{data.message.lastError ?? '—'}</dd>
+              <dt>Tenant sees</dt>
+              <dd>{data.message.lastErrorCode ?? '—'}</dd>
               <dt>Replays so far</dt>
               <dd>{data.message.generation}</dd>
               <dt>Created · queued</dt>

@@ -1,3 +1,4 @@
+import { describeDeliveryError } from '@fairlane/core/delivery'
 import { AppError } from '@fairlane/core/errors'
 import { findMessage } from '@fairlane/db/queries/messages-read'
 import { respond } from '../../http/errors'
@@ -22,7 +23,8 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         status: message.status,
         lane: message.lane,
         attempts: message.attempts,
-        ...(message.lastError !== null ? { lastError: message.lastError } : {}),
+        // A code and a fixed short reason; the raw SMTP reply (it can name internal relays) is for admins.
+        ...describeDeliveryError(message.lastErrorCode),
         createdAt: message.createdAt.toISOString(),
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
         // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").

@@ -172,19 +172,22 @@ describe('GET /api/v1/messages/:id', () => {
     expect(new Date(body.createdAt as string).getTime()).toBeGreaterThan(Date.now() - 60_000)
   })
 
-  it('shows lastError and sentAt once they exist', async () => {
+  it('shows a classified lastErrorCode with a short lastError, never the raw reply, and sentAt once they exist', async () => {
     const { id } = await readJson<{ id: string }>(
       await post({ to: 'dan@example.test', subject: 'Hi', text: 'Hello' }),
     )
-    await harness.database
-      .sql`update messages set status = 'sent', attempts = 2, last_error = '451 4.7.1 try later', sent_at = now() where id = ${id}`
+    await harness.database.sql`update messages set status = 'sent', attempts = 2,
+      last_error = '451 4.7.1 <dan@example.test> greylisted by mx3.relay.internal',
+      last_error_code = 'deferred', sent_at = now() where id = ${id}`
     const body = await readJson(await get(id))
     expect(body).toMatchObject({
       status: 'sent',
       attempts: 2,
-      lastError: '451 4.7.1 try later',
+      lastErrorCode: 'deferred',
+      lastError: 'the receiving server asked to try again later',
       sentAt: expect.any(String),
     })
+    expect(JSON.stringify(body)).not.toMatch(/relay\.internal|451/)
   })
 
   it('says when the retention removed the body (bodyRemovedAt), and not before', async () => {

@@ -5,6 +5,7 @@ import {
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
 } from '@fairlane/core'
+import { DELIVERY_ERROR_CODES } from '@fairlane/core/delivery'
 import { APP_ERROR_CODES } from '@fairlane/core/errors'
 import { z } from 'zod'
 
@@ -39,7 +40,10 @@ export const messageResponse = z.object({
   status: z.enum(MESSAGE_STATUSES),
   lane: z.enum(LANES),
   attempts: z.int().min(0).meta({ description: 'SMTP attempts made so far' }),
-  lastError: z.string().optional().meta({ description: 'The last attempt’s error, when one failed' }),
+  lastErrorCode: z.enum(DELIVERY_ERROR_CODES).optional().meta({
+    description: 'What went wrong with the last attempt, classified (the raw SMTP reply is for admins)',
+  }),
+  lastError: z.string().optional().meta({ description: 'A short reason for `lastErrorCode`' }),
   createdAt: instant,
   sentAt: instant.optional(),
   bodyRemovedAt: instant
