@@ -36,4 +36,6 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Templates are exported from the root: the package's export map is fixed for now.
+export * from './templates'
 export * from './unsubscribe'
