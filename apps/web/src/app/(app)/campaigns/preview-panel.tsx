@@ -13,6 +13,8 @@ interface Props {
   defaultTestAddress: string | null
   /** How the unknown-variable warning starts; it lists the variables after it. */
   unknownLabel?: string | undefined
+  /** A line under the title saying how this preview differs from what is sent, if it does. */
+  note?: string | undefined
 }
 
 /**
@@ -24,6 +26,7 @@ export function PreviewPanel({
   contacts,
   defaultTestAddress,
   unknownLabel = 'Not known for this contact, rendered empty:',
+  note,
 }: Props) {
   const [contactId, setContactId] = useState(contacts[0]?.id ?? '')
   const [preview, setPreview] = useState<PreviewResult | null>(null)
@@ -52,6 +55,7 @@ export function PreviewPanel({
   return (
     <section className={`card ${styles.stack}`} aria-labelledby="preview-title">
       <h2 id="preview-title">Preview</h2>
+      {note ? <p className="hint">{note}</p> : null}
       <div className="field">
         <label htmlFor="preview-contact">Preview for</label>
         <select id="preview-contact" value={contactId} onChange={(event) => setContactId(event.target.value)}>

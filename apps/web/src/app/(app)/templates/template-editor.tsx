@@ -148,6 +148,7 @@ export function TemplateEditor({ templateId, initial, contacts }: Props) {
           values={values}
           contacts={contacts}
           defaultTestAddress={null}
+          note="As a campaign started from it would look to this contact, with the campaign's unsubscribe footer; mail sent through the API has no footer and takes its variables from the call."
           unknownLabel="Not a field of this contact: an API send must pass it in variables, a campaign leaves it empty:"
         />
       </div>
