@@ -65,6 +65,15 @@ test('create a template, preview its variables, version it, start a campaign fro
   await page.screenshot({ path: 'docs/screenshots/templates.png', fullPage: true })
   const templateUrl = page.url().replace(/\?.*$/, '')
 
+  // The template's page fits a phone too (the send-it-with line wraps).
+  await page.setViewportSize({ width: 390, height: 844 })
+  await page.goto(templateUrl)
+  await expect(page.getByTestId('template-version')).toBeVisible()
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth),
+  ).toBeLessThanOrEqual(0)
+  await page.setViewportSize({ width: 1280, height: 720 })
+
   // Start a campaign from it: the editor opens with the template's content.
   await page.getByRole('link', { name: 'Start a campaign from this template' }).click()
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('New campaign')
