@@ -23,6 +23,8 @@ test.describe('at 390 px', () => {
       '/lists',
       '/campaigns',
       '/campaigns/new',
+      '/templates',
+      '/templates/new',
       '/messages',
       '/api-keys',
       '/api-docs',

@@ -38,4 +38,6 @@ export {
 } from './outbox/events'
 // Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
 export * from './suppressions'
+// Templates are exported from the root: the package's export map is fixed for now.
+export * from './templates'
 export * from './unsubscribe'

@@ -22,6 +22,13 @@ import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
 import { deleteSuppression, getSuppressions, postSuppressions } from './api/v1/suppressions'
+import {
+  changeTemplate,
+  deleteTemplateByRef,
+  getTemplateByRef,
+  getTemplates,
+  postTemplate,
+} from './api/v1/templates'
 import type { WebContainer } from './web-container'
 
 /**
@@ -33,7 +40,7 @@ import type { WebContainer } from './web-container'
  *
  * Paths use `:name` for one path segment and a trailing `*name` for one or more.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${infer Rest}`
   ? Name | ParamNames<`/${Rest}`>
@@ -86,6 +93,21 @@ export const API_ROUTES = {
   ),
   // The API's OpenAPI document: public, no key (every other /api/v1 route is in it; routes.test.ts checks).
   openApiDocument: route('GET', '/api/v1/openapi.json', (request) => getOpenApiDocument(request)),
+  // `:ref` is a template's slug or id.
+  listTemplates: route('GET', '/api/v1/templates', (request, _, deps) => getTemplates(request, deps.api)),
+  postTemplate: route('POST', '/api/v1/templates', (request, _, deps) => postTemplate(request, deps.api)),
+  getTemplate: route('GET', '/api/v1/templates/:ref', (request, { ref }, deps) =>
+    getTemplateByRef(request, ref, deps.api),
+  ),
+  patchTemplate: route('PATCH', '/api/v1/templates/:ref', (request, { ref }, deps) =>
+    changeTemplate(request, ref, deps.api, 'patch'),
+  ),
+  putTemplate: route('PUT', '/api/v1/templates/:ref', (request, { ref }, deps) =>
+    changeTemplate(request, ref, deps.api, 'put'),
+  ),
+  deleteTemplate: route('DELETE', '/api/v1/templates/:ref', (request, { ref }, deps) =>
+    deleteTemplateByRef(request, ref, deps.api),
+  ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   authPost: route('POST', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

@@ -27,6 +27,8 @@ export interface NewQueuedMessage {
   html: string | null
   text: string
   template: string | null
+  /** The tenant template's version it was rendered from; absent for built-in and custom mail. */
+  templateVersion?: number | null | undefined
   variables: Record<string, unknown> | null
   idempotencyKey: string | null
   requestHash: string
@@ -66,6 +68,8 @@ export interface RenderedMessage {
   text: string
   /** The template name or slug, or null for custom content. */
   template: string | null
+  /** The tenant template's version, when rendered from one. */
+  templateVersion?: number | null | undefined
   variables: Record<string, unknown> | null
 }
 

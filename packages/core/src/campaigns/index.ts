@@ -9,6 +9,7 @@ export {
   parseCampaignRequest,
 } from './campaign-request'
 export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'
+export { type DuplicateCampaignDeps, duplicateCampaign } from './duplicate-campaign'
 export {
   type AudienceCounts,
   CANCELLABLE_CAMPAIGN_STATUSES,

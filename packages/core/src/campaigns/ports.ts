@@ -27,6 +27,11 @@ export interface CampaignStore {
   /** Only while the campaign is a draft or scheduled; false when it is not (or not this tenant's). */
   updateEditableCampaign(input: CampaignFields & { tenantId: string; campaignId: string }): Promise<boolean>
   findCampaignStatus(query: { tenantId: string; campaignId: string }): Promise<CampaignStatus | null>
+  /** What a copy of the campaign takes; null when it is not this tenant's. */
+  findCampaignContent(query: {
+    tenantId: string
+    campaignId: string
+  }): Promise<Pick<CampaignFields, 'name' | 'subject' | 'html' | 'text' | 'listId'> | null>
   /**
    * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,
    * changing nothing, when it moved on meanwhile), then its messages still `pending` or `queued`

@@ -156,6 +156,19 @@ export function createCampaignStore(db: Executor): CampaignStore {
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
       return row?.status ?? null
     },
+    async findCampaignContent(query) {
+      const [row] = await db
+        .select({
+          name: campaigns.name,
+          subject: campaigns.subject,
+          html: campaigns.html,
+          text: campaigns.text,
+          listId: campaigns.listId,
+        })
+        .from(campaigns)
+        .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
+      return row ?? null
+    },
     cancelCampaign: (input) => cancelCampaign(db, input),
     countSentMessages: (query) => countSentMessages(db, query),
   }

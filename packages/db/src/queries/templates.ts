@@ -1,23 +1,23 @@
-import { and, eq } from 'drizzle-orm'
+import type { StoredTemplate, TemplateContent, TemplateStore, TemplateVersionSummary } from '@fairlane/core'
+import { and, asc, desc, eq, or, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { templates } from '../schema'
-
-export interface StoredTemplate {
-  id: string
-  slug: string
-  subject: string
-  html: string
-  text: string | null
-}
+import { templates, templateVersions } from '../schema'
 
 const columns = {
   id: templates.id,
   slug: templates.slug,
+  name: templates.name,
   subject: templates.subject,
   html: templates.html,
   text: templates.text,
+  version: templates.version,
+  createdAt: templates.createdAt,
+  updatedAt: templates.updatedAt,
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The renderer's lookup for `POST /api/v1/messages` with `template: "<slug>"`. */
 export async function findTemplateBySlug(
   db: Executor,
   query: { tenantId: string; slug: string },
@@ -29,18 +29,128 @@ export async function findTemplateBySlug(
   return row ?? null
 }
 
-export async function createTemplate(
+/** By id when `ref` is one of the tenant's template ids, else by slug (a slug may look like a uuid). */
+export async function findTemplate(
+  db: Executor,
+  query: { tenantId: string; ref: string },
+): Promise<StoredTemplate | null> {
+  const byRef = UUID.test(query.ref)
+    ? or(eq(templates.id, query.ref), eq(templates.slug, query.ref))
+    : eq(templates.slug, query.ref)
+  const rows = await db
+    .select(columns)
+    .from(templates)
+    .where(and(eq(templates.tenantId, query.tenantId), byRef))
+  return rows.find((row) => row.id === query.ref) ?? rows[0] ?? null
+}
+
+export function listTemplates(db: Executor, query: { tenantId: string }): Promise<StoredTemplate[]> {
+  return db
+    .select(columns)
+    .from(templates)
+    .where(eq(templates.tenantId, query.tenantId))
+    .orderBy(asc(templates.slug))
+}
+
+/** The template and its version 1 in one transaction; null when the tenant already uses the slug. */
+export function createTemplate(
   db: Executor,
   input: {
     tenantId: string
     slug: string
     name: string
     subject: string
-    html: string
+    html?: string | null
     text?: string | null
   },
-): Promise<StoredTemplate> {
-  const [row] = await db.insert(templates).values(input).returning(columns)
-  if (!row) throw new Error('insert into templates returned no row')
-  return row
+): Promise<StoredTemplate | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(templates)
+      .values({ ...input, html: input.html ?? null, text: input.text ?? null, version: 1 })
+      .onConflictDoNothing({ target: [templates.tenantId, templates.slug] })
+      .returning(columns)
+    if (!row) return null
+    await tx.insert(templateVersions).values({
+      tenantId: input.tenantId,
+      templateId: row.id,
+      version: 1,
+      subject: row.subject,
+      html: row.html,
+      text: row.text,
+    })
+    return row
+  })
+}
+
+/**
+ * A new version takes the row's version + 1 in the UPDATE itself, so two concurrent saves get two
+ * numbers (the row lock orders them) and the history's unique (template, version) never collides.
+ */
+export function updateTemplate(
+  db: Executor,
+  input: { tenantId: string; templateId: string; name: string; content: TemplateContent | null },
+): Promise<StoredTemplate | null> {
+  return db.transaction(async (tx) => {
+    const where = and(eq(templates.tenantId, input.tenantId), eq(templates.id, input.templateId))
+    const { content } = input
+    const [row] = await tx
+      .update(templates)
+      .set(
+        content === null
+          ? { name: input.name }
+          : { name: input.name, ...content, version: sql`${templates.version} + 1` },
+      )
+      .where(where)
+      .returning(columns)
+    if (!row) return null
+    if (content !== null) {
+      await tx.insert(templateVersions).values({
+        tenantId: input.tenantId,
+        templateId: row.id,
+        version: row.version,
+        ...content,
+      })
+    }
+    return row
+  })
+}
+
+export async function deleteTemplate(
+  db: Executor,
+  query: { tenantId: string; templateId: string },
+): Promise<boolean> {
+  const rows = await db
+    .delete(templates)
+    .where(and(eq(templates.tenantId, query.tenantId), eq(templates.id, query.templateId)))
+    .returning({ id: templates.id })
+  return rows.length > 0
+}
+
+export function listTemplateVersions(
+  db: Executor,
+  query: { tenantId: string; templateId: string },
+): Promise<TemplateVersionSummary[]> {
+  return db
+    .select({
+      version: templateVersions.version,
+      subject: templateVersions.subject,
+      createdAt: templateVersions.createdAt,
+    })
+    .from(templateVersions)
+    .where(
+      and(eq(templateVersions.tenantId, query.tenantId), eq(templateVersions.templateId, query.templateId)),
+    )
+    .orderBy(desc(templateVersions.version))
+}
+
+export function createTemplateStore(db: Executor): TemplateStore {
+  return {
+    insertTemplate: (input) => createTemplate(db, input),
+    findTemplate: (query) => findTemplate(db, query),
+    listTemplates: (query) => listTemplates(db, query),
+    updateTemplate: (input) => updateTemplate(db, input),
+    deleteTemplate: (query) => deleteTemplate(db, query),
+    listVersions: (query) => listTemplateVersions(db, query),
+  }
 }

@@ -5,7 +5,12 @@ import { lists } from './contacts'
 import { CAMPAIGN_STATUSES, type CampaignStatus } from './literals'
 import { tenantId } from './tenant-column'
 
-/** Reusable content the API can send by slug (`template: "welcome"`). */
+/**
+ * Reusable content the API can send by slug (`template: "welcome"`). The row holds the current
+ * version; every version, the current one included, is also kept in `template_versions`. Nothing
+ * refers to a template after the fact: an accepted message stores what it rendered, and a campaign
+ * started from a template copies its content, so a template can always be changed or deleted.
+ */
 export const templates = pgTable(
   'templates',
   {
@@ -14,12 +19,39 @@ export const templates = pgTable(
     slug: text('slug').notNull(),
     name: text('name').notNull(),
     subject: text('subject').notNull(),
-    html: text('html').notNull(),
+    /** Null when the template is text only; at least one of `html` and `text` is set. */
+    html: text('html'),
     text: text('text'),
+    /** 1 when created, +1 for each change of subject, HTML or text. */
+    version: integer('version').notNull().default(1),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [unique('templates_tenant_slug_unique').on(t.tenantId, t.slug)],
+  (t) => [
+    unique('templates_tenant_slug_unique').on(t.tenantId, t.slug),
+    check('templates_content_check', sql`${t.html} is not null or ${t.text} is not null`),
+  ],
+)
+
+/** Each version of a template's content as it was saved; deleted with its template. */
+export const templateVersions = pgTable(
+  'template_versions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    templateId: uuid('template_id')
+      .notNull()
+      .references(() => templates.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    subject: text('subject').notNull(),
+    html: text('html'),
+    text: text('text'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    unique('template_versions_template_version_unique').on(t.templateId, t.version),
+    index('template_versions_tenant_idx').on(t.tenantId),
+  ],
 )
 
 export const campaigns = pgTable(
@@ -64,5 +96,6 @@ export const campaigns = pgTable(
 
 export type Template = typeof templates.$inferSelect
 export type NewTemplate = typeof templates.$inferInsert
+export type TemplateVersion = typeof templateVersions.$inferSelect
 export type Campaign = typeof campaigns.$inferSelect
 export type NewCampaign = typeof campaigns.$inferInsert

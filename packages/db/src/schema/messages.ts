@@ -23,6 +23,8 @@ export const messages = pgTable(
     status: text('status').$type<MessageStatus>().notNull().default('pending'),
     /** `otp`, `password-reset`, a tenant template slug, or null for custom content. */
     template: text('template'),
+    /** The version of the tenant template it was rendered from (null for built-in and custom mail). */
+    templateVersion: integer('template_version'),
     toAddress: text('to_address').notNull(),
     /** Null for campaign mail: it is rendered from the campaign and contact at send time. */
     subject: text('subject'),

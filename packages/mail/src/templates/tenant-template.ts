@@ -7,8 +7,11 @@ import { parseTemplate, renderTemplate, type TemplateSpans } from './template-en
 export interface TenantTemplate {
   slug: string
   subject: string
-  html: string
+  /** Null for a text-only template; at least one of `html` and `text` is set. */
+  html: string | null
   text: string | null
+  /** Recorded on the message (`template_version`), so a message says which version it was rendered from. */
+  version?: number | undefined
 }
 
 type Spans = TemplateSpans
@@ -25,11 +28,11 @@ export function renderTenantTemplate(
   template: TenantTemplate,
   variables: Record<string, unknown>,
 ): RenderOutcome {
-  let parsed: { subject: Spans; html: Spans; text: Spans | null }
+  let parsed: { subject: Spans; html: Spans | null; text: Spans | null }
   try {
     parsed = {
       subject: parseTemplate(template.subject),
-      html: parseTemplate(template.html),
+      html: template.html === null ? null : parseTemplate(template.html),
       text: template.text === null ? null : parseTemplate(template.text),
     }
   } catch (error) {
@@ -62,15 +65,26 @@ export function renderTenantTemplate(
   if (issues.length > 0) return { ok: false, issues }
 
   const subject = renderTemplate(template.subject, variables, PLAIN).trim()
-  const html = renderTemplate(template.html, variables)
-  const text = template.text === null ? textFromHtml(html) : renderTemplate(template.text, variables, PLAIN)
+  const html = template.html === null ? null : renderTemplate(template.html, variables)
+  const text =
+    template.text !== null ? renderTemplate(template.text, variables, PLAIN) : textFromHtml(html ?? '')
   if (subject === '') {
     return {
       ok: false,
       issues: [{ path: 'template', message: `template "${template.slug}" renders an empty subject` }],
     }
   }
-  return { ok: true, message: { subject, html, text, template: template.slug, variables } }
+  return {
+    ok: true,
+    message: {
+      subject,
+      html,
+      text,
+      template: template.slug,
+      templateVersion: template.version ?? null,
+      variables,
+    },
+  }
 }
 
 /** Names used outside any section: inside `{{#list}}` a name may resolve against the list item. */

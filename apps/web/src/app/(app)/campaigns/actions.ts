@@ -1,6 +1,12 @@
 'use server'
 
-import { cancelCampaign, localTimeOf, resolveSendAt, scheduleCampaign } from '@fairlane/core'
+import {
+  cancelCampaign,
+  duplicateCampaign,
+  localTimeOf,
+  resolveSendAt,
+  scheduleCampaign,
+} from '@fairlane/core'
 import { acceptMessage } from '@fairlane/core/accept'
 import { isAppError } from '@fairlane/core/errors'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
@@ -71,6 +77,25 @@ export async function cancelCampaignAction(form: FormData): Promise<void> {
   }
   revalidatePath('/campaigns')
   redirect(`/campaigns/${campaignId}?notice=cancelled&held=${result.cancelled}&went=${result.sent}`)
+}
+
+/** A new draft copy of any campaign (content and audience, not the schedule), opened in the editor. */
+export async function duplicateCampaignAction(form: FormData): Promise<void> {
+  const session = await requireTenantSession()
+  const campaignId = String(form.get('campaignId') ?? '')
+  if (!isUuid(campaignId)) notFound()
+  let copy: { id: string }
+  try {
+    copy = await duplicateCampaign(
+      { tenantId: session.tenantId, campaignId },
+      { store: createCampaignStore(container().database.db) },
+    )
+  } catch (error) {
+    if (isAppError(error) && error.code === 'not_found') notFound()
+    throw error
+  }
+  revalidatePath('/campaigns')
+  redirect(`/campaigns/${copy.id}/edit`)
 }
 
 /** The live preview: the campaign rendered for one of the tenant's contacts. */

@@ -1,24 +1,36 @@
 'use client'
 
 import { useEffect, useState, useTransition } from 'react'
-import type { EditorValues, PreviewResult } from '@/server/campaigns/editor-state'
+import type { PreviewResult } from '@/server/campaigns/editor-state'
 import { previewCampaignAction, sendTestAction, type TestSendResult } from './actions'
 import styles from './campaigns.module.css'
 
 interface Props {
-  values: EditorValues
+  /** The content to render; the campaign and template editors both pass their fields. */
+  values: { subject: string; html: string; text: string }
   contacts: { id: string; email: string; name: string | null }[]
-  defaultTestAddress: string
+  /** Null hides the test send (the template editor has none: a test goes through a campaign). */
+  defaultTestAddress: string | null
+  /** How the unknown-variable warning starts; it lists the variables after it. */
+  unknownLabel?: string | undefined
+  /** A line under the title saying how this preview differs from what is sent, if it does. */
+  note?: string | undefined
 }
 
 /**
  * The live preview: rendered on the server (the same function that renders real mail) for the chosen
  * contact and shown in a sandboxed iframe, so the campaign's HTML can run no script in the app.
  */
-export function PreviewPanel({ values, contacts, defaultTestAddress }: Props) {
+export function PreviewPanel({
+  values,
+  contacts,
+  defaultTestAddress,
+  unknownLabel = 'Not known for this contact, rendered empty:',
+  note,
+}: Props) {
   const [contactId, setContactId] = useState(contacts[0]?.id ?? '')
   const [preview, setPreview] = useState<PreviewResult | null>(null)
-  const [to, setTo] = useState(defaultTestAddress)
+  const [to, setTo] = useState(defaultTestAddress ?? '')
   const [testResult, setTestResult] = useState<TestSendResult | null>(null)
   const [, startPreview] = useTransition()
   const [sending, startSend] = useTransition()
@@ -43,6 +55,7 @@ export function PreviewPanel({ values, contacts, defaultTestAddress }: Props) {
   return (
     <section className={`card ${styles.stack}`} aria-labelledby="preview-title">
       <h2 id="preview-title">Preview</h2>
+      {note ? <p className="hint">{note}</p> : null}
       <div className="field">
         <label htmlFor="preview-contact">Preview for</label>
         <select id="preview-contact" value={contactId} onChange={(event) => setContactId(event.target.value)}>
@@ -65,8 +78,7 @@ export function PreviewPanel({ values, contacts, defaultTestAddress }: Props) {
       ) : null}
       {preview && preview.unknown.length > 0 ? (
         <p className={styles.warning} role="status" data-testid="unknown-variables">
-          Not known for this contact, rendered empty:{' '}
-          {preview.unknown.map((name) => `{{${name}}}`).join(', ')}
+          {unknownLabel} {preview.unknown.map((name) => `{{${name}}}`).join(', ')}
         </p>
       ) : null}
       <p className={styles.subjectLine}>
@@ -81,15 +93,22 @@ export function PreviewPanel({ values, contacts, defaultTestAddress }: Props) {
         srcDoc={preview?.html ?? ''}
         data-testid="preview-frame"
       />
-      <div className={styles.row}>
-        <div className="field">
-          <label htmlFor="test-to">Send a test to</label>
-          <input id="test-to" type="email" value={to} onChange={(event) => setTo(event.target.value)} />
+      {defaultTestAddress === null ? null : (
+        <div className={styles.row}>
+          <div className="field">
+            <label htmlFor="test-to">Send a test to</label>
+            <input id="test-to" type="email" value={to} onChange={(event) => setTo(event.target.value)} />
+          </div>
+          <button
+            type="button"
+            className="button-secondary"
+            onClick={sendTest}
+            disabled={sending || to === ''}
+          >
+            {sending ? 'Sending…' : 'Send test'}
+          </button>
         </div>
-        <button type="button" className="button-secondary" onClick={sendTest} disabled={sending || to === ''}>
-          {sending ? 'Sending…' : 'Send test'}
-        </button>
-      </div>
+      )}
       {testResult ? (
         <p className={testResult.ok ? 'notice' : 'form-error'} role="status">
           {testResult.message}

@@ -152,3 +152,22 @@ export const suppressionsAddedResponse = z.object({
     .array(suppressionEntryResponse)
     .meta({ description: 'Each address’s entry as it stands afterwards' }),
 })
+
+export const templateResponse = z.object({
+  id,
+  slug: z
+    .string()
+    .meta({ description: 'What `POST /api/v1/messages` names in `template`; fixed once created' }),
+  name: z.string(),
+  subject: z.string(),
+  html: z.string().nullable(),
+  text: z.string().nullable(),
+  version: z.int().min(1).meta({ description: 'Raised by each change of subject, HTML or text' }),
+  createdAt: instant,
+  updatedAt: instant,
+})
+export type TemplateResponse = z.input<typeof templateResponse>
+
+export const templatesResponse = z.object({ items: z.array(templateResponse) })
+
+export const templateDeletedResponse = z.object({ deleted: z.literal(true), id, slug: z.string() })

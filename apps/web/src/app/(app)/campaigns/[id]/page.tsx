@@ -13,7 +13,7 @@ import { requireTenantSession } from '@/server/auth/session'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
-import { cancelCampaignAction } from '../actions'
+import { cancelCampaignAction, duplicateCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
 import { scheduleText } from '../schedule-text'
 import { LiveCampaignProvider, WhileStatus } from './live-campaign'
@@ -140,6 +140,16 @@ export default async function CampaignPage({
           </section>
         </WhileStatus>
       ) : null}
+      <section className="card" aria-labelledby="copy-title">
+        <h2 id="copy-title">Copy it</h2>
+        <form action={duplicateCampaignAction} className={styles.actions}>
+          <input type="hidden" name="campaignId" value={campaign.id} />
+          <p>A new draft with this campaign’s content and audience; you choose when it goes.</p>
+          <button type="submit" className="button-secondary">
+            Duplicate
+          </button>
+        </form>
+      </section>
     </LiveCampaignProvider>
   )
 }

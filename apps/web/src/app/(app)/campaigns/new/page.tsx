@@ -1,8 +1,11 @@
+import { findTemplate } from '@fairlane/db/queries/templates'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { requireTenantSession } from '@/server/auth/session'
 import { loadEditorData } from '@/server/campaigns/editor-data'
-import { emptyValues } from '@/server/campaigns/editor-state'
+import { type EditorValues, emptyValues } from '@/server/campaigns/editor-state'
+import { container } from '@/server/container'
+import { isUuid } from '@/server/http/ids'
 import { CampaignEditor } from '../campaign-editor'
 
 // Per-tenant and per-request: never prerendered at build time (which would build the container).
@@ -10,16 +13,45 @@ export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'New campaign' }
 
-export default async function NewCampaignPage() {
+/**
+ * `?template=<id>` starts from one of the tenant's templates: its name, subject, HTML and text are
+ * copied into the editor. The campaign keeps that copy, so later changes to the template (or its
+ * deletion) do not change a campaign already written.
+ */
+export default async function NewCampaignPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ template?: string }>
+}) {
   const session = await requireTenantSession()
+  const { template: templateId } = await searchParams
+  const template =
+    templateId && isUuid(templateId)
+      ? await findTemplate(container().database.db, { tenantId: session.tenantId, ref: templateId })
+      : null
   const data = await loadEditorData(session.tenantId)
+  const initial: EditorValues = template
+    ? {
+        ...emptyValues(),
+        name: template.name,
+        subject: template.subject,
+        html: template.html ?? '',
+        text: template.text ?? '',
+      }
+    : emptyValues()
   return (
     <>
       <div className="page-header">
         <h1>New campaign</h1>
         <Link href="/campaigns">Back to campaigns</Link>
       </div>
-      <CampaignEditor initial={emptyValues()} defaultTestAddress={session.email} {...data} />
+      {template ? (
+        <p className="notice" role="status" data-testid="from-template">
+          Started from the template “{template.name}” (version {template.version}). The campaign keeps its own
+          copy.
+        </p>
+      ) : null}
+      <CampaignEditor initial={initial} defaultTestAddress={session.email} {...data} />
     </>
   )
 }

@@ -4,8 +4,10 @@ import {
   contactsRequestSchema,
   MAX_CONTACTS_PER_REQUEST,
   MAX_SUPPRESSIONS_PER_REQUEST,
+  newTemplateSchema,
   SUPPRESSION_SCOPES,
   suppressionsQuerySchema,
+  templateChangeSchema,
 } from '@fairlane/core'
 import {
   customMessageRequestSchema,
@@ -31,6 +33,9 @@ import {
   messageResponse,
   suppressionsAddedResponse,
   suppressionsPageResponse,
+  templateDeletedResponse,
+  templateResponse,
+  templatesResponse,
 } from '../responses'
 import { type ErrorStatus, errorResponses } from './error-responses'
 
@@ -38,7 +43,7 @@ import { type ErrorStatus, errorResponses } from './error-responses'
 export type OpenApiDocument = ReturnType<typeof createDocument>
 
 /** The route table's spelling of an operation: `POST /api/v1/campaigns/:id/cancel`. */
-export type RouteKey = `${'GET' | 'POST' | 'PATCH' | 'DELETE'} /api/v1/${string}`
+export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/v1/${string}`
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
 
@@ -48,12 +53,17 @@ interface Operation extends ZodOpenApiOperationObject {
   summary: string
 }
 
-type Tag = 'Messages' | 'Campaigns' | 'Contacts' | 'Suppressions' | 'Reference'
+type Tag = 'Messages' | 'Templates' | 'Campaigns' | 'Contacts' | 'Suppressions' | 'Reference'
 
 const TAGS: oas31.TagObject[] = [
   {
     name: 'Messages',
     description: 'Transactional mail: login codes, password resets, your own templates and content.',
+  },
+  {
+    name: 'Templates',
+    description:
+      'Your own content, sent by slug with `POST /api/v1/messages`; each content change is a new version.',
   },
   {
     name: 'Campaigns',
@@ -76,6 +86,12 @@ const idParam = (what: string) => ({
     }),
   }),
 })
+
+const refParam = {
+  path: z.object({
+    ref: z.string().meta({ description: 'The template’s slug or id', example: 'welcome' }),
+  }),
+}
 
 const json = (schema: z.ZodType, description: string, headers?: oas31.HeadersObject) => ({
   description,
@@ -102,6 +118,8 @@ const request = {
   campaign: campaignRequestSchema.meta({ id: 'CampaignRequest' }),
   contacts: contactsRequestSchema.meta({ id: 'ContactsRequest' }),
   suppressions: addSuppressionsRequestSchema.meta({ id: 'AddSuppressionsRequest' }),
+  newTemplate: newTemplateSchema.meta({ id: 'NewTemplateRequest' }),
+  templateChange: templateChangeSchema.meta({ id: 'TemplateChangeRequest' }),
   otpVariables: otpVariables.meta({ id: 'OtpVariables', unusedIO: 'input' }),
   passwordResetVariables: passwordResetVariables.meta({ id: 'PasswordResetVariables', unusedIO: 'input' }),
 }
@@ -191,6 +209,96 @@ function operations(now: Date): Record<RouteKey, Operation> {
       summary: 'A message’s status',
       requestParams: idParam('message'),
       responses: responses({ '200': json(messageResponse, 'The message') }, [401, 404, 429]),
+    },
+    'GET /api/v1/templates': {
+      operationId: 'listTemplates',
+      tags: ['Templates'],
+      summary: 'List your templates',
+      responses: responses({ '200': json(templatesResponse, 'Every template, by slug') }, [401, 429]),
+    },
+    'POST /api/v1/templates': {
+      operationId: 'createTemplate',
+      tags: ['Templates'],
+      summary: 'Create a template',
+      description:
+        'A slug of lowercase letters, digits and inner hyphens, unique per tenant (409), never `otp` or `password-reset`; `html` and/or `text`, parsed as mustache (a syntax error is a 400 naming the field).',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.newTemplate,
+            examples: {
+              welcome: {
+                summary: 'A welcome mail',
+                value: { slug: 'welcome', subject: 'Welcome, {{name}}', html: '<p>Hello {{name}}!</p>' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '201': json(templateResponse, 'Created at version 1', locationHeader('template')) },
+        [400, 401, 409, 413, 415, 429],
+      ),
+    },
+    'GET /api/v1/templates/:ref': {
+      operationId: 'getTemplate',
+      tags: ['Templates'],
+      summary: 'A template',
+      requestParams: refParam,
+      responses: responses({ '200': json(templateResponse, 'Its current version') }, [401, 404, 429]),
+    },
+    'PATCH /api/v1/templates/:ref': {
+      operationId: 'changeTemplate',
+      tags: ['Templates'],
+      summary: 'Change part of a template',
+      description:
+        'Any of `name`, `subject`, `html`, `text` (`null` removes a part). The slug cannot change.',
+      requestParams: refParam,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.templateChange,
+            examples: {
+              subject: { summary: 'A new subject', value: { subject: 'Welcome aboard, {{name}}' } },
+            },
+          },
+        },
+      },
+      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+    },
+    'PUT /api/v1/templates/:ref': {
+      operationId: 'replaceTemplate',
+      tags: ['Templates'],
+      summary: 'Replace a template',
+      description:
+        'The whole template again, as for create (`slug` optional, and if given the template’s own); parts left out are removed.',
+      requestParams: refParam,
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.newTemplate.partial({ slug: true }),
+            examples: {
+              whole: {
+                summary: 'Text only from now on',
+                value: { subject: 'Welcome', text: 'Hello {{name}}!' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+    },
+    'DELETE /api/v1/templates/:ref': {
+      operationId: 'deleteTemplate',
+      tags: ['Templates'],
+      summary: 'Delete a template',
+      description:
+        'Always allowed: accepted messages keep what they rendered, campaigns copy content. A message naming the slug afterwards is a 400.',
+      requestParams: refParam,
+      responses: responses({ '200': json(templateDeletedResponse, 'Deleted') }, [401, 404, 429]),
     },
     'POST /api/v1/campaigns': {
       operationId: 'scheduleCampaign',
@@ -397,6 +505,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         Campaign: campaignResponse,
         CampaignCancelled: campaignCancelledResponse,
         ContactsUpserted: contactsUpsertedResponse,
+        Template: templateResponse,
         SuppressionsPage: suppressionsPageResponse,
         SuppressionsAdded: suppressionsAddedResponse,
         Error: errorResponse,

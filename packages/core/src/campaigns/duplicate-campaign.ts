@@ -1,0 +1,35 @@
+import { AppError } from '../errors/app-error'
+import type { CampaignStore } from './ports'
+
+const COPY_PREFIX = 'Copy of '
+const MAX_NAME_CHARS = 200
+
+export interface DuplicateCampaignDeps {
+  store: Pick<CampaignStore, 'findCampaignContent' | 'insertCampaign'>
+}
+
+/**
+ * A new draft with another campaign's name (as "Copy of …"), content and audience, in any status
+ * (a sent or cancelled campaign is the usual thing to copy). The schedule is not copied: a copy
+ * sent at the original's time would go out unseen, so the user chooses a time for it.
+ */
+export async function duplicateCampaign(
+  input: { tenantId: string; campaignId: string },
+  deps: DuplicateCampaignDeps,
+): Promise<{ id: string }> {
+  const source = await deps.store.findCampaignContent(input)
+  if (source === null)
+    throw new AppError('not_found', `No campaign with id ${JSON.stringify(input.campaignId)}`)
+  return deps.store.insertCampaign({
+    tenantId: input.tenantId,
+    name: `${COPY_PREFIX}${source.name}`.slice(0, MAX_NAME_CHARS),
+    subject: source.subject,
+    html: source.html,
+    text: source.text,
+    listId: source.listId,
+    status: 'draft',
+    sendAt: null,
+    sendAtLocal: null,
+    timeZone: null,
+  })
+}
