@@ -128,6 +128,25 @@ test('a scheduled campaign is delivered personalised with one-click unsubscribe,
   // The page was loaded while the campaign waited: its actions go with the live status, no reload.
   await expect(page.getByRole('link', { name: 'Edit' })).toHaveCount(0)
   await expect(page.getByRole('link', { name: 'Cancel campaign…' })).toHaveCount(0)
+
+  // The campaign's recipients, filterable; each opens the message's story.
+  const recipients = page.getByRole('table', { name: 'Recipients' }).locator('tbody tr')
+  await expect(recipients).toHaveCount(3)
+  await page.getByLabel('Address contains').fill(readers[0]?.email ?? '')
+  await page.getByLabel('Status', { exact: true }).selectOption('sent')
+  await page.getByRole('button', { name: 'Filter' }).click()
+  await expect(recipients).toHaveCount(1)
+  await recipients.getByRole('link', { name: readers[0]?.email ?? '' }).click()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(readers[0]?.email ?? '')
+  await expect(page.getByTestId('message-status')).toHaveText('sent')
+  await expect(page.getByTestId('message-timeline')).toContainText('Accepted by the receiving server')
+  await expect(page.getByTestId('message-headers')).toContainText('Message-ID')
+  await expect(
+    page.frameLocator('[data-testid="message-html"]').getByText(`Dear ${readers[0]?.name}`),
+  ).toBeVisible()
+  await page.screenshot({ path: 'docs/screenshots/message-detail.png', fullPage: true })
+  await page.getByRole('link', { name: 'Back to the campaign' }).click()
+  await expect(page).toHaveURL(firstUrl)
   await expect(page.getByTestId('count-suppressed')).toHaveText('0')
 
   // Each reader has a copy in their name, with their own unsubscribe link.

@@ -8,6 +8,8 @@ export interface MessageLogFilter {
   tenantId: string
   status?: MessageStatus | undefined
   lane?: Lane | undefined
+  /** One campaign's deliveries (its per-recipient table); without it, API mail only. */
+  campaignId?: string | undefined
   /** Part of the recipient address, matched case-blind. */
   recipient?: string | undefined
   /** The id of the last row of the previous page (keyset paging, newest first). */
@@ -37,14 +39,18 @@ function containsPattern(text: string): string {
 }
 
 /**
- * One page of the tenant's transactional log (API mail, not campaign deliveries), newest first.
+ * One page of the tenant's transactional log (API mail, not campaign deliveries), or of one campaign's
+ * deliveries (`campaignId`), newest first.
  * The cursor is a message id; its (created_at, id) is read in SQL rather than carried through the
  * URL because JavaScript dates drop the microseconds PostgreSQL stores, which would skip or repeat
  * rows at a page boundary. A cursor of another tenant matches nothing, so the page is empty.
  * Returns up to `limit + 1` rows; the caller shows `limit` and knows there is a next page.
  */
 export async function listMessageLog(db: Executor, filter: MessageLogFilter): Promise<MessageLogEntry[]> {
-  const conditions: SQL[] = [eq(messages.tenantId, filter.tenantId), isNull(messages.campaignId)]
+  const conditions: SQL[] = [
+    eq(messages.tenantId, filter.tenantId),
+    filter.campaignId ? eq(messages.campaignId, filter.campaignId) : isNull(messages.campaignId),
+  ]
   if (filter.status) conditions.push(eq(messages.status, filter.status))
   if (filter.lane) conditions.push(eq(messages.lane, filter.lane))
   if (filter.recipient) conditions.push(ilike(messages.toAddress, containsPattern(filter.recipient)))

@@ -2,7 +2,7 @@ import type { Lane, MessageStatus } from '@fairlane/core'
 import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { messages } from '../schema'
+import { campaigns, messages } from '../schema'
 
 export interface MessageSummary {
   id: string
@@ -34,6 +34,52 @@ export async function findMessage(
       bodyRemovedAt: messages.bodyRemovedAt,
     })
     .from(messages)
+    .where(and(eq(messages.tenantId, query.tenantId), eq(messages.id, query.messageId)))
+  return row ?? null
+}
+
+export interface MessageDetail extends MessageSummary {
+  toAddress: string
+  subject: string | null
+  template: string | null
+  templateVersion: number | null
+  campaignId: string | null
+  campaignName: string | null
+  queuedAt: Date | null
+  failedAt: Date | null
+  /** The rendered content while it is kept; null once the retention cleared it (or a part was never there). */
+  html: string | null
+  text: string | null
+}
+
+/** Everything the tenant's message page shows; another tenant's id reads as absent. Never the raw SMTP reply. */
+export async function findMessageDetail(
+  db: Executor,
+  query: { tenantId: string; messageId: string },
+): Promise<MessageDetail | null> {
+  const [row] = await db
+    .select({
+      id: messages.id,
+      status: messages.status,
+      lane: messages.lane,
+      attempts: messages.attempts,
+      lastErrorCode: messages.lastErrorCode,
+      createdAt: messages.createdAt,
+      sentAt: messages.sentAt,
+      bodyRemovedAt: messages.bodyRemovedAt,
+      toAddress: messages.toAddress,
+      subject: messages.subject,
+      template: messages.template,
+      templateVersion: messages.templateVersion,
+      campaignId: messages.campaignId,
+      campaignName: campaigns.name,
+      queuedAt: messages.queuedAt,
+      failedAt: messages.failedAt,
+      html: messages.html,
+      text: messages.text,
+    })
+    .from(messages)
+    .leftJoin(campaigns, eq(campaigns.id, messages.campaignId))
     .where(and(eq(messages.tenantId, query.tenantId), eq(messages.id, query.messageId)))
   return row ?? null
 }

@@ -5,6 +5,7 @@ import { campaigns, messages, type NewMessage } from '../schema'
 import { createApiKey, findApiKey, listApiKeys, revokeApiKey } from './api-keys'
 import { countBacklog, countSentSince, listRecentCampaigns, listRecentMessages } from './dashboard'
 import { listMessageLog } from './messages-log'
+import { findMessageDetail } from './messages-read'
 import { createTenant } from './tenants'
 
 /** The accounts pages' queries (dashboard, messages log, API keys) never show one tenant another's rows. */
@@ -120,6 +121,66 @@ describe('messages log', () => {
 
     const [theirs] = await listMessageLog(db, { tenantId: globex, limit: 1 })
     expect(await listMessageLog(db, { tenantId: acme, limit: 7, after: theirs?.id })).toEqual([])
+  })
+})
+
+describe('message story', () => {
+  it('lists one campaign’s recipients only, and shows a message’s detail to its own tenant only', async () => {
+    const { db } = database
+    const [campaign] = await db
+      .insert(campaigns)
+      .values({ tenantId: acme, name: 'Story', subject: 'Hi', html: '<p>Hi</p>', status: 'sent' })
+      .returning({ id: campaigns.id })
+    if (!campaign) throw new Error('no campaign')
+    const [sent, failed] = await db
+      .insert(messages)
+      .values([
+        message(acme, {
+          campaignId: campaign.id,
+          lane: 'bulk',
+          status: 'sent',
+          toAddress: 'r1@story.test',
+          html: '<p>Hi r1</p>',
+          text: 'Hi r1',
+        }),
+        message(acme, {
+          campaignId: campaign.id,
+          lane: 'bulk',
+          status: 'failed',
+          toAddress: 'r2@story.test',
+          lastErrorCode: 'recipient_unknown',
+          lastError: '550 5.1.1 relay-7.internal says no',
+        }),
+      ])
+      .returning({ id: messages.id })
+    const all = await listMessageLog(db, { tenantId: acme, campaignId: campaign.id, limit: 50 })
+    expect(all.map((row) => row.toAddress).sort()).toEqual(['r1@story.test', 'r2@story.test'])
+    const onlyFailed = await listMessageLog(db, {
+      tenantId: acme,
+      campaignId: campaign.id,
+      status: 'failed',
+      limit: 50,
+    })
+    expect(onlyFailed.map((row) => row.toAddress)).toEqual(['r2@story.test'])
+    // The API log leaves campaign mail out, and another tenant sees none of it.
+    expect(
+      (await listMessageLog(db, { tenantId: acme, limit: 50 })).some((row) =>
+        row.toAddress.endsWith('@story.test'),
+      ),
+    ).toBe(false)
+    expect(await listMessageLog(db, { tenantId: globex, campaignId: campaign.id, limit: 50 })).toEqual([])
+
+    const detail = await findMessageDetail(db, { tenantId: acme, messageId: sent?.id ?? '' })
+    expect(detail).toMatchObject({
+      toAddress: 'r1@story.test',
+      campaignName: 'Story',
+      html: '<p>Hi r1</p>',
+      text: 'Hi r1',
+    })
+    const failure = await findMessageDetail(db, { tenantId: acme, messageId: failed?.id ?? '' })
+    expect(failure).toMatchObject({ lastErrorCode: 'recipient_unknown' })
+    expect(JSON.stringify(failure)).not.toContain('relay-7.internal')
+    expect(await findMessageDetail(db, { tenantId: globex, messageId: sent?.id ?? '' })).toBeNull()
   })
 })
 

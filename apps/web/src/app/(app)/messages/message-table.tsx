@@ -1,5 +1,6 @@
 import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
 import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
+import Link from 'next/link'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 
@@ -10,13 +11,16 @@ import { StatusBadge } from '@/components/status-badge'
 export function MessageTable({
   messages,
   bodyRetentionDays,
+  label = 'Messages',
 }: {
   messages: MessageLogEntry[]
   bodyRetentionDays: (lane: MessageLogEntry['lane']) => number
+  /** The table's accessible name. */
+  label?: string
 }) {
   return (
     <div className="table-wrap">
-      <table className="table">
+      <table className="table" aria-label={label}>
         <thead>
           <tr>
             <th scope="col">Recipient</th>
@@ -32,7 +36,9 @@ export function MessageTable({
         <tbody>
           {messages.map((message) => (
             <tr key={message.id}>
-              <td>{message.toAddress}</td>
+              <td>
+                <Link href={`/messages/${message.id}`}>{message.toAddress}</Link>
+              </td>
               <td>
                 {message.template ?? <span className="muted">custom: {message.subject}</span>}
                 {message.bodyRemovedAt ? (

@@ -3,9 +3,12 @@ import {
   EDITABLE_CAMPAIGN_STATUSES,
   isCancellableCampaign,
   isEditableCampaign,
+  MESSAGE_STATUSES,
+  type MessageStatus,
 } from '@fairlane/core'
 import { countAudience } from '@fairlane/db/queries/audience'
 import { findCampaign } from '@fairlane/db/queries/campaigns'
+import { listMessageLog } from '@fairlane/db/queries/messages-log'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
@@ -13,6 +16,7 @@ import { requireTenantSession } from '@/server/auth/session'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
+import { MessageTable } from '../../messages/message-table'
 import { cancelCampaignAction, duplicateCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
 import { scheduleText } from '../schedule-text'
@@ -24,7 +28,18 @@ export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Campaign' }
 
-type Search = { notice?: string; confirm?: string; held?: string; went?: string }
+type Search = {
+  notice?: string
+  confirm?: string
+  held?: string
+  went?: string
+  /** The recipients table: part of an address, a status, and the keyset cursor. */
+  q?: string
+  status?: string
+  after?: string
+}
+
+const RECIPIENTS_PAGE = 50
 
 const NOTICES: Record<string, string> = {
   'not-cancellable': 'This campaign has already been sent; there was nothing left to cancel.',
@@ -55,10 +70,34 @@ export default async function CampaignPage({
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
   const campaign = isUuid(id) ? await findCampaign(db, { tenantId: session.tenantId, campaignId: id }) : null
   if (!campaign) notFound()
-  const [progress, audience] = await Promise.all([
+  const recipientQuery = typeof search.q === 'string' ? search.q.trim().slice(0, 200) : ''
+  const recipientStatus =
+    typeof search.status === 'string' && (MESSAGE_STATUSES as readonly string[]).includes(search.status)
+      ? (search.status as MessageStatus)
+      : undefined
+  const [progress, audience, recipientRows] = await Promise.all([
     loadCampaignProgress(db, { tenantId: session.tenantId, campaign, now: new Date() }),
     countAudience(db, { tenantId: session.tenantId, listId: campaign.listId }),
+    listMessageLog(db, {
+      tenantId: session.tenantId,
+      campaignId: campaign.id,
+      status: recipientStatus,
+      recipient: recipientQuery || undefined,
+      after: typeof search.after === 'string' && isUuid(search.after) ? search.after : undefined,
+      limit: RECIPIENTS_PAGE,
+    }),
   ])
+  const recipients = recipientRows.slice(0, RECIPIENTS_PAGE)
+  const lastRecipient = recipients.at(-1)
+  const recipientsHref = (after?: string) => {
+    const query = new URLSearchParams()
+    if (recipientQuery) query.set('q', recipientQuery)
+    if (recipientStatus) query.set('status', recipientStatus)
+    if (after) query.set('after', after)
+    const text = query.toString()
+    return `/campaigns/${campaign.id}${text ? `?${text}` : ''}#recipients-title`
+  }
+  const { config } = container()
   const when = scheduleText(campaign)
   const editable = isEditableCampaign(campaign.status)
   const cancellable = isCancellableCampaign(campaign.status)
@@ -149,6 +188,55 @@ export default async function CampaignPage({
             Duplicate
           </button>
         </form>
+      </section>
+      <section className="card" aria-labelledby="recipients-title">
+        <h2 id="recipients-title">Recipients</h2>
+        <search>
+          <form method="get" action={`/campaigns/${campaign.id}`} className="form-inline">
+            <div className="field">
+              <label htmlFor="recipient-search">Address contains</label>
+              <input
+                id="recipient-search"
+                name="q"
+                type="search"
+                defaultValue={recipientQuery}
+                maxLength={200}
+              />
+            </div>
+            <div className="field">
+              <label htmlFor="recipient-status">Status</label>
+              <select id="recipient-status" name="status" defaultValue={recipientStatus ?? ''}>
+                <option value="">Any</option>
+                {MESSAGE_STATUSES.map((status) => (
+                  <option key={status} value={status}>
+                    {status}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button type="submit" className="button-secondary">
+              Filter
+            </button>
+          </form>
+        </search>
+        {recipients.length === 0 ? (
+          <p className="muted">
+            {recipientQuery || recipientStatus
+              ? 'No recipient matches this filter.'
+              : 'No messages yet: they are created when the campaign is dispatched.'}
+          </p>
+        ) : (
+          <MessageTable
+            label="Recipients"
+            messages={recipients}
+            bodyRetentionDays={() => config.MESSAGE_BODY_RETENTION_DAYS}
+          />
+        )}
+        {recipientRows.length > RECIPIENTS_PAGE && lastRecipient ? (
+          <p>
+            <Link href={recipientsHref(lastRecipient.id)}>Next recipients</Link>
+          </p>
+        ) : null}
       </section>
     </LiveCampaignProvider>
   )

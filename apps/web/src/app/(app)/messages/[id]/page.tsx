@@ -1,0 +1,147 @@
+import { mailDomain } from '@fairlane/config'
+import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
+import { findMessageDetail } from '@fairlane/db/queries/messages-read'
+import { messageIdFor } from '@fairlane/mail/message-id'
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { notFound } from 'next/navigation'
+import { DateTime } from '@/components/date-time'
+import { StatusBadge } from '@/components/status-badge'
+import { requireTenantSession } from '@/server/auth/session'
+import { container } from '@/server/container'
+import { isUuid } from '@/server/http/ids'
+
+export const metadata: Metadata = { title: 'Message' }
+
+/**
+ * One message's story: where it stands, what happened to it and when, the headers it went out with,
+ * and its content while the retention keeps it. The raw SMTP reply is not shown (it can name relay
+ * hosts): the classified reason is, as the API gives it.
+ */
+export default async function MessagePage({ params }: { params: Promise<{ id: string }> }) {
+  const session = await requireTenantSession()
+  const { id } = await params
+  const { database, config } = container()
+  // Another tenant's id reads as missing: a 404, never a hint that it exists.
+  const message = isUuid(id)
+    ? await findMessageDetail(database.db, { tenantId: session.tenantId, messageId: id })
+    : null
+  if (!message) notFound()
+  const retentionDays =
+    message.lane === 'critical'
+      ? config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL
+      : config.MESSAGE_BODY_RETENTION_DAYS
+  const back = message.campaignId ? `/campaigns/${message.campaignId}` : '/messages'
+  const steps: { label: string; at: Date | null }[] = [
+    { label: 'Accepted', at: message.createdAt },
+    { label: 'Queued for delivery', at: message.queuedAt },
+    { label: 'Accepted by the receiving server', at: message.sentAt },
+    { label: 'Failed', at: message.failedAt },
+    { label: 'Body removed (retention)', at: message.bodyRemovedAt },
+  ]
+  return (
+    <>
+      <div className="page-header">
+        <h1>{message.toAddress}</h1>
+        <Link href={back}>{message.campaignId ? 'Back to the campaign' : 'All messages'}</Link>
+      </div>
+      <section className="card" aria-labelledby="status-title">
+        <h2 id="status-title">Status</h2>
+        <dl className="details">
+          <dt>Status</dt>
+          <dd data-testid="message-status">
+            <StatusBadge status={message.status} />
+          </dd>
+          <dt>Lane</dt>
+          <dd>{message.lane}</dd>
+          <dt>Attempts</dt>
+          <dd>{message.attempts}</dd>
+          <dt>Last error</dt>
+          <dd data-testid="message-error">
+            {message.lastErrorCode ? (
+              <>
+                {DELIVERY_ERROR_REASONS[message.lastErrorCode]}{' '}
+                <code className="muted">{message.lastErrorCode}</code>
+              </>
+            ) : (
+              <span className="muted">none</span>
+            )}
+          </dd>
+          <dt>Sent as</dt>
+          <dd>
+            {message.campaignId ? (
+              <>
+                campaign{' '}
+                <Link href={`/campaigns/${message.campaignId}`}>{message.campaignName ?? 'campaign'}</Link>
+              </>
+            ) : message.template ? (
+              <>
+                template <code>{message.template}</code>
+                {message.templateVersion !== null ? ` (version ${message.templateVersion})` : ''}
+              </>
+            ) : (
+              'your own content'
+            )}
+          </dd>
+        </dl>
+      </section>
+      <section className="card" aria-labelledby="story-title">
+        <h2 id="story-title">What happened</h2>
+        <ol className="timeline" data-testid="message-timeline">
+          {steps
+            .filter((step) => step.at !== null)
+            .map((step) => (
+              <li key={step.label}>
+                <DateTime value={step.at} /> — {step.label}
+              </li>
+            ))}
+        </ol>
+      </section>
+      <section className="card" aria-labelledby="headers-title">
+        <h2 id="headers-title">Headers</h2>
+        <dl className="details" data-testid="message-headers">
+          <dt>From</dt>
+          <dd>{config.MAIL_FROM}</dd>
+          <dt>To</dt>
+          <dd>{message.toAddress}</dd>
+          <dt>Subject</dt>
+          <dd>{message.subject ?? <span className="muted">—</span>}</dd>
+          <dt>Message-ID</dt>
+          <dd>
+            <code>{messageIdFor(message.id, mailDomain(config))}</code>
+          </dd>
+        </dl>
+      </section>
+      <section className="card" aria-labelledby="content-title">
+        <h2 id="content-title">Content</h2>
+        {message.bodyRemovedAt ? (
+          <p className="muted" data-testid="body-removed">
+            Body removed after {retentionDays} days: the retention keeps the content of{' '}
+            {message.lane === 'critical' ? 'login codes and resets' : 'this kind of mail'} that long.
+          </p>
+        ) : (
+          <>
+            {message.html ? (
+              <iframe
+                title="Message content"
+                className="message-frame"
+                // No allow-scripts: nothing in the mail's HTML runs in the app.
+                sandbox="allow-same-origin"
+                srcDoc={message.html}
+                data-testid="message-html"
+              />
+            ) : null}
+            {message.text ? (
+              <details open={!message.html}>
+                <summary>Text part</summary>
+                <pre className="code-block" data-testid="message-text">
+                  {message.text}
+                </pre>
+              </details>
+            ) : null}
+          </>
+        )}
+      </section>
+    </>
+  )
+}
