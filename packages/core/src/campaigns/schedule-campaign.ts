@@ -65,6 +65,9 @@ export async function scheduleCampaign(
   }
   if (syntax.length > 0) throw validationFailed(syntax)
 
+  if (draft.segmentId !== null && draft.listId !== null) {
+    throw validationFailed([{ path: 'segmentId', message: 'cannot be combined with listId' }])
+  }
   const when = resolveSchedule(draft.schedule, deps.clock.now())
   if (draft.listId !== null && !(await deps.store.listExists({ tenantId, listId: draft.listId }))) {
     throw new AppError('not_found', `No list with id ${JSON.stringify(draft.listId)}`, {
@@ -75,9 +78,6 @@ export async function scheduleCampaign(
     new AppError('not_found', `No segment with id ${JSON.stringify(draft.segmentId)}`, {
       details: [{ path: 'segmentId', message: 'is not one of your segments' }],
     })
-  if (draft.segmentId !== null && draft.listId !== null) {
-    throw validationFailed([{ path: 'segmentId', message: 'cannot be combined with listId' }])
-  }
   if (
     draft.segmentId !== null &&
     !(await deps.store.segmentExists({ tenantId, segmentId: draft.segmentId }))
