@@ -1,4 +1,10 @@
-import { parseSegmentFilter, type SegmentFilter, type SegmentStore, type SegmentView } from '@fairlane/core'
+import {
+  type CampaignUsingSegment,
+  parseSegmentFilter,
+  type SegmentFilter,
+  type SegmentStore,
+  type SegmentView,
+} from '@fairlane/core'
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { campaigns, segments } from '../schema'
@@ -57,6 +63,24 @@ export async function segmentExists(
   return rows.length > 0
 }
 
+/** Campaigns not yet sent that resolve the segment at their send time (they block its deletion). */
+export async function campaignsUsingSegment(
+  db: Executor,
+  input: { tenantId: string; segmentId: string },
+): Promise<CampaignUsingSegment[]> {
+  return db
+    .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
+    .from(campaigns)
+    .where(
+      and(
+        eq(campaigns.tenantId, input.tenantId),
+        eq(campaigns.segmentId, input.segmentId),
+        inArray(campaigns.status, [...RESOLVING_STATUSES]),
+      ),
+    )
+    .orderBy(asc(campaigns.name))
+}
+
 /** The SegmentStore port of `@fairlane/core`'s segment use cases, on this database. */
 export function createSegmentStore(db: Executor): SegmentStore {
   return {
@@ -89,17 +113,7 @@ export function createSegmentStore(db: Executor): SegmentStore {
         // check below sees every campaign scheduled to it before, and none can be scheduled after.
         const [segment] = await tx.select({ id: segments.id }).from(segments).where(live(input)).for('update')
         if (!segment) return { kind: 'not_found' as const }
-        const using = await tx
-          .select({ id: campaigns.id, name: campaigns.name, status: campaigns.status })
-          .from(campaigns)
-          .where(
-            and(
-              eq(campaigns.tenantId, input.tenantId),
-              eq(campaigns.segmentId, input.segmentId),
-              inArray(campaigns.status, [...RESOLVING_STATUSES]),
-            ),
-          )
-          .orderBy(asc(campaigns.name))
+        const using = await campaignsUsingSegment(tx, input)
         if (using.length > 0) return { kind: 'in_use' as const, campaigns: using }
         await tx.update(segments).set({ deletedAt: sql`now()`, updatedAt: sql`now()` }).where(live(input))
         return { kind: 'deleted' as const }
