@@ -154,8 +154,7 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
           <div className="field">
             <label htmlFor="matching-list">
               Add every contact matching{' '}
-              {[query ? `“${query}”` : '', filter ? `the filter` : ''].filter(Boolean).join(' and ')} (
-              {(matchingCount ?? 0).toLocaleString('en')}) to
+              {[query ? `“${query}”` : '', filter ? 'the filter' : ''].filter(Boolean).join(' and ')} to
             </label>
             <select id="matching-list" name="listId" defaultValue="">
               <option value="" disabled>
