@@ -36,6 +36,8 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Segments (the attribute filter, saved as an audience) are exported from the root like campaigns.
+export * from './segments'
 // Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
 export * from './suppressions'
 // Templates are exported from the root: the package's export map is fixed for now.

@@ -21,6 +21,7 @@ import { postCampaign } from './api/v1/post-campaign'
 import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
+import { getSegmentById, getSegments, patchSegment, postSegment, removeSegment } from './api/v1/segments'
 import { deleteSuppression, getSuppressions, postSuppressions } from './api/v1/suppressions'
 import {
   changeTemplate,
@@ -107,6 +108,17 @@ export const API_ROUTES = {
   ),
   deleteTemplate: route('DELETE', '/api/v1/templates/:ref', (request, { ref }, deps) =>
     deleteTemplateByRef(request, ref, deps.api),
+  ),
+  listSegments: route('GET', '/api/v1/segments', (request, _, deps) => getSegments(request, deps.api)),
+  createSegment: route('POST', '/api/v1/segments', (request, _, deps) => postSegment(request, deps.api)),
+  getSegment: route('GET', '/api/v1/segments/:id', (request, { id }, deps) =>
+    getSegmentById(request, id, deps.api),
+  ),
+  renameSegment: route('PATCH', '/api/v1/segments/:id', (request, { id }, deps) =>
+    patchSegment(request, id, deps.api),
+  ),
+  deleteSegment: route('DELETE', '/api/v1/segments/:id', (request, { id }, deps) =>
+    removeSegment(request, id, deps.api),
   ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

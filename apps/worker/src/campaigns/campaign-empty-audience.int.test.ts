@@ -37,6 +37,7 @@ async function scheduleToList(tenantId: string, listId: string, inMs: number | '
         html: '<p>Hello {{name}}</p>',
         text: null,
         listId,
+        segmentId: null,
         schedule: inMs === 'now' ? { kind: 'now' } : { kind: 'instant', sendAt: new Date(Date.now() + inMs) },
       },
     },

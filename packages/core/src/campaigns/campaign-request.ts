@@ -48,6 +48,8 @@ export interface CampaignDraft {
   html: string
   text: string | null
   listId: string | null
+  /** A saved segment as the audience; at most one of `listId` and `segmentId` is set. */
+  segmentId: string | null
   schedule: CampaignSchedule
 }
 
@@ -74,7 +76,11 @@ export const campaignRequestSchema = z.strictObject({
   listId: z
     .uuid('expected the id of one of your lists')
     .optional()
-    .describe('One of your lists; without it, all subscribed contacts'),
+    .describe('One of your lists; without it (and without segmentId), all subscribed contacts'),
+  segmentId: z
+    .uuid('expected the id of one of your segments')
+    .optional()
+    .describe('One of your segments (resolved at send time); not together with listId'),
   sendAt: z
     .union([instant, localSendAt], {
       error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
@@ -87,12 +93,21 @@ export function parseCampaignRequest(body: unknown): CampaignDraft {
   const parsed = campaignRequestSchema.safeParse(body)
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
   const { sendAt, ...rest } = parsed.data
+  if (rest.listId !== undefined && rest.segmentId !== undefined) {
+    throw validationFailed([
+      {
+        path: 'segmentId',
+        message: 'cannot be combined with listId: the audience is one list or one segment',
+      },
+    ])
+  }
   return {
     name: rest.name,
     subject: rest.subject,
     html: rest.html,
     text: rest.text === undefined || rest.text.trim() === '' ? null : rest.text,
     listId: rest.listId ?? null,
+    segmentId: rest.segmentId ?? null,
     schedule: sendAt instanceof Date ? { kind: 'instant', sendAt } : { kind: 'local', ...sendAt },
   }
 }

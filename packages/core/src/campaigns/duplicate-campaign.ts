@@ -20,16 +20,24 @@ export async function duplicateCampaign(
   const source = await deps.store.findCampaignContent(input)
   if (source === null)
     throw new AppError('not_found', `No campaign with id ${JSON.stringify(input.campaignId)}`)
-  return deps.store.insertCampaign({
+  const inserted = await deps.store.insertCampaign({
     tenantId: input.tenantId,
     name: `${COPY_PREFIX}${source.name}`.slice(0, MAX_NAME_CHARS),
     subject: source.subject,
     html: source.html,
     text: source.text,
     listId: source.listId,
+    segmentId: source.segmentId,
     status: 'draft',
     sendAt: null,
     sendAtLocal: null,
     timeZone: null,
   })
+  // A draft needs no live segment; but its segment was deleted meanwhile, so the copy could never be sent.
+  if (inserted === 'segment_gone')
+    throw new AppError(
+      'conflict',
+      'The campaign’s segment was deleted: choose another audience in a new campaign',
+    )
+  return inserted
 }

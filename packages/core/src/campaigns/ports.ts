@@ -2,7 +2,7 @@ import type { CampaignStatus } from '../domain/statuses'
 
 /** What the campaign use cases need from PostgreSQL (`@fairlane/db/queries/campaigns`). */
 export interface AudienceCounts {
-  /** Subscribed contacts (of the list, or all) whose address is not suppressed. */
+  /** Subscribed contacts (of the list or segment, or all) whose address is not suppressed. */
   recipients: number
   unsubscribed: number
   suppressed: number
@@ -14,6 +14,7 @@ export interface CampaignFields {
   html: string
   text: string | null
   listId: string | null
+  segmentId: string | null
   status: 'draft' | 'scheduled'
   sendAt: Date | null
   sendAtLocal: string | null
@@ -22,16 +23,25 @@ export interface CampaignFields {
 
 export interface CampaignStore {
   listExists(query: { tenantId: string; listId: string }): Promise<boolean>
-  countAudience(query: { tenantId: string; listId: string | null }): Promise<AudienceCounts>
-  insertCampaign(input: CampaignFields & { tenantId: string }): Promise<{ id: string }>
+  /** Whether the segment exists (and is not deleted) for this tenant. */
+  segmentExists(query: { tenantId: string; segmentId: string }): Promise<boolean>
+  countAudience(query: {
+    tenantId: string
+    listId: string | null
+    segmentId: string | null
+  }): Promise<AudienceCounts>
+  /** `segment_gone`: the segment was deleted between the check and the write (the write holds its row). */
+  insertCampaign(input: CampaignFields & { tenantId: string }): Promise<{ id: string } | 'segment_gone'>
   /** Only while the campaign is a draft or scheduled; false when it is not (or not this tenant's). */
-  updateEditableCampaign(input: CampaignFields & { tenantId: string; campaignId: string }): Promise<boolean>
+  updateEditableCampaign(
+    input: CampaignFields & { tenantId: string; campaignId: string },
+  ): Promise<boolean | 'segment_gone'>
   findCampaignStatus(query: { tenantId: string; campaignId: string }): Promise<CampaignStatus | null>
   /** What a copy of the campaign takes; null when it is not this tenant's. */
   findCampaignContent(query: {
     tenantId: string
     campaignId: string
-  }): Promise<Pick<CampaignFields, 'name' | 'subject' | 'html' | 'text' | 'listId'> | null>
+  }): Promise<Pick<CampaignFields, 'name' | 'subject' | 'html' | 'text' | 'listId' | 'segmentId'> | null>
   /**
    * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,
    * changing nothing, when it moved on meanwhile), then its messages still `pending` or `queued`

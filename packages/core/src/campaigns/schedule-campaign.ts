@@ -65,22 +65,42 @@ export async function scheduleCampaign(
   }
   if (syntax.length > 0) throw validationFailed(syntax)
 
+  if (draft.segmentId !== null && draft.listId !== null) {
+    throw validationFailed([{ path: 'segmentId', message: 'cannot be combined with listId' }])
+  }
   const when = resolveSchedule(draft.schedule, deps.clock.now())
   if (draft.listId !== null && !(await deps.store.listExists({ tenantId, listId: draft.listId }))) {
     throw new AppError('not_found', `No list with id ${JSON.stringify(draft.listId)}`, {
       details: [{ path: 'listId', message: 'is not one of your lists' }],
     })
   }
+  const noSegment = () =>
+    new AppError('not_found', `No segment with id ${JSON.stringify(draft.segmentId)}`, {
+      details: [{ path: 'segmentId', message: 'is not one of your segments' }],
+    })
+  if (
+    draft.segmentId !== null &&
+    !(await deps.store.segmentExists({ tenantId, segmentId: draft.segmentId }))
+  ) {
+    throw noSegment()
+  }
   let audience: AudienceCounts | null = null
   const warnings: CampaignWarning[] = []
   if (when.status === 'scheduled') {
-    audience = await deps.store.countAudience({ tenantId, listId: draft.listId })
+    audience = await deps.store.countAudience({ tenantId, listId: draft.listId, segmentId: draft.segmentId })
     if (audience.recipients === 0) {
       const excluded = `${audience.unsubscribed} unsubscribed and ${audience.suppressed} suppressed contacts are left out`
-      const why = `${draft.listId === null ? 'you have no subscribed contacts' : 'the list has no subscribed contacts'} (${excluded})`
+      const source =
+        draft.listId !== null
+          ? 'the list has no subscribed contacts'
+          : draft.segmentId !== null
+            ? 'no subscribed contact matches the segment'
+            : 'you have no subscribed contacts'
+      const why = `${source} (${excluded})`
       if (draft.schedule.kind === 'now') {
+        const path = draft.listId !== null ? 'listId' : draft.segmentId !== null ? 'segmentId' : 'audience'
         throw new AppError('unprocessable', `The audience is empty: ${why}`, {
-          details: [{ path: draft.listId === null ? 'audience' : 'listId', message: 'has no recipients' }],
+          details: [{ path, message: 'has no recipients' }],
         })
       }
       warnings.push({
@@ -96,21 +116,22 @@ export async function scheduleCampaign(
     html: draft.html,
     text: draft.text,
     listId: draft.listId,
+    segmentId: draft.segmentId,
     ...when,
   }
   if (input.campaignId === undefined) {
-    const { id } = await deps.store.insertCampaign({ tenantId, ...fields })
-    return { id, ...when, audience, warnings }
+    const inserted = await deps.store.insertCampaign({ tenantId, ...fields })
+    if (inserted === 'segment_gone') throw noSegment()
+    return { id: inserted.id, ...when, audience, warnings }
   }
   const campaignId = input.campaignId
   const status = await deps.store.findCampaignStatus({ tenantId, campaignId })
   if (status === null) throw new AppError('not_found', `No campaign with id ${JSON.stringify(campaignId)}`)
-  if (
-    !isEditableCampaign(status) ||
-    !(await deps.store.updateEditableCampaign({ tenantId, campaignId, ...fields }))
-  ) {
-    throw new AppError('conflict', `This campaign is ${status} and can no longer be edited`)
-  }
+  const updated = isEditableCampaign(status)
+    ? await deps.store.updateEditableCampaign({ tenantId, campaignId, ...fields })
+    : false
+  if (updated === 'segment_gone') throw noSegment()
+  if (!updated) throw new AppError('conflict', `This campaign is ${status} and can no longer be edited`)
   return { id: campaignId, ...when, audience, warnings }
 }
 

@@ -1,17 +1,34 @@
-import type { AudienceCounts } from '@fairlane/core'
+import type { AudienceCounts, SegmentFilter } from '@fairlane/core'
 import { and, asc, eq, gt, isNull, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { contacts, listMembers, lists, suppressions } from '../schema'
+import { segmentFilterSql } from './segment-filter-sql'
+import { findSegmentFilter } from './segments'
 
 /**
  * A campaign's audience: the tenant's subscribed contacts (`unsubscribed_at is null`), or those of
- * one list, minus the addresses the tenant has suppressed. Dispatch walks it by contact id (keyset),
+ * one list, or those a segment's filter matches now, minus the addresses the tenant has suppressed. Dispatch walks it by contact id (keyset),
  * so a crash resumes after the last contact turned into a message.
  */
 export interface AudienceQuery {
   tenantId: string
   /** Null: every subscribed contact of the tenant. */
   listId: string | null
+  /** A saved segment instead of a list (at most one of the two). */
+  segmentId?: string | null | undefined
+  /** An unsaved filter (the contacts page), AND-ed with the rest. */
+  filter?: SegmentFilter | undefined
+}
+
+/** The contacts-side condition of a segment or filter; `false` for another tenant's segment id. */
+async function matching(db: Executor, query: AudienceQuery): Promise<SQL | undefined> {
+  const parts: SQL[] = []
+  if (query.segmentId) {
+    const filter = await findSegmentFilter(db, { tenantId: query.tenantId, segmentId: query.segmentId })
+    parts.push(filter === null ? sql`false` : segmentFilterSql(filter))
+  }
+  if (query.filter) parts.push(segmentFilterSql(query.filter))
+  return and(...parts)
 }
 
 export interface AudienceContact {
@@ -22,7 +39,7 @@ export interface AudienceContact {
 }
 
 /** Contacts of the audience's source (all, or the list's members), before exclusions. */
-function source(db: Executor, query: AudienceQuery) {
+function source(db: Executor, query: AudienceQuery, filter: SQL | undefined) {
   const base = db
     .select({
       id: contacts.id,
@@ -37,7 +54,8 @@ function source(db: Executor, query: AudienceQuery) {
       suppressions,
       and(eq(suppressions.tenantId, contacts.tenantId), eq(suppressions.email, contacts.email)),
     )
-  if (query.listId === null) return { base, where: eq(contacts.tenantId, query.tenantId) }
+  const where = and(eq(contacts.tenantId, query.tenantId), filter) as SQL
+  if (query.listId === null) return { base, where }
   return {
     base: base.innerJoin(
       listMembers,
@@ -47,7 +65,7 @@ function source(db: Executor, query: AudienceQuery) {
         eq(listMembers.tenantId, query.tenantId),
       ),
     ),
-    where: eq(contacts.tenantId, query.tenantId),
+    where,
   }
 }
 
@@ -56,6 +74,7 @@ const included = and(isNull(contacts.unsubscribedAt), isNull(suppressions.email)
 /** Recipients, and what is left out: unsubscribed first, then suppressed among the subscribed. */
 export async function countAudience(db: Executor, query: AudienceQuery): Promise<AudienceCounts> {
   const members = query.listId === null ? undefined : query.listId
+  const filter = await matching(db, query)
   const [row] = await db
     .select({
       recipients: sql<number>`count(*) filter (where ${included})::int`,
@@ -73,6 +92,7 @@ export async function countAudience(db: Executor, query: AudienceQuery): Promise
         members === undefined
           ? undefined
           : sql`exists (select 1 from ${listMembers} where ${listMembers.contactId} = ${contacts.id} and ${listMembers.listId} = ${members} and ${listMembers.tenantId} = ${query.tenantId})`,
+        filter,
       ),
     )
   return row ?? { recipients: 0, unsubscribed: 0, suppressed: 0 }
@@ -83,7 +103,7 @@ export async function audiencePage(
   db: Executor,
   query: AudienceQuery & { afterContactId: string | null; limit: number },
 ): Promise<AudienceContact[]> {
-  const { base, where } = source(db, query)
+  const { base, where } = source(db, query, await matching(db, query))
   const rows = await base
     .where(
       and(where, included, query.afterContactId === null ? undefined : gt(contacts.id, query.afterContactId)),

@@ -9,8 +9,9 @@ import {
 } from '@fairlane/core'
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { campaigns, lists, messages } from '../schema'
+import { campaigns, lists, messages, segments } from '../schema'
 import { audienceListExists, countAudience } from './audience'
+import { segmentExists } from './segments'
 
 export interface CampaignView {
   id: string
@@ -20,6 +21,9 @@ export interface CampaignView {
   text: string | null
   listId: string | null
   listName: string | null
+  segmentId: string | null
+  /** The segment's name, also when it was deleted after the campaign was sent. */
+  segmentName: string | null
   status: CampaignStatus
   sendAt: Date | null
   sendAtLocal: string | null
@@ -49,6 +53,8 @@ const columns = {
   text: campaigns.text,
   listId: campaigns.listId,
   listName: lists.name,
+  segmentId: campaigns.segmentId,
+  segmentName: segments.name,
   status: campaigns.status,
   sendAt: campaigns.sendAt,
   sendAtLocal: campaigns.sendAtLocal,
@@ -67,6 +73,7 @@ export async function findCampaign(
     .select(columns)
     .from(campaigns)
     .leftJoin(lists, eq(lists.id, campaigns.listId))
+    .leftJoin(segments, eq(segments.id, campaigns.segmentId))
     .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
   return row ?? null
 }
@@ -80,6 +87,7 @@ export async function listCampaigns(
     .select(columns)
     .from(campaigns)
     .leftJoin(lists, eq(lists.id, campaigns.listId))
+    .leftJoin(segments, eq(segments.id, campaigns.segmentId))
     .where(eq(campaigns.tenantId, query.tenantId))
     .orderBy(desc(campaigns.createdAt), desc(campaigns.id))
     .limit(query.limit ?? 100)
@@ -129,26 +137,29 @@ export function createCampaignStore(db: Executor): CampaignStore {
   const editable = [...EDITABLE_CAMPAIGN_STATUSES]
   return {
     listExists: (query) => audienceListExists(db, query),
+    segmentExists: (query) => segmentExists(db, query),
     countAudience: (query) => countAudience(db, query),
-    async insertCampaign(input) {
-      const [row] = await db.insert(campaigns).values(input).returning({ id: campaigns.id })
-      if (!row) throw new Error('insert into campaigns returned no row')
-      return row
-    },
-    async updateEditableCampaign({ tenantId, campaignId, ...fields }) {
-      const rows = await db
-        .update(campaigns)
-        .set({ ...(fields satisfies CampaignFields), updatedAt: new Date() })
-        .where(
-          and(
-            eq(campaigns.tenantId, tenantId),
-            eq(campaigns.id, campaignId),
-            inArray(campaigns.status, editable),
-          ),
-        )
-        .returning({ id: campaigns.id })
-      return rows.length > 0
-    },
+    insertCampaign: (input) =>
+      withSegmentHeld(db, input, async (tx) => {
+        const [row] = await tx.insert(campaigns).values(input).returning({ id: campaigns.id })
+        if (!row) throw new Error('insert into campaigns returned no row')
+        return row
+      }),
+    updateEditableCampaign: ({ tenantId, campaignId, ...fields }) =>
+      withSegmentHeld(db, { tenantId, segmentId: fields.segmentId }, async (tx) => {
+        const rows = await tx
+          .update(campaigns)
+          .set({ ...(fields satisfies CampaignFields), updatedAt: new Date() })
+          .where(
+            and(
+              eq(campaigns.tenantId, tenantId),
+              eq(campaigns.id, campaignId),
+              inArray(campaigns.status, editable),
+            ),
+          )
+          .returning({ id: campaigns.id })
+        return rows.length > 0
+      }),
     async findCampaignStatus(query) {
       const [row] = await db
         .select({ status: campaigns.status })
@@ -164,6 +175,7 @@ export function createCampaignStore(db: Executor): CampaignStore {
           html: campaigns.html,
           text: campaigns.text,
           listId: campaigns.listId,
+          segmentId: campaigns.segmentId,
         })
         .from(campaigns)
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
@@ -172,6 +184,24 @@ export function createCampaignStore(db: Executor): CampaignStore {
     cancelCampaign: (input) => cancelCampaign(db, input),
     countSentMessages: (query) => countSentMessages(db, query),
   }
+}
+
+/**
+ * Runs the campaign write while holding its segment (FOR SHARE), so a segment deleted at the same
+ * moment is either seen gone (`segment_gone`, nothing written) or waits until the campaign exists and
+ * then refuses the delete because of it. Without a segment, the write runs as it is.
+ */
+async function withSegmentHeld<T>(
+  db: Executor,
+  input: { tenantId: string; segmentId: string | null },
+  write: (tx: Executor) => Promise<T>,
+): Promise<T | 'segment_gone'> {
+  const { segmentId } = input
+  if (segmentId === null) return write(db)
+  return db.transaction(async (tx) => {
+    if (!(await segmentExists(tx, { tenantId: input.tenantId, segmentId, lock: true }))) return 'segment_gone'
+    return write(tx)
+  })
 }
 
 /**

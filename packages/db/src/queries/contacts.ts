@@ -1,8 +1,9 @@
-import type { ContactFields, UpsertCounts } from '@fairlane/core'
+import type { ContactFields, SegmentFilter, UpsertCounts } from '@fairlane/core'
 import { and, asc, desc, eq, gt, ilike, inArray, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { pgErrorCode } from '../errors'
 import { contacts, listMembers, lists } from '../schema'
+import { segmentFilterSql } from './segment-filter-sql'
 import { suppressAddress } from './suppressions'
 
 /** Rows per INSERT: 4 parameters each stays far below PostgreSQL's 65,535 bind parameters. */
@@ -90,14 +91,16 @@ export interface ContactPage {
  */
 export async function searchContacts(
   db: Executor,
-  input: { tenantId: string; query?: string; after?: string; before?: string; limit: number },
+  input: {
+    tenantId: string
+    query?: string
+    filter?: SegmentFilter | undefined
+    after?: string
+    before?: string
+    limit: number
+  },
 ): Promise<ContactPage> {
-  const conditions: (SQL | undefined)[] = [eq(contacts.tenantId, input.tenantId)]
-  const query = input.query?.trim()
-  if (query) {
-    const pattern = `%${escapeLike(query)}%`
-    conditions.push(or(ilike(contacts.email, pattern), ilike(contacts.name, pattern)))
-  }
+  const conditions: (SQL | undefined)[] = [eq(contacts.tenantId, input.tenantId), contactsMatching(input)]
   const backwards = input.before !== undefined && input.after === undefined
   if (input.after !== undefined) conditions.push(gt(contacts.email, input.after))
   if (backwards) conditions.push(lt(contacts.email, input.before as string))
@@ -146,11 +149,28 @@ async function attachLists(
   }))
 }
 
-export async function countContacts(db: Executor, input: { tenantId: string }): Promise<number> {
+/**
+ * The contacts page's narrowing: a text search (email or name contains it, case-blind) and an
+ * attribute filter, both optional, AND-ed. Undefined when there is neither.
+ */
+export function contactsMatching(input: { query?: string | undefined; filter?: SegmentFilter | undefined }) {
+  const query = input.query?.trim()
+  const pattern = query ? `%${escapeLike(query)}%` : undefined
+  return and(
+    pattern ? or(ilike(contacts.email, pattern), ilike(contacts.name, pattern)) : undefined,
+    input.filter ? segmentFilterSql(input.filter) : undefined,
+  )
+}
+
+/** The tenant's contacts, or those a search and/or filter matches. */
+export async function countContacts(
+  db: Executor,
+  input: { tenantId: string; query?: string; filter?: SegmentFilter | undefined },
+): Promise<number> {
   const [row] = await db
     .select({ count: sql<number>`count(*)::int` })
     .from(contacts)
-    .where(eq(contacts.tenantId, input.tenantId))
+    .where(and(eq(contacts.tenantId, input.tenantId), contactsMatching(input)))
   return row?.count ?? 0
 }
 

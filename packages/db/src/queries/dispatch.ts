@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
+import { segmentFilterSql } from './segment-filter-sql'
+import { findSegmentFilter } from './segments'
 
 /**
  * Campaign dispatch: a due campaign's audience becomes one `messages` row per contact, in batches
@@ -81,15 +83,24 @@ export async function dispatchCampaignBatch(
     const [campaign] = await tx.execute<{
       tenant_id: string
       list_id: string | null
+      segment_id: string | null
       dispatch_cursor: string | null
     }>(sql`
-      select tenant_id, list_id, dispatch_cursor from campaigns
+      select tenant_id, list_id, segment_id, dispatch_cursor from campaigns
       where id = ${input.campaignId}
         and ((status = 'scheduled' and send_at <= now()) or status = 'dispatching')
       for update skip locked`)
     if (!campaign) return { kind: 'skipped' }
 
-    const { tenant_id: tenantId, list_id: listId, dispatch_cursor: cursor } = campaign
+    const { tenant_id: tenantId, list_id: listId, segment_id: segmentId, dispatch_cursor: cursor } = campaign
+    // A segment is resolved here, batch by batch: whoever matches its filter when the page is read
+    // gets the campaign (a contact that started matching after scheduling included).
+    const segment = segmentId ? await findSegmentFilter(tx, { tenantId, segmentId }) : null
+    if (segmentId && segment === null)
+      throw new Error(`campaign ${input.campaignId}: segment ${segmentId} not found`)
+    const matching = segment
+      ? sql`and ${segmentFilterSql(segment, { attributes: sql`c.attributes`, createdAt: sql`c.created_at` })}`
+      : sql``
     // The page's ids come first, from one index in its own order, from the cursor on — the list's
     // primary key (list_id, contact_id), or contacts (tenant_id, id) — so each page is an index range
     // scan that stops after one page whatever the planner's statistics (a freshly imported list has
@@ -102,7 +113,7 @@ export async function dispatchCampaignBatch(
           order by lm.list_id, lm.contact_id
           limit ${input.batchSize}`
       : sql`select c.id from contacts c
-          where c.tenant_id = ${tenantId} ${after}
+          where c.tenant_id = ${tenantId} ${matching} ${after}
           order by c.tenant_id, c.id
           limit ${input.batchSize}`
     const [result] = await tx.execute<{

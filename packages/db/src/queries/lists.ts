@@ -1,7 +1,8 @@
+import type { SegmentFilter } from '@fairlane/core'
 import { and, asc, count, eq, gt, ilike, inArray, notExists, or, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { contacts, listMembers, lists } from '../schema'
-import { escapeLike, hasPgCode, isUniqueViolation } from './contacts'
+import { contactsMatching, escapeLike, hasPgCode, isUniqueViolation } from './contacts'
 
 export interface ListView {
   id: string
@@ -131,17 +132,15 @@ export async function addListMembers(
 }
 
 /**
- * Adds every contact matching a contacts-page search (email or name contains `query`, case-blind, as
- * `searchContacts`) in one statement; null when the list is not the tenant's. An empty query is
- * refused by the caller: "everyone" is not a search.
+ * Adds every contact matching a contacts-page search (email or name contains `query`, case-blind)
+ * and/or attribute filter, as `searchContacts`, in one statement; null when the list is not the
+ * tenant's. Neither a query nor a filter is refused by the caller: "everyone" is not a search.
  */
 export async function addListMembersMatching(
   db: Executor,
-  input: { tenantId: string; listId: string; query: string },
+  input: { tenantId: string; listId: string; query: string; filter?: SegmentFilter | undefined },
 ): Promise<{ added: number } | null> {
-  const pattern = `%${escapeLike(input.query.trim())}%`
-  const matching = or(ilike(contacts.email, pattern), ilike(contacts.name, pattern)) ?? sql`false`
-  return addWhere(db, input, matching, 1)
+  return addWhere(db, input, contactsMatching(input) ?? sql`false`, 1)
 }
 
 /** Adds by email; `unknown` lists the emails that are not contacts of this tenant (nothing is created). */

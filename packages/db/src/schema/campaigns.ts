@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { check, index, integer, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
-import { lists } from './contacts'
+import { lists, segments } from './contacts'
 import { CAMPAIGN_STATUSES, type CampaignStatus } from './literals'
 import { tenantId } from './tenant-column'
 
@@ -68,6 +68,8 @@ export const campaigns = pgTable(
      * scheduled campaign into a send to everyone, so the delete is refused while a campaign uses it.
      */
     listId: uuid('list_id').references(() => lists.id),
+    /** A saved segment as the audience instead of a list (segments are only marked deleted, never removed). */
+    segmentId: uuid('segment_id').references(() => segments.id),
     status: text('status').$type<CampaignStatus>().notNull().default('draft'),
     /** The instant to send, computed from `send_at_local` in `time_zone`. */
     sendAt: timestamptz('send_at'),
@@ -90,6 +92,9 @@ export const campaigns = pgTable(
     // The due check scans only scheduled campaigns, however many have been sent.
     index('campaigns_due_idx').on(t.sendAt).where(sql`${t.status} = 'scheduled'`),
     check('campaigns_status_check', oneOf(t.status, CAMPAIGN_STATUSES)),
+    check('campaigns_one_audience_check', sql`${t.listId} is null or ${t.segmentId} is null`),
+    // "Which campaigns still use this segment?" when it is to be deleted.
+    index('campaigns_segment_idx').on(t.segmentId).where(sql`${t.segmentId} is not null`),
     check('campaigns_scheduled_send_at_check', sql`${t.status} <> 'scheduled' or ${t.sendAt} is not null`),
   ],
 )

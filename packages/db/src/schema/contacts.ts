@@ -1,5 +1,16 @@
+import type { SegmentFilter } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
-import { check, index, jsonb, pgTable, primaryKey, text, unique, uuid } from 'drizzle-orm/pg-core'
+import {
+  check,
+  index,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
 import {
   SUPPRESSION_REASONS,
@@ -27,6 +38,9 @@ export const contacts = pgTable(
     // Keyset paging (`where tenant_id = $1 and id > $cursor order by id`), also how dispatch walks an audience.
     index('contacts_tenant_id_idx').on(t.tenantId, t.id),
     check('contacts_email_lowercase_check', sql`${t.email} = lower(${t.email})`),
+    // Segment filters: `attributes @> '{"city":"Berlin"}'` (equals, in) and `attributes ? 'vip'`
+    // (exists) are answered from it. jsonb_ops rather than jsonb_path_ops, which cannot serve `?`.
+    index('contacts_attributes_gin_idx').using('gin', t.attributes),
   ],
 )
 
@@ -86,6 +100,29 @@ export const suppressions = pgTable(
   ],
 )
 
+/**
+ * A saved attribute filter (`SegmentFilter` in core), resolved to contacts whenever it is used: at a
+ * campaign's send time, on the contacts page. Deleting one only marks it (`deleted_at`), so a sent
+ * campaign still names its audience; a live name is unique per tenant.
+ */
+export const segments = pgTable(
+  'segments',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    tenantId: tenantId(),
+    name: text('name').notNull(),
+    filter: jsonb('filter').$type<SegmentFilter>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedAt: timestamptz('deleted_at'),
+  },
+  (t) => [
+    uniqueIndex('segments_tenant_name_live_unique').on(t.tenantId, t.name).where(sql`${t.deletedAt} is null`),
+    index('segments_tenant_id_idx').on(t.tenantId, t.id),
+  ],
+)
+
+export type Segment = typeof segments.$inferSelect
 export type Contact = typeof contacts.$inferSelect
 export type NewContact = typeof contacts.$inferInsert
 export type List = typeof lists.$inferSelect

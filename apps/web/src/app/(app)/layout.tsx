@@ -35,6 +35,7 @@ const APP_SECTIONS = [
   { href: '/dashboard', label: 'Dashboard' },
   { href: '/contacts', label: 'Contacts' },
   { href: '/lists', label: 'Lists' },
+  { href: '/segments', label: 'Segments' },
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },

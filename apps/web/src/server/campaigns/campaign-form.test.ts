@@ -27,6 +27,7 @@ describe('the campaign editor form', () => {
       ok: true,
       draft: {
         listId: null,
+        segmentId: null,
         text: null,
         schedule: { kind: 'local', local: '2026-12-24T09:00', timeZone: 'Asia/Ho_Chi_Minh' },
       },

@@ -42,7 +42,7 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
   if (!content.success) {
     for (const issue of fieldIssues(content.error)) errors[issue.path as keyof EditorValues] ??= issue.message
   }
-  const listId = values.audience === 'all' ? null : values.audience
+  const { listId, segmentId } = audienceOf(values.audience)
   let schedule: CampaignSchedule = { kind: values.schedule === 'now' ? 'now' : 'draft' }
   if (values.schedule === 'later') {
     const resolved = resolveSendAt(
@@ -104,9 +104,25 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
       html: content.data.html,
       text: values.text.trim() === '' ? null : values.text,
       listId,
+      segmentId,
       schedule,
     },
   }
+}
+
+/** The audience picker's value: `all`, a list id, or `segment:<id>`. */
+export function audienceOf(value: string): { listId: string | null; segmentId: string | null } {
+  if (value === 'all') return { listId: null, segmentId: null }
+  if (value.startsWith(SEGMENT_PREFIX)) return { listId: null, segmentId: value.slice(SEGMENT_PREFIX.length) }
+  return { listId: value, segmentId: null }
+}
+
+const SEGMENT_PREFIX = 'segment:'
+
+/** The picker's value for a campaign's stored audience. */
+export function audienceValue(campaign: { listId: string | null; segmentId: string | null }): string {
+  if (campaign.segmentId !== null) return `${SEGMENT_PREFIX}${campaign.segmentId}`
+  return campaign.listId ?? 'all'
 }
 
 const FIELD_OF: Record<string, keyof EditorValues> = {
@@ -115,6 +131,7 @@ const FIELD_OF: Record<string, keyof EditorValues> = {
   html: 'html',
   text: 'text',
   listId: 'audience',
+  segmentId: 'audience',
   audience: 'audience',
   'sendAt.local': 'local',
   'sendAt.timeZone': 'timeZone',

@@ -1,6 +1,7 @@
 import 'server-only'
 import { isValidTimeZone } from '@fairlane/core'
 import { audienceLists, previewContacts } from '@fairlane/db/queries/audience'
+import { listSegments } from '@fairlane/db/queries/segments'
 import { container } from '../container'
 import { currentZoneName } from './editor-state'
 
@@ -15,15 +16,17 @@ function timeZones(): string[] {
   return [...zones].sort()
 }
 
-/** What the editor offers: the tenant's lists, a few contacts to preview for, the zones. */
+/** What the editor offers: the tenant's lists and segments, a few contacts to preview for, the zones. */
 export async function loadEditorData(tenantId: string) {
   const { db } = container().database
-  const [lists, contacts] = await Promise.all([
+  const [lists, segments, contacts] = await Promise.all([
     audienceLists(db, { tenantId }),
+    listSegments(db, { tenantId }),
     previewContacts(db, { tenantId, limit: 50 }),
   ])
   return {
     lists,
+    segments: segments.map(({ id, name }) => ({ id, name })),
     contacts: contacts.map(({ id, email, name }) => ({ id, email, name })),
     zones: timeZones(),
   }

@@ -4,7 +4,7 @@ export interface EditorValues {
   subject: string
   html: string
   text: string
-  /** `all` or a list id. */
+  /** `all`, a list id, or `segment:<id>`. */
   audience: string
   schedule: 'draft' | 'now' | 'later'
   /** `YYYY-MM-DDTHH:mm`, the wall time in `timeZone`. */

@@ -11,13 +11,22 @@ interface Props {
   campaignId?: string | undefined
   initial: EditorValues
   lists: { id: string; name: string }[]
+  segments: { id: string; name: string }[]
   contacts: { id: string; email: string; name: string | null }[]
   zones: string[]
   defaultTestAddress: string
 }
 
 /** The campaign editor: content, audience, preview and test send, schedule. Fields are controlled so the preview follows them. */
-export function CampaignEditor({ campaignId, initial, lists, contacts, zones, defaultTestAddress }: Props) {
+export function CampaignEditor({
+  campaignId,
+  initial,
+  lists,
+  segments,
+  contacts,
+  zones,
+  defaultTestAddress,
+}: Props) {
   const [state, formAction, pending] = useActionState(saveCampaignAction, {
     values: initial,
     errors: {},
@@ -129,7 +138,8 @@ export function CampaignEditor({ campaignId, initial, lists, contacts, zones, de
             <div className="field">
               <label htmlFor="field-audience">Audience</label>
               <span id="field-audience-hint" className="hint">
-                Unsubscribed and suppressed contacts are always left out.
+                Unsubscribed and suppressed contacts are always left out. A segment is resolved at send time:
+                whoever matches it then gets the campaign.
               </span>
               <select
                 id="field-audience"
@@ -143,6 +153,11 @@ export function CampaignEditor({ campaignId, initial, lists, contacts, zones, de
                 {lists.map((list) => (
                   <option key={list.id} value={list.id}>
                     List: {list.name}
+                  </option>
+                ))}
+                {segments.map((segment) => (
+                  <option key={segment.id} value={`segment:${segment.id}`}>
+                    Segment: {segment.name}
                   </option>
                 ))}
               </select>

@@ -57,7 +57,13 @@ export default async function CampaignsPage() {
                     </td>
                     <td>{when?.local || <span className="muted">—</span>}</td>
                     <td>{when?.utc ?? <span className="muted">—</span>}</td>
-                    <td>{campaign.listName ? `List: ${campaign.listName}` : 'All subscribed'}</td>
+                    <td>
+                      {campaign.segmentName
+                        ? `Segment: ${campaign.segmentName}`
+                        : campaign.listName
+                          ? `List: ${campaign.listName}`
+                          : 'All subscribed'}
+                    </td>
                     <td>
                       {count
                         ? `${count.pending} / ${count.queued} / ${count.sent} / ${count.failed} / ${count.suppressed}`

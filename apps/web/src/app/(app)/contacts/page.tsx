@@ -1,3 +1,4 @@
+import { parseFilterText } from '@fairlane/core'
 import { countContacts, searchContacts } from '@fairlane/db/queries/contacts'
 import { listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
@@ -5,6 +6,8 @@ import Link from 'next/link'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
+import { SingleFieldForm } from '../lists/single-field-form'
+import { createSegmentAction } from '../segments/actions'
 import { addMatchingToListAction } from './list-actions'
 
 export const metadata: Metadata = { title: 'Contacts' }
@@ -13,11 +16,20 @@ const PAGE_SIZE = 50
 
 const NOTICES: Record<string, string> = {
   deleted: 'Contact deleted.',
-  'search-first': 'Search first: “add all matching” adds the contacts a search finds.',
+  'search-first': 'Search or filter first: “add all matching” adds the contacts a search or filter finds.',
   'choose-list': 'Choose one of your lists.',
 }
 
-type Search = { q?: string; after?: string; before?: string; notice?: string; added?: string }
+type Search = {
+  q?: string
+  filter?: string
+  after?: string
+  before?: string
+  notice?: string
+  added?: string
+}
+
+const MAX_FILTER_TEXT = 4000
 
 function noticeOf(search: Search): string | undefined {
   if (search.notice === 'added-to-list') {
@@ -27,7 +39,7 @@ function noticeOf(search: Search): string | undefined {
   return search.notice ? NOTICES[search.notice] : undefined
 }
 
-function href(params: Record<string, string | undefined>): string {
+function contactsHref(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams()
   for (const [key, value] of Object.entries(params)) if (value) query.set(key, value)
   const text = query.toString()
@@ -39,16 +51,25 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
   const search = await searchParams
   const { q, after, before } = search
   const query = typeof q === 'string' ? q.slice(0, 200) : ''
+  const filterText = typeof search.filter === 'string' ? search.filter.slice(0, MAX_FILTER_TEXT).trim() : ''
+  // A filter that does not parse is shown with its errors and not applied (never silently widened).
+  const parsedFilter = filterText === '' ? null : parseFilterText(filterText)
+  const filter = parsedFilter?.ok ? parsedFilter.filter : undefined
+  const filterErrors =
+    parsedFilter && !parsedFilter.ok ? parsedFilter.issues.map((issue) => issue.message) : []
+  const narrowed = query !== '' || filter !== undefined
   const { db } = container().database
-  const [page, total, lists] = await Promise.all([
+  const [page, total, matchingCount, lists] = await Promise.all([
     searchContacts(db, {
       tenantId: session.tenantId,
       query,
+      filter,
       after: typeof after === 'string' ? after : undefined,
       before: typeof before === 'string' ? before : undefined,
       limit: PAGE_SIZE,
     }),
     countContacts(db, { tenantId: session.tenantId }),
+    narrowed ? countContacts(db, { tenantId: session.tenantId, query, filter }) : Promise.resolve(null),
     listLists(db, { tenantId: session.tenantId }),
   ])
   const noticeText = noticeOf(search)
@@ -77,21 +98,64 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
             <label htmlFor="contact-search">Search by email or name</label>
             <input id="contact-search" name="q" type="search" defaultValue={query} maxLength={200} />
           </div>
+          <div className="field">
+            <label htmlFor="contact-filter">Filter by attribute</label>
+            <span id="contact-filter-hint" className="hint">
+              Conditions joined by “and”: <code>city = Berlin</code>, <code>plan != free</code>,{' '}
+              <code>plan in (pro, team)</code>, <code>vip exists</code>, <code>created after 2026-01-01</code>{' '}
+              (UTC days). Values match exactly; quote one with a comma or “and” in it.
+            </span>
+            <input
+              id="contact-filter"
+              name="filter"
+              type="search"
+              defaultValue={filterText}
+              maxLength={MAX_FILTER_TEXT}
+              placeholder="city = Berlin and plan in (pro, team)"
+              aria-invalid={filterErrors.length > 0 ? true : undefined}
+              aria-describedby={
+                filterErrors.length > 0 ? 'contact-filter-hint contact-filter-error' : 'contact-filter-hint'
+              }
+            />
+            {filterErrors.length > 0 ? (
+              <p id="contact-filter-error" className="field-error" role="alert">
+                {filterErrors.join(' ')}
+              </p>
+            ) : null}
+          </div>
           <button type="submit" className="button-secondary">
             Search
           </button>
-          {query ? <Link href="/contacts">Clear</Link> : null}
+          {query || filterText ? <Link href="/contacts">Clear</Link> : null}
         </form>
       </search>
-      {query && page.contacts.length > 0 && lists.length > 0 ? (
+      {filter ? (
+        <section className="card" aria-labelledby="save-segment-heading">
+          <h2 id="save-segment-heading">Save this filter as a segment</h2>
+          <SingleFieldForm
+            action={createSegmentAction}
+            name="name"
+            label="Segment name"
+            hint="A campaign to a segment goes to whoever matches it at its send time (the text search is not part of it)."
+            submitLabel="Save as segment"
+            hidden={{ filter: filterText }}
+            maxLength={100}
+          />
+        </section>
+      ) : null}
+      {narrowed && page.contacts.length > 0 && lists.length > 0 ? (
         <form
           action={addMatchingToListAction}
           className="form-inline"
           aria-label="Add all matching contacts to a list"
         >
           <input type="hidden" name="q" value={query} />
+          {filter ? <input type="hidden" name="filter" value={filterText} /> : null}
           <div className="field">
-            <label htmlFor="matching-list">Add every contact matching “{query}” to</label>
+            <label htmlFor="matching-list">
+              Add every contact matching{' '}
+              {[query ? `“${query}”` : '', filter ? 'the filter' : ''].filter(Boolean).join(' and ')} to
+            </label>
             <select id="matching-list" name="listId" defaultValue="">
               <option value="" disabled>
                 Choose a list
@@ -110,10 +174,18 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
       ) : null}
       <p className="muted">
         {total.toLocaleString('en')} contact{total === 1 ? '' : 's'} in total
-        {query ? `; showing those matching “${query}”` : ''}.
+        {narrowed ? (
+          <span data-testid="matching-count">
+            ; {(matchingCount ?? 0).toLocaleString('en')} match
+            {query ? ` “${query}”` : ''}
+            {query && filter ? ' and' : ''}
+            {filter ? ' the filter' : ''}
+          </span>
+        ) : null}
+        .
       </p>
       {page.contacts.length === 0 ? (
-        <p>{query ? 'No contact matches this search.' : 'No contacts yet. Add one, or import a CSV file.'}</p>
+        <p>{narrowed ? 'No contact matches.' : 'No contacts yet. Add one, or import a CSV file.'}</p>
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Contacts">
@@ -158,12 +230,12 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
       )}
       <nav className="pager" aria-label="Pages">
         {page.prevCursor ? (
-          <Link href={href({ q: query, before: page.prevCursor })} rel="prev">
+          <Link href={contactsHref({ q: query, filter: filterText, before: page.prevCursor })} rel="prev">
             ← Previous page
           </Link>
         ) : null}
         {page.nextCursor ? (
-          <Link href={href({ q: query, after: page.nextCursor })} rel="next">
+          <Link href={contactsHref({ q: query, filter: filterText, after: page.nextCursor })} rel="next">
             Next page →
           </Link>
         ) : null}

@@ -4,6 +4,7 @@ import {
   MESSAGE_STATUSES,
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
+  segmentFilterSchema,
 } from '@fairlane/core'
 import { DELIVERY_ERROR_CODES } from '@fairlane/core/delivery'
 import { APP_ERROR_CODES } from '@fairlane/core/errors'
@@ -171,3 +172,26 @@ export type TemplateResponse = z.input<typeof templateResponse>
 export const templatesResponse = z.object({ items: z.array(templateResponse) })
 
 export const templateDeletedResponse = z.object({ deleted: z.literal(true), id, slug: z.string() })
+
+export const segmentResponse = z.object({
+  id,
+  name: z.string(),
+  filter: segmentFilterSchema,
+  text: z.string().meta({
+    description: 'The filter as the contacts page writes it, e.g. `city = Berlin and plan in (pro, team)`',
+  }),
+  createdAt: instant,
+})
+export type SegmentResponse = z.input<typeof segmentResponse>
+
+export const segmentsResponse = z.object({ items: z.array(segmentResponse) })
+
+export const segmentWithAudienceResponse = segmentResponse.extend({
+  audience: z
+    .object({
+      recipients: z.int().min(0).meta({ description: 'Subscribed, unsuppressed contacts matching now' }),
+      unsubscribed: z.int().min(0),
+      suppressed: z.int().min(0),
+    })
+    .meta({ description: 'Counted now; a campaign resolves the segment again at its send time' }),
+})

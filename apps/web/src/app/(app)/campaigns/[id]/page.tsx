@@ -77,7 +77,7 @@ export default async function CampaignPage({
       : undefined
   const [progress, audience, recipientRows] = await Promise.all([
     loadCampaignProgress(db, { tenantId: session.tenantId, campaign, now: new Date() }),
-    countAudience(db, { tenantId: session.tenantId, listId: campaign.listId }),
+    countAudience(db, { tenantId: session.tenantId, listId: campaign.listId, segmentId: campaign.segmentId }),
     listMessageLog(db, {
       tenantId: session.tenantId,
       campaignId: campaign.id,
@@ -132,9 +132,13 @@ export default async function CampaignPage({
           <dt>Subject</dt>
           <dd>{campaign.subject}</dd>
           <dt>Audience</dt>
-          <dd>
-            {campaign.listName ? `List: ${campaign.listName}` : 'All subscribed contacts'} —{' '}
-            {audience.recipients} recipients now ({audience.unsubscribed} unsubscribed and{' '}
+          <dd data-testid="campaign-audience">
+            {campaign.segmentName
+              ? `Segment: ${campaign.segmentName}`
+              : campaign.listName
+                ? `List: ${campaign.listName}`
+                : 'All subscribed contacts'}{' '}
+            — {audience.recipients} recipients now ({audience.unsubscribed} unsubscribed and{' '}
             {audience.suppressed} suppressed left out)
           </dd>
           <dt>Send time (local)</dt>

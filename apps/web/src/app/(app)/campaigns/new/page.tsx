@@ -16,12 +16,13 @@ export const metadata: Metadata = { title: 'New campaign' }
 /**
  * `?template=<id>` starts from one of the tenant's templates: its name, subject, HTML and text are
  * copied into the editor. The campaign keeps that copy, so later changes to the template (or its
- * deletion) do not change a campaign already written.
+ * deletion) do not change a campaign already written. `?audience=` ("Send a campaign to this segment")
+ * picks the audience; only one the editor offers counts.
  */
 export default async function NewCampaignPage({
   searchParams,
 }: {
-  searchParams: Promise<{ template?: string }>
+  searchParams: Promise<{ template?: string; audience?: string | string[] }>
 }) {
   const session = await requireTenantSession()
   const { template: templateId } = await searchParams
@@ -39,6 +40,12 @@ export default async function NewCampaignPage({
         text: template.text ?? '',
       }
     : emptyValues()
+  const { audience } = await searchParams
+  const offered = new Set([
+    ...data.lists.map((list) => list.id),
+    ...data.segments.map((s) => `segment:${s.id}`),
+  ])
+  if (typeof audience === 'string' && offered.has(audience)) initial.audience = audience
   return (
     <>
       <div className="page-header">

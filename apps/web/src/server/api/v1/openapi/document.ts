@@ -3,9 +3,11 @@ import {
   campaignRequestSchema,
   contactsRequestSchema,
   MAX_CONTACTS_PER_REQUEST,
+  MAX_SEGMENT_NAME_LENGTH,
   MAX_SUPPRESSIONS_PER_REQUEST,
   newTemplateSchema,
   SUPPRESSION_SCOPES,
+  segmentFilterSchema,
   suppressionsQuerySchema,
   templateChangeSchema,
 } from '@fairlane/core'
@@ -31,6 +33,9 @@ import {
   errorResponse,
   messageAcceptedResponse,
   messageResponse,
+  segmentResponse,
+  segmentsResponse,
+  segmentWithAudienceResponse,
   suppressionsAddedResponse,
   suppressionsPageResponse,
   templateDeletedResponse,
@@ -53,7 +58,7 @@ interface Operation extends ZodOpenApiOperationObject {
   summary: string
 }
 
-type Tag = 'Messages' | 'Templates' | 'Campaigns' | 'Contacts' | 'Suppressions' | 'Reference'
+type Tag = 'Messages' | 'Templates' | 'Campaigns' | 'Contacts' | 'Segments' | 'Suppressions' | 'Reference'
 
 const TAGS: oas31.TagObject[] = [
   {
@@ -70,6 +75,11 @@ const TAGS: oas31.TagObject[] = [
     description: 'Mail to your contacts or one list, at an instant or a local time in a zone.',
   },
   { name: 'Contacts', description: 'Your audience: upserted by email address.' },
+  {
+    name: 'Segments',
+    description:
+      'Saved contact filters, usable as a campaign audience (`segmentId`) and resolved at send time.',
+  },
   {
     name: 'Suppressions',
     description:
@@ -119,6 +129,12 @@ const request = {
   contacts: contactsRequestSchema.meta({ id: 'ContactsRequest' }),
   suppressions: addSuppressionsRequestSchema.meta({ id: 'AddSuppressionsRequest' }),
   newTemplate: newTemplateSchema.meta({ id: 'NewTemplateRequest' }),
+  segment: z
+    .strictObject({ name: z.string().min(1).max(MAX_SEGMENT_NAME_LENGTH), filter: segmentFilterSchema })
+    .meta({ id: 'SegmentRequest' }),
+  segmentRename: z
+    .strictObject({ name: z.string().min(1).max(MAX_SEGMENT_NAME_LENGTH) })
+    .meta({ id: 'SegmentRename' }),
   templateChange: templateChangeSchema.meta({ id: 'TemplateChangeRequest' }),
   otpVariables: otpVariables.meta({ id: 'OtpVariables', unusedIO: 'input' }),
   passwordResetVariables: passwordResetVariables.meta({ id: 'PasswordResetVariables', unusedIO: 'input' }),
@@ -389,6 +405,77 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses({ '200': json(contactsUpsertedResponse, 'Upserted') }, [400, 401, 413, 415, 429]),
     },
+    'GET /api/v1/segments': {
+      operationId: 'listSegments',
+      tags: ['Segments'],
+      summary: 'List your segments',
+      responses: responses({ '200': json(segmentsResponse, 'Every live segment') }, [401, 429]),
+    },
+    'POST /api/v1/segments': {
+      operationId: 'createSegment',
+      tags: ['Segments'],
+      summary: 'Save a segment',
+      description:
+        'A name and a filter: conditions on attributes (`equals`, `not-equals`, `in`, `exists`; values compare as text, case matters) and the creation day (`created-before`, `created-after`, UTC), all of which must hold.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.segment,
+            examples: {
+              berlin: {
+                summary: 'Pro and team customers in Berlin',
+                value: {
+                  name: 'Berlin customers',
+                  filter: {
+                    conditions: [
+                      { op: 'equals', attribute: 'city', value: 'Berlin' },
+                      { op: 'in', attribute: 'plan', values: ['pro', 'team'] },
+                    ],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '201': json(segmentResponse, 'Saved', locationHeader('segment')) },
+        [400, 401, 409, 413, 415, 429],
+      ),
+    },
+    'GET /api/v1/segments/:id': {
+      operationId: 'getSegment',
+      tags: ['Segments'],
+      summary: 'A segment and its audience now',
+      requestParams: idParam('segment'),
+      responses: responses({ '200': json(segmentWithAudienceResponse, 'The segment') }, [401, 404, 429]),
+    },
+    'PATCH /api/v1/segments/:id': {
+      operationId: 'renameSegment',
+      tags: ['Segments'],
+      summary: 'Rename a segment',
+      description: 'Only the name changes; a filter never does (save a new segment).',
+      requestParams: idParam('segment'),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.segmentRename,
+            examples: { rename: { summary: 'A new name', value: { name: 'Berlin (paying)' } } },
+          },
+        },
+      },
+      responses: responses({ '200': json(segmentResponse, 'The segment') }, [400, 401, 404, 409, 415, 429]),
+    },
+    'DELETE /api/v1/segments/:id': {
+      operationId: 'deleteSegment',
+      tags: ['Segments'],
+      summary: 'Delete a segment',
+      description: 'Refused (409, naming them) while a scheduled or sending campaign uses it.',
+      requestParams: idParam('segment'),
+      responses: responses({ '204': { description: 'Deleted' } }, [401, 404, 409, 429]),
+    },
     'GET /api/v1/suppressions': {
       operationId: 'listSuppressions',
       tags: ['Suppressions'],
@@ -506,6 +593,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         CampaignCancelled: campaignCancelledResponse,
         ContactsUpserted: contactsUpsertedResponse,
         Template: templateResponse,
+        Segment: segmentResponse,
         SuppressionsPage: suppressionsPageResponse,
         SuppressionsAdded: suppressionsAddedResponse,
         Error: errorResponse,

@@ -4,6 +4,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound, redirect } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
+import { audienceValue } from '@/server/campaigns/campaign-form'
 import { loadEditorData } from '@/server/campaigns/editor-data'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
@@ -48,7 +49,7 @@ export default async function EditCampaignPage({ params }: { params: Promise<{ i
           subject: campaign.subject,
           html: campaign.html,
           text: campaign.text ?? '',
-          audience: campaign.listId ?? 'all',
+          audience: audienceValue(campaign),
           schedule: campaign.status === 'draft' ? 'draft' : 'later',
           local: campaign.sendAtLocal ?? '',
           timeZone: campaign.timeZone ?? '',
