@@ -40,7 +40,10 @@ const HIGH_WATER = 40
 const cleanups: Array<() => Promise<void>> = []
 
 afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  // Every cleanup runs even if one fails: a pipeline left running would skew the next test.
+  const failures: unknown[] = []
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch((error) => failures.push(error))
+  if (failures.length > 0) throw failures[0]
 })
 
 interface Run {

@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { Sql } from 'postgres'
 import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
+import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
 
 export const PACER_TUNING = {
@@ -247,18 +248,4 @@ export async function paceOnce(
   options.metrics.pacerReleased.inc(released.length)
   options.depthTarget?.record(now(), released.length)
   return released.length > 0 ? 'released' : 'idle'
-}
-
-/** Rejects after `ms`, naming the call; the call itself is left to finish or fail on its own. */
-async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Redis did not answer ${what} within ${ms} ms`)), ms)
-  })
-  work.catch(() => {})
-  try {
-    return await Promise.race([work, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }

@@ -1,5 +1,5 @@
 import type { Lane } from '@fairlane/core'
-import { deliveryErrorCodeOf } from '@fairlane/core/delivery'
+import { deliveryErrorCodeOf, withRetries } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
 import { type DeadLetterPayload, deadLetterJob, parseSendJobId, sendJobPayload } from '@fairlane/queue'
@@ -109,18 +109,7 @@ async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Err
     failedAt: new Date(job.finishedOn ?? Date.now()).toISOString(),
   }
   const entry = deadLetterJob(data)
-  await withRetries(() => deps.queue.add(entry.name, entry.data, entry.opts))
+  await withRetries(() => deps.queue.add(entry.name, entry.data, entry.opts), [200, 1_000])
   deps.metrics.deadLettered.inc({ lane })
   log.error({ attempts: data.attempts, err: reason, deadLetterId: entry.opts.jobId }, 'job dead-lettered')
-}
-
-async function withRetries<T>(operation: () => Promise<T>, delaysMs = [200, 1_000]): Promise<T> {
-  for (const delayMs of delaysMs) {
-    try {
-      return await operation()
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, delayMs))
-    }
-  }
-  return operation()
 }

@@ -78,12 +78,31 @@ export function sampleQueueDepth(queue: Pick<Queue, 'getJobCounts'>, everyMs = 5
  * pipeline, on the same database, does not pick it up.
  */
 export async function cancelUnfinished(db: Database): Promise<void> {
-  await db.execute(sql`
-    update messages set status = 'cancelled', updated_at = now()
-    where status in ('pending', 'queued', 'sending')`)
-  await db.execute(sql`
-    update campaigns set status = 'cancelled', updated_at = now()
-    where status in ('scheduled', 'dispatching', 'sending')`)
+  // The pipeline may still be running and locking rows of its own (relay, pacer, sends): a deadlock
+  // between the two is PostgreSQL picking this statement to roll back, so it is simply run again.
+  await retryOnDeadlock(() =>
+    db.execute(sql`
+      update messages set status = 'cancelled', updated_at = now()
+      where status in ('pending', 'queued', 'sending')`),
+  )
+  await retryOnDeadlock(() =>
+    db.execute(sql`
+      update campaigns set status = 'cancelled', updated_at = now()
+      where status in ('scheduled', 'dispatching', 'sending')`),
+  )
+}
+
+async function retryOnDeadlock<T>(work: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work()
+    } catch (error) {
+      const code =
+        (error as { cause?: { code?: string }; code?: string }).cause?.code ??
+        (error as { code?: string }).code
+      if (code !== '40P01' || attempt >= attempts) throw error
+    }
+  }
 }
 
 /** How many of a campaign's messages are in each status, e.g. `{ sent: 6, suppressed: 2 }`. */

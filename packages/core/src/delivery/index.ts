@@ -35,3 +35,4 @@ export {
 } from './send-message'
 export { SendNotRecordedError } from './send-not-recorded-error'
 export { UndeliverableMessageError } from './undeliverable-message-error'
+export { withRetries } from './with-retries'
