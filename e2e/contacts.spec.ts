@@ -173,6 +173,10 @@ test('adds, edits, unsubscribes and deletes a contact; another tenant gets 404 f
   test.setTimeout(60_000)
   await signUp(page)
   await page.goto('/contacts/new')
+  // The hint names an attribute as a variable, not the contact's own {{name}}.
+  await expect(page.locator('#field-attributes-hint')).toContainText(
+    'e.g. city: Berlin — usable in campaigns as {{city}}',
+  )
   await page.getByLabel('Email').fill('not an email')
   await page.getByRole('button', { name: 'Add contact' }).click()
   await expect(page.getByText('must be a valid email address')).toBeVisible()
