@@ -129,7 +129,8 @@ test('a scheduled campaign is delivered personalised with one-click unsubscribe,
   await expect(page.getByRole('link', { name: 'Edit' })).toHaveCount(0)
   await expect(page.getByRole('link', { name: 'Cancel campaign…' })).toHaveCount(0)
 
-  // The campaign's recipients, filterable; each opens the message's story.
+  // The campaign's recipients (read when the page loads), filterable; each opens the message's story.
+  await page.reload()
   const recipients = page.getByRole('table', { name: 'Recipients' }).locator('tbody tr')
   await expect(recipients).toHaveCount(3)
   await page.getByLabel('Address contains').fill(readers[0]?.email ?? '')

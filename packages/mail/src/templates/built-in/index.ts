@@ -33,9 +33,12 @@ export function renderBuiltIn(
 ): RenderOutcome | null {
   if (!isBuiltInTemplate(name)) return null
   const template = BUILT_IN_RENDERERS[name]
-  const parsed = template.variables.safeParse(withDefaultAppName(variables, defaults.appName))
+  const parsed = template.variables.safeParse(variables)
   if (!parsed.success) return { ok: false, issues: fieldIssues(parsed.error, ['variables']) }
-  const content = template.render(parsed.data)
+  // The tenant's name is used to render, not stored as if the request had sent it.
+  const content = template.render(
+    withDefaultAppName(parsed.data as Record<string, unknown>, defaults.appName),
+  )
   return {
     ok: true,
     message: { ...content, template: name, variables: parsed.data as Record<string, unknown> },
