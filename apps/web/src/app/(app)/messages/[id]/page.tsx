@@ -114,7 +114,13 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
       </section>
       <section className="card" aria-labelledby="content-title">
         <h2 id="content-title">Content</h2>
-        {message.bodyRemovedAt ? (
+        {message.campaignId && !message.html && !message.text ? (
+          <p className="muted" data-testid="campaign-content">
+            Campaign mail is rendered for each recipient when it is sent, from the campaign’s subject and body
+            with this contact’s name and attributes; it is not stored per message. The content is on{' '}
+            <Link href={`/campaigns/${message.campaignId}`}>the campaign</Link>.
+          </p>
+        ) : message.bodyRemovedAt ? (
           <p className="muted" data-testid="body-removed">
             Body removed after {retentionDays} days: the retention keeps the content of{' '}
             {message.lane === 'critical' ? 'login codes and resets' : 'this kind of mail'} that long.
