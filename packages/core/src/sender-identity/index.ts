@@ -1,4 +1,13 @@
 export {
+  compareDnsRecord,
+  type DnsAnswer,
+  type DnsRecordType,
+  type ExpectedDnsRecord,
+  type MxAnswer,
+  type RecordCheck,
+  type RecordStatus,
+} from './dns-records'
+export {
   buildReturnPath,
   DEFAULT_RETURN_PATH_PREFIX,
   parseReturnPath,
