@@ -7,6 +7,7 @@ export {
   type RecordCheck,
   type RecordStatus,
 } from './dns-records'
+export { checkDomainName, type DomainNameCheck } from './domain-name'
 export {
   buildReturnPath,
   DEFAULT_RETURN_PATH_PREFIX,
