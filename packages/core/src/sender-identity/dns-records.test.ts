@@ -88,10 +88,13 @@ describe('compareDnsRecord: DKIM', () => {
     expect(compareDnsRecord(dkim, { error: 'ETIMEOUT' })).toEqual({
       status: 'pending',
       reason: 'lookup of fl1._domainkey.example.com timed out',
+      inconclusive: true,
     })
+    expect(compareDnsRecord(dkim, { error: 'ENOTFOUND' }).inconclusive).toBeUndefined()
     expect(compareDnsRecord(dkim, { error: 'ESERVFAIL' })).toEqual({
       status: 'pending',
       reason: 'lookup of fl1._domainkey.example.com failed (ESERVFAIL); will retry',
+      inconclusive: true,
     })
   })
 

@@ -33,6 +33,8 @@ export type DnsAnswer =
 export interface RecordCheck {
   status: RecordStatus
   reason: string
+  /** The lookup itself failed (timeout, SERVFAIL): this check says nothing about the record. */
+  inconclusive?: true
 }
 
 const NOT_THERE = new Set(['ENODATA', 'ENOTFOUND'])
@@ -55,8 +57,14 @@ export function compareDnsRecord(expected: ExpectedDnsRecord, answer: DnsAnswer)
 
 function lookupFailed(expected: ExpectedDnsRecord, code: string): RecordCheck {
   if (NOT_THERE.has(code)) return nothingAt(expected)
-  if (code === 'ETIMEOUT') return { status: 'pending', reason: `lookup of ${expected.name} timed out` }
-  return { status: 'pending', reason: `lookup of ${expected.name} failed (${code}); will retry` }
+  if (code === 'ETIMEOUT') {
+    return { status: 'pending', reason: `lookup of ${expected.name} timed out`, inconclusive: true }
+  }
+  return {
+    status: 'pending',
+    reason: `lookup of ${expected.name} failed (${code}); will retry`,
+    inconclusive: true,
+  }
 }
 
 function nothingAt(expected: ExpectedDnsRecord): RecordCheck {

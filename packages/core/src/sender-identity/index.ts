@@ -1,4 +1,18 @@
 export {
+  type DkimKey,
+  type DkimRotationState,
+  FAILED_CHECKS_TO_HOLD,
+  initialRotationState,
+  nextRotationState,
+  RETIRED_RECORD_KEPT_MS,
+  type RetiredDkimKey,
+  type RotationEvent,
+  type RotationPhase,
+  type RotationTransition,
+  rotationPhase,
+  signingKey,
+} from './dkim-rotation'
+export {
   compareDnsRecord,
   type DnsAnswer,
   type DnsRecordType,
