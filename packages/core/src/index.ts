@@ -38,6 +38,8 @@ export {
 } from './outbox/events'
 // Segments (the attribute filter, saved as an audience) are exported from the root like campaigns.
 export * from './segments'
+// Sender identity (return paths, DNS record checks, domain names, DKIM rotation) is pure logic, exported from the root.
+export * from './sender-identity'
 // Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
 export * from './suppressions'
 // Templates are exported from the root: the package's export map is fixed for now.

@@ -1,0 +1,30 @@
+export {
+  type DkimKey,
+  type DkimRotationState,
+  FAILED_CHECKS_TO_HOLD,
+  initialRotationState,
+  nextRotationState,
+  RETIRED_RECORD_KEPT_MS,
+  type RetiredDkimKey,
+  type RotationEvent,
+  type RotationPhase,
+  type RotationTransition,
+  rotationPhase,
+  signingKey,
+} from './dkim-rotation'
+export {
+  compareDnsRecord,
+  type DnsAnswer,
+  type DnsRecordType,
+  type ExpectedDnsRecord,
+  type MxAnswer,
+  type RecordCheck,
+  type RecordStatus,
+} from './dns-records'
+export { checkDomainName, type DomainNameCheck } from './domain-name'
+export {
+  buildReturnPath,
+  DEFAULT_RETURN_PATH_PREFIX,
+  parseReturnPath,
+  type ReturnPathInput,
+} from './return-path'
