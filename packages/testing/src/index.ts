@@ -1,4 +1,5 @@
 export { createTestDatabase, prepareTemplateDatabase } from './database'
+export { startTestDnsServer, type TestDnsRecord, type TestDnsServer } from './dns-server'
 export { setupTestEnvironment, type TestEnvironment } from './environment'
 export { eventually, freePort, REPOSITORY_ROOT, type RunningProcess, spawnEntry } from './processes'
 export { testRedisPrefix } from './redis'
