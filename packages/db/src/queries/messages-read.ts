@@ -17,22 +17,25 @@ export interface MessageSummary {
   bodyRemovedAt: Date | null
 }
 
+/** The columns of a `MessageSummary`, which the detail reads too. */
+const summaryColumns = {
+  id: messages.id,
+  status: messages.status,
+  lane: messages.lane,
+  attempts: messages.attempts,
+  lastErrorCode: messages.lastErrorCode,
+  createdAt: messages.createdAt,
+  sentAt: messages.sentAt,
+  bodyRemovedAt: messages.bodyRemovedAt,
+}
+
 /** One message of one tenant; another tenant's id reads as absent. */
 export async function findMessage(
   db: Executor,
   query: { tenantId: string; messageId: string },
 ): Promise<MessageSummary | null> {
   const [row] = await db
-    .select({
-      id: messages.id,
-      status: messages.status,
-      lane: messages.lane,
-      attempts: messages.attempts,
-      lastErrorCode: messages.lastErrorCode,
-      createdAt: messages.createdAt,
-      sentAt: messages.sentAt,
-      bodyRemovedAt: messages.bodyRemovedAt,
-    })
+    .select(summaryColumns)
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), eq(messages.id, query.messageId)))
   return row ?? null
@@ -59,14 +62,7 @@ export async function findMessageDetail(
 ): Promise<MessageDetail | null> {
   const [row] = await db
     .select({
-      id: messages.id,
-      status: messages.status,
-      lane: messages.lane,
-      attempts: messages.attempts,
-      lastErrorCode: messages.lastErrorCode,
-      createdAt: messages.createdAt,
-      sentAt: messages.sentAt,
-      bodyRemovedAt: messages.bodyRemovedAt,
+      ...summaryColumns,
       toAddress: messages.toAddress,
       subject: messages.subject,
       template: messages.template,
