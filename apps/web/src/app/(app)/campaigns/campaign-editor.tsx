@@ -1,6 +1,7 @@
 'use client'
 
-import { useActionState, useCallback, useEffect, useRef, useState } from 'react'
+import { useActionState } from 'react'
+import { useAnsweredForm } from '@/components/use-answered-form'
 import type { EditorState, EditorValues } from '@/server/campaigns/editor-state'
 import { saveCampaignAction } from './actions'
 import styles from './campaigns.module.css'
@@ -31,30 +32,7 @@ export function CampaignEditor({
     values: initial,
     errors: {},
   } as EditorState)
-  // From the state, not `initial`: a form submitted before hydration comes back as a new page whose
-  // first state is already the action's answer (with the zone that was chosen).
-  const [values, setValues] = useState(state.values)
-  // The fields take the values each answer of the action carries; not on mount, where the values are
-  // already the state's and this would put them back over the browser's time zone, which the
-  // schedule's own effect has just set (it runs first: children's effects run before their parent's).
-  const answered = useRef(state)
-  const form = useRef<HTMLFormElement>(null)
-  useEffect(() => {
-    if (answered.current === state) return
-    answered.current = state
-    setValues(state.values)
-    // A refused form puts the user at its first error: the field is focused (its error is its
-    // accessible description) and scrolled into view.
-    const firstInvalid = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
-    if (firstInvalid) {
-      firstInvalid.focus({ preventScroll: true })
-      firstInvalid.scrollIntoView({ block: 'center' })
-    }
-  }, [state])
-  const change = useCallback(
-    (patch: Partial<EditorValues>) => setValues((current) => ({ ...current, ...patch })),
-    [],
-  )
+  const { values, change, form } = useAnsweredForm(state)
   const errorOf = (field: keyof EditorValues) =>
     state.errors[field] ? (
       <p id={`field-${field}-error`} className="field-error">

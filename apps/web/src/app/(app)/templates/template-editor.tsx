@@ -1,6 +1,7 @@
 'use client'
 
-import { useActionState, useEffect, useRef, useState } from 'react'
+import { useActionState } from 'react'
+import { useAnsweredForm } from '@/components/use-answered-form'
 import type {
   TemplateEditorState,
   TemplateEditorValues,
@@ -23,20 +24,7 @@ export function TemplateEditor({ templateId, initial, contacts }: Props) {
     values: initial,
     errors: {},
   } as TemplateEditorState)
-  const [values, setValues] = useState(state.values)
-  const answered = useRef(state)
-  const form = useRef<HTMLFormElement>(null)
-  useEffect(() => {
-    if (answered.current === state) return
-    answered.current = state
-    setValues(state.values)
-    const firstInvalid = form.current?.querySelector<HTMLElement>('[aria-invalid="true"]')
-    if (firstInvalid) {
-      firstInvalid.focus({ preventScroll: true })
-      firstInvalid.scrollIntoView({ block: 'center' })
-    }
-  }, [state])
-  const change = (patch: Partial<TemplateEditorValues>) => setValues((current) => ({ ...current, ...patch }))
+  const { values, change, form } = useAnsweredForm(state)
   const errorOf = (field: TemplateField) =>
     state.errors[field] ? (
       <p id={`field-${field}-error`} className="field-error">
