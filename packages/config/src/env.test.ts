@@ -4,6 +4,7 @@ import { ConfigError, parseConfig } from './load'
 /** Random-looking values of the right length, as a production deployment would set them. */
 const SESSION = 'session-secret-for-production-0123456789'
 const UNSUBSCRIBE = '1:unsubscribe-secret-for-production-0123456789'
+const DKIM_KEY = `2:${Buffer.alloc(32, 7).toString('base64')}`
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -103,25 +104,27 @@ describe('environment schema', () => {
     ],
     [{ SESSION_SECRET: 'too-short' }, /^SESSION_SECRET: expected at least 32 characters/],
     [
-      { NODE_ENV: 'production', UNSUBSCRIBE_SECRET: UNSUBSCRIBE },
+      { NODE_ENV: 'production', UNSUBSCRIBE_SECRET: UNSUBSCRIBE, DKIM_ENCRYPTION_KEY: DKIM_KEY },
       /^SESSION_SECRET: must be set to a random value/,
     ],
     [
       {
         NODE_ENV: 'production',
         UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+        DKIM_ENCRYPTION_KEY: DKIM_KEY,
         SESSION_SECRET: 'fairlane-compose-DEVELOPMENT-ONLY-secret-set-SESSION_SECRET-in-.env',
       },
       /^SESSION_SECRET: must be set to a random value .*published default/,
     ],
     [
-      { NODE_ENV: 'production', SESSION_SECRET: SESSION },
+      { NODE_ENV: 'production', SESSION_SECRET: SESSION, DKIM_ENCRYPTION_KEY: DKIM_KEY },
       /^UNSUBSCRIBE_SECRET: must be set to random values .*key id 1 is a published default\) \(it is not set\)/,
     ],
     [
       {
         NODE_ENV: 'production',
         SESSION_SECRET: SESSION,
+        DKIM_ENCRYPTION_KEY: DKIM_KEY,
         UNSUBSCRIBE_SECRET: `2:${'n'.repeat(32)},1:fairlane-development-unsubscribe-secret-change-me`,
       },
       /^UNSUBSCRIBE_SECRET: .*key id 1 is a published default/,
@@ -136,6 +139,20 @@ describe('environment schema', () => {
       /^UNSUBSCRIBE_SECRET: expected each key id once; key id 3 repeats \(got a value that does not fit\)/,
     ],
     [{ UNSUBSCRIBE_SECRET: `256:${'a'.repeat(32)}` }, /^UNSUBSCRIBE_SECRET: expected key ids from 0 to 255/],
+    [
+      { NODE_ENV: 'production', SESSION_SECRET: SESSION, UNSUBSCRIBE_SECRET: UNSUBSCRIBE },
+      /^DKIM_ENCRYPTION_KEY: must be set to 32 random bytes in base64 in production .*published default/,
+    ],
+    [
+      { DKIM_ENCRYPTION_KEY: '1:c2hvcnQ=' },
+      /^DKIM_ENCRYPTION_KEY: expected 32 random bytes in base64.*key id 1/,
+    ],
+    [
+      { DKIM_ENCRYPTION_KEY: `a:${DKIM_KEY.slice(2)},a:${DKIM_KEY.slice(2)}` },
+      /^DKIM_ENCRYPTION_KEY: expected each key id once; key id a repeats/,
+    ],
+    [{ DNS_SERVERS: 'ns1.example.com' }, /^DNS_SERVERS: expected IP addresses with an optional port/],
+    [{ RETURN_PATH_HOST: 'not a host' }, /^RETURN_PATH_HOST: expected a host name/],
     [
       { SMTP_TIMEOUT_MS: '30000', SEND_LOCK_MS: '60000' },
       /^SEND_LOCK_MS: must be at least 3 × SMTP_TIMEOUT_MS/,
@@ -159,8 +176,28 @@ describe('environment schema', () => {
       { kid: 1, secret: 'x'.repeat(32) },
     ])
     expect(
-      parseConfig({ NODE_ENV: 'production', SESSION_SECRET: SESSION, UNSUBSCRIBE_SECRET: UNSUBSCRIBE }),
+      parseConfig({
+        NODE_ENV: 'production',
+        SESSION_SECRET: SESSION,
+        UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+        DKIM_ENCRYPTION_KEY: DKIM_KEY,
+      }),
     ).toMatchObject({ UNSUBSCRIBE_SECRET: [{ kid: 1 }] })
+  })
+
+  it('reads DKIM_ENCRYPTION_KEY as key ids and 32-byte keys, DNS_SERVERS as a list', () => {
+    const config = parseConfig({
+      DKIM_ENCRYPTION_KEY: `k2:${Buffer.alloc(32, 2).toString('base64')},${Buffer.alloc(32, 1).toString('base64')}`,
+      DNS_SERVERS: '127.0.0.1:5353, [::1]:53',
+      RETURN_PATH_HOST: 'Bounces.Example.COM',
+    })
+    expect(config.DKIM_ENCRYPTION_KEY).toEqual([
+      { kid: 'k2', key: Buffer.alloc(32, 2) },
+      { kid: '1', key: Buffer.alloc(32, 1) },
+    ])
+    expect(config.DNS_SERVERS).toEqual(['127.0.0.1:5353', '[::1]:53'])
+    expect(config.RETURN_PATH_HOST).toBe('bounces.example.com')
+    expect(parseConfig({}).DNS_SERVERS).toBeUndefined()
   })
 
   it('never echoes a secret or a URL that may carry a password', () => {

@@ -174,6 +174,77 @@ const unsubscribeSecrets = z
     return keys
   })
 
+/** The development DKIM key-encryption key (key id 1): refused when NODE_ENV=production. */
+export const DEVELOPMENT_DKIM_ENCRYPTION_KEY = '1:ZmFpcmxhbmUtZGV2LWRraW0ta2V5LWNoYW5nZS1tZSE='
+
+/** One DKIM key-encryption key: its id is stored beside every private key it encrypts. */
+export interface DkimEncryptionKey {
+  kid: string
+  /** 32 bytes: AES-256-GCM. */
+  key: Buffer
+}
+
+/**
+ * `DKIM_ENCRYPTION_KEY`: `kid:base64[,kid:base64…]`, each 32 random bytes (`openssl rand -base64 32`);
+ * the first encrypts new DKIM private keys, every one decrypts (rotation: put the new key first, keep
+ * the old until every stored key was re-encrypted). A key without `kid:` has id `1`.
+ */
+const dkimEncryptionKeys = z
+  .string()
+  .default(DEVELOPMENT_DKIM_ENCRYPTION_KEY)
+  .transform((value, context): DkimEncryptionKey[] => {
+    const fail = (message: string) => {
+      context.addIssue({ code: 'custom', message })
+      return z.NEVER
+    }
+    const keys: DkimEncryptionKey[] = []
+    for (const entry of value.split(',').map((part) => part.trim())) {
+      const match = /^([A-Za-z0-9_-]{1,16}):(.*)$/.exec(entry)
+      const kid = match ? (match[1] ?? '1') : '1'
+      const encoded = match ? (match[2] ?? '') : entry
+      const key = Buffer.from(encoded, 'base64')
+      if (key.length !== 32 || key.toString('base64') !== encoded.replace(/=*$/, '').padEnd(44, '=')) {
+        return fail(
+          `expected 32 random bytes in base64, e.g. from \`openssl rand -base64 32\` (key id ${kid})`,
+        )
+      }
+      if (keys.some((other) => other.kid === kid))
+        return fail(`expected each key id once; key id ${kid} repeats`)
+      keys.push({ kid, key })
+    }
+    return keys
+  })
+
+/** `host:port` (or a bare host, port 53) per DNS server, comma-separated. */
+const dnsServers = z
+  .string()
+  .optional()
+  .transform((value, context): string[] | undefined => {
+    if (value === undefined || value.trim() === '') return undefined
+    const servers = value.split(',').map((part) => part.trim())
+    for (const server of servers) {
+      if (!/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:]+\])(:\d{1,5})?$/.test(server)) {
+        context.addIssue({
+          code: 'custom',
+          message: `expected IP addresses with an optional port (127.0.0.1:5353,[::1]:53); got ${JSON.stringify(server)}`,
+        })
+        return z.NEVER
+      }
+    }
+    return servers
+  })
+
+const hostName = (example: string) =>
+  z
+    .string()
+    .regex(
+      /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
+      `expected a host name such as ${example}`,
+    )
+    .transform((value) => value.toLowerCase())
+
+const developmentDkimKey = Buffer.from(DEVELOPMENT_DKIM_ENCRYPTION_KEY.slice(2), 'base64')
+
 export const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -203,6 +274,18 @@ export const envSchema = z
       .string()
       .email('expected an email address such as mail@example.com')
       .default('mail@fairlane.localhost'),
+
+    /**
+     * The platform's return-path host: tenants' `<label>.<domain>` CNAMEs point here, and it carries
+     * the MX and SPF of the inbound SMTP server that reads bounces.
+     */
+    RETURN_PATH_HOST: hostName('bounces.fairlane.example').default('bounces.fairlane.localhost'),
+    /** The envelope-sender domain of mail sent from the platform's MAIL_FROM (no tenant domain). */
+    BOUNCE_DOMAIN: hostName('bounces.fairlane.example').default('bounces.fairlane.localhost'),
+    /** Resolvers for domain verification (`127.0.0.1:5353`); default: the system's. */
+    DNS_SERVERS: dnsServers,
+    /** Encrypts DKIM private keys at rest; see `dkimEncryptionKeys`. */
+    DKIM_ENCRYPTION_KEY: dkimEncryptionKeys,
 
     SESSION_SECRET: z.string().min(32, 'expected at least 32 characters').default(DEVELOPMENT_SESSION_SECRET),
     /** Signs the unsubscribe links in campaign mail; independent of SESSION_SECRET (see `unsubscribeSecrets`). */
@@ -359,6 +442,17 @@ export const envSchema = z
         path: ['SESSION_SECRET'],
         message:
           'must be set to a random value of at least 32 characters in production (this is a published default)',
+      })
+    }
+    if (
+      env.NODE_ENV === 'production' &&
+      env.DKIM_ENCRYPTION_KEY.some((key) => key.key.equals(developmentDkimKey))
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DKIM_ENCRYPTION_KEY'],
+        message:
+          'must be set to 32 random bytes in base64 in production (`openssl rand -base64 32`; this is a published default)',
       })
     }
     if (env.NODE_ENV === 'production') {

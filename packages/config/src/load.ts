@@ -5,6 +5,7 @@ import { type Config, envSchema } from './env'
 const SECRET_NAMES = new Set([
   'SESSION_SECRET',
   'UNSUBSCRIBE_SECRET',
+  'DKIM_ENCRYPTION_KEY',
   'ADMIN_TOKEN',
   'DEMO_API_KEY',
   'METRICS_TOKEN',

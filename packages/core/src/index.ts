@@ -20,6 +20,10 @@ export { isLane, LANES, type Lane } from './domain/lanes'
 export {
   CAMPAIGN_STATUSES,
   type CampaignStatus,
+  DOMAIN_RECORD_PURPOSES,
+  DOMAIN_STATUSES,
+  type DomainRecordPurpose,
+  type DomainStatus,
   MEMBERSHIP_ROLES,
   MESSAGE_STATUSES,
   type MembershipRole,

@@ -1,6 +1,8 @@
 /**
  * A message's life: pending (campaign backlog in PostgreSQL) → queued (a job exists) → sending → a
- * terminal state. `cancelled`: its campaign was cancelled before the message was sent.
+ * terminal state. `cancelled`: its campaign was cancelled before the message was sent. `held`: its
+ * sender domain cannot sign (its DKIM record stopped verifying); it waits, unsent, until the domain
+ * verifies again and it goes back to `pending` — never sent unsigned.
  */
 export const MESSAGE_STATUSES = [
   'pending',
@@ -10,6 +12,7 @@ export const MESSAGE_STATUSES = [
   'failed',
   'suppressed',
   'cancelled',
+  'held',
 ] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 export const TERMINAL_MESSAGE_STATUSES = [
@@ -34,3 +37,11 @@ export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number]
 
 export const SUPPRESSION_REASONS = ['hard-bounce', 'complaint', 'manual', 'unsubscribe'] as const
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number]
+
+/** A tenant's sending domain: usable (`verified`) once its DKIM and return-path records verify. */
+export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number]
+
+/** What each DNS record shown for a domain is for; `ownership` only when another tenant has the domain. */
+export const DOMAIN_RECORD_PURPOSES = ['dkim', 'return-path', 'spf', 'dmarc', 'ownership'] as const
+export type DomainRecordPurpose = (typeof DOMAIN_RECORD_PURPOSES)[number]

@@ -111,6 +111,8 @@ const bucket: Record<MessageStatus, keyof CampaignCounts> = {
   failed: 'failed',
   suppressed: 'suppressed',
   cancelled: 'cancelled',
+  // Waiting for its sender domain to verify again: not sent, not lost.
+  held: 'pending',
 }
 
 /** Message counts by status for each campaign id given (of this tenant); served by the tenant/campaign/status index. */

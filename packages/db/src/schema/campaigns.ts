@@ -22,6 +22,9 @@ export const templates = pgTable(
     /** Null when the template is text only; at least one of `html` and `text` is set. */
     html: text('html'),
     text: text('text'),
+    /** The From header mail sent with this template uses unless the request names one; null: the default. */
+    fromAddress: text('from_address'),
+    replyTo: text('reply_to'),
     /** 1 when created, +1 for each change of subject, HTML or text. */
     version: integer('version').notNull().default(1),
     createdAt: createdAt(),
@@ -63,6 +66,9 @@ export const campaigns = pgTable(
     subject: text('subject').notNull(),
     html: text('html').notNull(),
     text: text('text'),
+    /** `Name <local@domain>` on a verified domain of the tenant; null: the tenant's default sender. */
+    fromAddress: text('from_address'),
+    replyTo: text('reply_to'),
     /**
      * Null means every subscribed contact. No cascade: deleting a list must not silently turn a
      * scheduled campaign into a send to everyone, so the delete is refused while a campaign uses it.

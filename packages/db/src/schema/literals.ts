@@ -6,6 +6,10 @@
 export {
   CAMPAIGN_STATUSES,
   type CampaignStatus,
+  DOMAIN_RECORD_PURPOSES,
+  DOMAIN_STATUSES,
+  type DomainRecordPurpose,
+  type DomainStatus,
   LANES,
   type Lane,
   MEMBERSHIP_ROLES,

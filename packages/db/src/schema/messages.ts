@@ -5,6 +5,7 @@ import { campaigns } from './campaigns'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
 import { contacts } from './contacts'
 import { LANES, type Lane, MESSAGE_STATUSES, type MessageStatus } from './literals'
+import { sendingDomains } from './sending-domains'
 import { tenantId } from './tenant-column'
 
 /**
@@ -26,6 +27,17 @@ export const messages = pgTable(
     /** The version of the tenant template it was rendered from (null for built-in and custom mail). */
     templateVersion: integer('template_version'),
     toAddress: text('to_address').notNull(),
+    /**
+     * The From header as resolved when the message was accepted or dispatched (`Name <local@domain>`),
+     * on `sending_domain_id`'s domain; null: the platform's MAIL_FROM with the tenant's name.
+     */
+    fromAddress: text('from_address'),
+    replyTo: text('reply_to'),
+    /**
+     * The verified domain that signs it. Set null when the domain is deleted (history stays); a domain
+     * with mail still open (pending, queued, sending, held) cannot be deleted.
+     */
+    sendingDomainId: uuid('sending_domain_id').references(() => sendingDomains.id, { onDelete: 'set null' }),
     /** Null for campaign mail: it is rendered from the campaign and contact at send time. */
     subject: text('subject'),
     html: text('html'),
@@ -87,6 +99,12 @@ export const messages = pgTable(
     index('messages_failed_idx').on(t.failedAt).where(sql`${t.status} = 'failed'`),
     // The body retention: per lane, the oldest messages still holding a body.
     index('messages_body_retention_idx').on(t.lane, t.createdAt).where(sql`${t.bodyRemovedAt} is null`),
+    // Open mail of a sending domain: held mail released when it verifies again, a delete refused.
+    index('messages_sending_domain_open_idx')
+      .on(t.sendingDomainId)
+      .where(
+        sql`${t.sendingDomainId} is not null and ${t.status} in ('pending', 'queued', 'sending', 'held')`,
+      ),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
   ],

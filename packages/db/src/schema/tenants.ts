@@ -11,6 +11,9 @@ export const tenants = pgTable(
     ratePerSec: integer('rate_per_sec').notNull().default(10),
     burst: integer('burst').notNull().default(20),
     weight: integer('weight').notNull().default(1),
+    /** The From of mail that names none (`Name <local@domain>` on a verified domain); null: MAIL_FROM. */
+    defaultFrom: text('default_from'),
+    defaultReplyTo: text('default_reply_to'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
