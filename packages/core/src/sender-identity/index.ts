@@ -1,4 +1,15 @@
 export {
+  DKIM_KEY_BITS,
+  type DkimKeyPair,
+  decryptPrivateKey,
+  dkimRecordValue,
+  type EncryptedPrivateKey,
+  encryptPrivateKey,
+  generateDkimKeyPair,
+  type KeyEncryptionKey,
+  loadSigningKey,
+} from './dkim-keys'
+export {
   type DkimKey,
   type DkimRotationState,
   FAILED_CHECKS_TO_HOLD,
