@@ -46,6 +46,7 @@ export async function saveCampaignAction(_state: EditorState, form: FormData): P
       {
         store: createCampaignStore(container().database.db),
         templates: { syntaxError: templateSyntaxError },
+        domains: createSenderDomains(container().database.db),
         clock: { now },
       },
     )
