@@ -3,7 +3,8 @@ import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWebHarness, seedTenant, type WebHarness } from '../test-support/harness'
 import { insertSendingDomain } from '../test-support/sending-domains'
-import { fromFieldHint, saveDefaultSenderForm } from './default-sender'
+import { saveDefaultSenderForm } from './default-sender'
+import { fromFieldHint } from './from-hint'
 
 const env = setupTestEnvironment('web-default-sender')
 

@@ -2,7 +2,7 @@ import { findDefaultSender, listVerifiedDomainNames } from '@fairlane/db/queries
 import type { Metadata } from 'next'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
-import { fromFieldHint } from '@/server/settings/default-sender'
+import { fromFieldHint } from '@/server/settings/from-hint'
 import { SenderForm } from './sender-form'
 
 // Per-tenant and per-request: never prerendered at build time (which would build the container).
