@@ -203,3 +203,11 @@ export const segmentWithAudienceResponse = segmentResponse.extend({
     })
     .meta({ description: 'Counted now; a campaign resolves the segment again at its send time' }),
 })
+
+export const defaultSenderResponse = z.object({
+  from: z.string().nullable().meta({
+    description: 'The From of mail that names none; null: the platform’s address with your name',
+  }),
+  replyTo: z.string().nullable().meta({ description: 'The Reply-To of mail that names none; null: none' }),
+})
+export type DefaultSenderResponse = z.input<typeof defaultSenderResponse>

@@ -10,6 +10,7 @@ import {
   type WebHarness,
 } from '../../test-support/harness'
 import { insertSendingDomain } from '../../test-support/sending-domains'
+import { getDefaultSender, putDefaultSender } from './default-sender'
 import type { ApiDeps } from './deps'
 import { getCampaign } from './get-campaign'
 import { postCampaign } from './post-campaign'
@@ -363,5 +364,37 @@ describe('campaigns with a sender', () => {
       'single line',
     )
     await refused(await postAs(campaign({ from: `${'n'.repeat(201)} <news@acme.test>` })), 400, 'from', '200')
+  })
+})
+
+describe('GET/PUT /api/v1/sender', () => {
+  const put = (body: unknown, key = tenant.apiKey) =>
+    putDefaultSender(jsonRequest('/api/v1/sender', { token: key, method: 'PUT', body }), deps)
+  const get = (key = tenant.apiKey) => getDefaultSender(jsonRequest('/api/v1/sender', { token: key }), deps)
+
+  it('sets, answers and clears the default sender, which new messages then use', async () => {
+    const set = await put({ from: 'Acme <hello@ACME.test>', replyTo: 'support@acme.test' })
+    expect(set.status).toBe(200)
+    expect(await readJson(set)).toEqual({ from: '"Acme" <hello@acme.test>', replyTo: 'support@acme.test' })
+    try {
+      expect(await readJson(await get())).toEqual({
+        from: '"Acme" <hello@acme.test>',
+        replyTo: 'support@acme.test',
+      })
+      expect(await readJson(await get(other.apiKey))).toEqual({ from: null, replyTo: null })
+      expect(await accepted(await post(custom()))).toMatchObject({ from_address: '"Acme" <hello@acme.test>' })
+    } finally {
+      expect(await readJson(await put({ from: null, replyTo: '' }))).toEqual({ from: null, replyTo: null })
+    }
+    expect(await readJson(await get())).toEqual({ from: null, replyTo: null })
+  })
+
+  it('refuses an unverified or foreign domain with 422 and bad syntax with 400, naming the field', async () => {
+    await refused(await put({ from: 'a@pending.test' }), 422, 'from', 'not verified')
+    await refused(await put({ from: 'a@acme.test' }, other.apiKey), 422, 'from', 'not one of your')
+    await refused(await put({ from: 'a@acme.test\r\nBcc: b@x.test' }), 400, 'from', 'single line')
+    await refused(await put({ replyTo: 42 }), 400, 'replyTo', 'string')
+    await refused(await put({ from: 'a@acme.test', cc: 'x' }), 400, 'cc', 'not a recognized field')
+    expect(await readJson(await get())).toEqual({ from: null, replyTo: null })
   })
 })

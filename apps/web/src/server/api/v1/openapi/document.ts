@@ -2,6 +2,7 @@ import {
   addSuppressionsRequestSchema,
   campaignRequestSchema,
   contactsRequestSchema,
+  defaultSenderSchema,
   MAX_CONTACTS_PER_REQUEST,
   MAX_SEGMENT_NAME_LENGTH,
   MAX_SUPPRESSIONS_PER_REQUEST,
@@ -30,6 +31,7 @@ import {
   campaignResponse,
   campaignScheduledResponse,
   contactsUpsertedResponse,
+  defaultSenderResponse,
   errorResponse,
   messageAcceptedResponse,
   messageResponse,
@@ -136,6 +138,7 @@ const request = {
     .strictObject({ name: z.string().min(1).max(MAX_SEGMENT_NAME_LENGTH) })
     .meta({ id: 'SegmentRename' }),
   templateChange: templateChangeSchema.meta({ id: 'TemplateChangeRequest' }),
+  defaultSender: defaultSenderSchema.meta({ id: 'DefaultSenderRequest' }),
   otpVariables: otpVariables.meta({ id: 'OtpVariables', unusedIO: 'input' }),
   passwordResetVariables: passwordResetVariables.meta({ id: 'PasswordResetVariables', unusedIO: 'input' }),
 }
@@ -226,6 +229,38 @@ function operations(now: Date): Record<RouteKey, Operation> {
       summary: 'A message’s status',
       requestParams: idParam('message'),
       responses: responses({ '200': json(messageResponse, 'The message') }, [401, 404, 429]),
+    },
+    'GET /api/v1/sender': {
+      operationId: 'getDefaultSender',
+      tags: ['Messages'],
+      summary: 'Your default sender',
+      description: 'The From and Reply-To of messages, campaigns and templates that name none.',
+      responses: responses({ '200': json(defaultSenderResponse, 'The default sender') }, [401, 429]),
+    },
+    'PUT /api/v1/sender': {
+      operationId: 'setDefaultSender',
+      tags: ['Messages'],
+      summary: 'Set or clear your default sender',
+      description:
+        'The whole setting: `from` on one of your verified sending domains (else 422), `replyTo` any address; null, "" or left out clears one. If the domain later fails verification, its mail is held until it verifies again.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.defaultSender,
+            examples: {
+              news: {
+                summary: 'A named sender and a reply address',
+                value: { from: '"Acme News" <news@example.com>', replyTo: 'support@example.com' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '200': json(defaultSenderResponse, 'The default sender as stored') },
+        [400, 401, 413, 415, 422, 429],
+      ),
     },
     'GET /api/v1/templates': {
       operationId: 'listTemplates',
