@@ -11,6 +11,7 @@ export async function toStoredMessage(
   raw: Buffer,
   envelopeRecipients: readonly string[],
   receivedAt: Date = new Date(),
+  mailFrom?: string,
 ): Promise<StoredMessage> {
   const parsed = await simpleParser(raw, {
     // The sink never shows cid: images inline, and skipping the HTML rendering of text parts and
@@ -30,6 +31,7 @@ export async function toStoredMessage(
     text: parsed.text ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : null,
     headers,
+    ...(mailFrom === undefined ? {} : { mailFrom }),
     receivedAt: receivedAt.toISOString(),
   }
 }

@@ -63,6 +63,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
   function receive(stream: SMTPServerDataStream, session: SMTPServerSession, callback: DataCallback): void {
     // Captured now: smtp-server resets the envelope as soon as the reply is sent.
     const recipients = session.envelope.rcptTo.map((recipient) => recipient.address)
+    const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address : ''
     const chunks: Buffer[] = []
     let bytes = 0
     stream.on('data', (chunk: Buffer) => {
@@ -74,7 +75,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       logger.debug({ err: error.message, session: session.id }, 'message aborted'),
     )
     stream.on('end', () => {
-      finish(Buffer.concat(chunks), recipients, stream.sizeExceeded, session, callback).catch(
+      finish(Buffer.concat(chunks), { recipients, mailFrom }, stream.sizeExceeded, session, callback).catch(
         (error: unknown) => {
           logger.error({ err: error }, 'could not handle a message')
           callback(smtpError(451, '4.3.0 the sink could not handle the message'))
@@ -85,7 +86,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
 
   async function finish(
     raw: Buffer,
-    recipients: string[],
+    { recipients, mailFrom }: { recipients: string[]; mailFrom: string },
     sizeExceeded: boolean,
     session: SMTPServerSession,
     callback: DataCallback,
@@ -110,8 +111,8 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         return
       }
     }
-    const message = await toStoredMessage(raw, recipients)
-    store.add(message)
+    const message = await toStoredMessage(raw, recipients, new Date(), mailFrom)
+    store.add(message, raw)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
