@@ -30,10 +30,8 @@ export const DELIVERY_ERROR_REASONS: Record<DeliveryErrorCode, string> = {
     'the connection was lost after the message was handed over; the server may have accepted it',
   undeliverable: 'the message has no content to send (its campaign or contact is gone)',
   suppressed: 'the recipient is suppressed or unsubscribed',
-  sender_domain_unverified:
-    'held: the sending domain is not verified (its DKIM or return-path record is missing or wrong); it is sent once the domain verifies again, never unsigned',
-  signing_failed:
-    "held: the message could not be DKIM-signed with its sending domain's key; it was not sent unsigned",
+  sender_domain_unverified: 'held until the sending domain verifies again (its DNS records do not check out)',
+  signing_failed: 'held: the message could not be DKIM-signed for its sending domain, so it was not sent',
 }
 
 /** The tenant-facing code of a send failure; unclassified errors count as a failed connection. */
