@@ -2,6 +2,7 @@ export {
   DNS_RECORD_TYPES,
   type DnsRecord,
   type DnsRecordType,
+  isDnsName,
   type ParsedDnsRecord,
   parseDnsRecord,
 } from './records'

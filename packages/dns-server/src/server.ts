@@ -42,7 +42,8 @@ export interface DnsServer {
 export async function startDnsServer(options: DnsServerOptions): Promise<DnsServer> {
   const records = new Map<string, DnsRecord[]>()
   const server = dns2.createServer({
-    udp: true,
+    // dns2 takes the socket type, not the address family of `host`.
+    udp: { type: options.host.includes(':') ? 'udp6' : 'udp4' },
     handle: (request, send) => {
       const response = Packet.createResponseFromRequest(request)
       const [question] = request.questions
@@ -66,12 +67,19 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
     },
   })
   const state = server as unknown as DnsServerState
-  const listening = state.listening
-  await server.listen({ udp: { port: options.port, address: options.host } })
-  const addresses = await listening
+  // A bind error (port in use) comes as an 'error' event, and `listening` then never settles.
+  const failed = new Promise<never>((_resolve, reject) => server.once('error', reject))
+  const addresses = await Promise.race([
+    server.listen({ udp: { port: options.port, address: options.host } }),
+    failed,
+  ])
+  // Later socket errors (a reply to a client that went away) must not take the process down.
+  server.on('error', () => {})
   const port = (addresses as { udp?: { port: number } }).udp?.port
   if (!port) throw new Error('DNS server: no UDP port')
-  const hostPart = options.host.includes(':') ? `[${options.host}]` : options.host
+  // Bound to every interface, the server is asked on loopback.
+  const reachable = options.host === '0.0.0.0' ? '127.0.0.1' : options.host === '::' ? '::1' : options.host
+  const hostPart = reachable.includes(':') ? `[${reachable}]` : reachable
   return {
     address: `${hostPart}:${port}`,
     port,
