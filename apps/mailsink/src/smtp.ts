@@ -126,7 +126,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         helo: session.hostNameAppearsAs,
       })
     }
-    store.add(message)
+    store.add(message, raw)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
