@@ -1,7 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  DNS_RECORD_TYPES,
+  type DnsRecordType,
+  type DnsServer,
+  isDnsName,
+  parseDnsRecord,
+} from '@fairlane/dns-server'
 import type { Logger } from 'pino'
+import type { AuthChecks } from './auth-checks'
 import { type FaultTable, parseFaultSpec } from './faults'
-import { HttpError, readJsonBody, sendError, sendHtml, sendJson } from './http-io'
+import { HttpError, readJsonBody, sendError, sendHtml, sendJson, sendNoContent } from './http-io'
 import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
 import { type MessageFilter, type MessageStore, parseSince, type StoredMessage } from './store'
 
@@ -9,7 +17,14 @@ export interface HttpSinkOptions {
   store: MessageStore
   faults: FaultTable
   logger: Logger
+  /** The sink's DNS server, when it runs one: `/dns/records` manages its records. */
+  dns?: DnsServer | undefined
+  /** Checks still running: what a reader is about to see waits for them. */
+  checks: AuthChecks
 }
+
+/** Longer than a check may take (auth.ts's timeout), so a reader never sees "not checked yet". */
+const SETTLE_MS = 10_000
 
 interface Request {
   req: IncomingMessage
@@ -34,19 +49,34 @@ interface Route {
 export function createHttpHandler(
   options: HttpSinkOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, faults, logger } = options
+  const { store, faults, logger, dns, checks } = options
+  const settled = async <T extends StoredMessage | StoredMessage[]>(found: T): Promise<T> => {
+    await checks.settled(Array.isArray(found) ? found : [found], SETTLE_MS)
+    return found
+  }
+  const zone = (): DnsServer => {
+    if (dns) return dns
+    throw new HttpError(
+      404,
+      'dns_not_running',
+      'this mail sink serves no DNS; start it with MAILSINK_DNS_PORT set (pnpm start does)',
+    )
+  }
 
   const routes: Route[] = [
     {
       path: /^\/$/,
-      methods: { GET: ({ res }) => sendHtml(res, 200, renderInbox(store.latest(INBOX_LIMIT), store.size)) },
+      methods: {
+        GET: async ({ res }) =>
+          sendHtml(res, 200, renderInbox(await settled(store.latest(INBOX_LIMIT)), store.size)),
+      },
     },
     {
       path: /^\/view\/([^/]+)$/,
       methods: {
-        GET: ({ res, params: [id = ''] }) => {
+        GET: async ({ res, params: [id = ''] }) => {
           const message = store.get(id)
-          if (message) sendHtml(res, 200, renderMessage(message))
+          if (message) sendHtml(res, 200, renderMessage(await settled(message)))
           else sendHtml(res, 404, renderNotFound(id))
         },
       },
@@ -58,17 +88,29 @@ export function createHttpHandler(
     {
       path: /^\/messages$/,
       methods: {
-        GET: ({ res, query }) => sendJson(res, 200, project(store.list(messageFilter(query)), query)),
+        GET: async ({ res, query }) =>
+          sendJson(res, 200, project(await settled(store.list(messageFilter(query))), query)),
         DELETE: ({ res }) => sendJson(res, 200, { deleted: store.clear() }),
       },
     },
     {
       path: /^\/messages\/([^/]+)$/,
       methods: {
-        GET: ({ res, params: [id = ''] }) => {
+        GET: async ({ res, params: [id = ''] }) => {
           const message = store.get(id)
           if (!message) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
-          sendJson(res, 200, message)
+          sendJson(res, 200, await settled(message))
+        },
+      },
+    },
+    {
+      path: /^\/messages\/([^/]+)\/raw$/,
+      methods: {
+        GET: ({ res, params: [id = ''] }) => {
+          const raw = store.raw(id)
+          if (!raw) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
+          res.writeHead(200, { 'content-type': 'message/rfc822', 'content-length': raw.length })
+          res.end(raw)
         },
       },
     },
@@ -84,6 +126,44 @@ export function createHttpHandler(
           sendJson(res, 201, fault)
         },
         DELETE: ({ res }) => sendJson(res, 200, { cleared: faults.clear() }),
+      },
+    },
+    {
+      path: /^\/dns\/records$/,
+      methods: {
+        GET: ({ res }) => sendJson(res, 200, zone().list()),
+        POST: async ({ req, res }) => {
+          const server = zone()
+          const parsed = parseDnsRecord(await readJsonBody(req))
+          if (!parsed.ok) throw new HttpError(400, 'invalid_record', parsed.message, {}, parsed.field)
+          server.publish(parsed.value)
+          logger.info({ record: parsed.value }, 'dns record published')
+          sendJson(res, 201, parsed.value)
+        },
+        DELETE: ({ res, query }) => {
+          const server = zone()
+          const name = query.get('name')?.trim() ?? ''
+          if (!isDnsName(name))
+            throw new HttpError(
+              400,
+              'invalid_record',
+              '"name" must be a DNS name such as shop.example',
+              {},
+              'name',
+            )
+          const type = query.get('type')?.trim().toUpperCase()
+          if (type !== undefined && type !== '' && !(DNS_RECORD_TYPES as readonly string[]).includes(type))
+            throw new HttpError(
+              400,
+              'invalid_record',
+              `"type" must be one of ${DNS_RECORD_TYPES.join(', ')}`,
+              {},
+              'type',
+            )
+          const removed = server.remove(name, type ? (type as DnsRecordType) : undefined)
+          logger.info({ name, type, removed }, 'dns records removed')
+          sendNoContent(res)
+        },
       },
     },
   ]
@@ -134,7 +214,19 @@ export function createHttpHandler(
   }
 }
 
-const FIELDS = ['id', 'messageId', 'from', 'to', 'subject', 'text', 'html', 'headers', 'receivedAt'] as const
+const FIELDS = [
+  'id',
+  'messageId',
+  'from',
+  'to',
+  'subject',
+  'text',
+  'html',
+  'headers',
+  'receivedAt',
+  'envelope',
+  'auth',
+] as const
 type Field = (typeof FIELDS)[number]
 
 /**

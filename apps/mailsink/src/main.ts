@@ -1,4 +1,4 @@
-import { LOG_ERROR_SERIALIZERS, loadConfig, stopWhenStdinCloses } from '@fairlane/config'
+import { LOG_ERROR_SERIALIZERS, loadConfig, sinkDnsPort, stopWhenStdinCloses } from '@fairlane/config'
 import pino from 'pino'
 import { ListenError, type MailSink, startMailSink } from './sink'
 
@@ -10,7 +10,7 @@ const logger = pino({
   serializers: LOG_ERROR_SERIALIZERS,
 })
 
-const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT' } as const
+const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT', dns: 'MAILSINK_DNS_PORT' } as const
 
 let sink: MailSink
 try {
@@ -19,6 +19,8 @@ try {
     smtpPort: config.MAILSINK_SMTP_PORT,
     httpPort: config.MAILSINK_HTTP_PORT,
     maxMessages: config.MAILSINK_MAX_MESSAGES,
+    dnsPort: sinkDnsPort(config),
+    dnsServers: config.DNS_SERVERS,
     logger,
   })
 } catch (error) {
@@ -34,9 +36,16 @@ try {
   process.exit(1)
 }
 
+// The platform's own records, as production publishes them: the SPF of its return-path and bounce
+// hosts (a tenant's return-path CNAME points at RETURN_PATH_HOST), allowing mail from this machine,
+// so signed mail sent through the local stack shows SPF as well as DKIM.
+for (const host of new Set([config.RETURN_PATH_HOST, config.BOUNCE_DOMAIN])) {
+  sink.dns?.publish({ type: 'TXT', name: host, value: 'v=spf1 ip4:127.0.0.0/8 ip6:::1 ~all' })
+}
+
 // Scripts wait for this line to know the sink is up, and people click the link.
 console.log(
-  `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}`,
+  `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}${sink.dns ? `, DNS ${sink.dns.address} (udp)` : ''}`,
 )
 
 function shutdown(signal: NodeJS.Signals): void {

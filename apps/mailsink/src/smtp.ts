@@ -1,7 +1,9 @@
 import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
+import { isSigned } from './auth'
+import type { AuthChecks } from './auth-checks'
 import { type FaultTable, splitReply } from './faults'
-import { toStoredMessage } from './parse-message'
+import { type Envelope, toStoredMessage } from './parse-message'
 import type { MessageStore } from './store'
 
 /** Advertised with SIZE; larger messages are refused with 552 and never buffered past the limit. */
@@ -11,6 +13,8 @@ export interface SmtpSinkOptions {
   store: MessageStore
   faults: FaultTable
   logger: Logger
+  /** Checks DKIM/SPF/DMARC of signed messages once they are accepted. */
+  checks: AuthChecks
   maxMessageBytes?: number
 }
 
@@ -28,7 +32,7 @@ export function smtpError(code: number, text: string): Error & { responseCode: n
 }
 
 export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
-  const { store, faults, logger } = options
+  const { store, faults, logger, checks } = options
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
   const delays = new Set<() => void>()
   let closed = false
@@ -63,6 +67,8 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
   function receive(stream: SMTPServerDataStream, session: SMTPServerSession, callback: DataCallback): void {
     // Captured now: smtp-server resets the envelope as soon as the reply is sent.
     const recipients = session.envelope.rcptTo.map((recipient) => recipient.address)
+    const mailFrom = session.envelope.mailFrom
+    const envelope: Envelope = { from: mailFrom ? mailFrom.address : '', to: recipients }
     const chunks: Buffer[] = []
     let bytes = 0
     stream.on('data', (chunk: Buffer) => {
@@ -74,7 +80,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       logger.debug({ err: error.message, session: session.id }, 'message aborted'),
     )
     stream.on('end', () => {
-      finish(Buffer.concat(chunks), recipients, stream.sizeExceeded, session, callback).catch(
+      finish(Buffer.concat(chunks), envelope, stream.sizeExceeded, session, callback).catch(
         (error: unknown) => {
           logger.error({ err: error }, 'could not handle a message')
           callback(smtpError(451, '4.3.0 the sink could not handle the message'))
@@ -85,7 +91,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
 
   async function finish(
     raw: Buffer,
-    recipients: string[],
+    envelope: Envelope,
     sizeExceeded: boolean,
     session: SMTPServerSession,
     callback: DataCallback,
@@ -94,7 +100,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       callback(smtpError(552, `5.3.4 message exceeds the limit of ${maxBytes} bytes`))
       return
     }
-    const fault = faults.take(recipients)
+    const fault = faults.take(envelope.to)
     if (fault) {
       logger.debug({ fault, session: session.id }, 'applying fault')
       if (fault.delayMs) await wait(fault.delayMs)
@@ -110,8 +116,17 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         return
       }
     }
-    const message = await toStoredMessage(raw, recipients)
-    store.add(message)
+    const message = await toStoredMessage(raw, envelope)
+    // Only signed mail is checked, after the reply is decided (readers wait for the verdict, see
+    // AuthChecks). Unsigned mail (benchmarks, the platform sender) costs no lookup and no second parse.
+    if (isSigned(message.headers)) {
+      checks.start(message, raw, {
+        sender: envelope.from,
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs,
+      })
+    }
+    store.add(message, raw)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
