@@ -14,6 +14,7 @@ import { getTenantHistory } from './api/admin/tenant-history'
 import { patchTenant } from './api/admin/update-tenant'
 import { handleAuth } from './api/auth'
 import { healthLive, healthReady } from './api/health'
+import { getDefaultSender, putDefaultSender } from './api/v1/default-sender'
 import {
   deleteDomainById,
   getDomainById,
@@ -100,6 +101,9 @@ export const API_ROUTES = {
   removeSuppression: route('DELETE', '/api/v1/suppressions/:email', (request, { email }, deps) =>
     deleteSuppression(request, email, deps.api),
   ),
+  // The tenant's default sender: From / Reply-To of mail that names none.
+  getDefaultSender: route('GET', '/api/v1/sender', (request, _, deps) => getDefaultSender(request, deps.api)),
+  putDefaultSender: route('PUT', '/api/v1/sender', (request, _, deps) => putDefaultSender(request, deps.api)),
   // The API's OpenAPI document: public, no key (every other /api/v1 route is in it; routes.test.ts checks).
   openApiDocument: route('GET', '/api/v1/openapi.json', (request) => getOpenApiDocument(request)),
   // `:ref` is a template's slug or id.

@@ -40,4 +40,5 @@ const APP_SECTIONS = [
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },
   { href: '/api-keys', label: 'API keys' },
+  { href: '/settings', label: 'Settings' },
 ] as const

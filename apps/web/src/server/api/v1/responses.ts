@@ -76,6 +76,10 @@ export const campaignResponse = z.object({
   id,
   status: z.enum(CAMPAIGN_STATUSES),
   sendAt: instant.nullable(),
+  from: z.string().nullable().meta({
+    description: 'The From its mail is sent with; null: your default sender (as it is when dispatch starts)',
+  }),
+  replyTo: z.string().nullable(),
   counts: z
     .object({
       pending: count,
@@ -165,6 +169,10 @@ export const templateResponse = z.object({
   subject: z.string(),
   html: z.string().nullable(),
   text: z.string().nullable(),
+  from: z.string().nullable().meta({
+    description: 'The From of mail sent with it unless the request names one; null: your default sender',
+  }),
+  replyTo: z.string().nullable().meta({ description: 'Its Reply-To; null: your default Reply-To' }),
   version: z.int().min(1).meta({ description: 'Raised by each change of subject, HTML or text' }),
   createdAt: instant,
   updatedAt: instant,
@@ -197,6 +205,14 @@ export const segmentWithAudienceResponse = segmentResponse.extend({
     })
     .meta({ description: 'Counted now; a campaign resolves the segment again at its send time' }),
 })
+
+export const defaultSenderResponse = z.object({
+  from: z.string().nullable().meta({
+    description: 'The From of mail that names none; null: the platform’s address with your name',
+  }),
+  replyTo: z.string().nullable().meta({ description: 'The Reply-To of mail that names none; null: none' }),
+})
+export type DefaultSenderResponse = z.input<typeof defaultSenderResponse>
 
 const recordStatus = z.enum(['pending', 'verified', 'failed'])
 

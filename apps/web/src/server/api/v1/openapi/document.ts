@@ -2,6 +2,7 @@ import {
   addSuppressionsRequestSchema,
   campaignRequestSchema,
   contactsRequestSchema,
+  defaultSenderSchema,
   MAX_CONTACTS_PER_REQUEST,
   MAX_SEGMENT_NAME_LENGTH,
   MAX_SUPPRESSIONS_PER_REQUEST,
@@ -31,6 +32,7 @@ import {
   campaignResponse,
   campaignScheduledResponse,
   contactsUpsertedResponse,
+  defaultSenderResponse,
   domainResponse,
   domainsResponse,
   errorResponse,
@@ -153,6 +155,7 @@ const request = {
     .strictObject({ name: z.string().min(1).max(MAX_SEGMENT_NAME_LENGTH) })
     .meta({ id: 'SegmentRename' }),
   templateChange: templateChangeSchema.meta({ id: 'TemplateChangeRequest' }),
+  defaultSender: defaultSenderSchema.meta({ id: 'DefaultSenderRequest' }),
   otpVariables: otpVariables.meta({ id: 'OtpVariables', unusedIO: 'input' }),
   passwordResetVariables: passwordResetVariables.meta({ id: 'PasswordResetVariables', unusedIO: 'input' }),
 }
@@ -178,6 +181,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
         'one of your template slugs, or your own `subject` with `html` and/or `text` (the `default` lane).',
         'The built-in templates take the variables in `OtpVariables` and `PasswordResetVariables`;',
         'a tenant template needs every variable it uses. Unknown fields are refused.',
+        '`from` (on one of your verified sending domains, else 422) and `replyTo` are optional: without them the template’s, else your default sender, else the platform’s address with your name.',
       ].join(' '),
       requestParams: {
         header: z.object({
@@ -243,6 +247,38 @@ function operations(now: Date): Record<RouteKey, Operation> {
       requestParams: idParam('message'),
       responses: responses({ '200': json(messageResponse, 'The message') }, [401, 404, 429]),
     },
+    'GET /api/v1/sender': {
+      operationId: 'getDefaultSender',
+      tags: ['Messages'],
+      summary: 'Your default sender',
+      description: 'The From and Reply-To of messages, campaigns and templates that name none.',
+      responses: responses({ '200': json(defaultSenderResponse, 'The default sender') }, [401, 429]),
+    },
+    'PUT /api/v1/sender': {
+      operationId: 'setDefaultSender',
+      tags: ['Messages'],
+      summary: 'Set or clear your default sender',
+      description:
+        'The whole setting: `from` on one of your verified sending domains (else 422), `replyTo` any address; null, "" or left out clears one. If the domain later fails verification, its mail is held until it verifies again.',
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.defaultSender,
+            examples: {
+              news: {
+                summary: 'A named sender and a reply address',
+                value: { from: '"Acme News" <news@example.com>', replyTo: 'support@example.com' },
+              },
+            },
+          },
+        },
+      },
+      responses: responses(
+        { '200': json(defaultSenderResponse, 'The default sender as stored') },
+        [400, 401, 413, 415, 422, 429],
+      ),
+    },
     'GET /api/v1/templates': {
       operationId: 'listTemplates',
       tags: ['Templates'],
@@ -271,7 +307,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(templateResponse, 'Created at version 1', locationHeader('template')) },
-        [400, 401, 409, 413, 415, 429],
+        [400, 401, 409, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/templates/:ref': {
@@ -299,7 +335,10 @@ function operations(now: Date): Record<RouteKey, Operation> {
           },
         },
       },
-      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+      responses: responses(
+        { '200': json(templateResponse, 'The template') },
+        [400, 401, 404, 413, 415, 422, 429],
+      ),
     },
     'PUT /api/v1/templates/:ref': {
       operationId: 'replaceTemplate',
@@ -322,7 +361,10 @@ function operations(now: Date): Record<RouteKey, Operation> {
           },
         },
       },
-      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+      responses: responses(
+        { '200': json(templateResponse, 'The template') },
+        [400, 401, 404, 413, 415, 422, 429],
+      ),
     },
     'DELETE /api/v1/templates/:ref': {
       operationId: 'deleteTemplate',
@@ -446,7 +488,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(campaignScheduledResponse, 'Scheduled', locationHeader('campaign')) },
-        [400, 401, 404, 413, 415, 429],
+        [400, 401, 404, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/campaigns/:id': {
