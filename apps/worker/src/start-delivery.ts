@@ -114,6 +114,11 @@ export interface DeliveryOptions {
   bounceDomain: string
   /** DKIM_ENCRYPTION_KEY: decrypts the sending domains' DKIM private keys. */
   dkimEncryptionKeys: readonly KeyEncryptionKey[]
+  /**
+   * How long a domain's signing answer (its parsed key, or why its mail is held) is reused; default
+   * `SENDER_SIGNER_TTL_MS`. A domain turned failed or rotated takes effect in the worker within it.
+   */
+  senderSignerTtlMs?: number
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
   pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
@@ -479,6 +484,7 @@ function startLanes(
   const signer = createSenderSigner({
     load: (input) => findSigningDomain(database.db, input),
     keys: options.dkimEncryptionKeys,
+    ...(options.senderSignerTtlMs === undefined ? {} : { ttlMs: options.senderSignerTtlMs }),
   })
   const sendDepsFor = (lane: Lane): SendDeps => ({
     store,

@@ -1,7 +1,7 @@
 import type { CampaignStatus, Lane, MessageStatus } from '@fairlane/core'
 import { and, count, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { apiKeys, campaigns, contacts, messages } from '../schema'
+import { apiKeys, campaigns, contacts, messages, sendingDomains } from '../schema'
 
 export interface Backlog {
   pending: number
@@ -99,9 +99,10 @@ export interface OnboardingProgress {
   hasContacts: boolean
   hasCampaign: boolean
   hasApiKey: boolean
+  hasVerifiedDomain: boolean
 }
 
-/** What a new tenant has done so far, for the dashboard's first-steps checklist: three index probes, one round trip. */
+/** What a new tenant has done so far, for the dashboard's first-steps checklist: four index probes, one round trip. */
 export async function onboardingProgress(
   db: Executor,
   query: { tenantId: string },
@@ -111,14 +112,17 @@ export async function onboardingProgress(
     has_contacts: boolean
     has_campaign: boolean
     has_api_key: boolean
+    has_verified_domain: boolean
   }>(sql`
     select
       exists (select 1 from ${contacts} where ${contacts.tenantId} = ${tenantId}) as has_contacts,
       exists (select 1 from ${campaigns} where ${campaigns.tenantId} = ${tenantId}) as has_campaign,
-      exists (select 1 from ${apiKeys} where ${apiKeys.tenantId} = ${tenantId} and ${apiKeys.revokedAt} is null) as has_api_key`)
+      exists (select 1 from ${apiKeys} where ${apiKeys.tenantId} = ${tenantId} and ${apiKeys.revokedAt} is null) as has_api_key,
+      exists (select 1 from ${sendingDomains} where ${sendingDomains.tenantId} = ${tenantId} and ${sendingDomains.status} = 'verified') as has_verified_domain`)
   return {
     hasContacts: row?.has_contacts === true,
     hasCampaign: row?.has_campaign === true,
     hasApiKey: row?.has_api_key === true,
+    hasVerifiedDomain: row?.has_verified_domain === true,
   }
 }

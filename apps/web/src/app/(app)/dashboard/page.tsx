@@ -44,12 +44,12 @@ export default async function DashboardPage() {
       action: 'Import contacts',
     },
     {
-      done: false,
+      done: progress.hasVerifiedDomain,
       title: 'Send from your own domain',
       detail:
-        'Not available yet: until sender domains arrive, mail goes out from the platform’s own address.',
-      href: null,
-      action: null,
+        'Add your domain and publish its DNS records: mail then goes out DKIM-signed as you. Until then it leaves from the platform’s address under your name.',
+      href: '/domains',
+      action: 'Add a domain',
     },
     {
       done: progress.hasApiKey || progress.hasCampaign,
