@@ -3,6 +3,7 @@ import { loadSigningKey, parseReturnPath, unsubscribeKey } from '@fairlane/core'
 import { type SendDeps, sendMessage } from '@fairlane/core/delivery'
 import { messages } from '@fairlane/db'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
+import { notifyOutbox } from '@fairlane/db/queries/outbox'
 import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import { closeLaneTransports, createLaneTransports, type LaneTransports, messageIdFor } from '@fairlane/mail'
 import type { MailSink } from '@fairlane/mailsink/sink'
@@ -154,6 +155,43 @@ describe('mail from a verified domain', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(sink.store.list({ to })).toHaveLength(0)
     expect((await row(message.id))?.status).toBe('held')
+  })
+})
+
+describe('a domain that verifies again', () => {
+  it('sends its released mail although the worker still caches the "hold" answer', async () => {
+    const returning = await seedVerifiedDomain(db(), {
+      tenantId,
+      name: 'returning-acme.example',
+      keys: TEST_DKIM_ENCRYPTION_KEYS,
+    })
+    publishDkim(dns, returning)
+    await failDomain(db(), returning.id)
+    const first = unique('held-first')
+    const held = await seedFrom(first, { from: `news@${returning.name}`, sendingDomainId: returning.id })
+    await eventually(async () => (await row(held.id))?.status === 'held', { what: 'the first message held' })
+
+    // What verifyDomain does, well inside the signer's 30 s: verified, and the held mail published
+    // again. The worker's cached answer is still "hold"; the hold must not stick.
+    await db().execute(sql`update sending_domains set status = 'verified', failure_reason = null
+      where id = ${returning.id}`)
+    await db().execute(sql`update messages set status = 'queued', generation = generation + 1,
+      queued_at = now() where id = ${held.id}`)
+    await db().execute(sql`insert into outbox (tenant_id, topic, payload)
+      values (${tenantId}, 'message.publish', ${JSON.stringify({
+        v: 1,
+        messageId: held.id,
+        tenantId,
+        lane: held.lane,
+        generation: 1,
+      })}::jsonb)`)
+    await notifyOutbox(db())
+
+    const { raw } = await received(first)
+    expect((await verify(raw)).results[0]?.status.result).toBe('pass')
+    await eventually(async () => (await row(held.id))?.status === 'sent', {
+      what: 'the released message sent',
+    })
   })
 })
 

@@ -67,5 +67,8 @@ export function createSenderSigner(options: SenderSignerOptions): SenderSigner {
       }
       return answer
     },
+    forget(input) {
+      entries.delete(`${input.tenantId}/${input.domainId}`)
+    },
   }
 }

@@ -20,6 +20,7 @@ export type {
   DkimSignature,
   FailureNote,
   HeldClaim,
+  HoldResult,
   MailAddress,
   Mailer,
   OutgoingMail,

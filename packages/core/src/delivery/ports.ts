@@ -118,7 +118,7 @@ export interface DeliveryStore {
    * Status → held, lock cleared, the reason noted: the message waits unsent (its sender domain cannot
    * sign) until the domain verifies again and releases it. Its job ends; nothing retries it.
    */
-  markHeld(claim: HeldClaim & FailureNote): Promise<boolean>
+  markHeld(claim: HeldClaim & FailureNote): Promise<HoldResult>
   suppress(input: {
     tenantId: string
     email: string
@@ -191,7 +191,16 @@ export type SenderSigning =
 /** Answers for a sending domain, cached briefly by implementations (a key is decrypted once, not per mail). */
 export interface SenderSigner {
   signingFor(input: { tenantId: string; domainId: string }): Promise<SenderSigning>
+  /** Drops a cached answer: the next `signingFor` reads the domain afresh. */
+  forget?(input: { tenantId: string; domainId: string }): void
 }
+
+/**
+ * `held`; `domain-verified`: not held, because the message's domain is verified in the database (the
+ * hold answer was stale: held now, the domain's release has already passed and it would wait for
+ * good); `not-holder`: the claim is no longer ours.
+ */
+export type HoldResult = 'held' | 'domain-verified' | 'not-holder'
 
 /** The tenant's token bucket's answer: a token, or how long until this message's token is due. */
 export type Admission = { ok: true } | { ok: false; delayMs: number }

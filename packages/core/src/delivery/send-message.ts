@@ -23,6 +23,9 @@ import { SigningFailedError } from './signing-failed-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
 import { withRetries } from './with-retries'
 
+/** A domain verified in the database while the signer still answers "hold": try again this soon. */
+const STALE_HOLD_RETRY_MS = 1_000
+
 export interface SendDeps {
   store: DeliveryStore
   mailer: Mailer
@@ -112,8 +115,19 @@ export async function sendMessage(
 
   try {
     // Before the token: held mail spends none of the tenant's rate.
-    const sender = await senderFor(message, deps)
-    if (sender.kind === 'hold') return await hold(claim, sender, deps)
+    let sender = await senderFor(message, deps)
+    if (sender.kind === 'hold') {
+      if (await hold(claim, sender, deps)) return { kind: 'skipped', reason: 'held' }
+      // The domain verified after this worker cached its answer: ask afresh.
+      if (message.sendingDomainId !== null) {
+        deps.signer.forget?.({ tenantId: message.tenantId, domainId: message.sendingDomainId })
+      }
+      sender = await senderFor(message, deps)
+      if (sender.kind === 'hold') {
+        await giveBack(claim, deps)
+        return { kind: 'deferred', delayMs: STALE_HOLD_RETRY_MS }
+      }
+    }
     const handedOff = await deps.mailer.send(await composeMail(message, sender, deps), admit)
     if (!handedOff.ok) {
       await giveBack(claim, deps)
@@ -121,7 +135,8 @@ export async function sendMessage(
     }
   } catch (error) {
     if (error instanceof SigningFailedError) {
-      return await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
+      await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
+      return { kind: 'skipped', reason: 'held' }
     }
     throw await settleFailure(error, message, claim, deps, attempt)
   }
@@ -252,14 +267,21 @@ async function senderFor(message: ClaimedMessage, deps: SendDeps): Promise<Sende
   return { kind: 'platform' }
 }
 
-/** The message waits unsent for its domain; the job ends here (the domain's release publishes it again). */
-async function hold(claim: HeldClaim, held: Hold, deps: SendDeps): Promise<SendOutcome> {
-  deps.logger?.warn(
-    { messageId: claim.messageId, tenantId: claim.tenantId, code: held.code, reason: held.reason },
-    'message held: its sending domain cannot sign',
-  )
-  await deps.store.markHeld({ ...claim, error: held.reason, errorCode: held.code })
-  return { kind: 'skipped', reason: 'held' }
+/**
+ * The message waits unsent for its domain; the job ends here (the domain's release publishes it
+ * again). False when it was not held: its domain is verified after all (a stale cached answer), or
+ * the claim is no longer ours.
+ */
+async function hold(claim: HeldClaim, held: Hold, deps: SendDeps): Promise<boolean> {
+  const result = await deps.store.markHeld({ ...claim, error: held.reason, errorCode: held.code })
+  if (result === 'not-holder') return true
+  if (result === 'held') {
+    deps.logger?.warn(
+      { messageId: claim.messageId, tenantId: claim.tenantId, code: held.code, reason: held.reason },
+      'message held: its sending domain cannot sign',
+    )
+  }
+  return result === 'held'
 }
 
 async function composeMail(message: ClaimedMessage, sender: Sender, deps: SendDeps): Promise<OutgoingMail> {

@@ -6,6 +6,7 @@ import type {
   DeliveryStore,
   FailureNote,
   HeldClaim,
+  HoldResult,
   SendJob,
 } from '@fairlane/core/delivery'
 import { and, eq, inArray, lt, or, type Placeholder, sql } from 'drizzle-orm'
@@ -238,7 +239,14 @@ export async function markMessageSuppressed(
  * Held: its sending domain cannot sign. The lock is cleared and the attempt taken back (nothing was
  * tried); the domain's release sets it pending again when the domain verifies.
  */
-export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
+export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNote): Promise<HoldResult> {
+  // A domain that is not verified, read FOR SHARE: a verification committing its release (which
+  // holds the domain row FOR UPDATE) is waited for and then seen, and one starting after this hold
+  // sees the held row, so a message is never held behind a release that has already run.
+  const domainUnverified = sql`(${messages.sendingDomainId} is null or exists (
+    select 1 from sending_domains d
+    where d.id = ${messages.sendingDomainId} and d.status <> 'verified'
+    for share))`
   const rows = await db
     .update(messages)
     .set({
@@ -248,9 +256,15 @@ export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNo
       lastErrorCode: claim.errorCode,
       ...unlocked,
     })
-    .where(byHolder(claim))
+    .where(
+      claim.errorCode === 'sender_domain_unverified'
+        ? and(byHolder(claim), domainUnverified)
+        : byHolder(claim),
+    )
     .returning({ id: messages.id })
-  return rows.length > 0
+  if (rows.length > 0) return 'held'
+  const [still] = await db.select({ id: messages.id }).from(messages).where(byHolder(claim))
+  return still ? 'domain-verified' : 'not-holder'
 }
 
 /**
