@@ -39,5 +39,6 @@ const APP_SECTIONS = [
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },
+  { href: '/domains', label: 'Domains' },
   { href: '/api-keys', label: 'API keys' },
 ] as const
