@@ -63,7 +63,7 @@ export default async function DomainsPage({ searchParams }: { searchParams: Sear
                     </td>
                     <td>{domain.failureReason ?? <span className="muted">—</span>}</td>
                     <td>
-                      <DateTime value={new Date(domain.createdAt)} />
+                      <DateTime value={domain.createdAt} />
                     </td>
                   </tr>
                 ))}

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
@@ -53,6 +54,16 @@ export default async function DomainPage({
             {domain.failureReason}
           </p>
         ) : null}
+        <dl className="details">
+          <dt>Last checked</dt>
+          <dd>
+            <DateTime value={domain.lastCheckedAt} empty="Not yet" />
+          </dd>
+          <dt>Next check</dt>
+          <dd>
+            <DateTime value={domain.nextCheckAt} empty="None scheduled: verify after publishing" />
+          </dd>
+        </dl>
         <div className={styles.actions}>
           <DomainActionForm
             domainId={domain.id}
@@ -105,7 +116,7 @@ export default async function DomainPage({
       </section>
       <section className="card" aria-labelledby="dkim-key">
         <h2 id="dkim-key">DKIM key</h2>
-        <DkimRotation dkim={domain.dkim} />
+        <DkimRotation domain={domain} />
       </section>
     </>
   )

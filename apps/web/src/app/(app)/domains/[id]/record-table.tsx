@@ -71,7 +71,7 @@ function RecordRow({ record }: { record: DomainRecordView }) {
         {record.reason ? <p className={`${styles.found} muted`}>{record.reason}</p> : null}
         {record.removableAfter ? (
           <p className={`${styles.found} muted`}>
-            Can be removed after <DateTime value={new Date(record.removableAfter)} />
+            Can be removed after <DateTime value={record.removableAfter} />
           </p>
         ) : null}
       </td>

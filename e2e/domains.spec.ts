@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto'
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test'
+import { E2E } from './playwright.config'
+import { signUp } from './support/accounts'
+import { type SinkMessage, sinkMessages } from './support/mail-sink'
+
+/**
+ * Sender identity end to end: a tenant adds a domain, copies its DNS records, publishes them (the
+ * test plays the DNS provider: the mail sink's DNS server, through its HTTP API), verifies the domain,
+ * makes it the default sender, sends a campaign, and the mail arrives From the domain with a DKIM
+ * signature the sink verified against the published record.
+ */
+
+test.use({ permissions: ['clipboard-read', 'clipboard-write'] })
+
+/** The dispatcher, pacer and SMTP after "Send now", and the sink's DKIM check. */
+const DELIVERY_DEADLINE_MS = 30_000
+
+interface PublishedRecord {
+  type: string
+  name: string
+  value: string
+}
+
+/** A name under a real public suffix, unique per run: subdomains of example.com are not registrable. */
+function uniqueDomain(): string {
+  return `shop-${randomUUID().slice(0, 8)}.com`
+}
+
+/** The DNS provider of the test: the mail sink's DNS server, which web, worker and sink resolve through. */
+async function publish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
+  const response = await request.post(`${E2E.inboxUrl}/dns/records`, { data: record })
+  expect(response.ok(), `publishing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
+}
+
+/** A record's host name and value as the page shows them. */
+async function shownRecord(row: Locator): Promise<PublishedRecord> {
+  return {
+    type: (await row.locator('td').first().textContent()) ?? '',
+    name: (await row.getByTestId('record-name').textContent()) ?? '',
+    value: (await row.getByTestId('record-value').textContent()) ?? '',
+  }
+}
+
+async function clipboardText(page: Page): Promise<string> {
+  return page.evaluate(() => navigator.clipboard.readText())
+}
+
+/** Copies a record's host name and value with its buttons, checking each is confirmed and in the clipboard. */
+async function copyRecord(page: Page, row: Locator, title: string): Promise<PublishedRecord> {
+  const shown = await shownRecord(row)
+  await row.getByRole('button', { name: `Copy host name of ${title}` }).click()
+  await expect(row.getByRole('status').first()).toHaveText('Copied to the clipboard')
+  const name = await clipboardText(page)
+  expect(name).toBe(shown.name)
+  await row.getByRole('button', { name: `Copy value of ${title}` }).click()
+  await expect(row.getByRole('status').nth(1)).toHaveText('Copied to the clipboard')
+  const value = await clipboardText(page)
+  expect(value).toBe(shown.value)
+  return { type: shown.type, name, value }
+}
+
+async function addDomain(page: Page, name: string): Promise<void> {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Domains' }).click()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Domains')
+  await page.getByLabel('Domain name').fill(name)
+  await page.getByRole('button', { name: 'Add domain' }).click()
+  await expect(page).toHaveURL(/\/domains\/[0-9a-f-]{36}\?notice=added$/)
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(name)
+}
+
+async function mailTo(
+  request: APIRequestContext,
+  to: string,
+  subject: string,
+  since: Date,
+): Promise<SinkMessage> {
+  let found: SinkMessage | undefined
+  await expect(async () => {
+    found = (await sinkMessages(request, { to, since })).find((message) => message.subject === subject)
+    expect(found, `${to} has "${subject}"`).toBeDefined()
+  }).toPass({ timeout: DELIVERY_DEADLINE_MS, intervals: [250, 500, 1000] })
+  if (!found) throw new Error(`no "${subject}" for ${to}`)
+  return found
+}
+
+test('add a domain, copy and publish its records, verify it, send a campaign from it: DKIM passes at the sink', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(120_000)
+  const startedAt = new Date()
+  await signUp(page)
+  const domain = uniqueDomain()
+  await addDomain(page, domain)
+  await expect(page.getByTestId('domain-status')).toHaveText('pending')
+
+  // The records to publish: DKIM and the return path required, SPF and DMARC advice.
+  const dkimRow = page.getByTestId('record-dkim')
+  const returnPathRow = page.getByTestId('record-return-path')
+  await expect(dkimRow).toHaveCount(1)
+  await expect(dkimRow).toContainText('Required')
+  await expect(dkimRow.getByTestId('record-name')).toHaveText(/^fl\d{6}[a-z2-7]{4}\._domainkey\./)
+  await expect(dkimRow.getByTestId('record-value')).toHaveText(/^v=DKIM1; k=rsa; p=[A-Za-z0-9+/=]+$/)
+  await expect(returnPathRow).toContainText('CNAME')
+  await expect(page.getByTestId('record-spf')).toContainText('Advice')
+  await expect(page.getByTestId('record-dmarc')).toContainText('Advice')
+  for (const row of [dkimRow, returnPathRow])
+    await expect(row.getByTestId('record-status')).toHaveText('pending')
+
+  // Verifying before anything is published: still pending, and the page says what is missing.
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('verify-result')).toContainText('required records are not verified yet')
+  await expect(page.getByTestId('domain-status')).toHaveText('pending')
+
+  // The tenant copies each record into their DNS provider: here, the sink's DNS server.
+  const selector = (await dkimRow.getAttribute('data-selector')) ?? ''
+  await publish(request, await copyRecord(page, dkimRow, `DKIM key ${selector}`))
+  await publish(request, await copyRecord(page, returnPathRow, 'Return path'))
+  await publish(request, await shownRecord(page.getByTestId('record-spf')))
+  await publish(request, await shownRecord(page.getByTestId('record-dmarc')))
+
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('verify-result')).toContainText(`${domain} is verified`)
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+  for (const row of [dkimRow, returnPathRow])
+    await expect(row.getByTestId('record-status')).toHaveText('verified')
+  await expect(page.getByTestId('dkim-signing')).toHaveText(selector)
+  await page.goto('/domains')
+  await expect(page.getByRole('row', { name: new RegExp(domain.replace(/\./g, '\\.')) })).toContainText(
+    'verified',
+  )
+
+  // The default sender: every campaign without a From of its own goes from it.
+  const sender = `news@${domain}`
+  await page.goto('/settings')
+  await page.getByLabel('Default sender').fill(`Shop News <${sender}>`)
+  await page.getByRole('button', { name: 'Save' }).click()
+  await expect(page.getByRole('status')).toContainText('Saved')
+
+  // One contact, one campaign sent now.
+  const reader = `reader-${randomUUID().slice(0, 8)}@example.test`
+  await page.goto('/contacts/new')
+  await page.getByLabel('Email').fill(reader)
+  await page.getByLabel('Name').fill('Rea Der')
+  await page.getByRole('button', { name: 'Add contact' }).click()
+  await expect(page).toHaveURL(/\/contacts\/[0-9a-f-]{36}/)
+  const subject = `Opening day ${randomUUID().slice(0, 8)}`
+  await page.goto('/campaigns/new')
+  await page.getByLabel('Name', { exact: true }).fill(subject)
+  await page.getByLabel('Subject').fill(subject)
+  await page.getByLabel('HTML body').fill('<p>Hello {{name}}, we are open.</p>')
+  await page.getByLabel('Send now').check()
+  await page.getByRole('button', { name: 'Schedule campaign' }).click()
+  await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)
+  await expect(page.getByTestId('campaign-status')).toHaveText('sent', { timeout: DELIVERY_DEADLINE_MS })
+
+  // At the sink: From the domain, signed for it, the signature verified against the published record.
+  const mail = await mailTo(request, reader, subject, startedAt)
+  expect(mail.from).toContain(sender)
+  expect(mail.headers['dkim-signature']).toContain(`d=${domain}`)
+  expect((mail as SinkMessage & { auth?: { dkim: string; dkimDomain?: string } }).auth).toMatchObject({
+    dkim: 'pass',
+    dkimDomain: domain,
+  })
+  await page.goto(E2E.inboxUrl)
+  const inboxRow = page.getByRole('row', { name: new RegExp(subject) })
+  await expect(inboxRow).toContainText(sender)
+  await expect(inboxRow).toContainText(`pass`)
+  await inboxRow.getByRole('link').first().click()
+  await expect(page.getByText(`d=${domain}`).first()).toBeVisible()
+})
+
+test('a name that is not a registrable domain is refused beside the field, and so is a domain added twice', async ({
+  page,
+}) => {
+  await signUp(page)
+  await page.goto('/domains')
+  const field = page.getByLabel('Domain name')
+  await field.fill('co.uk')
+  await page.getByRole('button', { name: 'Add domain' }).click()
+  await expect(page.locator('#field-name-error')).toHaveText(/public suffix/)
+  await expect(field).toHaveAttribute('aria-invalid', 'true')
+  await expect(field).toBeFocused()
+  await expect(field).toHaveValue('co.uk')
+
+  await field.fill('localhost')
+  await page.getByRole('button', { name: 'Add domain' }).click()
+  await expect(page.locator('#field-name-error')).toHaveText(/local name/)
+
+  const domain = uniqueDomain()
+  await addDomain(page, domain)
+  await page.goto('/domains')
+  await page.getByLabel('Domain name').fill(domain)
+  await page.getByRole('button', { name: 'Add domain' }).click()
+  await expect(page.locator('#field-name-error')).toContainText(domain)
+  await expect(page).toHaveURL(/\/domains$/)
+})
