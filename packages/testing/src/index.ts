@@ -1,5 +1,10 @@
 export { createTestDatabase, prepareTemplateDatabase } from './database'
 export { startTestDnsServer, type TestDnsRecord, type TestDnsServer } from './dns-server'
+export {
+  domainRecordsToPublish,
+  type ListedDnsRecord,
+  publishDomainRecords,
+} from './domain-records'
 export { setupTestEnvironment, type TestEnvironment } from './environment'
 export { eventually, freePort, REPOSITORY_ROOT, type RunningProcess, spawnEntry } from './processes'
 export { testRedisPrefix } from './redis'

@@ -33,6 +33,8 @@ export {
   type RecordStatus,
 } from './dns-records'
 export { checkDomainName, type DomainNameCheck } from './domain-name'
+// Sending domains: the use cases (add, list, get, verify, rotate, delete, the scheduler's checks).
+export * from './domains'
 export {
   buildReturnPath,
   DEFAULT_RETURN_PATH_PREFIX,

@@ -24,6 +24,8 @@ export interface StoredRecordCheck {
   found?: string
   reason?: string
   checkedAt: string
+  /** Consecutive conclusive checks that did not verify (a verified domain fails after the second). */
+  failedChecks?: number
 }
 
 /**

@@ -1,0 +1,1 @@
+export { createDnsLookup, DEFAULT_DNS_LOOKUP, type DnsLookupOptions } from './resolver-lookup'
