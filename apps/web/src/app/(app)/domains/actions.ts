@@ -45,29 +45,34 @@ function domainIdOf(form: FormData): string {
  * Runs one use case on the signed-in tenant's domain: another tenant's id (or none) is a 404, a
  * refusal (a rotation already under way, mail still queued) is said next to the button.
  */
-async function onDomain(
+async function onDomain<Result>(
   form: FormData,
-  run: (input: { tenantId: string; domainId: string }) => Promise<unknown>,
-  success: (domainId: string) => string,
+  run: (input: { tenantId: string; domainId: string }) => Promise<Result>,
+  success: (domainId: string, result: Result) => string,
 ): Promise<DomainActionState> {
   const session = await requireTenantSession()
   const domainId = domainIdOf(form)
+  let result: Result
   try {
-    await run({ tenantId: session.tenantId, domainId })
+    result = await run({ tenantId: session.tenantId, domainId })
   } catch (error) {
     if (isAppError(error) && error.code === 'not_found') notFound()
     if (isAppError(error)) return { error: error.message }
     throw error
   }
   revalidatePath('/domains')
-  redirect(success(domainId))
+  redirect(success(domainId, result))
 }
 
 export async function verifyDomainAction(
   _state: DomainActionState,
   form: FormData,
 ): Promise<DomainActionState> {
-  return onDomain(form, domainUseCases().verify, (id) => `/domains/${id}?notice=checked`)
+  return onDomain(
+    form,
+    domainUseCases().verify,
+    (id, result) => `/domains/${id}?notice=checked&released=${result.releasedMessages}`,
+  )
 }
 
 export async function rotateDkimAction(

@@ -1,25 +1,54 @@
 import 'server-only'
-import type { DomainView } from './domain-view'
+import {
+  type AddDomainDeps,
+  addDomain,
+  type DomainQuery,
+  type DomainView,
+  deleteDomain,
+  getDomain,
+  listDomains,
+  rotateDkim,
+  verifyDomain,
+} from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
+import { createDomainStore } from '@fairlane/db/queries/sending-domains'
+import { createDnsLookup } from '@fairlane/mail/dns'
+import { container } from '@/server/container'
 
-interface DomainRef {
-  tenantId: string
-  domainId: string
+let dns: AddDomainDeps['dns'] | undefined
+
+/** The domain use cases' dependencies from the web container; one DNS resolver per process (DNS_SERVERS). */
+function deps(): AddDomainDeps {
+  const { database, config } = container()
+  dns ??= createDnsLookup(config.DNS_SERVERS ? { servers: config.DNS_SERVERS } : {})
+  return {
+    store: createDomainStore(database.db),
+    dns,
+    clock: { now: () => new Date() },
+    settings: { returnPathHost: config.RETURN_PATH_HOST },
+    encryptionKeys: config.DKIM_ENCRYPTION_KEY,
+  }
 }
 
 /**
- * The domain use cases with the web container's dependencies, for the pages and actions of the
- * signed-in tenant. Placeholder until i14-domains lands.
+ * The domain use cases for the Domains page's pages and actions, scoped by the tenant the caller
+ * read from the session: the same functions, rules and errors as `/api/v1/domains`.
  */
 export function domainUseCases() {
-  const missing = (): never => {
-    throw new Error('domain use cases not wired yet')
-  }
   return {
-    list: async (_input: { tenantId: string }): Promise<DomainView[]> => missing(),
-    get: async (_input: DomainRef): Promise<DomainView | null> => missing(),
-    add: async (_input: { tenantId: string; name: string }): Promise<DomainView> => missing(),
-    verify: async (_input: DomainRef): Promise<DomainView> => missing(),
-    rotateDkim: async (_input: DomainRef): Promise<DomainView> => missing(),
-    remove: async (_input: DomainRef): Promise<void> => missing(),
+    list: (input: { tenantId: string }) => listDomains(input, deps()),
+    /** Null for a missing id and for another tenant's: the page answers both with a 404. */
+    get: async (query: DomainQuery): Promise<DomainView | null> => {
+      try {
+        return await getDomain(query, deps())
+      } catch (error) {
+        if (isAppError(error) && error.code === 'not_found') return null
+        throw error
+      }
+    },
+    add: (input: { tenantId: string; name: string }) => addDomain(input, deps()),
+    verify: (query: DomainQuery) => verifyDomain(query, deps()),
+    rotateDkim: (query: DomainQuery) => rotateDkim(query, deps()),
+    remove: (query: DomainQuery) => deleteDomain(query, deps()),
   }
 }

@@ -1,5 +1,5 @@
+import type { DomainView } from '@fairlane/core'
 import { DateTime } from '@/components/date-time'
-import type { DomainView } from '../domain-view'
 
 const PHASES: Record<DomainView['dkim']['phase'], string> = {
   'awaiting-first-record': 'Nothing is signed yet: the first key signs once its record verifies.',

@@ -1,3 +1,4 @@
+import type { DomainView } from '@fairlane/core'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
@@ -7,7 +8,6 @@ import { requireTenantSession } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import { deleteDomainAction, rotateDkimAction, verifyDomainAction } from '../actions'
 import { DomainActionForm } from '../domain-action-form'
-import type { DomainView } from '../domain-view'
 import styles from '../domains.module.css'
 import { domainUseCases } from '../use-cases'
 import { DkimRotation } from './dkim-rotation'
@@ -18,7 +18,7 @@ export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Domain' }
 
-type Search = { notice?: string; confirm?: string }
+type Search = { notice?: string; confirm?: string; released?: string }
 
 /** One domain: its status, the records to publish (with copy buttons), verify, rotate, delete. */
 export default async function DomainPage({
@@ -40,7 +40,7 @@ export default async function DomainPage({
         <h1>{domain.name}</h1>
         <Link href="/domains">All domains</Link>
       </div>
-      <Notice notice={search.notice} domain={domain} />
+      <Notice notice={search.notice} released={Number(search.released) || 0} domain={domain} />
       <section className="card" aria-labelledby="domain-status">
         <h2 id="domain-status">Status</h2>
         <p>
@@ -128,7 +128,15 @@ const STATUS_TEXT: Record<DomainView['status'], string> = {
   failed: 'Mail from this domain is held until its records verify again.',
 }
 
-function Notice({ notice, domain }: { notice: string | undefined; domain: DomainView }) {
+function Notice({
+  notice,
+  released,
+  domain,
+}: {
+  notice: string | undefined
+  released: number
+  domain: DomainView
+}) {
   if (notice === 'added') {
     return (
       <p className="notice" role="status">
@@ -150,6 +158,7 @@ function Notice({ notice, domain }: { notice: string | undefined; domain: Domain
       {missing.length === 0
         ? `Checked just now: ${domain.name} is ${domain.status}.`
         : `Checked just now: ${missing.length} required ${missing.length === 1 ? 'record is' : 'records are'} not verified yet (${missing.map((record) => record.name).join(', ')}).`}
+      {released > 0 ? ` ${released} held ${released === 1 ? 'message goes' : 'messages go'} out now.` : null}
     </p>
   )
 }

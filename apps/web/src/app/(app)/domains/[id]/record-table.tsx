@@ -1,7 +1,7 @@
+import type { DomainRecordView } from '@fairlane/core'
 import { CopyButton } from '@/components/copy-button'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
-import type { DomainRecordView } from '../domain-view'
 import styles from '../domains.module.css'
 
 const PURPOSES: Record<DomainRecordView['purpose'], string> = {
