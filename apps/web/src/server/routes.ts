@@ -14,6 +14,14 @@ import { getTenantHistory } from './api/admin/tenant-history'
 import { patchTenant } from './api/admin/update-tenant'
 import { handleAuth } from './api/auth'
 import { healthLive, healthReady } from './api/health'
+import {
+  deleteDomainById,
+  getDomainById,
+  getDomains,
+  postDomain,
+  postDomainRotateDkim,
+  postDomainVerify,
+} from './api/v1/domains'
 import { getCampaign } from './api/v1/get-campaign'
 import { getMessage } from './api/v1/get-message'
 import { getOpenApiDocument } from './api/v1/get-openapi'
@@ -119,6 +127,20 @@ export const API_ROUTES = {
   ),
   deleteSegment: route('DELETE', '/api/v1/segments/:id', (request, { id }, deps) =>
     removeSegment(request, id, deps.api),
+  ),
+  listDomains: route('GET', '/api/v1/domains', (request, _, deps) => getDomains(request, deps.api)),
+  addDomain: route('POST', '/api/v1/domains', (request, _, deps) => postDomain(request, deps.api)),
+  getDomain: route('GET', '/api/v1/domains/:id', (request, { id }, deps) =>
+    getDomainById(request, id, deps.api),
+  ),
+  verifyDomain: route('POST', '/api/v1/domains/:id/verify', (request, { id }, deps) =>
+    postDomainVerify(request, id, deps.api),
+  ),
+  rotateDomainDkim: route('POST', '/api/v1/domains/:id/rotate-dkim', (request, { id }, deps) =>
+    postDomainRotateDkim(request, id, deps.api),
+  ),
+  deleteDomain: route('DELETE', '/api/v1/domains/:id', (request, { id }, deps) =>
+    deleteDomainById(request, id, deps.api),
   ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

@@ -1,5 +1,6 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
+import { createDnsLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
 import pino from 'pino'
@@ -104,6 +105,11 @@ export function buildWebContainer(config: Config): WebContainer {
       keyCache: createApiKeyCache(),
       // Tenant names for built-in mail, cached per process (TENANT_NAME_TTL_MS).
       renderer: createMessageRenderer(database.db),
+      domains: {
+        dns: createDnsLookup({ servers: config.DNS_SERVERS }),
+        settings: { returnPathHost: config.RETURN_PATH_HOST },
+        encryptionKeys: config.DKIM_ENCRYPTION_KEY,
+      },
     },
     admin: {
       db: database.db,

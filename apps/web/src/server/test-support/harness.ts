@@ -2,6 +2,7 @@ import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
+import { createDnsLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
@@ -24,7 +25,14 @@ export interface WebHarness {
   redis: Redis
   queues: Queues
   logger: CollectingLogger
-  apiDeps(overrides?: { settings?: RateLimitSettings; redis?: Redis; keyPrefix?: string }): ApiDeps
+  apiDeps(overrides?: {
+    settings?: RateLimitSettings
+    redis?: Redis
+    keyPrefix?: string
+    /** DNS_SERVERS for domain verification (the test DNS server's address); the system's when left out. */
+    dnsServers?: readonly string[]
+    dnsTimeoutMs?: number
+  }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
   /** better-auth on this harness's database, as the web app's container makes it. */
   auth: Auth
@@ -43,6 +51,9 @@ export interface WebHarness {
 export const TEST_SESSION_SECRET = 'web-test-session-secret-0123456789abcdef'
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const TEST_APP_ORIGIN = 'http://127.0.0.1:3000'
+export const TEST_RETURN_PATH_HOST = 'bounces.fairlane.test'
+/** A DKIM key-encryption key for the handlers' tests (32 bytes, key id `t1`). */
+export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) }]
 
 export function createWebHarness(env: TestEnvironment): WebHarness {
   const logger = collectingLogger()
@@ -104,6 +115,14 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
         keyPrefix: overrides.keyPrefix ?? `${env.queuePrefix}:rl`,
         settings: overrides.settings,
       }),
+      domains: {
+        dns: createDnsLookup({
+          servers: overrides.dnsServers,
+          ...(overrides.dnsTimeoutMs !== undefined ? { timeoutMs: overrides.dnsTimeoutMs, tries: 1 } : {}),
+        }),
+        settings: { returnPathHost: TEST_RETURN_PATH_HOST },
+        encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
+      },
     }),
     adminDeps: (adminToken = TEST_ADMIN_TOKEN) => ({
       db: database.db,

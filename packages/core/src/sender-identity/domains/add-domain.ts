@@ -15,8 +15,11 @@ export interface AddDomainInput {
   name: string
 }
 
-const newDomainSchema = z.strictObject({
-  name: z.string({ error: 'is required (a domain name such as example.com)' }),
+export const newDomainSchema = z.strictObject({
+  name: z.string({ error: 'is required (a domain name such as example.com)' }).meta({
+    description: 'The domain to send from, e.g. `example.com` or `mail.example.com`',
+    example: 'example.com',
+  }),
 })
 
 /** `POST /api/v1/domains`'s body: `{ name }`; anything else is a 400 naming the field. */

@@ -1,4 +1,4 @@
-export { type AddDomainInput, addDomain, parseNewDomain } from './add-domain'
+export { type AddDomainInput, addDomain, newDomainSchema, parseNewDomain } from './add-domain'
 export {
   applyRecordChecks,
   PENDING_CHECK_EVERY_MS,

@@ -1,3 +1,4 @@
+import type { DnsLookup, DomainSettings, KeyEncryptionKey } from '@fairlane/core'
 import type { Clock, MessageRenderer } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
@@ -18,6 +19,12 @@ export interface ApiDeps {
   keyCache?: ApiKeyCache
   /** Built once per process (it caches tenant names for built-in mail); a test may leave it out. */
   renderer?: MessageRenderer
+  /** Sending domains: DNS lookups (DNS_SERVERS), RETURN_PATH_HOST, DKIM_ENCRYPTION_KEY. */
+  domains: {
+    dns: DnsLookup
+    settings: DomainSettings
+    encryptionKeys: readonly KeyEncryptionKey[]
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
 import {
   CAMPAIGN_STATUSES,
+  DOMAIN_RECORD_PURPOSES,
+  DOMAIN_STATUSES,
   LANES,
   MESSAGE_STATUSES,
   SUPPRESSION_REASONS,
@@ -195,3 +197,67 @@ export const segmentWithAudienceResponse = segmentResponse.extend({
     })
     .meta({ description: 'Counted now; a campaign resolves the segment again at its send time' }),
 })
+
+const recordStatus = z.enum(['pending', 'verified', 'failed'])
+
+export const domainRecordResponse = z.object({
+  purpose: z.enum(DOMAIN_RECORD_PURPOSES).meta({
+    description:
+      '`dkim` signs your mail; `return-path` carries bounces back to Fairlane; `ownership` proves the domain is yours when another account added it first; `spf` and `dmarc` are recommended',
+  }),
+  type: z.enum(['TXT', 'CNAME', 'MX']),
+  name: z
+    .string()
+    .meta({ description: 'The full record name to publish', example: 'fl202612k3ba._domainkey.example.com' }),
+  value: z
+    .string()
+    .meta({ description: 'Exactly what to publish (a long TXT may be split into 255-byte strings)' }),
+  status: recordStatus.meta({
+    description:
+      '`pending`: not found yet (or the lookup timed out); `failed`: found but wrong (see `found`)',
+  }),
+  required: z.boolean().meta({ description: 'Whether the domain is usable only once this record verifies' }),
+  found: z
+    .string()
+    .optional()
+    .meta({ description: 'What the last check found instead, when the record is wrong' }),
+  reason: z.string().optional().meta({ description: 'The last check’s result in words' }),
+  selector: z.string().optional().meta({ description: 'The DKIM selector of a `dkim` record' }),
+  removableAfter: instant
+    .optional()
+    .meta({ description: 'A replaced DKIM key’s record: keep it until then, delete it afterwards' }),
+})
+export type DomainRecordResponse = z.input<typeof domainRecordResponse>
+
+export const domainResponse = z.object({
+  id,
+  name: z
+    .string()
+    .meta({ description: 'Lowercase, internationalised names in punycode', example: 'example.com' }),
+  status: z.enum(DOMAIN_STATUSES).meta({
+    description:
+      '`verified`: mail from it is signed and sent; `pending`: records not all verified yet; `failed`: a verified domain whose DKIM or return-path record stopped verifying (its mail is held)',
+  }),
+  records: z.array(domainRecordResponse),
+  failureReason: z
+    .string()
+    .nullable()
+    .meta({ description: 'Why it failed (or why checks stopped), when it did' }),
+  dkim: z.object({
+    phase: z.enum(['awaiting-first-record', 'active', 'rotating', 'held']),
+    signingSelector: z.string().nullable().meta({ description: 'The selector mail is signed with now' }),
+    pendingSelector: z
+      .string()
+      .nullable()
+      .meta({ description: 'A new key waiting for its record to verify before it takes over' }),
+  }),
+  createdAt: instant,
+  verifiedAt: instant.nullable(),
+  lastCheckedAt: instant.nullable(),
+  nextCheckAt: instant
+    .nullable()
+    .meta({ description: 'When Fairlane looks the records up next; null: not scheduled' }),
+})
+export type DomainResponse = z.input<typeof domainResponse>
+
+export const domainsResponse = z.object({ items: z.array(domainResponse) })

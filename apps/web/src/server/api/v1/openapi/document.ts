@@ -5,6 +5,7 @@ import {
   MAX_CONTACTS_PER_REQUEST,
   MAX_SEGMENT_NAME_LENGTH,
   MAX_SUPPRESSIONS_PER_REQUEST,
+  newDomainSchema,
   newTemplateSchema,
   SUPPRESSION_SCOPES,
   segmentFilterSchema,
@@ -30,6 +31,8 @@ import {
   campaignResponse,
   campaignScheduledResponse,
   contactsUpsertedResponse,
+  domainResponse,
+  domainsResponse,
   errorResponse,
   messageAcceptedResponse,
   messageResponse,
@@ -58,7 +61,15 @@ interface Operation extends ZodOpenApiOperationObject {
   summary: string
 }
 
-type Tag = 'Messages' | 'Templates' | 'Campaigns' | 'Contacts' | 'Segments' | 'Suppressions' | 'Reference'
+type Tag =
+  | 'Messages'
+  | 'Templates'
+  | 'Campaigns'
+  | 'Contacts'
+  | 'Segments'
+  | 'Suppressions'
+  | 'Domains'
+  | 'Reference'
 
 const TAGS: oas31.TagObject[] = [
   {
@@ -84,6 +95,11 @@ const TAGS: oas31.TagObject[] = [
     name: 'Suppressions',
     description:
       'Addresses not to mail: an unsubscribe stops campaign mail only; bounces, complaints and manual entries stop every lane.',
+  },
+  {
+    name: 'Domains',
+    description:
+      'Domains you send from: the DNS records to publish (DKIM, return path, SPF and DMARC advice), their verification and DKIM key rotation.',
   },
   { name: 'Reference', description: 'This document.' },
 ]
@@ -129,6 +145,7 @@ const request = {
   contacts: contactsRequestSchema.meta({ id: 'ContactsRequest' }),
   suppressions: addSuppressionsRequestSchema.meta({ id: 'AddSuppressionsRequest' }),
   newTemplate: newTemplateSchema.meta({ id: 'NewTemplateRequest' }),
+  newDomain: newDomainSchema.meta({ id: 'NewDomainRequest' }),
   segment: z
     .strictObject({ name: z.string().min(1).max(MAX_SEGMENT_NAME_LENGTH), filter: segmentFilterSchema })
     .meta({ id: 'SegmentRequest' }),
@@ -315,6 +332,79 @@ function operations(now: Date): Record<RouteKey, Operation> {
         'Always allowed: accepted messages keep what they rendered, campaigns copy content. A message naming the slug afterwards is a 400.',
       requestParams: refParam,
       responses: responses({ '200': json(templateDeletedResponse, 'Deleted') }, [401, 404, 429]),
+    },
+    'GET /api/v1/domains': {
+      operationId: 'listDomains',
+      tags: ['Domains'],
+      summary: 'List your sending domains',
+      responses: responses(
+        { '200': json(domainsResponse, 'Every domain, by name, with its records') },
+        [401, 429],
+      ),
+    },
+    'POST /api/v1/domains': {
+      operationId: 'addDomain',
+      tags: ['Domains'],
+      summary: 'Add a sending domain',
+      description: [
+        'Generates a 2048-bit DKIM key under a new selector and answers the DNS records to publish, all `pending`.',
+        'The name must be a registrable domain or a name under one: an IP address, `localhost`, a public suffix',
+        '(`co.uk`), a name over 253 characters or a label over 63 is a 400 naming `name`; a domain you already',
+        'added is a 409. When another account already added the domain, an `ownership` TXT record is required too.',
+      ].join(' '),
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: request.newDomain,
+            examples: { domain: { summary: 'A domain', value: { name: 'example.com' } } },
+          },
+        },
+      },
+      responses: responses(
+        { '201': json(domainResponse, 'Added, pending, with its records', locationHeader('domain')) },
+        [400, 401, 409, 413, 415, 429],
+      ),
+    },
+    'GET /api/v1/domains/:id': {
+      operationId: 'getDomain',
+      tags: ['Domains'],
+      summary: 'A sending domain',
+      requestParams: idParam('domain'),
+      responses: responses(
+        { '200': json(domainResponse, 'The domain, its records as last checked') },
+        [401, 404, 429],
+      ),
+    },
+    'POST /api/v1/domains/:id/verify': {
+      operationId: 'verifyDomain',
+      tags: ['Domains'],
+      summary: 'Check a domain’s records now',
+      description:
+        'Looks every record up now. A record is `verified`, `pending` (not found, or the lookup timed out) or `failed` (found but wrong: `found` says what). The domain is `verified` once its DKIM and return-path records (and the ownership record, when listed) verify. Fairlane also checks by itself: pending domains every 5 minutes for 72 hours, the others daily.',
+      requestParams: idParam('domain'),
+      responses: responses({ '200': json(domainResponse, 'The domain after the check') }, [401, 404, 429]),
+    },
+    'POST /api/v1/domains/:id/rotate-dkim': {
+      operationId: 'rotateDomainDkim',
+      tags: ['Domains'],
+      summary: 'Rotate the DKIM key',
+      description:
+        'Adds a new key under a new selector and lists its record. Mail stays signed with the current key until the new record verifies; then the new key signs and the old record is listed with `removableAfter` (a week later). A 409 says why a rotation is not possible now (the first record is not verified yet, or a rotation is already waiting).',
+      requestParams: idParam('domain'),
+      responses: responses(
+        { '200': json(domainResponse, 'The domain with the new record listed') },
+        [401, 404, 409, 429],
+      ),
+    },
+    'DELETE /api/v1/domains/:id': {
+      operationId: 'deleteDomain',
+      tags: ['Domains'],
+      summary: 'Delete a sending domain',
+      description:
+        'Deletes the domain and its keys. While mail from it is still pending, queued, being sent or held, the answer is a 409 saying how many messages.',
+      requestParams: idParam('domain'),
+      responses: responses({ '200': json(domainResponse, 'The domain as it was') }, [401, 404, 409, 429]),
     },
     'POST /api/v1/campaigns': {
       operationId: 'scheduleCampaign',
@@ -593,6 +683,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         CampaignCancelled: campaignCancelledResponse,
         ContactsUpserted: contactsUpsertedResponse,
         Template: templateResponse,
+        Domain: domainResponse,
         Segment: segmentResponse,
         SuppressionsPage: suppressionsPageResponse,
         SuppressionsAdded: suppressionsAddedResponse,
