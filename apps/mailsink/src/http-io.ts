@@ -14,6 +14,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** The request field at fault, answered as `details: [{ path, message }]` like the platform's API. */
+    readonly field?: string,
   ) {
     super(message)
   }
@@ -37,7 +39,18 @@ export function sendJson(
 }
 
 export function sendError(res: ServerResponse, error: HttpError): void {
-  sendJson(res, error.status, { error: { code: error.code, message: error.message } }, error.headers)
+  const details = error.field ? { details: [{ path: error.field, message: error.message }] } : {}
+  sendJson(
+    res,
+    error.status,
+    { error: { code: error.code, message: error.message, ...details } },
+    error.headers,
+  )
+}
+
+export function sendNoContent(res: ServerResponse): void {
+  res.writeHead(204, { 'cache-control': 'no-store' })
+  res.end()
 }
 
 export function sendHtml(res: ServerResponse, status: number, html: string): void {

@@ -1,7 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import {
+  DNS_RECORD_TYPES,
+  type DnsRecordType,
+  type DnsServer,
+  isDnsName,
+  parseDnsRecord,
+} from '@fairlane/dns-server'
 import type { Logger } from 'pino'
 import { type FaultTable, parseFaultSpec } from './faults'
-import { HttpError, readJsonBody, sendError, sendHtml, sendJson } from './http-io'
+import { HttpError, readJsonBody, sendError, sendHtml, sendJson, sendNoContent } from './http-io'
 import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
 import { type MessageFilter, type MessageStore, parseSince, type StoredMessage } from './store'
 
@@ -9,6 +16,8 @@ export interface HttpSinkOptions {
   store: MessageStore
   faults: FaultTable
   logger: Logger
+  /** The sink's DNS server, when it runs one: `/dns/records` manages its records. */
+  dns?: DnsServer | undefined
 }
 
 interface Request {
@@ -34,7 +43,15 @@ interface Route {
 export function createHttpHandler(
   options: HttpSinkOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, faults, logger } = options
+  const { store, faults, logger, dns } = options
+  const zone = (): DnsServer => {
+    if (dns) return dns
+    throw new HttpError(
+      404,
+      'dns_not_running',
+      'this mail sink serves no DNS; start it with MAILSINK_DNS_PORT set (pnpm start does)',
+    )
+  }
 
   const routes: Route[] = [
     {
@@ -86,6 +103,44 @@ export function createHttpHandler(
         DELETE: ({ res }) => sendJson(res, 200, { cleared: faults.clear() }),
       },
     },
+    {
+      path: /^\/dns\/records$/,
+      methods: {
+        GET: ({ res }) => sendJson(res, 200, zone().list()),
+        POST: async ({ req, res }) => {
+          const server = zone()
+          const parsed = parseDnsRecord(await readJsonBody(req))
+          if (!parsed.ok) throw new HttpError(400, 'invalid_record', parsed.message, {}, parsed.field)
+          server.publish(parsed.value)
+          logger.info({ record: parsed.value }, 'dns record published')
+          sendJson(res, 201, parsed.value)
+        },
+        DELETE: ({ res, query }) => {
+          const server = zone()
+          const name = query.get('name')?.trim() ?? ''
+          if (!isDnsName(name))
+            throw new HttpError(
+              400,
+              'invalid_record',
+              '"name" must be a DNS name such as shop.example',
+              {},
+              'name',
+            )
+          const type = query.get('type')?.trim().toUpperCase()
+          if (type !== undefined && type !== '' && !(DNS_RECORD_TYPES as readonly string[]).includes(type))
+            throw new HttpError(
+              400,
+              'invalid_record',
+              `"type" must be one of ${DNS_RECORD_TYPES.join(', ')}`,
+              {},
+              'type',
+            )
+          const removed = server.remove(name, type ? (type as DnsRecordType) : undefined)
+          logger.info({ name, type, removed }, 'dns records removed')
+          sendNoContent(res)
+        },
+      },
+    },
   ]
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -134,7 +189,19 @@ export function createHttpHandler(
   }
 }
 
-const FIELDS = ['id', 'messageId', 'from', 'to', 'subject', 'text', 'html', 'headers', 'receivedAt'] as const
+const FIELDS = [
+  'id',
+  'messageId',
+  'from',
+  'to',
+  'subject',
+  'text',
+  'html',
+  'headers',
+  'receivedAt',
+  'envelope',
+  'auth',
+] as const
 type Field = (typeof FIELDS)[number]
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { escapeHtml, renderInbox, renderMessage } from './inbox-page'
+import { authBadge, escapeHtml, renderInbox, renderMessage } from './inbox-page'
 import type { StoredMessage } from './store'
 
 const hostile: StoredMessage = {
@@ -13,6 +13,8 @@ const hostile: StoredMessage = {
   html: '<p onclick="x">"quoted" & \'single\'</p><script>alert(3)</script>',
   headers: { 'x-evil': '<b>bold</b>' },
   receivedAt: '2024-05-01T12:00:00.000Z',
+  envelope: { from: '<script>@example.com', to: ['victim@example.com'] },
+  auth: { dkim: 'fail', dkimDomain: '<b>evil</b>.example.com', dkimReason: '<i>bad</i>' },
 }
 
 describe('escapeHtml', () => {
@@ -28,6 +30,13 @@ describe('renderInbox', () => {
     expect(html).not.toContain('<img')
     expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;')
     expect(html).toContain('href="/view/id-1"')
+  })
+
+  it("shows each message's DKIM verdict with its domain, escaped", () => {
+    const html = renderInbox([hostile], 1)
+    expect(html).toContain('<span class="badge fail"')
+    expect(html).toContain('d=&lt;b&gt;evil&lt;/b&gt;.example.com')
+    expect(html).not.toContain('<i>bad</i>')
   })
 
   it('says so when there are no messages', () => {
@@ -48,5 +57,28 @@ describe('renderMessage', () => {
 
   it('leaves the iframe out when there is no HTML body', () => {
     expect(renderMessage({ ...hostile, html: null })).not.toContain('<iframe')
+  })
+})
+
+describe('authBadge', () => {
+  it('says pass with d= and the details in the title', () => {
+    const badge = authBadge({
+      dkim: 'pass',
+      dkimDomain: 'shop.test',
+      dkimSelector: 'fl202612abcd',
+      spf: 'pass',
+      spfDomain: 'fl-bounces.shop.test',
+      dmarc: 'pass',
+      aligned: true,
+    })
+    expect(badge).toContain('<span class="badge pass"')
+    expect(badge).toContain('DKIM pass</span><span class="domain">d=shop.test</span>')
+    expect(badge).toContain(
+      'title="DKIM pass, d=shop.test s=fl202612abcd, SPF pass for fl-bounces.shop.test, DMARC pass, aligned with From"',
+    )
+  })
+
+  it('says none, without a domain, for unsigned mail', () => {
+    expect(authBadge({ dkim: 'none' })).toBe('<span class="badge none" title="DKIM none">DKIM none</span>')
   })
 })

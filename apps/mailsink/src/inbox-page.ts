@@ -1,3 +1,4 @@
+import type { MessageAuth } from './auth'
 import type { StoredMessage } from './store'
 
 /** How many messages the inbox page lists; the JSON API has them all. */
@@ -37,7 +38,10 @@ th { padding: .4rem .6rem; color: var(--muted); font-weight: 600; font-size: .8r
 td a { display: block; padding: .45rem .6rem; color: inherit; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 td a:hover { text-decoration: none; }
 tbody tr:hover { background: var(--hover); }
-col.received { width: 11rem; } col.from, col.to { width: 22%; }
+col.received { width: 11rem; } col.from, col.to { width: 22%; } col.dkim { width: 14rem; }
+.badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: .75rem; font-weight: 600; text-transform: uppercase; border: 1px solid currentColor; }
+.badge.pass { color: #15803d; } .badge.fail { color: #b91c1c; } .badge.none { color: var(--muted); }
+.domain { margin-left: .4rem; font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
 time { font-variant-numeric: tabular-nums; color: var(--muted); }
 .empty { color: var(--muted); padding: 2rem 0; text-align: center; }
 h2 { font-size: 1.05rem; margin: 1.5rem 0 .5rem; }
@@ -74,6 +78,23 @@ function time(iso: string): string {
   return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso)}">${escapeHtml(shortTime(iso))}</time>`
 }
 
+/**
+ * The DKIM verdict as a badge with the signing domain: "PASS d=example.com". The title says more
+ * (why it failed, SPF and DMARC) for whoever hovers.
+ */
+export function authBadge(auth: MessageAuth): string {
+  const details = [
+    `DKIM ${auth.dkim}`,
+    auth.dkimDomain && `d=${auth.dkimDomain}${auth.dkimSelector ? ` s=${auth.dkimSelector}` : ''}`,
+    auth.dkimReason && `(${auth.dkimReason})`,
+    auth.spf && `SPF ${auth.spf}${auth.spfDomain ? ` for ${auth.spfDomain}` : ''}`,
+    auth.dmarc && `DMARC ${auth.dmarc}`,
+    auth.aligned !== undefined && (auth.aligned ? 'aligned with From' : 'not aligned with From'),
+  ].filter(Boolean)
+  const domain = auth.dkimDomain ? `<span class="domain">d=${escapeHtml(auth.dkimDomain)}</span>` : ''
+  return `<span class="badge ${auth.dkim}" title="${escapeHtml(details.join(', '))}">DKIM ${auth.dkim}</span>${domain}`
+}
+
 /** The inbox: the given messages (already newest first) in a table, each row linking to its view. */
 export function renderInbox(messages: readonly StoredMessage[], total: number): string {
   const rows = messages
@@ -81,7 +102,7 @@ export function renderInbox(messages: readonly StoredMessage[], total: number): 
       const href = `/view/${encodeURIComponent(message.id)}`
       const cell = (content: string, title: string) =>
         `<td><a href="${escapeHtml(href)}" title="${escapeHtml(title)}">${content}</a></td>`
-      return `<tr>${cell(time(message.receivedAt), message.receivedAt)}${cell(escapeHtml(message.from), message.from)}${cell(escapeHtml(message.to), message.to)}${cell(escapeHtml(message.subject || '(no subject)'), message.subject)}</tr>`
+      return `<tr>${cell(time(message.receivedAt), message.receivedAt)}${cell(escapeHtml(message.from), message.from)}${cell(escapeHtml(message.to), message.to)}${cell(escapeHtml(message.subject || '(no subject)'), message.subject)}${cell(authBadge(message.auth), `DKIM ${message.auth.dkim}`)}</tr>`
     })
     .join('\n')
   const shown = total > messages.length ? `latest ${messages.length} of ${total}` : `${total}`
@@ -89,8 +110,8 @@ export function renderInbox(messages: readonly StoredMessage[], total: number): 
     messages.length === 0
       ? '<p class="empty">No messages yet. Send mail to the SMTP port and reload.</p>'
       : `<table>
-<colgroup><col class="received"><col class="from"><col class="to"><col></colgroup>
-<thead><tr><th>Received (UTC)</th><th>From</th><th>To</th><th>Subject</th></tr></thead>
+<colgroup><col class="received"><col class="from"><col class="to"><col><col class="dkim"></colgroup>
+<thead><tr><th>Received (UTC)</th><th>From</th><th>To</th><th>Subject</th><th>DKIM</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -107,8 +128,10 @@ ${table}
 
 /** One message: envelope summary, text body, HTML body in a sandbox, and every header. */
 export function renderMessage(message: StoredMessage): string {
+  const { auth } = message
   const summary = [
     ['From', message.from],
+    ['Envelope from', message.envelope.from || '<> (null sender)'],
     ['To (envelope)', message.to],
     ['Subject', message.subject],
     ['Received', message.receivedAt],
@@ -116,6 +139,15 @@ export function renderMessage(message: StoredMessage): string {
     ['Sink id', message.id],
   ]
     .map(([name = '', value = '']) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`)
+    .join('')
+  const checks = [
+    auth.dkimReason && `<dt>DKIM result</dt><dd>${escapeHtml(auth.dkimReason)}</dd>`,
+    auth.spf &&
+      `<dt>SPF</dt><dd>${escapeHtml(`${auth.spf}${auth.spfDomain ? ` (${auth.spfDomain})` : ''}`)}</dd>`,
+    auth.dmarc &&
+      `<dt>DMARC</dt><dd>${escapeHtml(`${auth.dmarc}${auth.aligned === undefined ? '' : auth.aligned ? ', DKIM aligned with From' : ', DKIM not aligned with From'}`)}</dd>`,
+  ]
+    .filter(Boolean)
     .join('')
   // An empty sandbox attribute forbids scripts, forms, popups and same-origin access, so a hostile
   // message cannot touch the inbox; srcdoc keeps the HTML off any URL the sink would have to serve.
@@ -132,7 +164,7 @@ export function renderMessage(message: StoredMessage): string {
     `<header><h1>${escapeHtml(message.subject || '(no subject)')}</h1>
 <nav><a href="/">Inbox</a><a href="/messages/${escapeHtml(encodeURIComponent(message.id))}">JSON</a></nav></header>
 <main>
-<dl>${summary}</dl>
+<dl>${summary}<dt>DKIM</dt><dd>${authBadge(auth)}</dd>${checks}</dl>
 <h2>Text</h2>
 <pre>${escapeHtml(message.text || '(no text part)')}</pre>
 ${html}

@@ -10,7 +10,7 @@ const logger = pino({
   serializers: LOG_ERROR_SERIALIZERS,
 })
 
-const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT' } as const
+const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT', dns: 'MAILSINK_DNS_PORT' } as const
 
 let sink: MailSink
 try {
@@ -19,6 +19,8 @@ try {
     smtpPort: config.MAILSINK_SMTP_PORT,
     httpPort: config.MAILSINK_HTTP_PORT,
     maxMessages: config.MAILSINK_MAX_MESSAGES,
+    dnsPort: config.MAILSINK_DNS_PORT,
+    dnsServers: config.DNS_SERVERS,
     logger,
   })
 } catch (error) {
@@ -36,7 +38,7 @@ try {
 
 // Scripts wait for this line to know the sink is up, and people click the link.
 console.log(
-  `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}`,
+  `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}${sink.dns ? `, DNS ${sink.dns.address} (udp)` : ''}`,
 )
 
 function shutdown(signal: NodeJS.Signals): void {

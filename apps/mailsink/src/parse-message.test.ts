@@ -21,7 +21,7 @@ describe('toStoredMessage', () => {
     const receivedAt = new Date('2024-05-01T12:00:00.000Z')
     const message = await toStoredMessage(
       Buffer.from(raw),
-      ['Bob@Example.com', 'carol@example.com'],
+      { from: 'bounce+1@example.com', to: ['Bob@Example.com', 'carol@example.com'] },
       receivedAt,
     )
     expect(message).toMatchObject({
@@ -33,6 +33,8 @@ describe('toStoredMessage', () => {
       text: 'Hi!',
       html: null,
       receivedAt: '2024-05-01T12:00:00.000Z',
+      envelope: { from: 'bounce+1@example.com', to: ['Bob@Example.com', 'carol@example.com'] },
+      auth: { dkim: 'none' },
     })
     expect(message.id).toMatch(/^[0-9a-f-]{36}$/)
     expect(message.headers['x-tag']).toBe('one\ntwo')
@@ -58,7 +60,7 @@ describe('toStoredMessage', () => {
       '--b--',
       '',
     ].join(CRLF)
-    const message = await toStoredMessage(Buffer.from(raw), ['x@example.com'])
+    const message = await toStoredMessage(Buffer.from(raw), { from: '', to: ['x@example.com'] })
     expect(message.messageId).toBeNull()
     expect(message.subject).toBe('')
     expect(message.text.trim()).toBe('plain')

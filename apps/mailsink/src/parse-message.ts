@@ -1,17 +1,26 @@
 import { randomUUID } from 'node:crypto'
 import { type HeaderLines, simpleParser } from 'mailparser'
+import { UNSIGNED } from './auth'
 import type { StoredMessage } from './store'
+
+export interface Envelope {
+  /** MAIL FROM; empty for the null sender. */
+  from: string
+  to: readonly string[]
+}
 
 /**
  * Turns the raw DATA of an accepted message and its envelope into the record the API serves.
  * Recipients come from the envelope, not the To header, because that is where the mail was
- * actually delivered (Bcc recipients appear nowhere else).
+ * actually delivered (Bcc recipients appear nowhere else). `auth` starts as unsigned; the SMTP
+ * side checks signed messages (auth.ts).
  */
 export async function toStoredMessage(
   raw: Buffer,
-  envelopeRecipients: readonly string[],
+  envelope: Envelope,
   receivedAt: Date = new Date(),
 ): Promise<StoredMessage> {
+  const envelopeRecipients = envelope.to
   const parsed = await simpleParser(raw, {
     // The sink never shows cid: images inline, and skipping the HTML rendering of text parts and
     // attachment hashing keeps parsing cheap when a benchmark sends tens of thousands of messages.
@@ -31,6 +40,8 @@ export async function toStoredMessage(
     html: typeof parsed.html === 'string' ? parsed.html : null,
     headers,
     receivedAt: receivedAt.toISOString(),
+    envelope: { from: envelope.from, to: [...envelope.to] },
+    auth: UNSIGNED,
   }
 }
 

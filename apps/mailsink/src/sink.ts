@@ -1,6 +1,9 @@
 import { createServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo, Server as NetServer } from 'node:net'
+import { type DnsServer, startDnsServer } from '@fairlane/dns-server'
+import type { DNSResolver } from 'mailauth'
 import type { Logger } from 'pino'
+import { createAuthChecker, dnsResolver } from './auth'
 import { FaultTable } from './faults'
 import { createHttpHandler } from './http'
 import { createSmtpSink } from './smtp'
@@ -15,11 +18,25 @@ export interface MailSinkOptions {
   /** Ring size: beyond it the oldest message is dropped. */
   maxMessages: number
   logger: Logger
+  /**
+   * UDP port of a DNS server for local use (records managed over `/dns/records`); 0 picks a free
+   * port. Undefined: the sink serves no DNS.
+   */
+  dnsPort?: number | undefined
+  /**
+   * Where DKIM/SPF lookups go (`DNS_SERVERS`). Default: the sink's own DNS server when it runs
+   * one, else the system's resolvers.
+   */
+  dnsServers?: readonly string[] | undefined
+  /** Replaces the lookups altogether (tests count them). */
+  resolver?: DNSResolver | undefined
 }
 
 export interface MailSink {
   smtpPort: number
   httpPort: number
+  /** The DNS server, when `dnsPort` asked for one. */
+  dns: DnsServer | undefined
   store: MessageStore
   faults: FaultTable
   /** Stops both servers; safe to call more than once. */
@@ -30,7 +47,7 @@ export interface MailSink {
 export class ListenError extends Error {
   override readonly name = 'ListenError'
   constructor(
-    readonly service: 'smtp' | 'http',
+    readonly service: 'smtp' | 'http' | 'dns',
     readonly host: string,
     readonly port: number,
     /** The system error code, e.g. EADDRINUSE or EACCES. */
@@ -49,8 +66,11 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const { host, logger } = options
   const store = new MessageStore(options.maxMessages)
   const faults = new FaultTable()
-  const smtp = createSmtpSink({ store, faults, logger })
-  const http = createServer(createHttpHandler({ store, faults, logger }))
+  const dns = options.dnsPort === undefined ? undefined : await startDns(host, options.dnsPort)
+  const servers = options.dnsServers?.length ? options.dnsServers : dns ? [dns.address] : undefined
+  const auth = createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) })
+  const smtp = createSmtpSink({ store, faults, logger, auth })
+  const http = createServer(createHttpHandler({ store, faults, logger, dns }))
   http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     logger.debug({ err: error.message, code: error.code }, 'http client error')
     if (!socket.writable) return
@@ -58,22 +78,42 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
     socket.end(malformedRequestResponse(error.code))
   })
 
-  const smtpPort = await listen(smtp.server.server, 'smtp', host, options.smtpPort)
+  let smtpPort: number
   let httpPort: number
   try {
-    httpPort = await listen(http, 'http', host, options.httpPort)
+    smtpPort = await listen(smtp.server.server, 'smtp', host, options.smtpPort)
+    try {
+      httpPort = await listen(http, 'http', host, options.httpPort)
+    } catch (error) {
+      await smtp.close()
+      throw error
+    }
   } catch (error) {
-    await smtp.close()
+    await dns?.close()
     throw error
   }
-  logger.info({ host, smtpPort, httpPort, maxMessages: options.maxMessages }, 'mailsink listening')
+  logger.info(
+    { host, smtpPort, httpPort, dnsPort: dns?.port, dnsServers: servers, maxMessages: options.maxMessages },
+    'mailsink listening',
+  )
 
   let closing: Promise<void> | undefined
   const close = () => {
-    closing ??= Promise.all([smtp.close(), closeHttp(http)]).then(() => logger.info('mailsink stopped'))
+    closing ??= Promise.all([smtp.close(), closeHttp(http), dns?.close()]).then(() =>
+      logger.info('mailsink stopped'),
+    )
     return closing
   }
-  return { smtpPort, httpPort, store, faults, close }
+  return { smtpPort, httpPort, dns, store, faults, close }
+}
+
+async function startDns(host: string, port: number): Promise<DnsServer> {
+  try {
+    return await startDnsServer({ host, port })
+  } catch (error) {
+    const cause = error as NodeJS.ErrnoException
+    throw new ListenError('dns', host, port, cause.code ?? 'UNKNOWN', cause)
+  }
 }
 
 function malformedRequestResponse(code: string | undefined): string {

@@ -13,6 +13,8 @@ function message(id: string, recipients: string[], receivedAt = '2024-05-01T12:0
     html: null,
     headers: {},
     receivedAt,
+    envelope: { from: 'sender@example.com', to: recipients },
+    auth: { dkim: 'none' },
   }
 }
 

@@ -1,3 +1,5 @@
+import type { MessageAuth } from './auth'
+
 /** One accepted message as the HTTP API returns it; the field names are a contract with external scripts. */
 export interface StoredMessage {
   id: string
@@ -15,6 +17,10 @@ export interface StoredMessage {
   /** Lowercased header name → value after the colon; a repeated header's values joined with "\n". */
   headers: Record<string, string>
   receivedAt: string
+  /** MAIL FROM (empty for the null sender `<>`) and RCPT TO as the client sent them. */
+  envelope: { from: string; to: string[] }
+  /** DKIM (and, for signed mail, SPF and DMARC) as a receiver would judge them. */
+  auth: MessageAuth
 }
 
 export interface MessageFilter {

@@ -347,6 +347,17 @@ export const envSchema = z
     MAILSINK_SMTP_PORT: port(2525),
     MAILSINK_HTTP_PORT: port(8025),
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),
+    /**
+     * UDP port of the sink's DNS server for local use (records published over its HTTP API,
+     * `/dns/records`); unset: the sink serves no DNS. `pnpm start` sets it (5300) and points
+     * `DNS_SERVERS` at it.
+     */
+    MAILSINK_DNS_PORT: z.coerce
+      .number({ message: 'expected a port number' })
+      .int('expected a whole port number')
+      .min(0, 'expected a port between 0 and 65535')
+      .max(65535, 'expected a port between 0 and 65535')
+      .optional(),
 
     CRITICAL_CONCURRENCY: positiveInt(20, 1000),
     DEFAULT_CONCURRENCY: positiveInt(10, 1000),

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest'
+import { parseDnsRecord, splitTxt } from './records'
+
+describe('parseDnsRecord', () => {
+  it('reads TXT, CNAME and MX records, any case of type', () => {
+    expect(
+      parseDnsRecord({ type: 'txt', name: 'fl1._domainkey.shop.test', value: 'v=DKIM1; p=abc' }),
+    ).toEqual({
+      ok: true,
+      value: { type: 'TXT', name: 'fl1._domainkey.shop.test', value: 'v=DKIM1; p=abc' },
+    })
+    expect(
+      parseDnsRecord({ type: 'CNAME', name: 'fl-bounces.shop.test.', value: 'bounces.fairlane.localhost' })
+        .ok,
+    ).toBe(true)
+    expect(parseDnsRecord({ type: 'MX', name: 'shop.test', value: 'mx.shop.test', priority: 5 })).toEqual({
+      ok: true,
+      value: { type: 'MX', name: 'shop.test', value: 'mx.shop.test', priority: 5 },
+    })
+  })
+
+  it('names the field that is wrong', () => {
+    const field = (input: unknown) => {
+      const parsed = parseDnsRecord(input)
+      return parsed.ok ? null : parsed.field
+    }
+    expect(field(null)).toBe('body')
+    expect(field([])).toBe('body')
+    expect(field({ type: 'A', name: 'shop.test', value: '127.0.0.1' })).toBe('type')
+    expect(field({ name: 'shop.test', value: 'x' })).toBe('type')
+    expect(field({ type: 'TXT', name: 'bad name.test', value: 'x' })).toBe('name')
+    expect(field({ type: 'TXT', name: `${'a'.repeat(64)}.test`, value: 'x' })).toBe('name')
+    expect(field({ type: 'TXT', name: `${'abc.'.repeat(64)}test`, value: 'x' })).toBe('name')
+    expect(field({ type: 'TXT', name: 'shop.test', value: 42 })).toBe('value')
+    expect(field({ type: 'TXT', name: 'shop.test', value: 'caf\u00e9' })).toBe('value')
+    expect(field({ type: 'CNAME', name: 'a.shop.test', value: 'not a host' })).toBe('value')
+    expect(field({ type: 'MX', name: 'shop.test', value: 'mx.shop.test', priority: -1 })).toBe('priority')
+  })
+})
+
+describe('splitTxt', () => {
+  it('cuts a long value into 255-byte character-strings', () => {
+    expect(splitTxt('a'.repeat(600)).map((part) => part.length)).toEqual([255, 255, 90])
+    expect(splitTxt('')).toEqual([''])
+  })
+})
