@@ -90,6 +90,17 @@ export function createHttpHandler(
       },
     },
     {
+      path: /^\/messages\/([^/]+)\/raw$/,
+      methods: {
+        GET: ({ res, params: [id = ''] }) => {
+          const raw = store.raw(id)
+          if (!raw) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
+          res.writeHead(200, { 'content-type': 'message/rfc822', 'content-length': raw.length })
+          res.end(raw)
+        },
+      },
+    },
+    {
       path: /^\/faults$/,
       methods: {
         GET: ({ res }) => sendJson(res, 200, faults.list()),

@@ -115,7 +115,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         return
       }
     }
-    const message = await toStoredMessage(raw, envelope)
+    const message = await toStoredMessage(raw, envelope, new Date(), envelope.from)
     // Only signed mail is checked, and it is checked before the reply so a client that reads the
     // message right after its 250 sees the verdict. Unsigned mail (benchmarks, the platform sender)
     // costs no DNS lookup and no second parse.
@@ -126,7 +126,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         helo: session.hostNameAppearsAs,
       })
     }
-    store.add(message)
+    store.add(message, raw)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')

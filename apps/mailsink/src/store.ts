@@ -16,6 +16,8 @@ export interface StoredMessage {
   html: string | null
   /** Lowercased header name → value after the colon; a repeated header's values joined with "\n". */
   headers: Record<string, string>
+  /** The envelope sender (MAIL FROM) as the client sent it; '' for the null sender `<>`. */
+  mailFrom?: string
   receivedAt: string
   /** MAIL FROM (empty for the null sender `<>`) and RCPT TO as the client sent them. */
   envelope: { from: string; to: string[] }
@@ -32,6 +34,8 @@ export interface MessageFilter {
 
 interface Entry {
   message: StoredMessage
+  /** The message as received (`GET /messages/:id/raw`): what a DKIM verifier must read. */
+  raw?: Buffer
   // Kept next to the record so a `since` filter over 50 000 messages does not re-parse ISO strings.
   receivedAtMs: number
 }
@@ -58,8 +62,8 @@ export class MessageStore {
     return this.slots.length
   }
 
-  add(message: StoredMessage): void {
-    const entry: Entry = { message, receivedAtMs: Date.parse(message.receivedAt) }
+  add(message: StoredMessage, raw?: Buffer): void {
+    const entry: Entry = { message, raw, receivedAtMs: Date.parse(message.receivedAt) }
     if (this.slots.length < this.capacity) {
       this.slots.push(entry)
     } else {
@@ -73,6 +77,11 @@ export class MessageStore {
 
   get(id: string): StoredMessage | undefined {
     return this.byId.get(id)?.message
+  }
+
+  /** The bytes received for a message, when the store kept them. */
+  raw(id: string): Buffer | undefined {
+    return this.byId.get(id)?.raw
   }
 
   /** Matching messages, oldest first. */

@@ -1,6 +1,6 @@
 import type { Config } from '@fairlane/config'
 import { mailDomain } from '@fairlane/config'
-import { type Lane, unsubscribeKey } from '@fairlane/core'
+import { type KeyEncryptionKey, type Lane, unsubscribeKey } from '@fairlane/core'
 import {
   type CampaignRenderer,
   recordAcceptedSend,
@@ -11,6 +11,7 @@ import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
+import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import {
   type BucketPlan,
   createLaneAdmission,
@@ -32,6 +33,7 @@ import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
+import { createSenderSigner } from './delivery/sender-signer'
 import { createDeferralRecorder, type DeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
@@ -102,6 +104,10 @@ export interface DeliveryOptions {
   appUrl: string
   /** UNSUBSCRIBE_SECRET (the first key signs) and SESSION_SECRET: the unsubscribe keys the web app verifies with. */
   unsubscribe: { secrets: readonly { kid: number; secret: string }[]; sessionSecret: string }
+  /** BOUNCE_DOMAIN: the return-path host of platform-sender mail (the VERP secret is UNSUBSCRIBE_SECRET's first). */
+  bounceDomain: string
+  /** DKIM_ENCRYPTION_KEY: decrypts the sending domains' DKIM private keys. */
+  dkimEncryptionKeys: readonly KeyEncryptionKey[]
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
   pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
@@ -198,6 +204,8 @@ export function deliveryOptionsFromConfig(
     mailDomain: mailDomain(config),
     appUrl: config.APP_URL,
     unsubscribe: { secrets: config.UNSUBSCRIBE_SECRET, sessionSecret: config.SESSION_SECRET },
+    bounceDomain: config.BOUNCE_DOMAIN,
+    dkimEncryptionKeys: config.DKIM_ENCRYPTION_KEY,
     pacer: {
       highWater: config.PACER_HIGH_WATER,
       horizonMs: config.PACER_HORIZON_MS,
@@ -450,6 +458,14 @@ function startLanes(
 ): LaneWorkers {
   const { database, logger, metrics } = options
   const store = createDeliveryStore(database.db)
+  const returnPathSecret = options.unsubscribe.secrets[0]?.secret
+  if (returnPathSecret === undefined)
+    throw new Error('UNSUBSCRIBE_SECRET lists no key to sign return paths with')
+  // One for every lane: a domain's key is decrypted once per process, whichever lane sends its mail.
+  const signer = createSenderSigner({
+    load: (input) => findSigningDomain(database.db, input),
+    keys: options.dkimEncryptionKeys,
+  })
   const sendDepsFor = (lane: Lane): SendDeps => ({
     store,
     mailer: createSmtpMailer(resources.transports[lane], {
@@ -459,6 +475,8 @@ function startLanes(
     clock: { now: () => new Date() },
     lockMs: options.sendLockMs,
     mailFrom: options.mailFrom,
+    returnPath: { bounceDomain: options.bounceDomain, secret: returnPathSecret },
+    signer,
     messageIdFor: (id) => messageIdFor(id, options.mailDomain),
     campaigns: resources.campaigns,
     logger: logger.child({ lane }),

@@ -1,4 +1,5 @@
 export { BODY_HANDOFF, installBodyHandoff } from './body-handoff'
+export { DKIM_HEADER_FIELD_NAMES, installDkimSignatureCheck } from './dkim-signature-check'
 export { messageIdFor } from './message-id'
 export {
   classifySendError,

@@ -1,6 +1,7 @@
 import { LANES, type Lane } from '@fairlane/core'
 import nodemailer, { type Transporter } from 'nodemailer'
 import { installBodyHandoff } from './body-handoff'
+import { installDkimSignatureCheck } from './dkim-signature-check'
 
 export interface LaneTransportOptions {
   smtpUrl: string
@@ -39,6 +40,8 @@ function createTransport(options: LaneTransportOptions, maxConnections: number):
   })
   // The mailer tells a lost reply (outcome unknown) from a failure before the body left by this.
   installBodyHandoff(transport)
+  // Per-message DKIM (`dkim` in sendMail) keeps one pool for every tenant's domain; never unsigned.
+  installDkimSignatureCheck(transport)
   return transport
 }
 

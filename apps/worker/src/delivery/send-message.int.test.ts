@@ -12,12 +12,19 @@ import {
 } from '@fairlane/core/delivery'
 import { createDatabase, type DatabaseHandle, messages, suppressions } from '@fairlane/db'
 import { claimMessage, createDeliveryStore, markMessageSent } from '@fairlane/db/queries/delivery'
+import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import { messageIdFor } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  TEST_BOUNCE_DOMAIN,
+  TEST_DKIM_ENCRYPTION_KEYS,
+  TEST_UNSUBSCRIBE_SECRETS,
+} from '../test-support/pipeline'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
+import { createSenderSigner } from './sender-signer'
 
 /**
  * The send use case against real PostgreSQL (the store is the thing under test as much as the use
@@ -63,6 +70,11 @@ function deps(mailer: ReturnType<typeof recordingMailer>, overrides: Partial<Sen
     clock: { now: () => new Date() },
     lockMs: 30_000,
     mailFrom: 'mail@fairlane.test',
+    returnPath: { bounceDomain: TEST_BOUNCE_DOMAIN, secret: TEST_UNSUBSCRIBE_SECRETS[0].secret },
+    signer: createSenderSigner({
+      load: (input) => findSigningDomain(database.db, input),
+      keys: TEST_DKIM_ENCRYPTION_KEYS,
+    }),
     messageIdFor: (id) => messageIdFor(id, 'fairlane.test'),
     ...overrides,
   }

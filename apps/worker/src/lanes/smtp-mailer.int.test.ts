@@ -26,6 +26,7 @@ afterEach(async () => {
 const mail = (to: string): OutgoingMail => ({
   from: 'mail@fairlane.test',
   to,
+  envelope: { from: 'bounces@fairlane.test', to },
   subject: `for ${to}`,
   text: 'hello',
   messageId: `<${to}@fairlane.test>`,

@@ -25,6 +25,7 @@ describe('createSmtpMailer', () => {
         .send({
           from: 'a@example.com',
           to: 'b@example.com',
+          envelope: { from: 'bounce@example.com', to: 'b@example.com' },
           subject: 's',
           text: 't',
           messageId: '<x@y>',

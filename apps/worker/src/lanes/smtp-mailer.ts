@@ -1,6 +1,12 @@
 import type { Lane } from '@fairlane/core'
-import type { Admission, Mailer, OutgoingMail } from '@fairlane/core/delivery'
-import { BODY_HANDOFF, installBodyHandoff, type LaneTransports } from '@fairlane/mail'
+import { type Admission, type Mailer, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
+import {
+  BODY_HANDOFF,
+  DKIM_HEADER_FIELD_NAMES,
+  installBodyHandoff,
+  installDkimSignatureCheck,
+  type LaneTransports,
+} from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
 
@@ -18,13 +24,15 @@ type SendMailOptions = Parameters<Transport['sendMail']>[0]
  * top of nodemailer's per-phase timeouts: a server that trickles its replies never trips an inactivity
  * timeout, and the send claim (SEND_LOCK_MS) must outlast the longest send. Failures reject as
  * `TransientSendError` / `PermanentSendError`, or `OutcomeUnknownSendError` when the connection failed
- * without a reply after the body had started to go out (the server may have the mail).
+ * without a reply after the body had started to go out (the server may have the mail), or
+ * `SigningFailedError` when mail to be DKIM-signed came out of the signer unsigned (nothing was sent).
  */
 export function createSmtpMailer(
   transport: Transport,
   options: { deadlineMs: number; connections: number },
 ): Mailer {
   installBodyHandoff(transport)
+  installDkimSignatureCheck(transport)
   const connections = pLimit(options.connections)
   return {
     async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
@@ -41,7 +49,14 @@ export function createSmtpMailer(
         let bodyHandedOff = false
         const message = {
           from: mail.from,
+          ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
           to: mail.to,
+          // MAIL FROM is the message's VERP return path, not the From header.
+          envelope: mail.envelope,
+          // Per message, so the lane's pool serves every domain; the key is parsed once per domain.
+          ...(mail.dkim === undefined
+            ? {}
+            : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }),
           subject: mail.subject,
           html: mail.html,
           text: mail.text,
@@ -56,6 +71,8 @@ export function createSmtpMailer(
         try {
           await transport.sendMail(message)
         } catch (error) {
+          // Checked before any byte of the message went out, although the stream had started.
+          if (error instanceof SigningFailedError) throw error
           throw toSendError(error, { bodyHandedOff })
         }
         return admission

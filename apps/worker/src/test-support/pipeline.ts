@@ -8,7 +8,12 @@ import { type DeliveryOptions, startDelivery } from '../start-delivery'
 
 /** Signs the unsubscribe links of campaign mail sent by test pipelines. */
 export const TEST_SESSION_SECRET = 'test-session-secret-0123456789abcdef0123456789'
-export const TEST_UNSUBSCRIBE_SECRETS = [{ kid: 1, secret: 'test-unsubscribe-secret-0123456789abcdef0123' }]
+export const TEST_UNSUBSCRIBE_SECRETS = [
+  { kid: 1, secret: 'test-unsubscribe-secret-0123456789abcdef0123' },
+] as const
+/** Encrypts the DKIM keys test domains are given (`seedVerifiedDomain`). */
+export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) }]
+export const TEST_BOUNCE_DOMAIN = 'bounces.fairlane.test'
 
 /** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
@@ -61,6 +66,8 @@ export async function startTestPipeline(
     mailDomain: 'fairlane.test',
     appUrl: 'http://127.0.0.1:3999',
     unsubscribe: { secrets: TEST_UNSUBSCRIBE_SECRETS, sessionSecret: TEST_SESSION_SECRET },
+    bounceDomain: TEST_BOUNCE_DOMAIN,
+    dkimEncryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
     pacer: { highWater: 100, horizonMs: 1_000 },
     transactionalPlan: { ratePerSec: 1_000, burst: 1_000 },
     logger: testLogger(),

@@ -31,6 +31,8 @@ export interface SeedOptions {
   /** False: insert the messages without outbox rows (for sweeper tests). */
   publish?: boolean
   subject?: string
+  /** The resolved sender, as accept writes it: From header value, Reply-To, the domain's id. */
+  sender?: { from: string; replyTo?: string; sendingDomainId: string | null }
 }
 
 export async function seedQueuedMessages(db: Database, options: SeedOptions): Promise<SeedMessage[]> {
@@ -50,6 +52,13 @@ export async function seedQueuedMessages(db: Database, options: SeedOptions): Pr
       html: `<p>Your code is <b>${100000 + start + offset}</b></p>`,
       text: `Your code is ${100000 + start + offset}`,
       queuedAt: new Date(),
+      ...(options.sender
+        ? {
+            fromAddress: options.sender.from,
+            replyTo: options.sender.replyTo ?? null,
+            sendingDomainId: options.sender.sendingDomainId,
+          }
+        : {}),
     }))
     const inserted = await db.transaction(async (tx) => {
       const created = await tx

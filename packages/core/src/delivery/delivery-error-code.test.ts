@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { DELIVERY_ERROR_CODES, DELIVERY_ERROR_REASONS, deliveryErrorCodeOf } from './delivery-error-code'
 import { MessageLockedError } from './message-locked-error'
 import { OutcomeUnknownSendError } from './outcome-unknown-send-error'
+import { SigningFailedError } from './signing-failed-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
 
 /** A SendFailure as `@fairlane/mail/smtp-errors` builds them. */
@@ -38,6 +39,7 @@ describe('deliveryErrorCodeOf', () => {
       'undeliverable',
     ],
     ['a held claim', new MessageLockedError('m', 10), 'connection_failed'],
+    ['a message the signer left unsigned', new SigningFailedError('no signature'), 'signing_failed'],
     ['something unrecognised', new TypeError('x is undefined'), 'connection_failed'],
   ])('%s → %s', (_label, error, code) => {
     expect(deliveryErrorCodeOf(error)).toBe(code)

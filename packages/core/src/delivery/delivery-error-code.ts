@@ -1,4 +1,5 @@
 import { isSendFailure } from './send-failure'
+import { SigningFailedError } from './signing-failed-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
 
 /**
@@ -14,6 +15,8 @@ export const DELIVERY_ERROR_CODES = [
   'outcome_unknown',
   'undeliverable',
   'suppressed',
+  'sender_domain_unverified',
+  'signing_failed',
 ] as const
 export type DeliveryErrorCode = (typeof DELIVERY_ERROR_CODES)[number]
 
@@ -27,11 +30,14 @@ export const DELIVERY_ERROR_REASONS: Record<DeliveryErrorCode, string> = {
     'the connection was lost after the message was handed over; the server may have accepted it',
   undeliverable: 'the message has no content to send (its campaign or contact is gone)',
   suppressed: 'the recipient is suppressed or unsubscribed',
+  sender_domain_unverified: 'held until the sending domain verifies again (its DNS records do not check out)',
+  signing_failed: 'held: the message could not be DKIM-signed for its sending domain, so it was not sent',
 }
 
 /** The tenant-facing code of a send failure; unclassified errors count as a failed connection. */
 export function deliveryErrorCodeOf(error: unknown): DeliveryErrorCode {
   if (error instanceof UndeliverableMessageError) return 'undeliverable'
+  if (error instanceof SigningFailedError) return 'signing_failed'
   if (!isSendFailure(error)) return 'connection_failed'
   const replied = error.responseCode !== undefined
   switch (error.kind) {

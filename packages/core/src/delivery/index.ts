@@ -17,14 +17,19 @@ export type {
   DeliveryLogger,
   DeliveryState,
   DeliveryStore,
+  DkimSignature,
   FailureNote,
   HeldClaim,
+  MailAddress,
   Mailer,
   OutgoingMail,
   RenderedMail,
+  SenderSigner,
+  SenderSigning,
   SendJob,
 } from './ports'
 export { type RecordOutcome, recordAcceptedSend } from './record-accepted-send'
+export { resolveSenderSigning, type SigningDomain } from './resolve-sender-signing'
 export { isOutcomeUnknown, isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'
 export {
   type SendAttempt,
@@ -34,5 +39,6 @@ export {
   sendMessage,
 } from './send-message'
 export { SendNotRecordedError } from './send-not-recorded-error'
+export { SigningFailedError } from './signing-failed-error'
 export { UndeliverableMessageError } from './undeliverable-message-error'
 export { withRetries } from './with-retries'

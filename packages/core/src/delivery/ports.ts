@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto'
 import type { Lane } from '../domain/lanes'
 import type { MessageStatus, SuppressionReason } from '../domain/statuses'
 import type { SuppressionScope } from '../domain/suppression-scopes'
@@ -36,6 +37,16 @@ export interface ClaimedMessage {
   recipientUnsubscribed: boolean
   /** Campaign mail: the recipient as the campaign is personalised for it, read at claim time. */
   contact: CampaignRecipient | null
+  /**
+   * The From header as resolved when the message was accepted or dispatched (`"News" <news@example.com>`
+   * or a bare address); null: the platform sender, MAIL_FROM under the tenant's name.
+   */
+  fromAddress: string | null
+  replyTo: string | null
+  /** The tenant's domain the mail is sent from (signed with its key, its return path); null: platform mail. */
+  sendingDomainId: string | null
+  /** The display name of platform-sender mail. */
+  tenantName: string
 }
 
 export interface CampaignRecipient {
@@ -103,6 +114,11 @@ export interface DeliveryStore {
   unclaim(claim: HeldClaim): Promise<boolean>
   markFailed(claim: HeldClaim & FailureNote): Promise<boolean>
   markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
+  /**
+   * Status → held, lock cleared, the reason noted: the message waits unsent (its sender domain cannot
+   * sign) until the domain verifies again and releases it. Its job ends; nothing retries it.
+   */
+  markHeld(claim: HeldClaim & FailureNote): Promise<boolean>
   suppress(input: {
     tenantId: string
     email: string
@@ -117,9 +133,28 @@ export interface FailureNote {
   errorCode: DeliveryErrorCode
 }
 
+/** A mailbox as nodemailer takes it: the name is quoted or encoded by the mailer, never concatenated. */
+export interface MailAddress {
+  name: string
+  address: string
+}
+
+/** A per-message DKIM signature: the domain's key, parsed once (`SenderSigner`). */
+export interface DkimSignature {
+  domainName: string
+  keySelector: string
+  privateKey: KeyObject
+}
+
 export interface OutgoingMail {
-  from: string
+  /** The From header: the row's resolved value, or the platform's address under the tenant's name. */
+  from: string | MailAddress
+  replyTo?: string
   to: string
+  /** SMTP's MAIL FROM (the message's VERP return path) and RCPT TO, apart from the headers. */
+  envelope: { from: string; to: string }
+  /** Set: the mailer must sign, and must fail (`SigningFailedError`) rather than send unsigned. */
+  dkim?: DkimSignature
   subject: string
   html?: string
   text?: string
@@ -136,6 +171,26 @@ export interface OutgoingMail {
  */
 export interface Mailer {
   send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission>
+}
+
+/**
+ * How mail of one of a tenant's sending domains leaves: signed with its active DKIM key, its return
+ * path on the domain's bounce host; or held, with the code and reason the tenant sees.
+ */
+export type SenderSigning =
+  | {
+      kind: 'sign'
+      domainName: string
+      selector: string
+      privateKey: KeyObject
+      /** `<return-path label>.<domain>`: the host of the message's VERP address. */
+      returnPathHost: string
+    }
+  | { kind: 'hold'; code: 'sender_domain_unverified' | 'signing_failed'; reason: string }
+
+/** Answers for a sending domain, cached briefly by implementations (a key is decrypted once, not per mail). */
+export interface SenderSigner {
+  signingFor(input: { tenantId: string; domainId: string }): Promise<SenderSigning>
 }
 
 /** The tenant's token bucket's answer: a token, or how long until this message's token is due. */

@@ -1,4 +1,5 @@
 import { suppressionStops } from '../domain/suppression-scopes'
+import { buildReturnPath } from '../sender-identity/return-path'
 import { deliveryErrorCodeOf } from './delivery-error-code'
 import { MessageLockedError } from './message-locked-error'
 import type {
@@ -12,10 +13,13 @@ import type {
   HeldClaim,
   Mailer,
   OutgoingMail,
+  SenderSigner,
+  SenderSigning,
   SendJob,
 } from './ports'
 import { isOutcomeUnknown, isPermanentFailure } from './send-failure'
 import { SendNotRecordedError } from './send-not-recorded-error'
+import { SigningFailedError } from './signing-failed-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
 import { withRetries } from './with-retries'
 
@@ -28,7 +32,15 @@ export interface SendDeps {
    * included: a claim that expires mid-send lets a second attempt deliver the message again.
    */
   lockMs: number
+  /** MAIL_FROM: the From address of platform-sender mail (the tenant's name as display name). */
   mailFrom: string
+  /**
+   * The VERP return path of every message: `bounceDomain` (BOUNCE_DOMAIN) is its host for platform
+   * mail; `secret` (the first UNSUBSCRIBE_SECRET key's) authenticates it.
+   */
+  returnPath: { bounceDomain: string; secret: string }
+  /** The signing key and return-path host of a message's sending domain, or why it is held. */
+  signer: SenderSigner
   /** The Message-ID header for a message id; derived, so every attempt sends the same one. */
   messageIdFor: (messageId: string) => string
   /** Campaign mail is rendered here, at send time; without one, campaign rows are undeliverable. */
@@ -36,7 +48,7 @@ export interface SendDeps {
   logger?: DeliveryLogger
 }
 
-export type SkipReason = 'already-sent' | 'terminal' | 'suppressed' | 'not-found'
+export type SkipReason = 'already-sent' | 'terminal' | 'suppressed' | 'held' | 'not-found'
 
 export type SendOutcome =
   | {
@@ -99,12 +111,18 @@ export async function sendMessage(
   }
 
   try {
-    const handedOff = await deps.mailer.send(await composeMail(message, deps), admit)
+    // Before the token: held mail spends none of the tenant's rate.
+    const sender = await senderFor(message, deps)
+    if (sender.kind === 'hold') return await hold(claim, sender, deps)
+    const handedOff = await deps.mailer.send(await composeMail(message, sender, deps), admit)
     if (!handedOff.ok) {
       await giveBack(claim, deps)
       return { kind: 'deferred', delayMs: handedOff.delayMs }
     }
   } catch (error) {
+    if (error instanceof SigningFailedError) {
+      return await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
+    }
     throw await settleFailure(error, message, claim, deps, attempt)
   }
   const acceptedAt = deps.clock.now()
@@ -142,6 +160,8 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
   if (state.status === 'sent') return { kind: 'skipped', reason: 'already-sent' }
   if (state.status === 'failed' || state.status === 'suppressed' || state.status === 'cancelled')
     return { kind: 'skipped', reason: 'terminal' }
+  // Waits for its domain to verify again, which publishes it anew; this job has nothing to do.
+  if (state.status === 'held') return { kind: 'skipped', reason: 'held' }
   // 'sending' with a live lock, or a row that changed hands between our claim and this read.
   throw new MessageLockedError(job.messageId, Math.max(0, Math.ceil(state.lockRemainingMs ?? 0)))
 }
@@ -212,8 +232,61 @@ async function noteKeepingClaim(claim: HeldClaim, note: FailureNote, deps: SendD
   }
 }
 
-async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<OutgoingMail> {
-  const envelope = { from: deps.mailFrom, to: message.toAddress, messageId: deps.messageIdFor(message.id) }
+/** Platform mail, or a sending domain's: how it is signed and where its bounces go. */
+type Sender = { kind: 'platform' } | Extract<SenderSigning, { kind: 'sign' }>
+type Hold = Extract<SenderSigning, { kind: 'hold' }>
+
+async function senderFor(message: ClaimedMessage, deps: SendDeps): Promise<Sender | Hold> {
+  if (message.sendingDomainId !== null) {
+    return deps.signer.signingFor({ tenantId: message.tenantId, domainId: message.sendingDomainId })
+  }
+  // A From on the tenant's domain whose domain row is gone (deleted, the reference set null): sent
+  // as it stands it would leave unsigned under the tenant's name.
+  if (message.fromAddress !== null) {
+    return {
+      kind: 'hold',
+      code: 'sender_domain_unverified',
+      reason: 'the sending domain of this message no longer exists',
+    }
+  }
+  return { kind: 'platform' }
+}
+
+/** The message waits unsent for its domain; the job ends here (the domain's release publishes it again). */
+async function hold(claim: HeldClaim, held: Hold, deps: SendDeps): Promise<SendOutcome> {
+  deps.logger?.warn(
+    { messageId: claim.messageId, tenantId: claim.tenantId, code: held.code, reason: held.reason },
+    'message held: its sending domain cannot sign',
+  )
+  await deps.store.markHeld({ ...claim, error: held.reason, errorCode: held.code })
+  return { kind: 'skipped', reason: 'held' }
+}
+
+async function composeMail(message: ClaimedMessage, sender: Sender, deps: SendDeps): Promise<OutgoingMail> {
+  const signed = sender.kind === 'sign'
+  const addressed = {
+    from: message.fromAddress ?? { name: message.tenantName, address: deps.mailFrom }, // nodemailer quotes or encodes the name: a tenant called `Acme, "Inc"` stays one display name.
+    ...(message.replyTo !== null ? { replyTo: message.replyTo } : {}),
+    to: message.toAddress,
+    envelope: {
+      from: buildReturnPath({
+        messageId: message.id,
+        host: signed ? sender.returnPathHost : deps.returnPath.bounceDomain,
+        secret: deps.returnPath.secret,
+      }),
+      to: message.toAddress,
+    },
+    ...(signed
+      ? {
+          dkim: {
+            domainName: sender.domainName,
+            keySelector: sender.selector,
+            privateKey: sender.privateKey,
+          },
+        }
+      : {}),
+    messageId: deps.messageIdFor(message.id),
+  }
   if (message.campaignId !== null) {
     if (!deps.campaigns) throw new UndeliverableMessageError('this worker cannot render campaign mail')
     if (!message.contact) throw new UndeliverableMessageError('the campaign contact no longer exists')
@@ -224,13 +297,13 @@ async function composeMail(message: ClaimedMessage, deps: SendDeps): Promise<Out
       toAddress: message.toAddress,
       contact: message.contact,
     })
-    return { ...envelope, ...rendered }
+    return { ...addressed, ...rendered }
   }
   if (message.subject === null || (message.html === null && message.text === null)) {
     throw new UndeliverableMessageError('message has no rendered subject and body')
   }
   return {
-    ...envelope,
+    ...addressed,
     subject: message.subject,
     ...(message.html !== null ? { html: message.html } : {}),
     ...(message.text !== null ? { text: message.text } : {}),

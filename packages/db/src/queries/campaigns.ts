@@ -237,7 +237,7 @@ async function cancelCampaign(
         update ${messages} set status = 'cancelled', updated_at = ${input.now.toISOString()}::timestamptz
         where ${messages.tenantId} = ${input.tenantId}
           and ${messages.campaignId} = ${input.campaignId}
-          and ${messages.status} in ('pending', 'queued')
+          and ${messages.status} in ('pending', 'queued', 'held')
         returning 1
       )
       select count(*)::int as count from held`)

@@ -66,7 +66,7 @@ export async function deleteAuditEntriesBefore(db: Executor, batch: CleanupBatch
 /**
  * Clears the body of messages on `lanes` created before `before`: `html`, `text` and `variables`
  * (login codes, reset links, whatever a template was filled with), and marks `body_removed_at`.
- * Only messages that are done: one still pending, queued or sending needs its body to be sent.
+ * Only messages that are done: one still pending, queued, sending or held needs its body to be sent.
  * Recipient, subject, status, times and events stay. `updated_at` is left alone, as above.
  */
 export async function clearMessageBodies(
@@ -84,7 +84,7 @@ export async function clearMessageBodies(
       select id from messages
       where body_removed_at is null and lane in (${lanes})
         and created_at < ${batch.before.toISOString()}::timestamptz
-        and status not in ('pending', 'queued', 'sending')
+        and status not in ('pending', 'queued', 'sending', 'held')
       order by lane, created_at
       limit ${batch.limit}
       for update skip locked

@@ -72,6 +72,12 @@ function claimStatement(
         where s.tenant_id = messages.tenant_id
           and s.email = lower(messages.to_address)
           and s.message_id is distinct from messages.id)`,
+      // From, Reply-To and sending domain as resolved at accept or dispatch; the tenant's name for the
+      // platform sender's display name, by primary key in this same statement (no second round trip).
+      fromAddress: messages.fromAddress,
+      replyTo: messages.replyTo,
+      sendingDomainId: messages.sendingDomainId,
+      tenantName: sql<string>`(select t.name from tenants t where t.id = messages.tenant_id)`,
       // Campaign mail: the contact as it is now (it is rendered at send time), and whether it left
       // after dispatch, so an unsubscribe between dispatch and send is honoured.
       contactId: messages.contactId,
@@ -229,6 +235,25 @@ export async function markMessageSuppressed(
 }
 
 /**
+ * Held: its sending domain cannot sign. The lock is cleared and the attempt taken back (nothing was
+ * tried); the domain's release sets it pending again when the domain verifies.
+ */
+export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({
+      status: 'held',
+      attempts: sql`greatest(${messages.attempts} - 1, 0)`,
+      lastError: clip(claim.error),
+      lastErrorCode: claim.errorCode,
+      ...unlocked,
+    })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+/**
  * After a lane job's final failure (out of attempts, or permanent): the row must read `failed`.
  * Only a row of the job's generation that nobody is sending is changed: `queued` (a transient
  * failure released it) or `sending` with an expired lock. A live claim belongs to another attempt
@@ -339,6 +364,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
     unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
     markSuppressed: (held) => markMessageSuppressed(db, held),
+    markHeld: (held) => markMessageHeld(db, held),
     suppress: (input) => suppressAddress(db, input),
   }
 }

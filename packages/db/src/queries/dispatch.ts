@@ -174,8 +174,9 @@ export async function dispatchCampaignBatch(
 }
 
 /**
- * Campaigns whose every message is terminal become `sent`. Served per campaign by the
- * tenant/campaign/status index; runs on the dispatcher's tick.
+ * Campaigns whose every message is terminal become `sent`. Held mail is not terminal: it goes out
+ * when its domain verifies again, so a campaign with held messages stays `sending`. Served per
+ * campaign by the tenant/campaign/status index; runs on the dispatcher's tick.
  */
 export async function completeFinishedCampaigns(db: Executor): Promise<DispatchTarget[]> {
   const rows = await db.execute<{ id: string; tenant_id: string }>(sql`
@@ -184,7 +185,7 @@ export async function completeFinishedCampaigns(db: Executor): Promise<DispatchT
       and not exists (
         select 1 from messages m
         where m.tenant_id = c.tenant_id and m.campaign_id = c.id
-          and m.status in ('pending', 'queued', 'sending'))
+          and m.status in ('pending', 'queued', 'sending', 'held'))
     returning c.id, c.tenant_id`)
   return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id }))
 }

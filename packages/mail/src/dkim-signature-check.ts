@@ -1,0 +1,79 @@
+import { pipeline, type Readable, Transform, type TransformCallback } from 'node:stream'
+import { SigningFailedError } from '@fairlane/core/delivery'
+import type { Transporter } from 'nodemailer'
+
+/**
+ * The headers every DKIM signature covers when present: the identity and MIME headers and the
+ * one-click unsubscribe pair (RFC 8058 requires List-Unsubscribe-Post to be signed).
+ */
+export const DKIM_HEADER_FIELD_NAMES =
+  'From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:' +
+  'List-Unsubscribe:List-Unsubscribe-Post:List-Id:Feedback-ID'
+
+const SIGNATURE = Buffer.from('dkim-signature:')
+
+interface StreamPluginMail {
+  data: { dkim?: unknown }
+  message: { createReadStream: (options?: unknown) => Readable }
+}
+
+const installed = new WeakSet<Transporter>()
+
+/**
+ * Makes a message that asked for a DKIM signature fail instead of leaving without one. nodemailer's
+ * signer writes the DKIM-Signature header first, and when signing throws it logs nothing and writes
+ * the message unsigned. This check reads the signed stream's first bytes before passing anything on:
+ * without the header it errors with `SigningFailedError`, so not a byte of the message reaches the
+ * server (nodemailer closes the connection mid-DATA, and a server keeps no message without its end).
+ *
+ * Install on a transport after `installBodyHandoff`; both wrap the stream the transport reads.
+ */
+export function installDkimSignatureCheck(transport: Transporter): void {
+  if (installed.has(transport)) return
+  installed.add(transport)
+  transport.use('stream', (mail, done) => {
+    const { data, message } = mail as unknown as StreamPluginMail
+    if (data.dkim) {
+      const createReadStream = message.createReadStream.bind(message)
+      // pipeline: a failed check also destroys the signer's stream, which stops reading the message.
+      message.createReadStream = (options?: unknown) =>
+        pipeline(createReadStream(options), new SignatureCheck(), () => {})
+    }
+    done()
+  })
+}
+
+/** Passes the message on once its first header is a DKIM-Signature; errors otherwise. */
+class SignatureCheck extends Transform {
+  private head: Buffer[] | null = []
+  private headBytes = 0
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    if (this.head === null) {
+      callback(null, chunk)
+      return
+    }
+    this.head.push(chunk)
+    this.headBytes += chunk.length
+    if (this.headBytes < SIGNATURE.length) {
+      callback()
+      return
+    }
+    const head = Buffer.concat(this.head)
+    this.head = null
+    if (isSigned(head)) callback(null, head)
+    else callback(unsigned())
+  }
+
+  override _flush(callback: TransformCallback): void {
+    callback(this.head === null ? null : unsigned())
+  }
+}
+
+function isSigned(head: Buffer): boolean {
+  return head.subarray(0, SIGNATURE.length).toString('latin1').toLowerCase() === SIGNATURE.toString()
+}
+
+function unsigned(): SigningFailedError {
+  return new SigningFailedError('the message was to be DKIM-signed and the signer produced no signature')
+}
