@@ -44,6 +44,8 @@ export {
 export * from './segments'
 // Sender identity (return paths, DNS record checks, domain names, DKIM rotation) is pure logic, exported from the root.
 export * from './sender-identity'
+// Senders (From / Reply-To: parsing, the verified-domain check, resolution) are exported from the root.
+export * from './senders'
 // Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
 export * from './suppressions'
 // Templates are exported from the root: the package's export map is fixed for now.

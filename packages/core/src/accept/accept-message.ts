@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto'
 import type { Lane } from '../domain/lanes'
 import { AppError, validationFailed } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
+import type { SenderChoice } from '../senders/ports'
+import { type ResolvedSender, resolveSender } from '../senders/resolve-sender'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
@@ -14,6 +16,8 @@ export interface AcceptMessageInput {
   /** The parsed JSON body, not yet validated. */
   body: unknown
   idempotencyKey: string | null
+  /** The tenant's default From / Reply-To (read with the API key, or by the caller). */
+  defaultSender: SenderChoice
 }
 
 export interface AcceptMessageResult {
@@ -44,8 +48,14 @@ export async function acceptMessage(
     idempotencyKey === null ? null : await deps.store.findByIdempotencyKey({ tenantId, idempotencyKey })
   if (existing && existing.createdAt > keyCutoff) return replay(existing, hash)
 
-  const rendered = await render(deps, tenantId, request.content)
-  const message = newMessage(request, rendered, { tenantId, idempotencyKey, hash, now })
+  const { sender: saved, ...rendered } = await render(deps, tenantId, request.content)
+  // After the replay check: a retry costs no domain lookup. The request's own `from` must be on a
+  // verified domain now (422); the template's or the default was checked when it was saved.
+  const sender = await resolveSender(
+    { tenantId, explicit: request.sender, saved: saved ?? null, defaults: input.defaultSender },
+    { domains: deps.senderDomains },
+  )
+  const message = newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now })
   const event: MessagePublishEvent = {
     v: 1,
     messageId: message.id,
@@ -93,6 +103,7 @@ async function insertOrReplay(
 function newMessage(
   request: MessageRequest,
   rendered: RenderedMessage,
+  sender: ResolvedSender,
   context: { tenantId: string; idempotencyKey: string | null; hash: string; now: Date },
 ): NewQueuedMessage {
   return {
@@ -101,6 +112,7 @@ function newMessage(
     lane: laneForTemplate(rendered.template),
     toAddress: request.to,
     ...rendered,
+    ...sender,
     idempotencyKey: context.idempotencyKey,
     requestHash: context.hash,
     queuedAt: context.now,

@@ -17,6 +17,7 @@ describe('POST /api/v1/messages body', () => {
     expect(parseMessageRequest({ to: 'a@b.test', template: 'otp', variables: { code: '1234' } })).toEqual({
       to: 'a@b.test',
       content: { kind: 'template', template: 'otp', variables: { code: '1234' } },
+      sender: {},
     })
     expect(parseMessageRequest({ to: 'a@b.test', template: 'welcome' }).content).toEqual({
       kind: 'template',
@@ -29,7 +30,23 @@ describe('POST /api/v1/messages body', () => {
     expect(parseMessageRequest({ to: 'a@b.test', subject: 'Hi', text: 'hello' })).toEqual({
       to: 'a@b.test',
       content: { kind: 'custom', subject: 'Hi', html: undefined, text: 'hello' },
+      sender: {},
     })
+  })
+
+  it('reads from and replyTo, normalised, with either kind of content', () => {
+    const sender = { from: '"News" <news@example.com>', replyTo: 'help@example.org' }
+    expect(
+      parseMessageRequest({
+        to: 'a@b.test',
+        template: 'welcome',
+        from: 'News <news@EXAMPLE.com>',
+        replyTo: 'help@example.org',
+      }).sender,
+    ).toEqual(sender)
+    expect(
+      parseMessageRequest({ to: 'a@b.test', subject: 'Hi', text: 'x', from: sender.from }).sender,
+    ).toEqual({ from: sender.from })
   })
 
   it.each([
@@ -81,6 +98,26 @@ describe('POST /api/v1/messages body', () => {
       'not a recognized field',
     ],
     ['variables without a template', { to: 'a@b.test', variables: { code: '1' } }, 'template', 'is required'],
+    [
+      'CRLF in from',
+      { to: 'a@b.test', template: 'otp', from: 'a@example.com\r\nBcc: c@d.test' },
+      'from',
+      'single line',
+    ],
+    [
+      'a display name of 201 characters',
+      { to: 'a@b.test', subject: 'Hi', text: 'x', from: `"${'n'.repeat(201)}" <a@example.com>` },
+      'from',
+      'longer than 200',
+    ],
+    ['an empty from', { to: 'a@b.test', subject: 'Hi', text: 'x', from: '' }, 'from', 'must not be empty'],
+    ['a from that is not a string', { to: 'a@b.test', template: 'otp', from: 42 }, 'from', 'string'],
+    [
+      'a replyTo with LF',
+      { to: 'a@b.test', template: 'otp', replyTo: 'a@b.test\n' },
+      'replyTo',
+      'single line',
+    ],
   ])('refuses %s, naming the field', (_label, body, path, message) => {
     const error = refusal(body)
     expect(error.code).toBe('validation_failed')

@@ -2,11 +2,13 @@ import { z } from 'zod'
 import { emailAddress } from '../domain/email-address'
 import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
+import type { SenderChoice } from '../senders/ports'
+import { senderFields } from '../senders/sender-settings'
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 
 /**
  * The body of `POST /api/v1/messages`: a template with variables, or custom content. Unknown fields
- * are refused rather than ignored, so a client that sends `cc` or `from` learns at once that they do
+ * are refused rather than ignored, so a client that sends `cc` or `bcc` learns at once that they do
  * nothing instead of wondering why the mail looks wrong.
  */
 export type MessageContent =
@@ -16,6 +18,8 @@ export type MessageContent =
 export interface MessageRequest {
   to: string
   content: MessageContent
+  /** `from` / `replyTo` as given (normalised header values); absent ones fall back (see resolveSender). */
+  sender: Partial<SenderChoice>
 }
 
 /** RFC 5321 caps a forward path at 256 octets including the angle brackets. */
@@ -48,6 +52,7 @@ export const templateMessageRequestSchema = z.strictObject({
     .record(z.string(), z.unknown(), required('an object'))
     .default({})
     .describe('The template’s variables: OtpVariables, PasswordResetVariables, or those your template uses'),
+  ...senderFields,
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
@@ -59,6 +64,7 @@ export const customMessageRequestSchema = z
     subject: headerLine('a string', MAX_SUBJECT_LENGTH),
     html: body('an HTML string'),
     text: body('a string'),
+    ...senderFields,
   })
   .refine((value) => value.html !== undefined || value.text !== undefined, {
     path: ['html'],
@@ -73,8 +79,8 @@ export function parseMessageRequest(input: unknown): MessageRequest {
   if ('template' in input) {
     const result = templateMessageRequestSchema.safeParse(input)
     if (!result.success) throw validationFailed(fieldIssues(result.error))
-    const { to, template, variables } = result.data
-    return { to, content: { kind: 'template', template, variables } }
+    const { to, template, variables, from, replyTo } = result.data
+    return { to, content: { kind: 'template', template, variables }, sender: senderOf(from, replyTo) }
   }
   const result = customMessageRequestSchema.safeParse(input)
   if (!result.success) {
@@ -83,6 +89,10 @@ export function parseMessageRequest(input: unknown): MessageRequest {
     const hint = 'variables' in input ? [{ path: 'template', message: 'is required with variables' }] : []
     throw validationFailed([...hint, ...issues.filter((issue) => issue.path !== 'variables')])
   }
-  const { to, subject, html, text } = result.data
-  return { to, content: { kind: 'custom', subject, html, text } }
+  const { to, subject, html, text, from, replyTo } = result.data
+  return { to, content: { kind: 'custom', subject, html, text }, sender: senderOf(from, replyTo) }
+}
+
+function senderOf(from: string | undefined, replyTo: string | undefined): Partial<SenderChoice> {
+  return { ...(from === undefined ? {} : { from }), ...(replyTo === undefined ? {} : { replyTo }) }
 }

@@ -1,6 +1,7 @@
 import type { Lane } from '../domain/lanes'
 import type { FieldIssue } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
+import type { SenderChoice, SenderDomains } from '../senders/ports'
 import type { MessageContent } from './message-request'
 
 /**
@@ -30,6 +31,11 @@ export interface NewQueuedMessage {
   /** The tenant template's version it was rendered from; absent for built-in and custom mail. */
   templateVersion?: number | null | undefined
   variables: Record<string, unknown> | null
+  /** The From header as resolved (`resolveSender`); null: the platform's MAIL_FROM with the tenant's name. */
+  fromAddress?: string | null | undefined
+  replyTo?: string | null | undefined
+  /** The domain that signs it; set exactly when `fromAddress` is. */
+  sendingDomainId?: string | null | undefined
   idempotencyKey: string | null
   requestHash: string
   queuedAt: Date
@@ -71,6 +77,8 @@ export interface RenderedMessage {
   /** The tenant template's version, when rendered from one. */
   templateVersion?: number | null | undefined
   variables: Record<string, unknown> | null
+  /** A tenant template's saved From / Reply-To: used when the request names none. */
+  sender?: SenderChoice | undefined
 }
 
 export type RenderOutcome = { ok: true; message: RenderedMessage } | { ok: false; issues: FieldIssue[] }
@@ -94,5 +102,7 @@ export interface AcceptDeps {
   store: AcceptStore
   renderer: MessageRenderer
   recipientLimiter: RecipientLimiter
+  /** The tenant's sending domains, for the request's `from` (and the saved senders' domain ids). */
+  senderDomains: SenderDomains
   clock: Clock
 }

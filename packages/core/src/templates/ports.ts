@@ -1,7 +1,11 @@
+import type { SenderChoice } from '../senders/ports'
 import type { TemplateContent } from './template-request'
 
-/** A template as the use cases and the API see it: its current version's content. */
-export interface StoredTemplate extends TemplateContent {
+/**
+ * A template as the use cases and the API see it: its current version's content, and the sender
+ * (`from`, `replyTo`) of mail sent with it — a setting of the template, not part of its versions.
+ */
+export interface StoredTemplate extends TemplateContent, SenderChoice {
   id: string
   slug: string
   name: string
@@ -21,7 +25,7 @@ export interface TemplateVersionSummary {
 export interface TemplateStore {
   /** Inserts the template and its version 1 together; null, writing nothing, when the slug is taken. */
   insertTemplate(
-    input: { tenantId: string; slug: string; name: string } & TemplateContent,
+    input: { tenantId: string; slug: string; name: string; sender: SenderChoice } & TemplateContent,
   ): Promise<StoredTemplate | null>
   /** By id when `ref` is one of this tenant's template ids, else by slug. */
   findTemplate(query: { tenantId: string; ref: string }): Promise<StoredTemplate | null>
@@ -35,6 +39,7 @@ export interface TemplateStore {
     templateId: string
     name: string
     content: TemplateContent | null
+    sender: SenderChoice
   }): Promise<StoredTemplate | null>
   /** False when there was nothing to delete. Its versions go with it. */
   deleteTemplate(query: { tenantId: string; templateId: string }): Promise<boolean>

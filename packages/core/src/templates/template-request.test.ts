@@ -17,13 +17,25 @@ const valid = { slug: 'welcome-2', subject: 'Hi {{name}}', html: '<p>Hi {{name}}
 
 describe('a new template', () => {
   it('reads slug, name (defaulting to the slug), subject and the parts', () => {
-    expect(parseNewTemplate(valid)).toEqual({ ...valid, name: 'welcome-2', text: null })
+    const noSender = { from: null, replyTo: null }
+    expect(parseNewTemplate(valid)).toEqual({ ...valid, name: 'welcome-2', text: null, sender: noSender })
     expect(parseNewTemplate({ slug: 'plain', name: ' Plain ', subject: 'S', text: 'only text' })).toEqual({
       slug: 'plain',
       name: 'Plain',
       subject: 'S',
       html: null,
       text: 'only text',
+      sender: noSender,
+    })
+  })
+
+  it('reads an optional from and replyTo as normalised header values', () => {
+    expect(
+      parseNewTemplate({ ...valid, from: 'News <news@Example.COM>', replyTo: 'help@example.org' }).sender,
+    ).toEqual({ from: '"News" <news@example.com>', replyTo: 'help@example.org' })
+    expect(parseNewTemplate({ ...valid, from: '', replyTo: null }).sender).toEqual({
+      from: null,
+      replyTo: null,
     })
   })
 
@@ -42,6 +54,9 @@ describe('a new template', () => {
     ['blank html and no text', { slug: 'a', subject: 'S', html: '  ' }, 'html', 'html, text or both'],
     ['html that is not a string', { ...valid, html: 42 }, 'html', 'string'],
     ['an unknown field', { ...valid, body: 'x' }, 'body', 'not a recognized field'],
+    ['CRLF in from', { ...valid, from: 'a@example.com\r\nBcc: b@x.test' }, 'from', 'single line'],
+    ['a from without an address', { ...valid, from: 'News' }, 'from', 'valid email address'],
+    ['a replyTo that is not an address', { ...valid, replyTo: 'nobody' }, 'replyTo', 'valid email address'],
   ])('refuses %s, naming the field', (_, body, path, message) => {
     const error = refusal(() => parseNewTemplate(body))
     expect(error.code).toBe('validation_failed')
@@ -54,6 +69,7 @@ describe('a change', () => {
   it('keeps only what is given; null removes a part', () => {
     expect(parseTemplateChange({ subject: 'New' })).toEqual({ subject: 'New' })
     expect(parseTemplateChange({ text: null, html: '' })).toEqual({ text: null, html: null })
+    expect(parseTemplateChange({ from: null })).toEqual({ from: null })
   })
 
   it('refuses a new slug with the reason', () => {
@@ -64,7 +80,7 @@ describe('a change', () => {
   it('takes a full replacement with or without the slug', () => {
     expect(parseTemplateReplacement({ subject: 'S', text: 't' })).toEqual({
       slug: null,
-      change: { name: undefined, subject: 'S', html: null, text: 't' },
+      change: { name: undefined, subject: 'S', html: null, text: 't', from: null, replyTo: null },
     })
     expect(refusal(() => parseTemplateReplacement({ subject: 'S' })).details?.[0]?.path).toBe('html')
   })

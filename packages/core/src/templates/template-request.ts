@@ -4,6 +4,8 @@ import { BUILT_IN_TEMPLATES } from '../accept/template-lanes'
 import { MAX_CAMPAIGN_SUBJECT_CHARS } from '../campaigns/campaign-request'
 import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
+import type { SenderChoice } from '../senders/ports'
+import { savedSenderFields } from '../senders/sender-settings'
 
 /**
  * A template's slug is how `POST /api/v1/messages` names it, so it is kept to what reads the same in
@@ -22,14 +24,21 @@ export interface TemplateContent {
 export interface NewTemplateRequest extends TemplateContent {
   slug: string
   name: string
+  /** The From / Reply-To of mail sent with it, unless the request names its own; null: the default's. */
+  sender: SenderChoice
 }
 
-/** A change: only what is given changes; `html: null` or `text: null` removes that part. */
+/**
+ * A change: only what is given changes; `html: null` or `text: null` removes that part, and
+ * `from: null` / `replyTo: null` goes back to the tenant's default.
+ */
 export interface TemplateChange {
   name?: string | undefined
   subject?: string | undefined
   html?: string | null | undefined
   text?: string | null | undefined
+  from?: string | null | undefined
+  replyTo?: string | null | undefined
 }
 
 const slug = z
@@ -69,6 +78,7 @@ export const newTemplateSchema = z.strictObject({
   subject,
   html: part.optional(),
   text: part.optional(),
+  ...savedSenderFields,
 })
 
 export const templateChangeSchema = z.strictObject({
@@ -76,6 +86,7 @@ export const templateChangeSchema = z.strictObject({
   subject: subject.optional(),
   html: part.optional(),
   text: part.optional(),
+  ...savedSenderFields,
 })
 
 const NEEDS_CONTENT = { path: 'html', message: 'give html, text or both' }
@@ -92,11 +103,12 @@ export function parseNewTemplate(body: unknown): NewTemplateRequest {
     subject: parsed.data.subject,
     html,
     text,
+    sender: { from: parsed.data.from ?? null, replyTo: parsed.data.replyTo ?? null },
   }
 }
 
 /**
- * `PATCH /api/v1/templates/:slug`: any of name, subject, html, text. The slug is fixed once created
+ * `PATCH /api/v1/templates/:slug`: any of name, subject, html, text, from, replyTo. The slug is fixed once created
  * (API callers send by it; renaming would break them silently), so it is refused with that reason.
  */
 export function parseTemplateChange(body: unknown): TemplateChange {
@@ -119,6 +131,13 @@ export function parseTemplateReplacement(body: unknown): { slug: string | null; 
   if (html === null && text === null) throw validationFailed([NEEDS_CONTENT])
   return {
     slug: parsed.data.slug ?? null,
-    change: { name: parsed.data.name, subject: parsed.data.subject, html, text },
+    change: {
+      name: parsed.data.name,
+      subject: parsed.data.subject,
+      html,
+      text,
+      from: parsed.data.from ?? null,
+      replyTo: parsed.data.replyTo ?? null,
+    },
   }
 }

@@ -1,4 +1,6 @@
 import { validationFailed } from '../errors/app-error'
+import { checkSenderDomain } from '../senders/check-sender-domain'
+import type { SenderChoice } from '../senders/ports'
 import { checkTemplateContent } from './check-template-content'
 import type { TemplateDeps } from './create-template'
 import { getTemplate, templateNotFound } from './get-template'
@@ -16,7 +18,7 @@ export interface UpdateTemplateInput {
 
 /**
  * Changes a template. A change of subject, HTML or text makes a new version (the answer's
- * `version`); a change of name alone, or saving the same content again, does not. Mail already
+ * `version`); a change of name or sender alone, or saving the same content again, does not. Mail already
  * accepted keeps what it rendered: messages store their rendered content, not a reference.
  */
 export async function updateTemplate(
@@ -41,11 +43,20 @@ export async function updateTemplate(
   const contentChanged =
     next.subject !== current.subject || next.html !== current.html || next.text !== current.text
   if (contentChanged) checkTemplateContent(next, deps.templates)
+  const sender: SenderChoice = {
+    from: change.from === undefined ? current.from : change.from,
+    replyTo: change.replyTo === undefined ? current.replyTo : change.replyTo,
+  }
+  // Only a newly named From is checked: keeping one whose domain failed since is the tenant's call.
+  if (sender.from !== null && sender.from !== current.from) {
+    await checkSenderDomain({ tenantId: input.tenantId, from: sender.from }, deps)
+  }
   const updated = await deps.store.updateTemplate({
     tenantId: input.tenantId,
     templateId: current.id,
     name: change.name ?? current.name,
     content: contentChanged ? next : null,
+    sender,
   })
   if (updated === null) throw templateNotFound(input.ref)
   return updated

@@ -9,6 +9,12 @@ export interface StoredApiKey {
   keyHash: string
   revokedAt: Date | null
   lastUsedAt: Date | null
+  /**
+   * The tenant's default sender, read with the key (its primary key, the same round trip), so
+   * accepting a message that names no `from` needs no query of its own to know whether there is one.
+   */
+  defaultFrom: string | null
+  defaultReplyTo: string | null
 }
 
 /**
@@ -26,8 +32,11 @@ export async function findApiKeyByPrefix(
       keyHash: apiKeys.keyHash,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
+      defaultFrom: tenants.defaultFrom,
+      defaultReplyTo: tenants.defaultReplyTo,
     })
     .from(apiKeys)
+    .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))
     .where(eq(apiKeys.prefix, query.prefix))
   return row ?? null
 }

@@ -1,4 +1,10 @@
-import type { StoredTemplate, TemplateContent, TemplateStore, TemplateVersionSummary } from '@fairlane/core'
+import type {
+  SenderChoice,
+  StoredTemplate,
+  TemplateContent,
+  TemplateStore,
+  TemplateVersionSummary,
+} from '@fairlane/core'
 import { and, asc, desc, eq, or, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { templates, templateVersions } from '../schema'
@@ -10,6 +16,8 @@ const columns = {
   subject: templates.subject,
   html: templates.html,
   text: templates.text,
+  from: templates.fromAddress,
+  replyTo: templates.replyTo,
   version: templates.version,
   createdAt: templates.createdAt,
   updatedAt: templates.updatedAt,
@@ -62,12 +70,21 @@ export function createTemplate(
     subject: string
     html?: string | null
     text?: string | null
+    sender?: SenderChoice
   },
 ): Promise<StoredTemplate | null> {
+  const { sender, ...fields } = input
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(templates)
-      .values({ ...input, html: input.html ?? null, text: input.text ?? null, version: 1 })
+      .values({
+        ...fields,
+        html: input.html ?? null,
+        text: input.text ?? null,
+        fromAddress: sender?.from ?? null,
+        replyTo: sender?.replyTo ?? null,
+        version: 1,
+      })
       .onConflictDoNothing({ target: [templates.tenantId, templates.slug] })
       .returning(columns)
     if (!row) return null
@@ -89,17 +106,24 @@ export function createTemplate(
  */
 export function updateTemplate(
   db: Executor,
-  input: { tenantId: string; templateId: string; name: string; content: TemplateContent | null },
+  input: {
+    tenantId: string
+    templateId: string
+    name: string
+    content: TemplateContent | null
+    sender?: SenderChoice | undefined
+  },
 ): Promise<StoredTemplate | null> {
   return db.transaction(async (tx) => {
     const where = and(eq(templates.tenantId, input.tenantId), eq(templates.id, input.templateId))
-    const { content } = input
+    const { content, sender } = input
+    const senderColumns = sender ? { fromAddress: sender.from, replyTo: sender.replyTo } : {}
     const [row] = await tx
       .update(templates)
       .set(
         content === null
-          ? { name: input.name }
-          : { name: input.name, ...content, version: sql`${templates.version} + 1` },
+          ? { name: input.name, ...senderColumns }
+          : { name: input.name, ...senderColumns, ...content, version: sql`${templates.version} + 1` },
       )
       .where(where)
       .returning(columns)

@@ -8,6 +8,8 @@ const row = (id: string, revokedAt: Date | null = null): StoredApiKey => ({
   keyHash: 'h',
   revokedAt,
   lastUsedAt: null,
+  defaultFrom: null,
+  defaultReplyTo: null,
 })
 
 function setup(options: { maxEntries?: number } = {}) {

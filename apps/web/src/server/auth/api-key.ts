@@ -1,4 +1,4 @@
-import { apiKeyMatches, apiKeyPrefix, hashApiKey } from '@fairlane/core'
+import { apiKeyMatches, apiKeyPrefix, hashApiKey, type SenderChoice } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { findApiKeyByPrefix, touchApiKey } from '@fairlane/db/queries/api-keys'
@@ -9,6 +9,8 @@ import { bearerToken } from './bearer'
 export interface ApiCaller {
   tenantId: string
   keyId: string
+  /** The tenant's default From / Reply-To, as of the key's read (cached up to API_KEY_CACHE_TTL_MS). */
+  defaultSender: SenderChoice
 }
 
 /** `last_used_at` is for humans ("used 3 minutes ago"): a minute's precision is plenty. */
@@ -43,10 +45,14 @@ export async function authenticateApiKey(request: Request, deps: ApiKeyAuthDeps)
   if (!stored || !matches) throw new AppError('unauthorized', 'Invalid API key')
   if (stored.revokedAt !== null) throw new AppError('unauthorized', 'This API key has been revoked')
   await touch(deps, { tenantId: stored.tenantId, keyId: stored.id })
-  return { tenantId: stored.tenantId, keyId: stored.id }
+  return {
+    tenantId: stored.tenantId,
+    keyId: stored.id,
+    defaultSender: { from: stored.defaultFrom, replyTo: stored.defaultReplyTo },
+  }
 }
 
-async function touch(deps: ApiKeyAuthDeps, caller: ApiCaller): Promise<void> {
+async function touch(deps: ApiKeyAuthDeps, caller: Pick<ApiCaller, 'tenantId' | 'keyId'>): Promise<void> {
   const now = deps.now()
   const last = deps.lastTouched.get(caller.keyId)
   if (last !== undefined && now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return

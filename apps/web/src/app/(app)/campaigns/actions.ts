@@ -11,6 +11,7 @@ import { acceptMessage } from '@fairlane/core/accept'
 import { isAppError } from '@fairlane/core/errors'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
 import { createCampaignStore } from '@fairlane/db/queries/campaigns'
+import { createSenderDomains, findDefaultSender } from '@fairlane/db/queries/senders'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
@@ -165,11 +166,13 @@ export async function sendTestAction(input: PreviewInput & { to: string }): Prom
           text: preview.text,
         },
         idempotencyKey: null,
+        defaultSender: await findDefaultSender(api.db, { tenantId: session.tenantId }),
       },
       {
         store: createAcceptStore(api.db),
         renderer: api.renderer ?? createMessageRenderer(api.db),
         recipientLimiter: api.limiters.recipient,
+        senderDomains: createSenderDomains(api.db),
         clock: api.clock,
       },
     )

@@ -9,6 +9,7 @@ import {
   updateTemplate,
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { createTemplateStore } from '@fairlane/db/queries/templates'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import { revalidatePath } from 'next/cache'
@@ -23,6 +24,7 @@ function deps(): TemplateDeps {
   return {
     store: createTemplateStore(container().database.db),
     templates: { syntaxError: templateSyntaxError },
+    domains: createSenderDomains(container().database.db),
   }
 }
 

@@ -1,3 +1,4 @@
+import type { SenderChoice } from '@fairlane/core'
 import type { MessageRenderer } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
 import { findTemplateBySlug } from '@fairlane/db/queries/templates'
@@ -28,10 +29,18 @@ export function createMessageRenderer(db: Database, now: () => number = Date.now
     })
   }
   return {
-    render: ({ tenantId, content }) =>
-      renderContent(content, {
-        loadTenantTemplate: (slug) => findTemplateBySlug(db, { tenantId, slug }),
+    async render({ tenantId, content }) {
+      // A tenant template's saved From / Reply-To travel with what it rendered (the same row read).
+      let sender: SenderChoice | undefined
+      const outcome = await renderContent(content, {
+        loadTenantTemplate: async (slug) => {
+          const template = await findTemplateBySlug(db, { tenantId, slug })
+          if (template) sender = { from: template.from, replyTo: template.replyTo }
+          return template
+        },
         senderName: () => tenantName(tenantId),
-      }),
+      })
+      return outcome.ok && sender ? { ok: true, message: { ...outcome.message, sender } } : outcome
+    },
   }
 }

@@ -1,5 +1,6 @@
 import { acceptMessage, IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '@fairlane/core/accept'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
@@ -11,7 +12,9 @@ export const MAX_MESSAGE_BODY_BYTES = 64 * 1024
 
 /**
  * `POST /api/v1/messages` → `202 { id, status: "queued", lane }`. A replay of an earlier request
- * (same Idempotency-Key and body) answers the same, with `Idempotent-Replayed: true`.
+ * (same Idempotency-Key and body) answers the same, with `Idempotent-Replayed: true`. A `from` not on
+ * one of the tenant's verified domains → 422 naming `from`; without one, the template's, the tenant's
+ * default (read with the API key) or the platform's sender applies.
  */
 export function postMessage(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
@@ -19,11 +22,12 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
     const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
     const result = await acceptMessage(
-      { tenantId: caller.tenantId, body, idempotencyKey },
+      { tenantId: caller.tenantId, body, idempotencyKey, defaultSender: caller.defaultSender },
       {
         store: createAcceptStore(deps.db),
         renderer: deps.renderer ?? createMessageRenderer(deps.db),
         recipientLimiter: deps.limiters.recipient,
+        senderDomains: createSenderDomains(deps.db),
         clock: deps.clock,
       },
     )

@@ -165,6 +165,10 @@ export const templateResponse = z.object({
   subject: z.string(),
   html: z.string().nullable(),
   text: z.string().nullable(),
+  from: z.string().nullable().meta({
+    description: 'The From of mail sent with it unless the request names one; null: your default sender',
+  }),
+  replyTo: z.string().nullable().meta({ description: 'Its Reply-To; null: your default Reply-To' }),
   version: z.int().min(1).meta({ description: 'Raised by each change of subject, HTML or text' }),
   createdAt: instant,
   updatedAt: instant,

@@ -11,6 +11,7 @@ import {
   type TemplateDeps,
   updateTemplate,
 } from '@fairlane/core'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { createTemplateStore } from '@fairlane/db/queries/templates'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import { respond } from '../../http/errors'
@@ -39,6 +40,8 @@ function templateJson(template: StoredTemplate): TemplateResponse {
     subject: template.subject,
     html: template.html,
     text: template.text,
+    from: template.from,
+    replyTo: template.replyTo,
     version: template.version,
     createdAt: template.createdAt.toISOString(),
     updatedAt: template.updatedAt.toISOString(),
@@ -46,7 +49,11 @@ function templateJson(template: StoredTemplate): TemplateResponse {
 }
 
 function depsOf(deps: ApiDeps): TemplateDeps {
-  return { store: createTemplateStore(deps.db), templates: { syntaxError: templateSyntaxError } }
+  return {
+    store: createTemplateStore(deps.db),
+    templates: { syntaxError: templateSyntaxError },
+    domains: createSenderDomains(deps.db),
+  }
 }
 
 /** `GET /api/v1/templates` → `{ items: [template] }`, by slug. */
@@ -58,7 +65,7 @@ export function getTemplates(request: Request, deps: ApiDeps): Promise<Response>
   })
 }
 
-/** `POST /api/v1/templates` `{ slug, name?, subject, html?, text? }` → `201` the template at version 1. */
+/** `POST /api/v1/templates` `{ slug, name?, subject, html?, text?, from?, replyTo? }` → `201` the template at version 1. */
 export function postTemplate(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
