@@ -12,22 +12,12 @@ import {
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import { createDomainStore } from '@fairlane/db/queries/sending-domains'
-import { createDnsLookup } from '@fairlane/mail/dns'
 import { container } from '@/server/container'
 
-let dns: AddDomainDeps['dns'] | undefined
-
-/** The domain use cases' dependencies from the web container; one DNS resolver per process (DNS_SERVERS). */
+/** The same dependencies as `/api/v1/domains`: the container's one DNS resolver (DNS_SERVERS) and settings. */
 function deps(): AddDomainDeps {
-  const { database, config } = container()
-  dns ??= createDnsLookup(config.DNS_SERVERS ? { servers: config.DNS_SERVERS } : {})
-  return {
-    store: createDomainStore(database.db),
-    dns,
-    clock: { now: () => new Date() },
-    settings: { returnPathHost: config.RETURN_PATH_HOST },
-    encryptionKeys: config.DKIM_ENCRYPTION_KEY,
-  }
+  const { api } = container()
+  return { store: createDomainStore(api.db), clock: api.clock, ...api.domains }
 }
 
 /**
