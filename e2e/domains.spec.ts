@@ -42,6 +42,16 @@ async function shownRecord(row: Locator): Promise<PublishedRecord> {
   }
 }
 
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+}
+
+/** Publishes every record the page lists, as shown (the rotation test's tenant types them in by hand). */
+async function publishAll(page: Page, request: APIRequestContext): Promise<void> {
+  const rows = page.locator('tr[data-testid^="record-"]')
+  for (const row of await rows.all()) await publish(request, await shownRecord(row))
+}
+
 async function clipboardText(page: Page): Promise<string> {
   return page.evaluate(() => navigator.clipboard.readText())
 }
@@ -127,9 +137,7 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
     await expect(row.getByTestId('record-status')).toHaveText('verified')
   await expect(page.getByTestId('dkim-signing')).toHaveText(selector)
   await page.goto('/domains')
-  await expect(page.getByRole('row', { name: new RegExp(domain.replace(/\./g, '\\.')) })).toContainText(
-    'verified',
-  )
+  await expect(page.getByRole('row', { name: new RegExp(escaped(domain)) })).toContainText('verified')
 
   // The default sender: every campaign without a From of its own goes from it.
   const sender = `news@${domain}`
@@ -159,6 +167,10 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
   const mail = await mailTo(request, reader, subject, startedAt)
   expect(mail.from).toContain(sender)
   expect(mail.headers['dkim-signature']).toContain(`d=${domain}`)
+  // The envelope sender is the message's own VERP address on the domain's return-path host.
+  expect((mail as SinkMessage & { envelope?: { from: string } }).envelope?.from).toMatch(
+    new RegExp(`@fl-bounces\\.${escaped(domain)}$`),
+  )
   expect((mail as SinkMessage & { auth?: { dkim: string; dkimDomain?: string } }).auth).toMatchObject({
     dkim: 'pass',
     dkimDomain: domain,
@@ -166,9 +178,8 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
   await page.goto(E2E.inboxUrl)
   const inboxRow = page.getByRole('row', { name: new RegExp(subject) })
   await expect(inboxRow).toContainText(sender)
-  await expect(inboxRow).toContainText(`pass`)
-  await inboxRow.getByRole('link').first().click()
-  await expect(page.getByText(`d=${domain}`).first()).toBeVisible()
+  await expect(inboxRow).toContainText('DKIM pass')
+  await expect(inboxRow).toContainText(`d=${domain}`)
 })
 
 test('a name that is not a registrable domain is refused beside the field, and so is a domain added twice', async ({
@@ -195,4 +206,58 @@ test('a name that is not a registrable domain is refused beside the field, and s
   await page.getByRole('button', { name: 'Add domain' }).click()
   await expect(page.locator('#field-name-error')).toHaveText('is already one of your sending domains')
   await expect(page).toHaveURL(/\/domains$/)
+})
+
+test('rotate the DKIM key: the old key signs until the new record verifies, then may be removed a week later', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(90_000)
+  await signUp(page)
+  const domain = uniqueDomain()
+  await addDomain(page, domain)
+  await publishAll(page, request)
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+  const first = (await page.getByTestId('dkim-signing').textContent()) ?? ''
+
+  await page.getByRole('button', { name: 'Rotate DKIM key' }).click()
+  await expect(page.getByRole('status').filter({ hasText: 'A new DKIM key was made' })).toBeVisible()
+  await expect(page.getByTestId('dkim-rotation')).toHaveAttribute('data-phase', 'rotating')
+  await expect(page.getByTestId('dkim-signing')).toHaveText(first)
+  const next = (await page.getByTestId('dkim-pending').locator('code').textContent()) ?? ''
+  expect(next).not.toBe(first)
+  const dkimRows = page.getByTestId('record-dkim')
+  await expect(dkimRows).toHaveCount(2)
+  const nextRow = page.locator(`tr[data-selector="${next}"]`)
+  await expect(nextRow.getByTestId('record-status')).toHaveText('pending')
+  // The domain stays verified and signing with the first key while the new record is missing.
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+
+  // A second rotation while one waits is refused, and the page says why beside the button.
+  await page.getByRole('button', { name: 'Rotate DKIM key' }).click()
+  await expect(page.getByRole('alert')).toContainText('Cannot rotate the DKIM key')
+
+  await publish(request, await shownRecord(nextRow))
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('verify-result')).toContainText(`${domain} is verified`)
+  await expect(page.getByTestId('dkim-signing')).toHaveText(next)
+  await expect(page.getByTestId('dkim-pending')).toHaveCount(0)
+  await expect(page.getByTestId('dkim-retired')).toContainText(first)
+  await expect(page.getByTestId('dkim-retired')).toContainText('can be removed after')
+  const oldRow = page.locator(`tr[data-selector="${first}"]`)
+  await expect(oldRow).toContainText('Advice')
+  await expect(oldRow.getByTestId('record-status')).toContainText('Can be removed after')
+})
+
+test('delete a domain after confirming; it leaves the list', async ({ page }) => {
+  await signUp(page)
+  const domain = uniqueDomain()
+  await addDomain(page, domain)
+  await page.getByRole('link', { name: 'Delete…' }).click()
+  await expect(page.getByRole('heading', { name: `Delete ${domain}?` })).toBeVisible()
+  await page.getByRole('button', { name: 'Delete domain' }).click()
+  await expect(page).toHaveURL(/\/domains\?notice=deleted$/)
+  await expect(page.getByRole('status')).toContainText('The domain was deleted')
+  await expect(page.getByRole('link', { name: domain })).toHaveCount(0)
 })
