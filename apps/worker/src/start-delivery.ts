@@ -34,6 +34,12 @@ import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import { DISPATCH_TUNING, dispatchDue } from './campaigns/dispatch-due'
 import { createSenderSigner } from './delivery/sender-signer'
+import {
+  DEFAULT_DOMAIN_CHECK_SETTINGS,
+  type DomainCheckSettings,
+  domainCheckHandlers,
+  domainCheckSchedules,
+} from './domains/domain-checks-jobs'
 import { createDeferralRecorder, type DeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
@@ -120,6 +126,8 @@ export interface DeliveryOptions {
   transactionalLanes?: TransactionalLaneSettings
   /** SCHEDULE_TIME_ZONE and AUDIT_RETENTION_DAYS; defaults to UTC and 365 days. */
   operations?: OperationsSettings
+  /** Sending domains' scheduled DNS checks: RETURN_PATH_HOST and DNS_SERVERS. */
+  domains?: DomainCheckSettings
   logger: Logger
   metrics: WorkerMetrics
   tuning?: {
@@ -226,6 +234,7 @@ export function deliveryOptionsFromConfig(
         criticalDays: config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL,
       },
     },
+    domains: { returnPathHost: config.RETURN_PATH_HOST, dnsServers: config.DNS_SERVERS },
     lanes: config.WORKER_LANES,
     caps: {
       failedJobs: { maxCount: config.FAILED_JOBS_MAX_COUNT, maxAgeHours: config.FAILED_JOBS_MAX_AGE_HOURS },
@@ -365,7 +374,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
 export function startSystem(
   options: Pick<
     DeliveryOptions,
-    'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations' | 'caps'
+    'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations' | 'caps' | 'domains'
   >,
   resources: {
     queues: Pick<Queues, typeof SYSTEM_QUEUE | typeof DEAD_LETTER_QUEUE>
@@ -428,11 +437,16 @@ export function startSystem(
         db: options.database.db,
         logger: options.logger.child({ component: 'operations' }),
       }),
+      ...domainCheckHandlers(options.domains ?? DEFAULT_DOMAIN_CHECK_SETTINGS, {
+        db: options.database.db,
+        logger: options.logger.child({ component: 'domains' }),
+      }),
     },
     schedules: [
       { id: DISPATCH_SCHEDULER_ID, everyMs: tuning.dispatch.everyMs },
       { id: DEAD_LETTER_RESTORE_SCHEDULER_ID, everyMs: tuning.system.deadLetterCheckEveryMs },
       ...operationsSchedules(operations),
+      ...domainCheckSchedules(),
     ],
     // A long slice of a big dispatch (or the nightly cleanup) must not hold back a campaign's wake-up.
     concurrency: 3,

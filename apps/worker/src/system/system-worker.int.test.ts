@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { DOMAIN_CHECKS_EVERY_MS, DOMAIN_CHECKS_SCHEDULER_ID } from '../domains/domain-checks-jobs'
 import { createWorkerMetrics } from '../metrics'
 import { CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID } from '../operations/operations-jobs'
 import {
@@ -30,6 +31,7 @@ const KEYS = [
   CLEANUP_SCHEDULER_ID,
   DEAD_LETTER_RESTORE_SCHEDULER_ID,
   DISPATCH_SCHEDULER_ID,
+  DOMAIN_CHECKS_SCHEDULER_ID,
   ROLLUP_SCHEDULER_ID,
 ].sort()
 
@@ -105,6 +107,7 @@ describe('system schedulers', () => {
     expect(byKey[CLEANUP_SCHEDULER_ID]).toMatchObject({ pattern: '15 3 * * *', tz: 'Asia/Ho_Chi_Minh' })
     expect(byKey[ROLLUP_SCHEDULER_ID]).toMatchObject({ pattern: '10 0 * * *', tz: 'Asia/Ho_Chi_Minh' })
     expect(byKey[DISPATCH_SCHEDULER_ID]).toMatchObject({ every: DELIVERY_TUNING.dispatch.everyMs })
+    expect(byKey[DOMAIN_CHECKS_SCHEDULER_ID]).toMatchObject({ every: DOMAIN_CHECKS_EVERY_MS })
     // One pending run per cron scheduler, not one per start.
     const delayed = await queues[SYSTEM_QUEUE].getDelayed()
     for (const id of [CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID]) {
