@@ -25,6 +25,7 @@ COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
+COPY packages/dns-server/package.json packages/dns-server/
 COPY packages/fairness/package.json packages/fairness/
 COPY packages/mail/package.json packages/mail/
 COPY packages/queue/package.json packages/queue/
@@ -54,7 +55,7 @@ ENV NODE_ENV=production \
 COPY --from=build /app /app
 RUN mkdir -p apps/web/.next/cache && chown -R node:node apps/web/.next/cache
 USER node
-EXPOSE 3000 2525 8025 9464
+EXPOSE 3000 2525 8025 8025/udp 9464
 # The web process's own entry: the HTTP API straight to its handlers, everything else through the
 # Next.js build above; on HOST:WEB_PORT. node directly, not through pnpm and a shell, so SIGTERM
 # reaches the server and it drains.

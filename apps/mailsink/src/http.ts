@@ -7,6 +7,7 @@ import {
   parseDnsRecord,
 } from '@fairlane/dns-server'
 import type { Logger } from 'pino'
+import type { AuthChecks } from './auth-checks'
 import { type FaultTable, parseFaultSpec } from './faults'
 import { HttpError, readJsonBody, sendError, sendHtml, sendJson, sendNoContent } from './http-io'
 import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
@@ -18,7 +19,12 @@ export interface HttpSinkOptions {
   logger: Logger
   /** The sink's DNS server, when it runs one: `/dns/records` manages its records. */
   dns?: DnsServer | undefined
+  /** Checks still running: what a reader is about to see waits for them. */
+  checks: AuthChecks
 }
+
+/** Longer than a check may take (auth.ts's timeout), so a reader never sees "not checked yet". */
+const SETTLE_MS = 10_000
 
 interface Request {
   req: IncomingMessage
@@ -43,7 +49,11 @@ interface Route {
 export function createHttpHandler(
   options: HttpSinkOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, faults, logger, dns } = options
+  const { store, faults, logger, dns, checks } = options
+  const settled = async <T extends StoredMessage | StoredMessage[]>(found: T): Promise<T> => {
+    await checks.settled(Array.isArray(found) ? found : [found], SETTLE_MS)
+    return found
+  }
   const zone = (): DnsServer => {
     if (dns) return dns
     throw new HttpError(
@@ -56,14 +66,17 @@ export function createHttpHandler(
   const routes: Route[] = [
     {
       path: /^\/$/,
-      methods: { GET: ({ res }) => sendHtml(res, 200, renderInbox(store.latest(INBOX_LIMIT), store.size)) },
+      methods: {
+        GET: async ({ res }) =>
+          sendHtml(res, 200, renderInbox(await settled(store.latest(INBOX_LIMIT)), store.size)),
+      },
     },
     {
       path: /^\/view\/([^/]+)$/,
       methods: {
-        GET: ({ res, params: [id = ''] }) => {
+        GET: async ({ res, params: [id = ''] }) => {
           const message = store.get(id)
-          if (message) sendHtml(res, 200, renderMessage(message))
+          if (message) sendHtml(res, 200, renderMessage(await settled(message)))
           else sendHtml(res, 404, renderNotFound(id))
         },
       },
@@ -75,17 +88,18 @@ export function createHttpHandler(
     {
       path: /^\/messages$/,
       methods: {
-        GET: ({ res, query }) => sendJson(res, 200, project(store.list(messageFilter(query)), query)),
+        GET: async ({ res, query }) =>
+          sendJson(res, 200, project(await settled(store.list(messageFilter(query))), query)),
         DELETE: ({ res }) => sendJson(res, 200, { deleted: store.clear() }),
       },
     },
     {
       path: /^\/messages\/([^/]+)$/,
       methods: {
-        GET: ({ res, params: [id = ''] }) => {
+        GET: async ({ res, params: [id = ''] }) => {
           const message = store.get(id)
           if (!message) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
-          sendJson(res, 200, message)
+          sendJson(res, 200, await settled(message))
         },
       },
     },

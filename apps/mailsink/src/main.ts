@@ -1,4 +1,4 @@
-import { LOG_ERROR_SERIALIZERS, loadConfig, stopWhenStdinCloses } from '@fairlane/config'
+import { LOG_ERROR_SERIALIZERS, loadConfig, sinkDnsPort, stopWhenStdinCloses } from '@fairlane/config'
 import pino from 'pino'
 import { ListenError, type MailSink, startMailSink } from './sink'
 
@@ -19,7 +19,7 @@ try {
     smtpPort: config.MAILSINK_SMTP_PORT,
     httpPort: config.MAILSINK_HTTP_PORT,
     maxMessages: config.MAILSINK_MAX_MESSAGES,
-    dnsPort: config.MAILSINK_DNS_PORT,
+    dnsPort: sinkDnsPort(config),
     dnsServers: config.DNS_SERVERS,
     logger,
   })

@@ -4,6 +4,7 @@ import { type DnsServer, startDnsServer } from '@fairlane/dns-server'
 import type { DNSResolver } from 'mailauth'
 import type { Logger } from 'pino'
 import { createAuthChecker, dnsResolver } from './auth'
+import { AuthChecks } from './auth-checks'
 import { FaultTable } from './faults'
 import { createHttpHandler } from './http'
 import { createSmtpSink } from './smtp'
@@ -68,9 +69,9 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const faults = new FaultTable()
   const dns = options.dnsPort === undefined ? undefined : await startDns(host, options.dnsPort)
   const servers = options.dnsServers?.length ? options.dnsServers : dns ? [dns.address] : undefined
-  const auth = createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) })
-  const smtp = createSmtpSink({ store, faults, logger, auth })
-  const http = createServer(createHttpHandler({ store, faults, logger, dns }))
+  const checks = new AuthChecks(createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) }))
+  const smtp = createSmtpSink({ store, faults, logger, checks })
+  const http = createServer(createHttpHandler({ store, faults, logger, dns, checks }))
   http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     logger.debug({ err: error.message, code: error.code }, 'http client error')
     if (!socket.writable) return

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
-import { type AuthChecker, isSigned } from './auth'
+import { isSigned } from './auth'
+import type { AuthChecks } from './auth-checks'
 import { type FaultTable, splitReply } from './faults'
 import { type Envelope, toStoredMessage } from './parse-message'
 import type { MessageStore } from './store'
@@ -12,8 +13,8 @@ export interface SmtpSinkOptions {
   store: MessageStore
   faults: FaultTable
   logger: Logger
-  /** Checks DKIM/SPF/DMARC of signed messages before they are stored. */
-  auth: AuthChecker
+  /** Checks DKIM/SPF/DMARC of signed messages once they are accepted. */
+  checks: AuthChecks
   maxMessageBytes?: number
 }
 
@@ -31,7 +32,7 @@ export function smtpError(code: number, text: string): Error & { responseCode: n
 }
 
 export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
-  const { store, faults, logger, auth } = options
+  const { store, faults, logger, checks } = options
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
   const delays = new Set<() => void>()
   let closed = false
@@ -116,11 +117,10 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       }
     }
     const message = await toStoredMessage(raw, envelope, new Date(), envelope.from)
-    // Only signed mail is checked, and it is checked before the reply so a client that reads the
-    // message right after its 250 sees the verdict. Unsigned mail (benchmarks, the platform sender)
-    // costs no DNS lookup and no second parse.
+    // Only signed mail is checked, after the reply is decided (readers wait for the verdict, see
+    // AuthChecks). Unsigned mail (benchmarks, the platform sender) costs no lookup and no second parse.
     if (isSigned(message.headers)) {
-      message.auth = await auth.check(raw, {
+      checks.start(message, raw, {
         sender: envelope.from,
         ip: session.remoteAddress,
         helo: session.hostNameAppearsAs,

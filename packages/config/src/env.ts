@@ -349,8 +349,9 @@ export const envSchema = z
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),
     /**
      * UDP port of the sink's DNS server for local use (records published over its HTTP API,
-     * `/dns/records`); unset: the sink serves no DNS. `pnpm start` sets it (5300) and points
-     * `DNS_SERVERS` at it.
+     * `/dns/records`). Unset: the number of `MAILSINK_HTTP_PORT` (UDP and TCP ports do not collide,
+     * so every sink a test or benchmark starts on ports of its own gets a DNS port of its own); see
+     * `sinkDnsPort`. `pnpm start` points `DNS_SERVERS` at it.
      */
     MAILSINK_DNS_PORT: z.coerce
       .number({ message: 'expected a port number' })

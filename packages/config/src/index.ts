@@ -6,7 +6,7 @@ export {
   KNOWN_DEFAULT_SECRETS,
   type UnsubscribeSecret,
 } from './env'
-export { ConfigError, loadConfig, mailDomain, parseConfig } from './load'
+export { ConfigError, loadConfig, mailDomain, parseConfig, sinkDnsPort } from './load'
 export {
   LOG_ERROR_SERIALIZERS,
   type LoggedError,

@@ -60,3 +60,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 export function mailDomain(config: Pick<Config, 'MAIL_DOMAIN' | 'APP_URL'>): string {
   return config.MAIL_DOMAIN ?? new URL(config.APP_URL).hostname
 }
+
+/** The UDP port of the mail sink's DNS server: `MAILSINK_DNS_PORT`, else the sink's HTTP port number. */
+export function sinkDnsPort(config: Pick<Config, 'MAILSINK_DNS_PORT' | 'MAILSINK_HTTP_PORT'>): number {
+  return config.MAILSINK_DNS_PORT ?? config.MAILSINK_HTTP_PORT
+}

@@ -73,6 +73,15 @@ describe('docker-compose.yml', () => {
     )
   })
 
+  it("points every app's DNS_SERVERS at the mail sink's DNS server, at its fixed address", () => {
+    const sink = environment(service('mailsink'))
+    const networks = (service('mailsink') as { networks?: { default?: { ipv4_address?: string } } }).networks
+    const address = `${networks?.default?.ipv4_address}:${sink.MAILSINK_DNS_PORT}`
+    for (const name of ['web', 'worker', 'worker-tx', 'mailsink'])
+      expect(environment(service(name)).DNS_SERVERS, name).toBe(`\${DNS_SERVERS:-${address}}`)
+    expect(sink.MAILSINK_DNS_PORT).toBe('8025')
+  })
+
   it('runs the queue Redis with noeviction and AOF', () => {
     const command = commandLine(service('redis-queue'))
     expect(command).toContain('--maxmemory-policy noeviction')

@@ -4,6 +4,7 @@ import { createDatabase, databaseNameOf, quoteDatabaseName, withDatabaseName } f
 import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
 import { Redis } from 'ioredis'
 import postgres from 'postgres'
+import { localDnsEnv, sinkDnsAddress } from './local-dns'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
 import { type Reaper, startReaper } from './reaper'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
@@ -36,7 +37,7 @@ export async function preparePlatform(
   log: (line: string) => void,
   options: { fresh?: boolean } = {},
 ) {
-  checkEnvironment(base)
+  const baseConfig = checkEnvironment(base)
   const services = await ensureServices({
     databaseUrl: base.DATABASE_URL || undefined,
     redisUrl: base.REDIS_URL || undefined,
@@ -50,6 +51,8 @@ export async function preparePlatform(
     DATABASE_URL: services.databaseUrl,
     REDIS_URL: services.redisUrl,
     NEXT_TELEMETRY_DISABLED: '1',
+    // Domains published on the sink's DNS server verify (web, worker) and pass its DKIM check (sink).
+    ...localDnsEnv(baseConfig),
   }
   const config = checkEnvironment(env)
   if (options.fresh) await resetState(config, log)
@@ -148,6 +151,8 @@ export async function launchPlatform(
     inbox: `http://${host}:${config.MAILSINK_HTTP_PORT}`,
     metrics: `http://${host}:${config.WORKER_METRICS_PORT}/metrics`,
     smtp: `${host}:${config.MAILSINK_SMTP_PORT}`,
+    /** The sink's DNS server (UDP). */
+    dns: sinkDnsAddress(config),
   }
   const firstExit = Promise.race(processes.map((p) => p.exited.then((code) => ({ name: p.name, code }))))
   const ready = Promise.all([

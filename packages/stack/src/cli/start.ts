@@ -1,5 +1,6 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dnsHelpLines } from '../local-dns'
 import {
   launchPlatform,
   type Mode,
@@ -100,6 +101,7 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
       `Fairlane is ready (${((Date.now() - started) / 1000).toFixed(1)} s)`,
       runs('web') && `  web            ${urls.web}`,
       runs('sink') && `  mail inbox     ${urls.inbox}    (SMTP ${urls.smtp})`,
+      ...(runs('sink') ? dnsHelpLines(prepared.config, urls.inbox) : []),
       runs('worker') && `  worker metrics ${urls.metrics}`,
       `  demo API key   ${secrets.DEMO_API_KEY}`,
       `  admin token    ${secrets.ADMIN_TOKEN}    (Authorization: Bearer … on /api/admin)`,
