@@ -6,7 +6,11 @@
  * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
- *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web]
+ *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
+ *
+ * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
+ * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
+ * per email of each and their difference, the cost of signing (see lib/throughput/signing.ts).
  *
  * `--workers 2` runs two worker processes (one per core, as a deployment would), sharing the lane.
  *
@@ -28,6 +32,7 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '1' },
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
+    signed: { type: 'boolean', default: false },
   },
 })
 const emails = Number(args.emails)
@@ -61,6 +66,7 @@ try {
     emails,
     baselines: !args['no-baselines'],
     settleStats: true,
+    signed: args.signed,
     log: progress,
   })
   console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))

@@ -9,6 +9,7 @@ import { startMeter, usagePerEmail } from './meter'
 import { NEWSLETTER } from './newsletter'
 import { measureRawQueue, type RawQueueResult } from './raw-queue'
 import { measureRawSmtp, type RawSmtpResult } from './raw-smtp'
+import { measureSigningCost } from './signing'
 
 export interface ThroughputOptions {
   emails: number
@@ -16,6 +17,8 @@ export interface ThroughputOptions {
   baselines: boolean
   /** Wait for PostgreSQL's statistics before reading them (see PG_STATS_SETTLE_MS); tests skip it. */
   settleStats: boolean
+  /** After the run: the same mails unsigned and DKIM-signed, the worker's CPU per email in each (`signing`). */
+  signed?: boolean
   log: (line: string) => void
 }
 
@@ -57,6 +60,17 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
     const usage = await meter.stop(options.settleStats ? PG_STATS_SETTLE_MS : 0)
 
     const outcome = await readOutcome(sql, sink, platform.mailDomain, campaignId)
+    const signing = options.signed
+      ? await measureSigningCost(
+          platform,
+          { sql, redis, sink },
+          {
+            emails,
+            recipients: { prefix: 'reader', domain: DOMAIN },
+            log,
+          },
+        )
+      : undefined
     const emailsPerSec = emails / outcome.seconds
     const { config } = platform
     return {
@@ -85,6 +99,7 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
         plan: UNLIMITED_PLAN,
       },
       ...usagePerEmail(usage, emails),
+      ...(signing ? { signing } : {}),
     }
   } finally {
     redis.disconnect()

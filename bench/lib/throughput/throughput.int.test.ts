@@ -14,12 +14,13 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-it('delivers a 300-recipient campaign and both baselines, every mail exactly once', async () => {
+it('delivers a 300-recipient campaign, both baselines and the signing phases, every mail exactly once', async () => {
   if (!platform) throw new Error('platform did not start')
   const result = await runThroughput(platform, {
     emails: 300,
     baselines: true,
     settleStats: false,
+    signed: true,
     log: () => {},
   })
   expect(result).toMatchObject({
@@ -32,4 +33,6 @@ it('delivers a 300-recipient campaign and both baselines, every mail exactly onc
   expect(result.emailsPerSec).toBeGreaterThan(0)
   expect(result.rawSmtpPerSec).toBeGreaterThan(0)
   expect(result.rawQueueJobsPerSec).toBeGreaterThan(0)
+  // Every mail of both phases was sent (a phase throws otherwise); the signed one from the domain.
+  expect(result.signing).toMatchObject({ unsigned: { emails: 300 }, signed: { emails: 300 } })
 })

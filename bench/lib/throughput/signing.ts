@@ -1,0 +1,159 @@
+import { encryptPrivateKey, generateDkimKeyPair } from '@fairlane/core'
+import type { Redis } from 'ioredis'
+import type { Sql } from 'postgres'
+import type { DeliveryPlatform } from '../delivery-platform'
+import type { SinkClient } from '../sink-client'
+import { round } from '../stats'
+import { startMeter } from './meter'
+import { NEWSLETTER } from './newsletter'
+
+/** The sending domain the signed phase sends from (its DNS records are not needed to sign). */
+const SIGNED_DOMAIN = 'news.throughput.test'
+
+export interface SigningPhaseOptions {
+  emails: number
+  /** The contacts the campaign goes to: `<prefix><i>@<domain>`, seeded by the main run. */
+  recipients: { prefix: string; domain: string }
+  log: (line: string) => void
+}
+
+interface PhaseResult {
+  emails: number
+  seconds: number
+  emailsPerSec: number
+  /** The worker process group's CPU per email, over the phase. */
+  workerCpuMsPerEmail: number | null
+}
+
+/**
+ * What DKIM signing costs the worker per email: the same campaign sent twice in one process, once as
+ * platform mail (unsigned) and once from a verified domain (signed with its cached RSA-2048 key),
+ * measuring the worker's CPU per email in each. Both phases put their rows in the way dispatch does
+ * (pending bulk rows with the resolved From and sending domain, then the pacer releases them), so
+ * they differ only in the signature; the dispatch of the main run is not part of either.
+ */
+export async function measureSigningCost(
+  platform: DeliveryPlatform,
+  resources: { sql: Sql; redis: Redis; sink: SinkClient },
+  options: SigningPhaseOptions,
+) {
+  const { sql } = resources
+  const domainId = await seedVerifiedDomain(sql, platform)
+  const unsigned = await runPhase(platform, resources, options, { label: 'unsigned', sender: null })
+  const signed = await runPhase(platform, resources, options, {
+    label: 'signed',
+    sender: { from: `"Throughput News" <news@${SIGNED_DOMAIN}>`, domainId },
+  })
+  const added =
+    unsigned.workerCpuMsPerEmail !== null && signed.workerCpuMsPerEmail !== null
+      ? round(signed.workerCpuMsPerEmail - unsigned.workerCpuMsPerEmail, 3)
+      : null
+  return {
+    domain: SIGNED_DOMAIN,
+    unsigned,
+    signed,
+    /** Signed minus unsigned worker CPU per email: the cost of signing (goal: ≤ 0.3 ms). */
+    signingCpuMsPerEmail: added,
+    workerCpuRatio:
+      unsigned.workerCpuMsPerEmail && signed.workerCpuMsPerEmail
+        ? round(signed.workerCpuMsPerEmail / unsigned.workerCpuMsPerEmail, 3)
+        : null,
+  }
+}
+
+/** A verified domain of the bench tenant with an RSA-2048 key encrypted under the worker's DKIM_ENCRYPTION_KEY. */
+async function seedVerifiedDomain(sql: Sql, platform: DeliveryPlatform): Promise<string> {
+  const pair = await generateDkimKeyPair()
+  const selector = 'fl202612bnch'
+  const encrypted = encryptPrivateKey(pair.privateKeyPem, platform.config.DKIM_ENCRYPTION_KEY)
+  const now = new Date().toISOString()
+  const dkim = { active: { selector, createdAt: now }, pending: null, retired: [], activeFailedChecks: 0 }
+  const [domain] = await sql<{ id: string }[]>`
+    insert into sending_domains (tenant_id, name, status, return_path_label, dkim, verified_at)
+    values (${platform.tenantId}, ${SIGNED_DOMAIN}, 'verified', 'fl-bounces', ${sql.json(dkim)}, now())
+    on conflict (tenant_id, name) do update set status = 'verified', dkim = excluded.dkim
+    returning id`
+  if (!domain) throw new Error('domain insert returned nothing')
+  await sql`delete from dkim_keys where domain_id = ${domain.id}`
+  await sql`
+    insert into dkim_keys (tenant_id, domain_id, selector, public_key, private_key_ciphertext, encryption_key_id)
+    values (${platform.tenantId}, ${domain.id}, ${selector}, ${pair.publicKey}, ${encrypted.ciphertext},
+      ${encrypted.encryptionKeyId})`
+  return domain.id
+}
+
+async function runPhase(
+  platform: DeliveryPlatform,
+  resources: { sql: Sql; redis: Redis; sink: SinkClient },
+  options: SigningPhaseOptions,
+  phase: { label: string; sender: { from: string; domainId: string } | null },
+): Promise<PhaseResult> {
+  const { sql, redis, sink } = resources
+  const { emails, log } = options
+  await sink.clear()
+  const [campaign] = await sql<{ id: string }[]>`
+    insert into campaigns (tenant_id, name, subject, html, text, status, dispatched_at, recipient_count)
+    values (${platform.tenantId}, ${`${NEWSLETTER.name} (${phase.label})`}, ${NEWSLETTER.subject},
+      ${NEWSLETTER.html}, ${NEWSLETTER.text}, 'sending', now(), ${emails})
+    returning id`
+  if (!campaign) throw new Error('campaign insert returned nothing')
+  log(`signing cost: ${phase.label} phase, ${emails} mails`)
+  const meter = await startMeter({ sql, redis, processGroups: platform.processGroups })
+  // As dispatch writes them: pending bulk rows with the resolved sender; the pacer releases them.
+  await sql`
+    insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, from_address, sending_domain_id)
+    select ${platform.tenantId}, ${campaign.id}, c.id, 'bulk', 'pending', c.email,
+      ${phase.sender?.from ?? null}, ${phase.sender?.domainId ?? null}::uuid
+    from contacts c
+    where c.tenant_id = ${platform.tenantId} and c.email like ${`${options.recipients.prefix}%@${options.recipients.domain}`}
+    order by c.id
+    limit ${emails}`
+  await waitUntil(async () => (await sink.count()) >= emails, `${phase.label}: all ${emails} at the sink`)
+  await waitUntil(async () => {
+    const [row] = await sql<{ open: number }[]>`
+      select count(*)::int as open from messages
+      where campaign_id = ${campaign.id} and status in ('pending', 'queued', 'sending', 'held')`
+    return row?.open === 0
+  }, `${phase.label}: every message terminal`)
+  const usage = await meter.stop(0)
+  await checkSignature(
+    platform,
+    `${options.recipients.prefix}1@${options.recipients.domain}`,
+    phase.sender !== null,
+  )
+  const [timing] = await sql<{ seconds: number; sent: number }[]>`
+    select extract(epoch from (max(sent_at) - min(queued_at)))::float8 as seconds,
+      count(*) filter (where status = 'sent')::int as sent
+    from messages where campaign_id = ${campaign.id}`
+  if (timing?.sent !== emails) throw new Error(`${phase.label}: ${timing?.sent} of ${emails} sent`)
+  // `worker`, and `worker2`… with --workers.
+  const workerMs = Object.entries(usage.cpu.cpuMs)
+    .filter(([name]) => /^worker\d*$/.test(name))
+    .reduce<number | undefined>((sum, [, ms]) => (sum ?? 0) + ms, undefined)
+  const seconds = Number(timing.seconds)
+  const result = {
+    emails,
+    seconds: round(seconds, 2),
+    emailsPerSec: round(emails / seconds),
+    workerCpuMsPerEmail: workerMs === undefined ? null : round(workerMs / emails, 3),
+  }
+  log(`signing cost: ${phase.label}: ${JSON.stringify(result)}`)
+  return result
+}
+
+/** One mail of the phase as the sink got it: signed for the domain in the signed phase, unsigned otherwise. */
+async function checkSignature(platform: DeliveryPlatform, to: string, signed: boolean): Promise<void> {
+  const response = await fetch(`${platform.inboxUrl}/messages?to=${encodeURIComponent(to)}&fields=headers`)
+  const [mail] = (await response.json()) as { headers: Record<string, string> }[]
+  const signature = mail?.headers['dkim-signature']
+  const ok = signed ? signature?.includes(`d=${SIGNED_DOMAIN}`) === true : signature === undefined
+  if (!ok) throw new Error(`the mail to ${to} is ${signature ? 'signed' : 'unsigned'}, expected the opposite`)
+}
+
+async function waitUntil(check: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 300_000
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
