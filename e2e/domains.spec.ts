@@ -33,6 +33,12 @@ async function publish(request: APIRequestContext, record: PublishedRecord): Pro
   expect(response.ok(), `publishing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
 }
 
+async function unpublish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
+  const query = new URLSearchParams({ name: record.name, type: record.type })
+  const response = await request.delete(`${E2E.inboxUrl}/dns/records?${query}`)
+  expect(response.ok(), `removing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
+}
+
 /** A record's host name and value as the page shows them. */
 async function shownRecord(row: Locator): Promise<PublishedRecord> {
   return {
@@ -123,6 +129,14 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
   await expect(page.getByTestId('verify-result')).toContainText('required records are not verified yet')
   await expect(page.getByTestId('domain-status')).toHaveText('pending')
 
+  // A wrong record is failed, and the page says what it found.
+  const returnPath = await shownRecord(returnPathRow)
+  await publish(request, { ...returnPath, value: 'elsewhere.example.net' })
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(returnPathRow.getByTestId('record-status')).toHaveText('failed')
+  await expect(returnPathRow).toContainText('Found: elsewhere.example.net')
+  await unpublish(request, returnPath)
+
   // The tenant copies each record into their DNS provider: here, the sink's DNS server.
   const selector = (await dkimRow.getAttribute('data-selector')) ?? ''
   await publish(request, await copyRecord(page, dkimRow, `DKIM key ${selector}`))
@@ -141,10 +155,10 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
 
   // The default sender: every campaign without a From of its own goes from it.
   const sender = `news@${domain}`
-  await page.goto('/settings')
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
   await page.getByLabel('Default sender').fill(`Shop News <${sender}>`)
-  await page.getByRole('button', { name: 'Save' }).click()
-  await expect(page.getByRole('status')).toContainText('Saved')
+  await page.getByRole('button', { name: 'Save sender' }).click()
+  await expect(page.getByTestId('default-sender-saved')).toContainText(sender)
 
   // One contact, one campaign sent now.
   const reader = `reader-${randomUUID().slice(0, 8)}@example.test`
@@ -236,7 +250,7 @@ test('rotate the DKIM key: the old key signs until the new record verifies, then
 
   // A second rotation while one waits is refused, and the page says why beside the button.
   await page.getByRole('button', { name: 'Rotate DKIM key' }).click()
-  await expect(page.getByRole('alert')).toContainText('Cannot rotate the DKIM key')
+  await expect(page.getByRole('alert').filter({ hasText: 'Cannot rotate the DKIM key' })).toBeVisible()
 
   await publish(request, await shownRecord(nextRow))
   await page.getByRole('button', { name: 'Verify now' }).click()
@@ -247,7 +261,7 @@ test('rotate the DKIM key: the old key signs until the new record verifies, then
   await expect(page.getByTestId('dkim-retired')).toContainText('can be removed after')
   const oldRow = page.locator(`tr[data-selector="${first}"]`)
   await expect(oldRow).toContainText('Advice')
-  await expect(oldRow.getByTestId('record-status')).toContainText('Can be removed after')
+  await expect(oldRow.getByTestId('record-removable')).toContainText('Can be removed after')
 })
 
 test('delete a domain after confirming; it leaves the list', async ({ page }) => {

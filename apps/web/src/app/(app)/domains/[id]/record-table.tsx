@@ -61,16 +61,22 @@ function RecordRow({ record }: { record: DomainRecordView }) {
         <code data-testid="record-value">{record.value}</code>
         <CopyButton text={record.value} ariaLabel={`Copy value of ${title}`} />
       </td>
-      <td data-testid="record-status">
-        <StatusBadge status={record.status} />
+      <td>
+        <span data-testid="record-status">
+          <StatusBadge status={record.status} />
+        </span>
         {record.status === 'failed' && record.found !== undefined ? (
           <p className={styles.found}>
             Found: <code>{record.found}</code>
           </p>
         ) : null}
-        {record.reason ? <p className={`${styles.found} muted`}>{record.reason}</p> : null}
+        {record.reason && record.status !== 'verified' ? (
+          <p className={`${styles.found} muted`} data-testid="record-reason">
+            {record.reason}
+          </p>
+        ) : null}
         {record.removableAfter ? (
-          <p className={`${styles.found} muted`}>
+          <p className={`${styles.found} muted`} data-testid="record-removable">
             Can be removed after <DateTime value={record.removableAfter} />
           </p>
         ) : null}
