@@ -1,104 +1,35 @@
 import { randomUUID } from 'node:crypto'
-import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
+import {
+  addContact,
+  addDomain,
+  authOf,
+  copyRecord,
+  DELIVERY_DEADLINE_MS,
+  escaped,
+  mailTo,
+  publish,
+  publishAll,
+  sendCampaignNow,
+  setDefaultSender,
+  shownRecord,
+  uniqueAddress,
+  uniqueDomain,
+  unpublish,
+} from './support/domains'
 import { type SinkMessage, sinkMessages } from './support/mail-sink'
 
 /**
  * Sender identity end to end: a tenant adds a domain, copies its DNS records, publishes them (the
  * test plays the DNS provider: the mail sink's DNS server, through its HTTP API), verifies the domain,
  * makes it the default sender, sends a campaign, and the mail arrives From the domain with a DKIM
- * signature the sink verified against the published record.
+ * signature the sink verified against the published record. Then what can go wrong: a bad name, a
+ * key rotation, and a record that disappears (the domain fails, its mail is held, delete is refused).
  */
 
 test.use({ permissions: ['clipboard-read', 'clipboard-write'] })
-
-/** The dispatcher, pacer and SMTP after "Send now", and the sink's DKIM check. */
-const DELIVERY_DEADLINE_MS = 30_000
-
-interface PublishedRecord {
-  type: string
-  name: string
-  value: string
-}
-
-/** A name under a real public suffix, unique per run: subdomains of example.com are not registrable. */
-function uniqueDomain(): string {
-  return `shop-${randomUUID().slice(0, 8)}.com`
-}
-
-/** The DNS provider of the test: the mail sink's DNS server, which web, worker and sink resolve through. */
-async function publish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
-  const response = await request.post(`${E2E.inboxUrl}/dns/records`, { data: record })
-  expect(response.ok(), `publishing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
-}
-
-async function unpublish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
-  const query = new URLSearchParams({ name: record.name, type: record.type })
-  const response = await request.delete(`${E2E.inboxUrl}/dns/records?${query}`)
-  expect(response.ok(), `removing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
-}
-
-/** A record's host name and value as the page shows them. */
-async function shownRecord(row: Locator): Promise<PublishedRecord> {
-  return {
-    type: (await row.locator('td').first().textContent()) ?? '',
-    name: (await row.getByTestId('record-name').textContent()) ?? '',
-    value: (await row.getByTestId('record-value').textContent()) ?? '',
-  }
-}
-
-function escaped(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
-}
-
-/** Publishes every record the page lists, as shown (the rotation test's tenant types them in by hand). */
-async function publishAll(page: Page, request: APIRequestContext): Promise<void> {
-  const rows = page.locator('tr[data-testid^="record-"]')
-  for (const row of await rows.all()) await publish(request, await shownRecord(row))
-}
-
-async function clipboardText(page: Page): Promise<string> {
-  return page.evaluate(() => navigator.clipboard.readText())
-}
-
-/** Copies a record's host name and value with its buttons, checking each is confirmed and in the clipboard. */
-async function copyRecord(page: Page, row: Locator, title: string): Promise<PublishedRecord> {
-  const shown = await shownRecord(row)
-  await row.getByRole('button', { name: `Copy host name of ${title}` }).click()
-  await expect(row.getByRole('status').first()).toHaveText('Copied to the clipboard')
-  const name = await clipboardText(page)
-  expect(name).toBe(shown.name)
-  await row.getByRole('button', { name: `Copy value of ${title}` }).click()
-  await expect(row.getByRole('status').nth(1)).toHaveText('Copied to the clipboard')
-  const value = await clipboardText(page)
-  expect(value).toBe(shown.value)
-  return { type: shown.type, name, value }
-}
-
-async function addDomain(page: Page, name: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Domains' }).click()
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Domains')
-  await page.getByLabel('Domain name').fill(name)
-  await page.getByRole('button', { name: 'Add domain' }).click()
-  await expect(page).toHaveURL(/\/domains\/[0-9a-f-]{36}\?notice=added$/)
-  await expect(page.getByRole('heading', { level: 1 })).toHaveText(name)
-}
-
-async function mailTo(
-  request: APIRequestContext,
-  to: string,
-  subject: string,
-  since: Date,
-): Promise<SinkMessage> {
-  let found: SinkMessage | undefined
-  await expect(async () => {
-    found = (await sinkMessages(request, { to, since })).find((message) => message.subject === subject)
-    expect(found, `${to} has "${subject}"`).toBeDefined()
-  }).toPass({ timeout: DELIVERY_DEADLINE_MS, intervals: [250, 500, 1000] })
-  if (!found) throw new Error(`no "${subject}" for ${to}`)
-  return found
-}
 
 test('add a domain, copy and publish its records, verify it, send a campaign from it: DKIM passes at the sink', async ({
   page,
@@ -155,26 +86,13 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
 
   // The default sender: every campaign without a From of its own goes from it.
   const sender = `news@${domain}`
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
-  await page.getByLabel('Default sender').fill(`Shop News <${sender}>`)
-  await page.getByRole('button', { name: 'Save sender' }).click()
-  await expect(page.getByTestId('default-sender-saved')).toContainText(sender)
+  await setDefaultSender(page, `Shop News <${sender}>`)
 
   // One contact, one campaign sent now.
-  const reader = `reader-${randomUUID().slice(0, 8)}@example.test`
-  await page.goto('/contacts/new')
-  await page.getByLabel('Email').fill(reader)
-  await page.getByLabel('Name').fill('Rea Der')
-  await page.getByRole('button', { name: 'Add contact' }).click()
-  await expect(page).toHaveURL(/\/contacts\/[0-9a-f-]{36}/)
+  const reader = uniqueAddress('reader')
+  await addContact(page, reader, 'Rea Der')
   const subject = `Opening day ${randomUUID().slice(0, 8)}`
-  await page.goto('/campaigns/new')
-  await page.getByLabel('Name', { exact: true }).fill(subject)
-  await page.getByLabel('Subject').fill(subject)
-  await page.getByLabel('HTML body').fill('<p>Hello {{name}}, we are open.</p>')
-  await page.getByLabel('Send now').check()
-  await page.getByRole('button', { name: 'Schedule campaign' }).click()
-  await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)
+  await sendCampaignNow(page, subject)
   await expect(page.getByTestId('campaign-status')).toHaveText('sent', { timeout: DELIVERY_DEADLINE_MS })
 
   // At the sink: From the domain, signed for it, the signature verified against the published record.
@@ -185,7 +103,7 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
   expect((mail as SinkMessage & { envelope?: { from: string } }).envelope?.from).toMatch(
     new RegExp(`@fl-bounces\\.${escaped(domain)}$`),
   )
-  expect((mail as SinkMessage & { auth?: { dkim: string; dkimDomain?: string } }).auth).toMatchObject({
+  expect(authOf(mail)).toMatchObject({
     dkim: 'pass',
     dkimDomain: domain,
   })
@@ -274,4 +192,61 @@ test('delete a domain after confirming; it leaves the list', async ({ page }) =>
   await expect(page).toHaveURL(/\/domains\?notice=deleted$/)
   await expect(page.getByRole('status')).toContainText('The domain was deleted')
   await expect(page.getByRole('link', { name: domain })).toHaveCount(0)
+})
+
+test('a domain whose DKIM record disappears fails after two checks: its mail is held, delete is refused, verifying again sends it', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(150_000)
+  const startedAt = new Date()
+  await signUp(page)
+  const domain = uniqueDomain()
+  await addDomain(page, domain)
+  const domainUrl = page.url().replace(/\?.*$/, '')
+  await publishAll(page, request)
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+  const dkim = await shownRecord(page.getByTestId('record-dkim'))
+  await setDefaultSender(page, `news@${domain}`)
+
+  // The record disappears: one failed check does not stop a tenant's mail, the second does.
+  await unpublish(request, dkim)
+  await page.goto(domainUrl)
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('record-dkim').getByTestId('record-status')).toHaveText('failed')
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('domain-status')).toHaveText('failed')
+  await expect(page.getByTestId('failure-reason')).not.toBeEmpty()
+  await expect(page.getByTestId('dkim-rotation')).toHaveAttribute('data-phase', 'held')
+  await page.goto('/domains')
+  await expect(page.getByRole('row', { name: new RegExp(escaped(domain)) })).toContainText('failed')
+
+  // Mail from it is held, never sent unsigned.
+  const reader = uniqueAddress('held')
+  await addContact(page, reader, 'Hel D')
+  const subject = `Held ${randomUUID().slice(0, 8)}`
+  await sendCampaignNow(page, subject)
+  await expect(async () => {
+    await page.goto('/messages')
+    await expect(page.getByRole('row', { name: new RegExp(escaped(reader)) })).toContainText('held', {
+      timeout: 500,
+    })
+  }).toPass({ timeout: DELIVERY_DEADLINE_MS, intervals: [500, 1000] })
+  expect(await sinkMessages(request, { to: reader, since: startedAt })).toEqual([])
+
+  // Deleting the domain now is refused, saying how many messages wait for it.
+  await page.goto(`${domainUrl}?confirm=delete`)
+  await page.getByRole('button', { name: 'Delete domain' }).click()
+  await expect(page.getByRole('alert').filter({ hasText: 'still has 1 open message' })).toBeVisible()
+
+  // The record is back: verifying releases the held mail, which goes out signed.
+  await publish(request, dkim)
+  await page.goto(domainUrl)
+  await page.getByRole('button', { name: 'Verify now' }).click()
+  await expect(page.getByTestId('domain-status')).toHaveText('verified')
+  await expect(page.getByTestId('verify-result')).toContainText('1 held message goes out now')
+  const mail = await mailTo(request, reader, subject, startedAt)
+  expect(authOf(mail)).toMatchObject({ dkim: 'pass', dkimDomain: domain })
 })
