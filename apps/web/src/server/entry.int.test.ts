@@ -43,6 +43,8 @@ beforeAll(async () => {
     // The harness's secret, so a session it signs in is one the entry accepts.
     SESSION_SECRET: TEST_SESSION_SECRET,
     UNSUBSCRIBE_SECRET: '1:entry-test-unsubscribe-secret-0123456789abc',
+    // Production refuses the published development key.
+    DKIM_ENCRYPTION_KEY: `1:${Buffer.alloc(32, 5).toString('base64')}`,
     ADMIN_TOKEN: 'entry-test-admin-token-0123456789abcdef',
     METRICS_TOKEN: 'entry-test-metrics-token-0123456789abcdef',
     SHUTDOWN_FORCE_EXIT_MS: '10000',

@@ -7,6 +7,7 @@ import { dkimKeys, messages, outbox, sendingDomains } from '../schema'
 import {
   claimDueSendingDomains,
   deleteSendingDomain,
+  findDomainSigningKey,
   findSendingDomain,
   insertSendingDomain,
   listSendingDomains,
@@ -164,5 +165,28 @@ describe('sending domain queries', () => {
       .from(messages)
       .where(eq(messages.toAddress, 'kept@x.test'))
     expect(history).toEqual([{ domain: null }])
+  })
+
+  it('gives the signer the key the rotation state names, and none before the first record verified', async () => {
+    const domain = await add(acme, 'signer.test')
+    if (!domain) throw new Error('not added')
+    const query = { tenantId: acme, domainId: domain.id }
+    expect(await findDomainSigningKey(database.db, query)).toMatchObject({
+      name: 'signer.test',
+      status: 'pending',
+      selector: null,
+      privateKey: null,
+    })
+    await updateSendingDomain(database.db, query, (current) => ({
+      status: 'verified',
+      dkim: { ...current.dkim, active: current.dkim.pending, pending: null },
+    }))
+    expect(await findDomainSigningKey(database.db, query)).toMatchObject({
+      status: 'verified',
+      returnPathLabel: 'fl-bounces',
+      selector: 'fl202612aaaa',
+      privateKey: { ciphertext: 'iv.tag.fl202612aaaa', encryptionKeyId: '1' },
+    })
+    expect(await findDomainSigningKey(database.db, { tenantId: globex, domainId: domain.id })).toBeNull()
   })
 })

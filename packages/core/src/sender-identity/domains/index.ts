@@ -41,4 +41,4 @@ export type {
 } from './ports'
 export { rotateDkim } from './rotate-dkim'
 export { DEFAULT_RETURN_PATH_LABEL, newDkimSelector } from './selector'
-export { type VerifyDomainResult, verifyDomain } from './verify-domain'
+export { checkDomain, type VerifyDomainDeps, type VerifyDomainResult, verifyDomain } from './verify-domain'

@@ -12,13 +12,22 @@ export interface VerifyDomainResult {
   releasedMessages: number
 }
 
+export interface VerifyDomainDeps extends DomainDeps {
+  /** Told how many held messages went back on the send path when the domain verified (again). */
+  onHeldReleased?: (released: { domainId: string; messages: number }) => void
+}
+
 /**
  * Looks every record of the domain up now and answers the domain with the result (`POST
  * /api/v1/domains/:id/verify`); the scheduler's checks go through `checkDomain` below as well.
  */
-export async function verifyDomain(query: DomainQuery, deps: DomainDeps): Promise<VerifyDomainResult> {
+export async function verifyDomain(query: DomainQuery, deps: VerifyDomainDeps): Promise<DomainView> {
   const domain = await findOwnDomain(query, deps)
-  return checkDomain(domain, deps)
+  const result = await checkDomain(domain, deps)
+  if (result.releasedMessages > 0) {
+    deps.onHeldReleased?.({ domainId: domain.id, messages: result.releasedMessages })
+  }
+  return result.domain
 }
 
 /**

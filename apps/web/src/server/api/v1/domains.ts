@@ -54,9 +54,15 @@ export function domainJson(domain: DomainView): DomainResponse {
   }
 }
 
-function depsOf(deps: ApiDeps) {
+/**
+ * What the domain use cases take, from the handlers' dependencies: the API's and the Domains page's
+ * server actions alike (`domainUseCaseDeps(container().api)`).
+ */
+export function domainUseCaseDeps(deps: ApiDeps) {
   return { store: createDomainStore(deps.db), clock: deps.clock, ...deps.domains }
 }
+
+const depsOf = domainUseCaseDeps
 
 /** A malformed id reads as missing, like another tenant's: PostgreSQL would refuse it otherwise. */
 function domainQuery(tenantId: string, id: string) {
@@ -100,13 +106,14 @@ export function getDomainById(request: Request, id: string, deps: ApiDeps): Prom
 export function postDomainVerify(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const { domain, releasedMessages } = await verifyDomain(domainQuery(caller.tenantId, id), depsOf(deps))
-    if (releasedMessages > 0) {
-      deps.logger.info(
-        { tenantId: caller.tenantId, domainId: domain.id, releasedMessages },
-        'held mail released: its domain verified again',
-      )
-    }
+    const domain = await verifyDomain(domainQuery(caller.tenantId, id), {
+      ...depsOf(deps),
+      onHeldReleased: ({ domainId, messages }) =>
+        deps.logger.info(
+          { tenantId: caller.tenantId, domainId, releasedMessages: messages },
+          'held mail released: its domain verified again',
+        ),
+    })
     return Response.json(domainJson(domain), { headers: NO_STORE })
   })
 }
