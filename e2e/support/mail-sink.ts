@@ -12,6 +12,18 @@ export interface SinkMessage {
   html: string | null
   headers: Record<string, string>
   receivedAt: string
+  envelope: { from: string; to: string[] }
+  /** The sink's DKIM verdict (SPF/DMARC for signed mail); see the README's mail sink section. */
+  auth: {
+    dkim: 'pass' | 'fail' | 'none'
+    dkimDomain?: string
+    dkimSelector?: string
+    dkimReason?: string
+    spf?: string
+    spfDomain?: string
+    dmarc?: string
+    aligned?: boolean
+  }
 }
 
 /** What the e2e mail sink received for one address, optionally only since an instant. */
@@ -24,4 +36,32 @@ export async function sinkMessages(
   const response = await request.get(`${E2E.inboxUrl}/messages?${query}`)
   if (!response.ok()) throw new Error(`mail sink answered ${response.status()}: ${await response.text()}`)
   return (await response.json()) as SinkMessage[]
+}
+
+export interface SinkDnsRecord {
+  type: 'TXT' | 'CNAME' | 'MX'
+  name: string
+  value: string
+}
+
+/**
+ * Publishes a record on the DNS server the e2e mail sink runs: the launcher points web's and the
+ * worker's DNS_SERVERS at it, so a domain whose records are published here verifies.
+ */
+export async function publishDnsRecord(request: APIRequestContext, record: SinkDnsRecord): Promise<void> {
+  const response = await request.post(`${E2E.inboxUrl}/dns/records`, { data: record })
+  if (response.status() !== 201)
+    throw new Error(`mail sink answered ${response.status()}: ${await response.text()}`)
+}
+
+/** Removes the records of `name` (of `type`, when given) from the sink's DNS server. */
+export async function removeDnsRecord(
+  request: APIRequestContext,
+  name: string,
+  type?: SinkDnsRecord['type'],
+): Promise<void> {
+  const query = new URLSearchParams({ name, ...(type ? { type } : {}) })
+  const response = await request.delete(`${E2E.inboxUrl}/dns/records?${query}`)
+  if (response.status() !== 204)
+    throw new Error(`mail sink answered ${response.status()}: ${await response.text()}`)
 }

@@ -119,7 +119,7 @@ ${rows}
   return page(
     'mailsink inbox',
     `<header><h1>mailsink</h1><span class="meta">${escapeHtml(shown)} message${total === 1 ? '' : 's'}</span>
-<nav><a href="/">Reload</a><a href="/faults">Faults</a><a href="/health">Health</a></nav></header>
+<nav><a href="/">Reload</a><a href="/faults">Faults</a><a href="/dns/records">DNS records</a><a href="/health">Health</a></nav></header>
 <main>
 ${table}
 </main>`,

@@ -1,3 +1,4 @@
+import { Resolver } from 'node:dns/promises'
 import { connect, type Socket } from 'node:net'
 import { eventually, freePort, spawnEntry } from '@fairlane/testing'
 import { describe, expect, it } from 'vitest'
@@ -7,6 +8,35 @@ import { describe, expect, it } from 'vitest'
  * a client holding its SMTP connection open keeps the server's close waiting (here up to
  * smtp-server's own 2 s close timeout), and the process leaves at the bound, exit code 1, saying so.
  */
+describe('mail sink process', () => {
+  it("serves DNS on its HTTP port number over UDP, with the platform hosts' SPF", async () => {
+    const [smtpPort, httpPort] = [await freePort(), await freePort()]
+    const sink = spawnEntry('apps/mailsink/src/main.ts', {
+      MAILSINK_SMTP_PORT: String(smtpPort),
+      MAILSINK_HTTP_PORT: String(httpPort),
+      RETURN_PATH_HOST: 'rp.fairlane.test',
+    })
+    try {
+      await eventually(() => sink.output().includes('mailsink: SMTP'), {
+        timeoutMs: 30_000,
+        what: 'the sink',
+      })
+      expect(sink.output()).toContain(`DNS 127.0.0.1:${httpPort} (udp)`)
+      const resolver = new Resolver({ timeout: 2_000, tries: 1 })
+      resolver.setServers([`127.0.0.1:${httpPort}`])
+      expect(await resolver.resolveTxt('rp.fairlane.test')).toEqual([['v=spf1 ip4:127.0.0.0/8 ip6:::1 ~all']])
+      const records = await (await fetch(`http://127.0.0.1:${httpPort}/dns/records`)).json()
+      expect(records).toContainEqual({
+        type: 'TXT',
+        name: 'bounces.fairlane.localhost',
+        value: 'v=spf1 ip4:127.0.0.0/8 ip6:::1 ~all',
+      })
+    } finally {
+      sink.child.kill('SIGKILL')
+    }
+  })
+})
+
 describe('mail sink shutdown', () => {
   it('exits 1 at SHUTDOWN_FORCE_EXIT_MS when a client holds the close up', async () => {
     const [smtpPort, httpPort] = [await freePort(), await freePort()]

@@ -36,6 +36,13 @@ try {
   process.exit(1)
 }
 
+// The platform's own records, as production publishes them: the SPF of its return-path and bounce
+// hosts (a tenant's return-path CNAME points at RETURN_PATH_HOST), allowing mail from this machine,
+// so signed mail sent through the local stack shows SPF as well as DKIM.
+for (const host of new Set([config.RETURN_PATH_HOST, config.BOUNCE_DOMAIN])) {
+  sink.dns?.publish({ type: 'TXT', name: host, value: 'v=spf1 ip4:127.0.0.0/8 ip6:::1 ~all' })
+}
+
 // Scripts wait for this line to know the sink is up, and people click the link.
 console.log(
   `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}${sink.dns ? `, DNS ${sink.dns.address} (udp)` : ''}`,
