@@ -190,6 +190,21 @@ describe('GET /api/v1/messages/:id', () => {
     expect(JSON.stringify(body)).not.toMatch(/relay\.internal|451/)
   })
 
+  it('says a message is held and why when its sending domain cannot sign', async () => {
+    const { id } = await readJson<{ id: string }>(
+      await post({ to: 'held@example.test', subject: 'Hi', text: 'Hello' }),
+    )
+    // As the worker leaves it (markHeld): the admins' detail in last_error, the code for the tenant.
+    await harness.database.sql`update messages set status = 'held',
+      last_error = 'the sending domain news.example.test is failed, not verified',
+      last_error_code = 'sender_domain_unverified' where id = ${id}`
+    expect(await readJson(await get(id))).toMatchObject({
+      status: 'held',
+      lastErrorCode: 'sender_domain_unverified',
+      lastError: 'held until the sending domain verifies again (its DNS records do not check out)',
+    })
+  })
+
   it('says when the retention removed the body (bodyRemovedAt), and not before', async () => {
     const { id } = await readJson<{ id: string }>(
       await post({ to: freshAddress(), template: 'otp', variables: { code: '123456' } }),
