@@ -1,5 +1,6 @@
 import { scheduleCampaign } from '@fairlane/core'
 import { campaignMessageCounts, createCampaignStore } from '@fairlane/db/queries/campaigns'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
@@ -43,6 +44,7 @@ async function scheduleToList(tenantId: string, listId: string, inMs: number | '
     },
     {
       store: createCampaignStore(pipeline.database.db),
+      domains: createSenderDomains(pipeline.database.db),
       templates: { syntaxError: templateSyntaxError },
       clock: { now: () => new Date() },
     },

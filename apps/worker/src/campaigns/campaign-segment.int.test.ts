@@ -1,6 +1,7 @@
 import { createSegment, deleteSegment, scheduleCampaign } from '@fairlane/core'
 import { createCampaignStore } from '@fairlane/db/queries/campaigns'
 import { createSegmentStore } from '@fairlane/db/queries/segments'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
@@ -30,6 +31,7 @@ afterAll(async () => {
 
 const campaignDeps = () => ({
   store: createCampaignStore(pipeline.database.db),
+  domains: createSenderDomains(pipeline.database.db),
   templates: { syntaxError: templateSyntaxError },
   clock: { now: () => new Date() },
 })

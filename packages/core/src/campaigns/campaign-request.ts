@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { isHeaderSafe } from '../accept/header-safe'
 import { type FieldIssue, validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
+import type { SenderChoice } from '../senders/ports'
+import { senderFields } from '../senders/sender-settings'
 import { LOCAL_TIME_PATTERN } from './schedule'
 
 /** 512 KB of HTML is already far beyond what mail clients render well (Gmail clips at 102 KB). */
@@ -50,6 +52,8 @@ export interface CampaignDraft {
   listId: string | null
   /** A saved segment as the audience; at most one of `listId` and `segmentId` is set. */
   segmentId: string | null
+  /** From / Reply-To (normalised header values); null or absent: the tenant's default at dispatch time. */
+  sender?: SenderChoice | undefined
   schedule: CampaignSchedule
 }
 
@@ -86,13 +90,14 @@ export const campaignRequestSchema = z.strictObject({
       error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
     })
     .describe('An ISO instant with a zone, or a wall time in an IANA zone; in the future'),
+  ...senderFields,
 })
 
 /** The `POST /api/v1/campaigns` body as a draft to schedule; throws a 400 naming each bad field. */
 export function parseCampaignRequest(body: unknown): CampaignDraft {
   const parsed = campaignRequestSchema.safeParse(body)
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
-  const { sendAt, ...rest } = parsed.data
+  const { sendAt, from, replyTo, ...rest } = parsed.data
   if (rest.listId !== undefined && rest.segmentId !== undefined) {
     throw validationFailed([
       {
@@ -108,6 +113,7 @@ export function parseCampaignRequest(body: unknown): CampaignDraft {
     text: rest.text === undefined || rest.text.trim() === '' ? null : rest.text,
     listId: rest.listId ?? null,
     segmentId: rest.segmentId ?? null,
+    sender: { from: from ?? null, replyTo: replyTo ?? null },
     schedule: sendAt instanceof Date ? { kind: 'instant', sendAt } : { kind: 'local', ...sendAt },
   }
 }

@@ -9,7 +9,7 @@ export interface DuplicateCampaignDeps {
 }
 
 /**
- * A new draft with another campaign's name (as "Copy of …"), content and audience, in any status
+ * A new draft with another campaign's name (as "Copy of …"), content, sender and audience, in any status
  * (a sent or cancelled campaign is the usual thing to copy). The schedule is not copied: a copy
  * sent at the original's time would go out unseen, so the user chooses a time for it.
  */
@@ -28,6 +28,8 @@ export async function duplicateCampaign(
     text: source.text,
     listId: source.listId,
     segmentId: source.segmentId,
+    fromAddress: source.fromAddress,
+    replyTo: source.replyTo,
     status: 'draft',
     sendAt: null,
     sendAtLocal: null,

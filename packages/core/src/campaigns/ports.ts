@@ -15,6 +15,9 @@ export interface CampaignFields {
   text: string | null
   listId: string | null
   segmentId: string | null
+  /** The From header (on a verified domain when saved); null: the tenant's default at dispatch time. */
+  fromAddress: string | null
+  replyTo: string | null
   status: 'draft' | 'scheduled'
   sendAt: Date | null
   sendAtLocal: string | null
@@ -41,7 +44,10 @@ export interface CampaignStore {
   findCampaignContent(query: {
     tenantId: string
     campaignId: string
-  }): Promise<Pick<CampaignFields, 'name' | 'subject' | 'html' | 'text' | 'listId' | 'segmentId'> | null>
+  }): Promise<Pick<
+    CampaignFields,
+    'name' | 'subject' | 'html' | 'text' | 'listId' | 'segmentId' | 'fromAddress' | 'replyTo'
+  > | null>
   /**
    * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,
    * changing nothing, when it moved on meanwhile), then its messages still `pending` or `queued`

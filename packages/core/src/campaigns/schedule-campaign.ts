@@ -1,5 +1,7 @@
 import type { Clock } from '../accept/ports'
 import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
+import { checkSenderDomain } from '../senders/check-sender-domain'
+import type { SenderDomains } from '../senders/ports'
 import type { CampaignDraft, CampaignSchedule } from './campaign-request'
 import { oversizedContent } from './campaign-request'
 import { type AudienceCounts, type CampaignStore, isEditableCampaign, type TemplateChecker } from './ports'
@@ -15,6 +17,8 @@ export interface ScheduleCampaignInput {
 export interface ScheduleCampaignDeps {
   store: CampaignStore
   templates: TemplateChecker
+  /** A campaign's `from` must be on one of the tenant's verified domains when it is saved (422). */
+  domains: SenderDomains
   clock: Clock
 }
 
@@ -84,6 +88,7 @@ export async function scheduleCampaign(
   ) {
     throw noSegment()
   }
+  await checkSender(input, deps)
   let audience: AudienceCounts | null = null
   const warnings: CampaignWarning[] = []
   if (when.status === 'scheduled') {
@@ -117,6 +122,8 @@ export async function scheduleCampaign(
     text: draft.text,
     listId: draft.listId,
     segmentId: draft.segmentId,
+    fromAddress: draft.sender?.from ?? null,
+    replyTo: draft.sender?.replyTo ?? null,
     ...when,
   }
   if (input.campaignId === undefined) {
@@ -133,6 +140,23 @@ export async function scheduleCampaign(
   if (updated === 'segment_gone') throw noSegment()
   if (!updated) throw new AppError('conflict', `This campaign is ${status} and can no longer be edited`)
   return { id: campaignId, ...when, audience, warnings }
+}
+
+/**
+ * A `from` named now must be on a verified domain. Saving an edit that keeps the campaign's stored
+ * `from` is not refused when its domain failed since: its mail is held until the domain verifies.
+ */
+async function checkSender(input: ScheduleCampaignInput, deps: ScheduleCampaignDeps): Promise<void> {
+  const from = input.draft.sender?.from ?? null
+  if (from === null) return
+  if (input.campaignId !== undefined) {
+    const stored = await deps.store.findCampaignContent({
+      tenantId: input.tenantId,
+      campaignId: input.campaignId,
+    })
+    if (stored?.fromAddress === from) return
+  }
+  await checkSenderDomain({ tenantId: input.tenantId, from }, deps)
 }
 
 type Resolved = Pick<ScheduledCampaign, 'status' | 'sendAt' | 'sendAtLocal' | 'timeZone'>

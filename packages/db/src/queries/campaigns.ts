@@ -24,6 +24,9 @@ export interface CampaignView {
   segmentId: string | null
   /** The segment's name, also when it was deleted after the campaign was sent. */
   segmentName: string | null
+  /** The saved From / Reply-To; null: the tenant's default at dispatch time. */
+  fromAddress: string | null
+  replyTo: string | null
   status: CampaignStatus
   sendAt: Date | null
   sendAtLocal: string | null
@@ -55,6 +58,8 @@ const columns = {
   listName: lists.name,
   segmentId: campaigns.segmentId,
   segmentName: segments.name,
+  fromAddress: campaigns.fromAddress,
+  replyTo: campaigns.replyTo,
   status: campaigns.status,
   sendAt: campaigns.sendAt,
   sendAtLocal: campaigns.sendAtLocal,
@@ -178,6 +183,8 @@ export function createCampaignStore(db: Executor): CampaignStore {
           text: campaigns.text,
           listId: campaigns.listId,
           segmentId: campaigns.segmentId,
+          fromAddress: campaigns.fromAddress,
+          replyTo: campaigns.replyTo,
         })
         .from(campaigns)
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))

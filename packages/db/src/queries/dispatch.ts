@@ -1,7 +1,9 @@
+import { resolveSender } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { segmentFilterSql } from './segment-filter-sql'
 import { findSegmentFilter } from './segments'
+import { createSenderDomains } from './senders'
 
 /**
  * Campaign dispatch: a due campaign's audience becomes one `messages` row per contact, in batches
@@ -12,6 +14,9 @@ import { findSegmentFilter } from './segments'
  *
  * Unsubscribed and suppressed contacts are written as `suppressed` rows rather than skipped, so the
  * campaign's counts say how many were left out and why (`last_error`), from the same table.
+ *
+ * Each row gets its sender in the same insert: the campaign's From / Reply-To, else the tenant's
+ * default as it is when the batch runs, with the domain that signs it (`resolveSender`).
  */
 
 export interface DispatchTarget {
@@ -85,14 +90,29 @@ export async function dispatchCampaignBatch(
       list_id: string | null
       segment_id: string | null
       dispatch_cursor: string | null
+      from_address: string | null
+      reply_to: string | null
+      default_from: string | null
+      default_reply_to: string | null
     }>(sql`
-      select tenant_id, list_id, segment_id, dispatch_cursor from campaigns
-      where id = ${input.campaignId}
-        and ((status = 'scheduled' and send_at <= now()) or status = 'dispatching')
-      for update skip locked`)
+      select c.tenant_id, c.list_id, c.segment_id, c.dispatch_cursor, c.from_address, c.reply_to,
+        t.default_from, t.default_reply_to
+      from campaigns c join tenants t on t.id = c.tenant_id
+      where c.id = ${input.campaignId}
+        and ((c.status = 'scheduled' and c.send_at <= now()) or c.status = 'dispatching')
+      for update of c skip locked`)
     if (!campaign) return { kind: 'skipped' }
 
     const { tenant_id: tenantId, list_id: listId, segment_id: segmentId, dispatch_cursor: cursor } = campaign
+    const sender = await resolveSender(
+      {
+        tenantId,
+        explicit: {},
+        saved: { from: campaign.from_address, replyTo: campaign.reply_to },
+        defaults: { from: campaign.default_from, replyTo: campaign.default_reply_to },
+      },
+      { domains: createSenderDomains(tx) },
+    )
     // A segment is resolved here, batch by batch: whoever matches its filter when the page is read
     // gets the campaign (a contact that started matching after scheduling included).
     const segment = segmentId ? await findSegmentFilter(tx, { tenantId, segmentId }) : null
@@ -133,10 +153,12 @@ export async function dispatchCampaignBatch(
         join contacts c on c.id = ids.id and c.tenant_id = ${tenantId}
         left join suppressions s on s.tenant_id = c.tenant_id and s.email = c.email
       ), inserted as (
-        insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, last_error)
+        insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, last_error,
+          from_address, reply_to, sending_domain_id)
         select ${tenantId}, ${input.campaignId}, id, 'bulk',
           case when excluded is null then 'pending' else 'suppressed' end,
-          email, excluded
+          email, excluded,
+          ${sender.fromAddress}::text, ${sender.replyTo}::text, ${sender.sendingDomainId}::uuid
         from page
         order by id
         on conflict (campaign_id, contact_id) do nothing

@@ -41,4 +41,5 @@ const APP_SECTIONS = [
   { href: '/messages', label: 'Messages' },
   { href: '/domains', label: 'Domains' },
   { href: '/api-keys', label: 'API keys' },
+  { href: '/settings', label: 'Settings' },
 ] as const

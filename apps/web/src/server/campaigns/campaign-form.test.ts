@@ -94,6 +94,50 @@ describe('the campaign editor form', () => {
     })
   })
 
+  it('reads From and Reply-To, normalised; empty means the default', () => {
+    expect(
+      parseEditorForm(
+        editorValuesOf(form({ schedule: 'draft', from: 'News <news@Example.com>', replyTo: '' })),
+        now,
+      ),
+    ).toMatchObject({ ok: true, draft: { sender: { from: '"News" <news@example.com>', replyTo: null } } })
+    expect(parseEditorForm(editorValuesOf(form({ schedule: 'draft' })), now)).toMatchObject({
+      ok: true,
+      draft: { sender: { from: null, replyTo: null } },
+    })
+  })
+
+  it('refuses a From with a line break or a 201-character name beside the field', () => {
+    const crlf = parseEditorForm(
+      editorValuesOf(form({ schedule: 'draft', from: 'a@b.example\r\nBcc: c@d.example' })),
+      now,
+    )
+    expect(crlf).toMatchObject({
+      ok: false,
+      state: { errors: { from: expect.stringContaining('single line') } },
+    })
+    const long = parseEditorForm(
+      editorValuesOf(form({ schedule: 'draft', from: `${'n'.repeat(201)} <a@b.example>`, replyTo: 'x' })),
+      now,
+    )
+    expect(long).toMatchObject({
+      ok: false,
+      state: {
+        errors: { from: expect.stringContaining('200'), replyTo: expect.stringContaining('address') },
+      },
+    })
+  })
+
+  it('shows a 422 about the From beside the field', () => {
+    const values = editorValuesOf(form({ from: 'news@pending.example' }))
+    const unverified = new AppError('unprocessable', 'from is on pending.example, which is not verified', {
+      details: [{ path: 'from', message: 'is on pending.example, which is not verified' }],
+    })
+    expect(stateFromError(values, unverified)).toMatchObject({
+      errors: { from: 'is on pending.example, which is not verified' },
+    })
+  })
+
   it('shows use-case errors next to the fields they name', () => {
     const values = editorValuesOf(form({}))
     const empty = new AppError('unprocessable', 'The audience is empty', {

@@ -3,12 +3,16 @@ import {
   type CampaignSchedule,
   campaignRequestSchema,
   resolveSendAt,
+  savedSenderFields,
 } from '@fairlane/core'
 import { type AppError, fieldIssues } from '@fairlane/core/errors'
+import { z } from 'zod'
 import type { EditorState, EditorValues } from './editor-state'
 import { formatUtc } from './editor-state'
 
 const contentSchema = campaignRequestSchema.pick({ name: true, subject: true, html: true })
+/** An empty From or Reply-To field means the tenant's default. */
+const senderSchema = z.object(savedSenderFields)
 
 export function editorValuesOf(form: FormData): EditorValues {
   const text = (name: string) => String(form.get(name) ?? '')
@@ -18,6 +22,8 @@ export function editorValuesOf(form: FormData): EditorValues {
   const suggested = text('suggestedLocal')
   return {
     name: text('name'),
+    from: text('from'),
+    replyTo: text('replyTo'),
     subject: text('subject'),
     html: text('html'),
     text: text('text'),
@@ -41,6 +47,10 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
   const content = contentSchema.safeParse({ name: values.name, subject: values.subject, html: values.html })
   if (!content.success) {
     for (const issue of fieldIssues(content.error)) errors[issue.path as keyof EditorValues] ??= issue.message
+  }
+  const sender = senderSchema.safeParse({ from: values.from, replyTo: values.replyTo })
+  if (!sender.success) {
+    for (const issue of fieldIssues(sender.error)) errors[issue.path as keyof EditorValues] ??= issue.message
   }
   const { listId, segmentId } = audienceOf(values.audience)
   let schedule: CampaignSchedule = { kind: values.schedule === 'now' ? 'now' : 'draft' }
@@ -95,7 +105,9 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
         }
     }
   }
-  if (Object.keys(errors).length > 0 || !content.success) return { ok: false, state: { values, errors } }
+  if (Object.keys(errors).length > 0 || !content.success || !sender.success) {
+    return { ok: false, state: { values, errors } }
+  }
   return {
     ok: true,
     draft: {
@@ -105,6 +117,7 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
       text: values.text.trim() === '' ? null : values.text,
       listId,
       segmentId,
+      sender: { from: sender.data.from ?? null, replyTo: sender.data.replyTo ?? null },
       schedule,
     },
   }
@@ -127,6 +140,8 @@ export function audienceValue(campaign: { listId: string | null; segmentId: stri
 
 const FIELD_OF: Record<string, keyof EditorValues> = {
   name: 'name',
+  from: 'from',
+  replyTo: 'replyTo',
   subject: 'subject',
   html: 'html',
   text: 'text',

@@ -1,6 +1,10 @@
 /** What the campaign editor form holds, and what the save action answers with. Shared by client and server. */
 export interface EditorValues {
   name: string
+  /** `"Name" <local@domain>` on a verified domain, or empty for the tenant's default sender. */
+  from: string
+  /** Any address, or empty for the tenant's default Reply-To. */
+  replyTo: string
   subject: string
   html: string
   text: string
@@ -15,7 +19,7 @@ export interface EditorValues {
 
 export interface EditorState {
   values: EditorValues
-  /** Per field (`name`, `subject`, `html`, `text`, `audience`, `local`, `timeZone`, `fold`). */
+  /** Per field (`name`, `from`, `replyTo`, `subject`, `html`, `text`, `audience`, `local`, `timeZone`, `fold`). */
   errors: Partial<Record<keyof EditorValues, string>>
   formError?: string | undefined
   /** The wall time was skipped by a DST change: offer the first valid time after it. */
@@ -44,6 +48,8 @@ export type ScheduleDescription =
 export function emptyValues(): EditorValues {
   return {
     name: '',
+    from: '',
+    replyTo: '',
     subject: '',
     html: '<p>Hello {{name}},</p>\n<p></p>',
     text: '',

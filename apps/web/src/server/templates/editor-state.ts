@@ -5,6 +5,9 @@ export interface TemplateEditorValues {
   subject: string
   html: string
   text: string
+  /** The template's From (on a verified domain) or empty for the tenant's default sender. */
+  from: string
+  replyTo: string
 }
 
 export type TemplateField = keyof TemplateEditorValues
@@ -22,5 +25,7 @@ export function emptyTemplateValues(): TemplateEditorValues {
     subject: 'Welcome, {{name}}',
     html: '<p>Hello {{name}},</p>\n<p></p>',
     text: '',
+    from: '',
+    replyTo: '',
   }
 }

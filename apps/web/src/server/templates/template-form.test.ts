@@ -10,14 +10,25 @@ describe('the template form', () => {
     form.set('name', '')
     form.set('subject', 'Hi')
     form.set('html', '<p>x</p>')
+    form.set('from', 'News <news@example.com>')
     const values = templateValuesOf(form)
-    expect(values).toEqual({ slug: 'welcome', name: '', subject: 'Hi', html: '<p>x</p>', text: '' })
+    expect(values).toEqual({
+      slug: 'welcome',
+      name: '',
+      subject: 'Hi',
+      html: '<p>x</p>',
+      text: '',
+      from: 'News <news@example.com>',
+      replyTo: '',
+    })
     expect(templateBodyOf(values, 'create')).toEqual({
       slug: 'welcome',
       name: undefined,
       subject: 'Hi',
       html: '<p>x</p>',
       text: '',
+      from: 'News <news@example.com>',
+      replyTo: '',
     })
     expect(templateBodyOf(values, 'update')).not.toHaveProperty('slug')
   })

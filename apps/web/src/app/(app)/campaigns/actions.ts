@@ -46,6 +46,7 @@ export async function saveCampaignAction(_state: EditorState, form: FormData): P
       {
         store: createCampaignStore(container().database.db),
         templates: { syntaxError: templateSyntaxError },
+        domains: createSenderDomains(container().database.db),
         clock: { now },
       },
     )
@@ -99,6 +100,12 @@ export async function duplicateCampaignAction(form: FormData): Promise<void> {
   redirect(`/campaigns/${copy.id}/edit`)
 }
 
+function senderFields(input: { from?: unknown; replyTo?: unknown }): { from?: string; replyTo?: string } {
+  const from = String(input.from ?? '').trim()
+  const replyTo = String(input.replyTo ?? '').trim()
+  return { ...(from ? { from } : {}), ...(replyTo ? { replyTo } : {}) }
+}
+
 /** The live preview: the campaign rendered for one of the tenant's contacts. */
 export async function previewCampaignAction(input: PreviewInput): Promise<PreviewResult> {
   const session = await requireTenantSession()
@@ -150,7 +157,9 @@ export type TestSendResult = { ok: true; message: string } | { ok: false; messag
  * "Send a test to": the campaign rendered for the preview contact, subject prefixed "[Test] ",
  * through the default lane by the same accept use case as `POST /api/v1/messages`.
  */
-export async function sendTestAction(input: PreviewInput & { to: string }): Promise<TestSendResult> {
+export async function sendTestAction(
+  input: PreviewInput & { to: string; from?: string; replyTo?: string },
+): Promise<TestSendResult> {
   const session = await requireTenantSession()
   const preview = await previewCampaignAction(input)
   if (preview.errors.length > 0) return { ok: false, message: preview.errors.join(' ') }
@@ -164,6 +173,8 @@ export async function sendTestAction(input: PreviewInput & { to: string }): Prom
           subject: `[Test] ${preview.subject}`,
           html: preview.html,
           text: preview.text,
+          // The editor's From / Reply-To as typed; empty ones fall back like the campaign's will.
+          ...senderFields(input),
         },
         idempotencyKey: null,
         defaultSender: await findDefaultSender(api.db, { tenantId: session.tenantId }),
@@ -179,7 +190,8 @@ export async function sendTestAction(input: PreviewInput & { to: string }): Prom
   } catch (error) {
     if (!isAppError(error)) throw error
     const field = error.details?.[0]
-    const message = field?.path === 'to' ? `The address ${field.message}.` : error.message
+    const label = { to: 'The address', from: 'From', replyTo: 'Reply-To' }[field?.path ?? '']
+    const message = field && label ? `${label} ${field.message}.` : error.message
     return { ok: false, message }
   }
   return {

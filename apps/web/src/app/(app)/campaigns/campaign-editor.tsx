@@ -3,6 +3,7 @@
 import { useActionState } from 'react'
 import { useAnsweredForm } from '@/components/use-answered-form'
 import type { EditorState, EditorValues } from '@/server/campaigns/editor-state'
+import { fromFieldHint } from '@/server/settings/from-hint'
 import { saveCampaignAction } from './actions'
 import styles from './campaigns.module.css'
 import { PreviewPanel } from './preview-panel'
@@ -16,6 +17,10 @@ interface Props {
   contacts: { id: string; email: string; name: string | null }[]
   zones: string[]
   defaultTestAddress: string
+  /** The tenant's verified sending domains, named in the From field's hint. */
+  verifiedDomains: string[]
+  /** The tenant's default sender, used when From is left empty (null: the platform's address). */
+  defaultFrom: string | null
 }
 
 /** The campaign editor: content, audience, preview and test send, schedule. Fields are controlled so the preview follows them. */
@@ -27,6 +32,8 @@ export function CampaignEditor({
   contacts,
   zones,
   defaultTestAddress,
+  verifiedDomains,
+  defaultFrom,
 }: Props) {
   const [state, formAction, pending] = useActionState(saveCampaignAction, {
     values: initial,
@@ -68,6 +75,43 @@ export function CampaignEditor({
                 onChange={(event) => change({ name: event.target.value })}
               />
               {errorOf('name')}
+            </div>
+            <div className="field">
+              <label htmlFor="field-from">From</label>
+              <span id="field-from-hint" className="hint">
+                {fromFieldHint(verifiedDomains)} Left empty:{' '}
+                {defaultFrom
+                  ? `your default sender, ${defaultFrom}`
+                  : 'the platform’s address with your name'}
+                .
+              </span>
+              <input
+                id="field-from"
+                name="from"
+                value={values.from}
+                placeholder='"Acme News" <news@example.com>'
+                autoComplete="off"
+                aria-invalid={state.errors.from ? true : undefined}
+                aria-describedby={describedBy('from', 'field-from-hint')}
+                onChange={(event) => change({ from: event.target.value })}
+              />
+              {errorOf('from')}
+            </div>
+            <div className="field">
+              <label htmlFor="field-replyTo">Reply-To</label>
+              <span id="field-replyTo-hint" className="hint">
+                Optional: where replies go, any address. Left empty: your default Reply-To, if any.
+              </span>
+              <input
+                id="field-replyTo"
+                name="replyTo"
+                value={values.replyTo}
+                autoComplete="off"
+                aria-invalid={state.errors.replyTo ? true : undefined}
+                aria-describedby={describedBy('replyTo', 'field-replyTo-hint')}
+                onChange={(event) => change({ replyTo: event.target.value })}
+              />
+              {errorOf('replyTo')}
             </div>
             <div className="field">
               <label htmlFor="field-subject">Subject</label>

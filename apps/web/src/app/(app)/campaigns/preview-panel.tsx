@@ -7,7 +7,7 @@ import styles from './campaigns.module.css'
 
 interface Props {
   /** The content to render; the campaign and template editors both pass their fields. */
-  values: { subject: string; html: string; text: string }
+  values: { subject: string; html: string; text: string; from?: string; replyTo?: string }
   contacts: { id: string; email: string; name: string | null }[]
   /** Null hides the test send (the template editor has none: a test goes through a campaign). */
   defaultTestAddress: string | null
@@ -48,7 +48,10 @@ export function PreviewPanel({
   const sendTest = () => {
     setTestResult(null)
     startSend(async () => {
-      setTestResult(await sendTestAction({ subject, html, text, contactId: contactId || null, to }))
+      const sender = { from: values.from ?? '', replyTo: values.replyTo ?? '' }
+      setTestResult(
+        await sendTestAction({ subject, html, text, contactId: contactId || null, to, ...sender }),
+      )
     })
   }
 

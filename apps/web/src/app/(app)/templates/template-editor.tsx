@@ -2,6 +2,7 @@
 
 import { useActionState } from 'react'
 import { useAnsweredForm } from '@/components/use-answered-form'
+import { fromFieldHint } from '@/server/settings/from-hint'
 import type {
   TemplateEditorState,
   TemplateEditorValues,
@@ -16,10 +17,12 @@ interface Props {
   templateId?: string | undefined
   initial: TemplateEditorValues
   contacts: { id: string; email: string; name: string | null }[]
+  /** The tenant's verified sending domains, named in the From field's hint. */
+  verifiedDomains: string[]
 }
 
 /** The template editor: slug, name, subject, HTML and text, with the campaign editor's live preview. */
-export function TemplateEditor({ templateId, initial, contacts }: Props) {
+export function TemplateEditor({ templateId, initial, contacts, verifiedDomains }: Props) {
   const [state, formAction, pending] = useActionState(saveTemplateAction, {
     values: initial,
     errors: {},
@@ -79,6 +82,40 @@ export function TemplateEditor({ templateId, initial, contacts }: Props) {
                 onChange={(event) => change({ name: event.target.value })}
               />
               {errorOf('name')}
+            </div>
+            <div className="field">
+              <label htmlFor="field-from">From</label>
+              <span id="field-from-hint" className="hint">
+                Optional: {fromFieldHint(verifiedDomains)} Left empty: your default sender. An API call’s own
+                "from" wins.
+              </span>
+              <input
+                id="field-from"
+                name="from"
+                value={values.from}
+                placeholder='"Acme" <hello@example.com>'
+                autoComplete="off"
+                aria-invalid={invalid('from')}
+                aria-describedby={describedBy('from', 'field-from-hint')}
+                onChange={(event) => change({ from: event.target.value })}
+              />
+              {errorOf('from')}
+            </div>
+            <div className="field">
+              <label htmlFor="field-replyTo">Reply-To</label>
+              <span id="field-replyTo-hint" className="hint">
+                Optional: where replies go, any address. Left empty: your default Reply-To, if any.
+              </span>
+              <input
+                id="field-replyTo"
+                name="replyTo"
+                value={values.replyTo}
+                autoComplete="off"
+                aria-invalid={invalid('replyTo')}
+                aria-describedby={describedBy('replyTo', 'field-replyTo-hint')}
+                onChange={(event) => change({ replyTo: event.target.value })}
+              />
+              {errorOf('replyTo')}
             </div>
             <div className="field">
               <label htmlFor="field-subject">Subject</label>

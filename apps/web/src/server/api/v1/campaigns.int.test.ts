@@ -238,6 +238,8 @@ describe('GET /api/v1/campaigns/:id', () => {
       id,
       status: 'scheduled',
       sendAt: created.sendAt,
+      from: null,
+      replyTo: null,
       counts: { pending: 1, queued: 1, sent: 1, failed: 0, suppressed: 1, cancelled: 0 },
     })
   })

@@ -25,6 +25,8 @@ export function getCampaign(request: Request, id: string, deps: ApiDeps): Promis
         id: campaign.id,
         status: campaign.status,
         sendAt: campaign.sendAt?.toISOString() ?? null,
+        from: campaign.fromAddress,
+        replyTo: campaign.replyTo,
         counts: counts.get(campaign.id) ?? emptyCampaignCounts(),
       } satisfies CampaignResponse,
       { headers: { 'cache-control': 'no-store' } },

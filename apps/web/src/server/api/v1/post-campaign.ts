@@ -1,5 +1,6 @@
 import { MAX_CAMPAIGN_HTML_BYTES, parseCampaignRequest, scheduleCampaign } from '@fairlane/core'
 import { createCampaignStore } from '@fairlane/db/queries/campaigns'
+import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
@@ -13,7 +14,8 @@ import type { CampaignScheduledResponse } from './responses'
 export const MAX_CAMPAIGN_BODY_BYTES = 2 * MAX_CAMPAIGN_HTML_BYTES
 
 /**
- * `POST /api/v1/campaigns` → `201 { id, status: "scheduled", sendAt, warnings }`; `warnings` lists what
+ * `POST /api/v1/campaigns` → `201 { id, status: "scheduled", sendAt, warnings }`; a `from` not on one
+ * of the tenant's verified domains → 422 naming `from`; `warnings` lists what
  * was accepted but deserves a look, e.g. `{ code: "empty-audience", message }`.
  */
 export function postCampaign(request: Request, deps: ApiDeps): Promise<Response> {
@@ -25,6 +27,7 @@ export function postCampaign(request: Request, deps: ApiDeps): Promise<Response>
       {
         store: createCampaignStore(deps.db),
         templates: { syntaxError: templateSyntaxError },
+        domains: createSenderDomains(deps.db),
         clock: deps.clock,
       },
     )

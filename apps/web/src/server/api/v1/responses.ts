@@ -76,6 +76,10 @@ export const campaignResponse = z.object({
   id,
   status: z.enum(CAMPAIGN_STATUSES),
   sendAt: instant.nullable(),
+  from: z.string().nullable().meta({
+    description: 'The From its mail is sent with; null: your default sender (as it is when dispatch starts)',
+  }),
+  replyTo: z.string().nullable(),
   counts: z
     .object({
       pending: count,

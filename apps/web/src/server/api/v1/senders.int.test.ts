@@ -11,6 +11,8 @@ import {
 } from '../../test-support/harness'
 import { insertSendingDomain } from '../../test-support/sending-domains'
 import type { ApiDeps } from './deps'
+import { getCampaign } from './get-campaign'
+import { postCampaign } from './post-campaign'
 import { postMessage } from './post-message'
 import { changeTemplate, getTemplateByRef, postTemplate } from './templates'
 
@@ -323,5 +325,43 @@ describe('templates with a sender', () => {
       'patch',
     )
     expect(change.status).toBe(404)
+  })
+})
+
+describe('campaigns with a sender', () => {
+  const campaign = (extra: Record<string, unknown>) => ({
+    name: 'Winter news',
+    subject: 'News',
+    html: '<p>Hi {{name}}</p>',
+    sendAt: new Date(Date.now() + 86_400_000).toISOString(),
+    ...extra,
+  })
+  const postAs = (body: unknown, key = tenant.apiKey) =>
+    postCampaign(jsonRequest('/api/v1/campaigns', { token: key, body }), deps)
+
+  it('schedules with a from on a verified domain and answers it on GET', async () => {
+    const created = await postAs(campaign({ from: 'News <news@acme.test>', replyTo: 'help@acme.test' }))
+    expect(created.status).toBe(201)
+    const { id } = await readJson<{ id: string }>(created)
+    const read = await getCampaign(jsonRequest(`/api/v1/campaigns/${id}`, { token: tenant.apiKey }), id, deps)
+    expect(await readJson(read)).toMatchObject({ from: '"News" <news@acme.test>', replyTo: 'help@acme.test' })
+    const foreign = await getCampaign(
+      jsonRequest(`/api/v1/campaigns/${id}`, { token: other.apiKey }),
+      id,
+      deps,
+    )
+    expect(foreign.status).toBe(404)
+  })
+
+  it('refuses an unverified, foreign or malformed from, naming it', async () => {
+    await refused(await postAs(campaign({ from: 'news@pending.test' })), 422, 'from', 'not verified')
+    await refused(await postAs(campaign({ from: 'news@globex.test' })), 422, 'from', 'not one of your')
+    await refused(
+      await postAs(campaign({ from: 'news@acme.test\r\nBcc: x@y.test' })),
+      400,
+      'from',
+      'single line',
+    )
+    await refused(await postAs(campaign({ from: `${'n'.repeat(201)} <news@acme.test>` })), 400, 'from', '200')
   })
 })

@@ -35,6 +35,8 @@ export default async function NewCampaignPage({
     ? {
         ...emptyValues(),
         name: template.name,
+        from: template.from ?? '',
+        replyTo: template.replyTo ?? '',
         subject: template.subject,
         html: template.html ?? '',
         text: template.text ?? '',

@@ -32,7 +32,7 @@ export default async function TemplatePage({
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
   const template = isUuid(id) ? await findTemplate(db, { tenantId: session.tenantId, ref: id }) : null
   if (!template || template.id !== id) notFound()
-  const [versions, { contacts }] = await Promise.all([
+  const [versions, { contacts, verifiedDomains }] = await Promise.all([
     listTemplateVersions(db, { tenantId: session.tenantId, templateId: template.id }),
     loadEditorData(session.tenantId),
   ])
@@ -106,8 +106,11 @@ export default async function TemplatePage({
           subject: template.subject,
           html: template.html ?? '',
           text: template.text ?? '',
+          from: template.from ?? '',
+          replyTo: template.replyTo ?? '',
         }}
         contacts={contacts}
+        verifiedDomains={verifiedDomains}
       />
     </>
   )

@@ -12,14 +12,14 @@ export const metadata: Metadata = { title: 'New template' }
 
 export default async function NewTemplatePage() {
   const session = await requireTenantSession()
-  const { contacts } = await loadEditorData(session.tenantId)
+  const { contacts, verifiedDomains } = await loadEditorData(session.tenantId)
   return (
     <>
       <div className="page-header">
         <h1>New template</h1>
         <Link href="/templates">Back to templates</Link>
       </div>
-      <TemplateEditor initial={emptyTemplateValues()} contacts={contacts} />
+      <TemplateEditor initial={emptyTemplateValues()} contacts={contacts} verifiedDomains={verifiedDomains} />
     </>
   )
 }

@@ -46,6 +46,8 @@ export default async function EditCampaignPage({ params }: { params: Promise<{ i
         campaignId={campaign.id}
         initial={{
           name: campaign.name,
+          from: campaign.fromAddress ?? '',
+          replyTo: campaign.replyTo ?? '',
           subject: campaign.subject,
           html: campaign.html,
           text: campaign.text ?? '',
