@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto'
 import { type APIRequestContext, expect, type Locator, type Page } from '@playwright/test'
-import { E2E } from '../playwright.config'
-import { type SinkMessage, sinkMessages } from './mail-sink'
+import {
+  publishDnsRecord,
+  removeDnsRecord,
+  type SinkDnsRecord,
+  type SinkMessage,
+  sinkMessages,
+} from './mail-sink'
 
 /**
  * The Domains page and the DNS it asks for, as a tenant meets them in e2e/domains.spec.ts: the test
@@ -12,11 +17,7 @@ import { type SinkMessage, sinkMessages } from './mail-sink'
 /** The dispatcher, pacer and SMTP after "Send now", and the sink's DKIM check. */
 export const DELIVERY_DEADLINE_MS = 30_000
 
-export interface PublishedRecord {
-  type: string
-  name: string
-  value: string
-}
+export type PublishedRecord = SinkDnsRecord
 
 /** A name under a real public suffix, unique per run: subdomains of example.com are not registrable. */
 export function uniqueDomain(): string {
@@ -25,20 +26,17 @@ export function uniqueDomain(): string {
 
 /** The DNS provider of the test: the mail sink's DNS server, which web, worker and sink resolve through. */
 export async function publish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
-  const response = await request.post(`${E2E.inboxUrl}/dns/records`, { data: record })
-  expect(response.ok(), `publishing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
+  await publishDnsRecord(request, record)
 }
 
 export async function unpublish(request: APIRequestContext, record: PublishedRecord): Promise<void> {
-  const query = new URLSearchParams({ name: record.name, type: record.type })
-  const response = await request.delete(`${E2E.inboxUrl}/dns/records?${query}`)
-  expect(response.ok(), `removing ${record.type} ${record.name}: ${await response.text()}`).toBe(true)
+  await removeDnsRecord(request, record.name, record.type)
 }
 
 /** A record's host name and value as the page shows them. */
 export async function shownRecord(row: Locator): Promise<PublishedRecord> {
   return {
-    type: (await row.locator('td').first().textContent()) ?? '',
+    type: ((await row.locator('td').first().textContent()) ?? '') as PublishedRecord['type'],
     name: (await row.getByTestId('record-name').textContent()) ?? '',
     value: (await row.getByTestId('record-value').textContent()) ?? '',
   }
@@ -121,11 +119,6 @@ export async function sendCampaignNow(page: Page, subject: string): Promise<void
   await page.getByLabel('Send now').check()
   await page.getByRole('button', { name: 'Schedule campaign' }).click()
   await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)
-}
-
-/** The sink's DKIM verdict on a message (`auth` in GET /messages). */
-export function authOf(mail: SinkMessage): { dkim: string; dkimDomain?: string } | undefined {
-  return (mail as SinkMessage & { auth?: { dkim: string; dkimDomain?: string } }).auth
 }
 
 export function uniqueAddress(prefix: string): string {

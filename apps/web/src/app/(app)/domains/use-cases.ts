@@ -1,6 +1,5 @@
 import 'server-only'
 import {
-  type AddDomainDeps,
   addDomain,
   type DomainQuery,
   type DomainView,
@@ -11,13 +10,12 @@ import {
   verifyDomain,
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
-import { createDomainStore } from '@fairlane/db/queries/sending-domains'
+import { domainUseCaseDeps } from '@/server/api/v1/domains'
 import { container } from '@/server/container'
 
 /** The same dependencies as `/api/v1/domains`: the container's one DNS resolver (DNS_SERVERS) and settings. */
-function deps(): AddDomainDeps {
-  const { api } = container()
-  return { store: createDomainStore(api.db), clock: api.clock, ...api.domains }
+function deps() {
+  return domainUseCaseDeps(container().api)
 }
 
 /**
@@ -37,7 +35,21 @@ export function domainUseCases() {
       }
     },
     add: (input: { tenantId: string; name: string }) => addDomain(input, deps()),
-    verify: (query: DomainQuery) => verifyDomain(query, deps()),
+    /** Looks the records up now; answers how many held messages went back on the send path. */
+    verify: async (query: DomainQuery): Promise<{ releasedMessages: number }> => {
+      let releasedMessages = 0
+      await verifyDomain(query, {
+        ...deps(),
+        onHeldReleased: ({ domainId, messages }) => {
+          releasedMessages = messages
+          container().logger.info(
+            { tenantId: query.tenantId, domainId, releasedMessages: messages },
+            'held mail released: its domain verified again',
+          )
+        },
+      })
+      return { releasedMessages }
+    },
     rotateDkim: (query: DomainQuery) => rotateDkim(query, deps()),
     remove: (query: DomainQuery) => deleteDomain(query, deps()),
   }
