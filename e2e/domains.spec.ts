@@ -85,7 +85,7 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
 
   // The default sender: every campaign without a From of its own goes from it.
   const sender = `news@${domain}`
-  await setDefaultSender(page, `Shop News <${sender}>`)
+  await setDefaultSender(page, sender, 'Shop News')
 
   // One contact, one campaign sent now.
   const reader = uniqueAddress('reader')
@@ -97,6 +97,7 @@ test('add a domain, copy and publish its records, verify it, send a campaign fro
   // At the sink: From the domain, signed for it, the signature verified against the published record.
   const mail = await mailTo(request, reader, subject, startedAt)
   expect(mail.from).toContain(sender)
+  expect(mail.from).toContain('Shop News')
   expect(mail.headers['dkim-signature']).toContain(`d=${domain}`)
   // The envelope sender is the message's own VERP address on the domain's return-path host.
   expect(mail.envelope.from).toMatch(new RegExp(`@fl-bounces\\.${escaped(domain)}$`))

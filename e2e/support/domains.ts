@@ -94,12 +94,12 @@ export async function mailTo(
   return found
 }
 
-/** Makes `sender` the tenant's default sender on the settings page. */
-export async function setDefaultSender(page: Page, sender: string): Promise<void> {
+/** Makes `address` (with a display name, if given) the tenant's default sender on the settings page. */
+export async function setDefaultSender(page: Page, address: string, name?: string): Promise<void> {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click()
-  await page.getByLabel('Default sender').fill(sender)
+  await page.getByLabel('Default sender').fill(name ? `${name} <${address}>` : address)
   await page.getByRole('button', { name: 'Save sender' }).click()
-  await expect(page.getByTestId('default-sender-saved')).toContainText(sender)
+  await expect(page.getByTestId('default-sender-saved')).toContainText(address)
 }
 
 export async function addContact(page: Page, email: string, name: string): Promise<void> {
