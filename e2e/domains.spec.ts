@@ -180,10 +180,28 @@ test('rotate the DKIM key: the old key signs until the new record verifies, then
   await expect(oldRow.getByTestId('record-removable')).toContainText('Can be removed after')
 })
 
-test('delete a domain after confirming; it leaves the list', async ({ page }) => {
+test("another tenant gets a 404 for a domain's page; deleting after confirming takes it off the list", async ({
+  page,
+  browser,
+}) => {
   await signUp(page)
   const domain = uniqueDomain()
   await addDomain(page, domain)
+  const domainUrl = page.url().replace(/\?.*$/, '')
+
+  const other = await browser.newContext()
+  try {
+    const otherPage = await other.newPage()
+    await signUp(otherPage)
+    expect((await otherPage.goto(domainUrl))?.status()).toBe(404)
+    expect((await otherPage.goto(`${domainUrl}?confirm=delete`))?.status()).toBe(404)
+    await otherPage.goto('/domains')
+    await expect(otherPage.getByText('No domains yet.')).toBeVisible()
+  } finally {
+    await other.close()
+  }
+
+  await page.goto(domainUrl)
   await page.getByRole('link', { name: 'Delete…' }).click()
   await expect(page.getByRole('heading', { name: `Delete ${domain}?` })).toBeVisible()
   await page.getByRole('button', { name: 'Delete domain' }).click()
