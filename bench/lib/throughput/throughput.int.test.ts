@@ -35,4 +35,5 @@ it('delivers a 300-recipient campaign, both baselines and the signing phases, ev
   expect(result.rawQueueJobsPerSec).toBeGreaterThan(0)
   // Every mail of both phases was sent (a phase throws otherwise); the signed one from the domain.
   expect(result.signing).toMatchObject({ unsigned: { emails: 300 }, signed: { emails: 300 } })
-})
+  // Five campaigns' worth of mail through the platform: the run, then two rounds of two phases.
+}, 180_000)
