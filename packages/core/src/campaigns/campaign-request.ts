@@ -3,7 +3,7 @@ import { isHeaderSafe } from '../accept/header-safe'
 import { type FieldIssue, validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
 import type { SenderChoice } from '../senders/ports'
-import { senderFields } from '../senders/sender-settings'
+import { campaignSenderFields } from '../senders/sender-settings'
 import { LOCAL_TIME_PATTERN } from './schedule'
 
 /** 512 KB of HTML is already far beyond what mail clients render well (Gmail clips at 102 KB). */
@@ -90,7 +90,7 @@ export const campaignRequestSchema = z.strictObject({
       error: 'expected an ISO instant or { "local": "YYYY-MM-DDTHH:mm", "timeZone": "Area/City" }',
     })
     .describe('An ISO instant with a zone, or a wall time in an IANA zone; in the future'),
-  ...senderFields,
+  ...campaignSenderFields,
 })
 
 /** The `POST /api/v1/campaigns` body as a draft to schedule; throws a 400 naming each bad field. */

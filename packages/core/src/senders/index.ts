@@ -12,5 +12,11 @@ export {
   type SenderAddressCheck,
   senderAddressField,
 } from './sender-address'
-export { defaultSenderSchema, parseDefaultSender, savedSenderFields, senderFields } from './sender-settings'
+export {
+  campaignSenderFields,
+  defaultSenderSchema,
+  parseDefaultSender,
+  savedSenderFields,
+  senderFields,
+} from './sender-settings'
 export { type DefaultSenderStore, setDefaultSender } from './set-default-sender'

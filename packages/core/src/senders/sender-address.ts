@@ -137,6 +137,6 @@ function toHeader(value: string, context: z.RefinementCtx): string {
 }
 
 export const FROM_FIELD_DESCRIPTION =
-  'The From header: `"Name" <local@domain>` or an address, on one of your verified sending domains (else 422). Without it: your template’s or campaign’s sender, else your default sender, else the platform’s address with your name.'
+  'The From header: `"Name" <local@domain>` or an address, on one of your verified sending domains (else 422). Without it: your template’s From (when sending one of your templates), else your default sender, else the platform’s address with your name.'
 export const REPLY_TO_FIELD_DESCRIPTION =
-  'The Reply-To header: `"Name" <local@domain>` or an address, any domain. Without it: your template’s or campaign’s, else your default Reply-To, else none.'
+  'The Reply-To header: `"Name" <local@domain>` or an address, any domain. Without it: your template’s Reply-To, else your default Reply-To, else none.'

@@ -9,18 +9,35 @@ import {
   senderAddressField,
 } from './sender-address'
 
-/** Optional `from` / `replyTo` of a request body (messages, campaigns, templates). */
+/** Optional `from` / `replyTo` of `POST /api/v1/messages`. */
 export const senderFields = {
   from: senderAddressField(FROM_FIELD_DESCRIPTION).optional(),
   replyTo: senderAddressField(REPLY_TO_FIELD_DESCRIPTION).optional(),
 }
 
-/** Saved senders (campaign, template, tenant default): null or an empty string clears one. */
+const ON_VERIFIED = '`"Name" <local@domain>` or an address on one of your verified sending domains (else 422)'
+
+/** A campaign's: without them, the tenant's default sender as it is when the campaign is dispatched. */
+export const campaignSenderFields = {
+  from: senderAddressField(
+    `The From of the campaign’s mail: ${ON_VERIFIED}. Without it: your default sender when the campaign is sent, else the platform’s address with your name.`,
+  ).optional(),
+  replyTo: senderAddressField(
+    'The Reply-To of the campaign’s mail, any address. Without it: your default Reply-To, if any.',
+  ).optional(),
+}
+
+/** Saved senders (template, editor forms): null or an empty string clears one. */
 const savedField = (description: string) => clearableSenderAddressField(description).optional()
 
+/** A template's: used by mail sent with it unless the request names its own. */
 export const savedSenderFields = {
-  from: savedField(FROM_FIELD_DESCRIPTION),
-  replyTo: savedField(REPLY_TO_FIELD_DESCRIPTION),
+  from: savedField(
+    `The From of mail sent with this template unless the request names one: ${ON_VERIFIED}. Null or "": your default sender.`,
+  ),
+  replyTo: savedField(
+    'The Reply-To of mail sent with this template unless the request names one, any address. Null or "": your default Reply-To.',
+  ),
 }
 
 export const defaultSenderSchema = z.strictObject({

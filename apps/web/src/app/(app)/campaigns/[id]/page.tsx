@@ -129,6 +129,14 @@ export default async function CampaignPage({
       <section className="card" aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>
         <dl className={styles.details}>
+          <dt>From</dt>
+          <dd data-testid="campaign-from">{campaign.fromAddress ?? 'Your default sender'}</dd>
+          {campaign.replyTo ? (
+            <>
+              <dt>Reply-To</dt>
+              <dd>{campaign.replyTo}</dd>
+            </>
+          ) : null}
           <dt>Subject</dt>
           <dd>{campaign.subject}</dd>
           <dt>Audience</dt>

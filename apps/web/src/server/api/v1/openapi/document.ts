@@ -178,6 +178,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
         'one of your template slugs, or your own `subject` with `html` and/or `text` (the `default` lane).',
         'The built-in templates take the variables in `OtpVariables` and `PasswordResetVariables`;',
         'a tenant template needs every variable it uses. Unknown fields are refused.',
+        '`from` (on one of your verified sending domains, else 422) and `replyTo` are optional: without them the template’s, else your default sender, else the platform’s address with your name.',
       ].join(' '),
       requestParams: {
         header: z.object({
@@ -271,7 +272,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(templateResponse, 'Created at version 1', locationHeader('template')) },
-        [400, 401, 409, 413, 415, 429],
+        [400, 401, 409, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/templates/:ref': {
@@ -299,7 +300,10 @@ function operations(now: Date): Record<RouteKey, Operation> {
           },
         },
       },
-      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+      responses: responses(
+        { '200': json(templateResponse, 'The template') },
+        [400, 401, 404, 413, 415, 422, 429],
+      ),
     },
     'PUT /api/v1/templates/:ref': {
       operationId: 'replaceTemplate',
@@ -322,7 +326,10 @@ function operations(now: Date): Record<RouteKey, Operation> {
           },
         },
       },
-      responses: responses({ '200': json(templateResponse, 'The template') }, [400, 401, 404, 413, 415, 429]),
+      responses: responses(
+        { '200': json(templateResponse, 'The template') },
+        [400, 401, 404, 413, 415, 422, 429],
+      ),
     },
     'DELETE /api/v1/templates/:ref': {
       operationId: 'deleteTemplate',
@@ -446,7 +453,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(campaignScheduledResponse, 'Scheduled', locationHeader('campaign')) },
-        [400, 401, 404, 413, 415, 429],
+        [400, 401, 404, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/campaigns/:id': {

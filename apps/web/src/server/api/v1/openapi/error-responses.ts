@@ -9,7 +9,7 @@ const ERROR_STATUSES = {
   409: 'The resource is not in a state that allows this (`conflict`)',
   413: 'The body or one of its fields is over its limit (`payload_too_large`)',
   415: 'The body is not `application/json` in UTF-8 (`unsupported_media_type`)',
-  422: 'Well-formed but not actionable: an Idempotency-Key reused with another body (`idempotency_key_reused`)',
+  422: 'Well-formed but not actionable: an Idempotency-Key reused with another body (`idempotency_key_reused`), or a `from` not on one of your verified sending domains, or a campaign sent now to an empty audience (`unprocessable`, `details` naming the field)',
   429: 'Too many requests for this key, this tenant or this recipient (`rate_limited`); wait Retry-After seconds',
 } as const
 
