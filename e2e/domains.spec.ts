@@ -184,6 +184,8 @@ test("another tenant gets a 404 for a domain's page; deleting after confirming t
   page,
   browser,
 }) => {
+  // Two sign-ups (10–30 s each on a busy machine).
+  test.setTimeout(90_000)
   await signUp(page)
   const domain = uniqueDomain()
   await addDomain(page, domain)
