@@ -30,11 +30,15 @@ export function RecordTable({ records }: { records: DomainRecordView[] }) {
         <thead>
           <tr>
             <th scope="col">Record</th>
-            <th scope="col">Type</th>
+            <th scope="col" className={styles.nowrap}>
+              Type
+            </th>
             <th scope="col">Host name</th>
             <th scope="col">Value</th>
             <th scope="col">Status</th>
-            <th scope="col">Needed</th>
+            <th scope="col" className={styles.nowrap}>
+              Needed
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -52,7 +56,7 @@ function RecordRow({ record }: { record: DomainRecordView }) {
   return (
     <tr data-testid={`record-${record.purpose}`} data-selector={record.selector}>
       <th scope="row">{title}</th>
-      <td>{record.type}</td>
+      <td className={styles.nowrap}>{record.type}</td>
       <td className={styles.copyable}>
         <code data-testid="record-name">{record.name}</code>
         <CopyButton text={record.name} ariaLabel={`Copy host name of ${title}`} />
@@ -81,7 +85,7 @@ function RecordRow({ record }: { record: DomainRecordView }) {
           </p>
         ) : null}
       </td>
-      <td>{record.required ? 'Required' : 'Advice'}</td>
+      <td className={styles.nowrap}>{record.required ? 'Required' : 'Advice'}</td>
     </tr>
   )
 }
