@@ -19,7 +19,6 @@ export async function toStoredMessage(
   raw: Buffer,
   envelope: Envelope,
   receivedAt: Date = new Date(),
-  mailFrom?: string,
 ): Promise<StoredMessage> {
   const envelopeRecipients = envelope.to
   const parsed = await simpleParser(raw, {
@@ -40,7 +39,6 @@ export async function toStoredMessage(
     text: parsed.text ?? '',
     html: typeof parsed.html === 'string' ? parsed.html : null,
     headers,
-    ...(mailFrom === undefined ? {} : { mailFrom }),
     receivedAt: receivedAt.toISOString(),
     envelope: { from: envelope.from, to: [...envelope.to] },
     auth: UNSIGNED,

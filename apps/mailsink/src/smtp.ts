@@ -116,7 +116,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         return
       }
     }
-    const message = await toStoredMessage(raw, envelope, new Date(), envelope.from)
+    const message = await toStoredMessage(raw, envelope)
     // Only signed mail is checked, after the reply is decided (readers wait for the verdict, see
     // AuthChecks). Unsigned mail (benchmarks, the platform sender) costs no lookup and no second parse.
     if (isSigned(message.headers)) {

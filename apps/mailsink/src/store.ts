@@ -16,8 +16,6 @@ export interface StoredMessage {
   html: string | null
   /** Lowercased header name → value after the colon; a repeated header's values joined with "\n". */
   headers: Record<string, string>
-  /** The envelope sender (MAIL FROM) as the client sent it; '' for the null sender `<>`. */
-  mailFrom?: string
   receivedAt: string
   /** MAIL FROM (empty for the null sender `<>`) and RCPT TO as the client sent them. */
   envelope: { from: string; to: string[] }

@@ -12,7 +12,7 @@ import {
 } from '@fairlane/testing'
 import { inArray } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startTestPipeline, type TestPipeline } from '../test-support/pipeline'
+import { startTestPipeline, TEST_DKIM_ENCRYPTION_KEYS, type TestPipeline } from '../test-support/pipeline'
 import { createTenant } from '../test-support/seed'
 import { startTestSink } from '../test-support/sink'
 
@@ -46,7 +46,8 @@ it('sends the held messages of a domain once it verifies, and nothing before', a
     dns: createDnsLookup({ servers: [dns.address] }),
     clock: { now: () => new Date() },
     settings: { returnPathHost: 'bounces.fairlane.test' },
-    encryptionKeys: [{ kid: 'w1', key: Buffer.alloc(32, 3) }],
+    // The worker's keys: it decrypts the domain's key to sign the released mail.
+    encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
   }
   const domain = await addDomain({ tenantId, name: 'held.example.com' }, deps)
   const held = await db

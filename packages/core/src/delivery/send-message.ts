@@ -265,7 +265,8 @@ async function hold(claim: HeldClaim, held: Hold, deps: SendDeps): Promise<SendO
 async function composeMail(message: ClaimedMessage, sender: Sender, deps: SendDeps): Promise<OutgoingMail> {
   const signed = sender.kind === 'sign'
   const addressed = {
-    from: message.fromAddress ?? { name: message.tenantName, address: deps.mailFrom }, // nodemailer quotes or encodes the name: a tenant called `Acme, "Inc"` stays one display name.
+    // nodemailer quotes or encodes the name: a tenant called `Acme, "Inc"` stays one display name.
+    from: message.fromAddress ?? { name: message.tenantName, address: deps.mailFrom },
     ...(message.replyTo !== null ? { replyTo: message.replyTo } : {}),
     to: message.toAddress,
     envelope: {
