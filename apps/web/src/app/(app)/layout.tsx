@@ -39,6 +39,7 @@ const APP_SECTIONS = [
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },
+  { href: '/domains', label: 'Domains' },
   { href: '/api-keys', label: 'API keys' },
   { href: '/settings', label: 'Settings' },
 ] as const

@@ -1,9 +1,9 @@
 'use client'
 
 import { useActionState } from 'react'
+import { CopyButton } from '@/components/copy-button'
 import { FormField } from '@/components/form-field'
 import { type CreateKeyState, createKeyAction } from './actions'
-import { CopyButton } from './copy-button'
 import { QuickStart } from './quick-start'
 
 const initial: CreateKeyState = { name: '' }
@@ -20,7 +20,8 @@ export function CreateKeyForm({ baseUrl }: { baseUrl: string }) {
             Fairlane keeps only a hash of it.
           </p>
           <p>
-            <code data-testid="new-api-key">{state.created.key}</code> <CopyButton text={state.created.key} />
+            <code data-testid="new-api-key">{state.created.key}</code>{' '}
+            <CopyButton text={state.created.key} failedHint="Select the key and copy it" />
           </p>
         </div>
       ) : null}

@@ -1,5 +1,5 @@
 import Link from 'next/link'
-import { CopyButton } from './copy-button'
+import { CopyButton } from '@/components/copy-button'
 
 /** The placeholder shown until a key is created on this page (a fresh load never shows a key again). */
 export const KEY_PLACEHOLDER = '$FAIRLANE_API_KEY'

@@ -1,0 +1,77 @@
+import type { Metadata } from 'next'
+import Link from 'next/link'
+import { DateTime } from '@/components/date-time'
+import { StatusBadge } from '@/components/status-badge'
+import { requireTenantSession } from '@/server/auth/session'
+import { AddDomainForm } from './add-domain-form'
+import { domainUseCases } from './use-cases'
+
+// Per-tenant and per-request: never prerendered at build time (which would build the container).
+export const dynamic = 'force-dynamic'
+
+export const metadata: Metadata = { title: 'Domains' }
+
+type SearchParams = Promise<{ notice?: string }>
+
+/** The tenant's sending domains: add one, see which may send (verified) and why one may not. */
+export default async function DomainsPage({ searchParams }: { searchParams: SearchParams }) {
+  const session = await requireTenantSession()
+  const { notice } = await searchParams
+  const domains = await domainUseCases().list({ tenantId: session.tenantId })
+  return (
+    <>
+      <div className="page-header">
+        <h1>Domains</h1>
+      </div>
+      <p className="muted">
+        Send from your own domain: add it, publish the DNS records Fairlane shows, and verify it. Mail from a
+        verified domain is DKIM-signed for it; until then mail goes from Fairlane’s address with your company
+        name.
+      </p>
+      {notice === 'deleted' ? (
+        <p className="notice" role="status">
+          The domain was deleted. You may remove its DNS records.
+        </p>
+      ) : null}
+      <section className="card" aria-labelledby="add-domain">
+        <h2 id="add-domain">Add a domain</h2>
+        <AddDomainForm />
+      </section>
+      <section className="card" aria-labelledby="your-domains">
+        <h2 id="your-domains">Your domains</h2>
+        {domains.length === 0 ? (
+          <p className="muted">No domains yet.</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="table">
+              <thead>
+                <tr>
+                  <th scope="col">Domain</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Why</th>
+                  <th scope="col">Added</th>
+                </tr>
+              </thead>
+              <tbody>
+                {domains.map((domain) => (
+                  <tr key={domain.id}>
+                    <td>
+                      <Link href={`/domains/${domain.id}`}>{domain.name}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={domain.status} />
+                    </td>
+                    <td>{domain.failureReason ?? <span className="muted">—</span>}</td>
+                    <td>
+                      <DateTime value={domain.createdAt} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+    </>
+  )
+}
