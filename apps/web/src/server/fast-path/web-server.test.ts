@@ -101,6 +101,14 @@ function rawRequest(
 }
 
 describe('the web server', () => {
+  it('keeps idle connections longer than a load balancer does, so a reused connection is never cut under a request', async () => {
+    await start()
+    const server = running?.server
+    expect(server?.keepAliveTimeout).toBeGreaterThan(60_000)
+    // Node requires headers to be allowed at least as long, or the race moves to the headers timer.
+    expect(server?.headersTimeout).toBeGreaterThan(server?.keepAliveTimeout ?? Number.POSITIVE_INFINITY)
+  })
+
   it('answers a table route from its handler, with the request’s URL, headers and body', async () => {
     const base = await start()
     const response = await fetch(`${base}/api/v1/messages?trace=1`, {

@@ -15,6 +15,9 @@ import type { RouteDeps } from '../routes'
 import { sendWebResponse, toWebRequest } from './node-bridge'
 import type { RouteLookup, RouteMatch, Router } from './router'
 
+/** How long an idle keep-alive connection is kept: longer than the 60 s of common load balancers. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000
+
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>
 
 export interface WebServerOptions {
@@ -114,6 +117,12 @@ export function createWebServer(options: WebServerOptions): WebServer {
   }
 
   const server = createServer({ IncomingMessage: CappedRequest }, onRequest)
+  // Idle keep-alive connections live longer than a proxy's or client's (load balancers keep 60 s):
+  // with Node's 5 s, the server closes a connection just as a client reuses it, and that request
+  // dies with ECONNRESET (seen in e2e: an API call after a few seconds of browser steps). Headers
+  // must stay allowed longer than an idle connection lives, or the same race moves there.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000
   // `Expect: 100-continue`: a body over the cap is refused before the client sends it.
   server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
     const declared = declaredLength(req)
