@@ -1,7 +1,8 @@
 import type { SigningDomain } from '@fairlane/core/delivery'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { dkimKeys, type StoredDkimRotation, sendingDomains } from '../schema'
+import { dkimKeys, sendingDomains } from '../schema'
+import { fromStoredDkim } from './sending-domains'
 
 /**
  * A sending domain with the stored key of its active DKIM selector, in one statement: what the
@@ -36,26 +37,10 @@ export async function findSigningDomain(
     name: row.name,
     status: row.status,
     returnPathLabel: row.returnPathLabel,
-    dkim: rotationState(row.dkim),
+    dkim: fromStoredDkim(row.dkim),
     activeKey:
       row.keySelector !== null && row.ciphertext !== null && row.encryptionKeyId !== null
         ? { selector: row.keySelector, ciphertext: row.ciphertext, encryptionKeyId: row.encryptionKeyId }
         : null,
-  }
-}
-
-/** The stored rotation state with its instants as dates again. */
-function rotationState(stored: StoredDkimRotation): SigningDomain['dkim'] {
-  const key = (entry: { selector: string; createdAt: string } | null) =>
-    entry === null ? null : { selector: entry.selector, createdAt: new Date(entry.createdAt) }
-  return {
-    active: key(stored.active),
-    pending: key(stored.pending),
-    retired: stored.retired.map((entry) => ({
-      selector: entry.selector,
-      retiredAt: new Date(entry.retiredAt),
-      removableAt: new Date(entry.removableAt),
-    })),
-    activeFailedChecks: stored.activeFailedChecks,
   }
 }

@@ -4,10 +4,10 @@ import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../index'
 import { dkimKeys, messages, outbox, sendingDomains } from '../schema'
+import { findSigningDomain } from './sender-signing'
 import {
   claimDueSendingDomains,
   deleteSendingDomain,
-  findDomainSigningKey,
   findSendingDomain,
   insertSendingDomain,
   listSendingDomains,
@@ -171,22 +171,22 @@ describe('sending domain queries', () => {
     const domain = await add(acme, 'signer.test')
     if (!domain) throw new Error('not added')
     const query = { tenantId: acme, domainId: domain.id }
-    expect(await findDomainSigningKey(database.db, query)).toMatchObject({
+    expect(await findSigningDomain(database.db, query)).toMatchObject({
       name: 'signer.test',
       status: 'pending',
-      selector: null,
-      privateKey: null,
+      dkim: { active: null },
+      activeKey: null,
     })
     await updateSendingDomain(database.db, query, (current) => ({
       status: 'verified',
       dkim: { ...current.dkim, active: current.dkim.pending, pending: null },
     }))
-    expect(await findDomainSigningKey(database.db, query)).toMatchObject({
+    expect(await findSigningDomain(database.db, query)).toMatchObject({
       status: 'verified',
       returnPathLabel: 'fl-bounces',
-      selector: 'fl202612aaaa',
-      privateKey: { ciphertext: 'iv.tag.fl202612aaaa', encryptionKeyId: '1' },
+      dkim: { active: { selector: 'fl202612aaaa' } },
+      activeKey: { selector: 'fl202612aaaa', ciphertext: 'iv.tag.fl202612aaaa', encryptionKeyId: '1' },
     })
-    expect(await findDomainSigningKey(database.db, { tenantId: globex, domainId: domain.id })).toBeNull()
+    expect(await findSigningDomain(database.db, { tenantId: globex, domainId: domain.id })).toBeUndefined()
   })
 })

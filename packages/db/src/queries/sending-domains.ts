@@ -7,7 +7,6 @@ import {
   MESSAGE_PUBLISH_TOPIC,
   type NewDkimKey,
   type StoredDomain,
-  signingKey,
 } from '@fairlane/core'
 import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
@@ -24,7 +23,7 @@ import { notifyOutbox } from './outbox'
 
 /**
  * Sending domains and their DKIM keys. Reads for the use cases never select `private_key_ciphertext`,
- * so no API answer can carry it; only the worker's signer reads it (`findDomainSigningKey`) and
+ * so no API answer can carry it; only the worker's signer reads it (`findSigningDomain`, sender-signing.ts) and
  * decrypts it in memory.
  */
 
@@ -235,52 +234,6 @@ export function deleteSendingDomain(
     await tx.delete(sendingDomains).where(where)
     return { deleted: true, openMessages: 0 }
   })
-}
-
-export interface DomainSigningKey {
-  domainId: string
-  name: string
-  status: StoredDomain['status']
-  returnPathLabel: string
-  /** The selector that signs now (`signingKey` of the rotation state); null: nothing may sign, hold the mail. */
-  selector: string | null
-  /** The signing key's stored private half (decrypt with `loadSigningKey`); null with no selector. */
-  privateKey: { ciphertext: string; encryptionKeyId: string } | null
-}
-
-/**
- * What the worker's signer needs for one domain: its status, its return-path label and the key
- * `signingKey(state)` names, ciphertext included. Mail may be signed only when `status` is
- * `verified` and a selector is given; otherwise it is held, never sent unsigned.
- */
-export async function findDomainSigningKey(
-  db: Executor,
-  query: { tenantId: string; domainId: string },
-): Promise<DomainSigningKey | null> {
-  const [row] = await db
-    .select()
-    .from(sendingDomains)
-    .where(and(eq(sendingDomains.tenantId, query.tenantId), eq(sendingDomains.id, query.domainId)))
-  if (!row) return null
-  const selector = signingKey(fromStoredDkim(row.dkim))
-  const base = {
-    domainId: row.id,
-    name: row.name,
-    status: row.status,
-    returnPathLabel: row.returnPathLabel,
-  }
-  if (selector === null) return { ...base, selector: null, privateKey: null }
-  const [key] = await db
-    .select({ ciphertext: dkimKeys.privateKeyCiphertext, encryptionKeyId: dkimKeys.encryptionKeyId })
-    .from(dkimKeys)
-    .where(
-      and(
-        eq(dkimKeys.tenantId, query.tenantId),
-        eq(dkimKeys.domainId, row.id),
-        eq(dkimKeys.selector, selector),
-      ),
-    )
-  return key ? { ...base, selector, privateKey: key } : { ...base, selector: null, privateKey: null }
 }
 
 /** See `DomainStore.claimDueDomains`; every tenant's domains, oldest due first. */
