@@ -124,7 +124,9 @@ describe('failure caps', () => {
     const restoredMessages = (await queue.getJobs(['waiting'])).map((job) => String(job.data.messageId))
     expect(new Set(restoredMessages).size).toBe(15)
     for (const id of restoredMessages) expect(failedAt.get(id) ?? 0).toBeGreaterThanOrEqual(cutOff)
-    const newerThanCutOff = failures.filter((row) => (row.failedAt?.getTime() ?? 0) > cutOff).map((row) => row.id)
+    const newerThanCutOff = failures
+      .filter((row) => (row.failedAt?.getTime() ?? 0) > cutOff)
+      .map((row) => row.id)
     expect(restoredMessages).toEqual(expect.arrayContaining(newerThanCutOff))
     expect(await trimDeadLetters({ queue, caps: caps.deadLetters })).toEqual({ byAge: 0, byCount: 0 })
   })

@@ -2,7 +2,9 @@
  * A message's life: pending (campaign backlog in PostgreSQL) → queued (a job exists) → sending → a
  * terminal state. `cancelled`: its campaign was cancelled before the message was sent. `held`: its
  * sender domain cannot sign (its DKIM record stopped verifying); it waits, unsent, until the domain
- * verifies again and it goes back to `pending` — never sent unsigned.
+ * verifies again and it goes back to `pending` — never sent unsigned. `bounced` and `complained`
+ * come after `sent`: the receiving side answered later, through the inbound server (a hard bounce,
+ * a complaint report).
  */
 export const MESSAGE_STATUSES = [
   'pending',
@@ -13,6 +15,8 @@ export const MESSAGE_STATUSES = [
   'suppressed',
   'cancelled',
   'held',
+  'bounced',
+  'complained',
 ] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 export const TERMINAL_MESSAGE_STATUSES = [
@@ -20,6 +24,8 @@ export const TERMINAL_MESSAGE_STATUSES = [
   'failed',
   'suppressed',
   'cancelled',
+  'bounced',
+  'complained',
 ] as const satisfies readonly MessageStatus[]
 
 export const CAMPAIGN_STATUSES = [
@@ -45,3 +51,27 @@ export type DomainStatus = (typeof DOMAIN_STATUSES)[number]
 /** What each DNS record shown for a domain is for; `ownership` only when another tenant has the domain. */
 export const DOMAIN_RECORD_PURPOSES = ['dkim', 'return-path', 'spf', 'dmarc', 'ownership'] as const
 export type DomainRecordPurpose = (typeof DOMAIN_RECORD_PURPOSES)[number]
+
+/**
+ * What can happen to a message, each a `message_events` row written in the transaction that made it
+ * happen: `accepted` (the API or a campaign dispatch created it), `queued` (a job exists),
+ * `deferred` (the tenant's bucket was empty), `sent` (the next hop said 250), `retrying` (a
+ * transient error, another attempt is scheduled), `failed` (for good), `bounced` and `complained`
+ * (the inbound server heard so later), `suppressed` (skipped: the address is suppressed),
+ * `unsubscribed` (the recipient used its link), `opened` and `clicked` (tracking).
+ */
+export const MESSAGE_EVENT_TYPES = [
+  'accepted',
+  'queued',
+  'deferred',
+  'sent',
+  'retrying',
+  'failed',
+  'bounced',
+  'complained',
+  'suppressed',
+  'unsubscribed',
+  'opened',
+  'clicked',
+] as const
+export type MessageEventType = (typeof MESSAGE_EVENT_TYPES)[number]

@@ -46,6 +46,10 @@ export interface CampaignCounts {
   suppressed: number
   /** Not sent because the campaign was cancelled first. */
   cancelled: number
+  /** Sent, then bounced for good (a hard bounce heard by the inbound server). */
+  bounced: number
+  /** Sent, then reported as spam by its recipient. */
+  complained: number
 }
 
 const columns = {
@@ -106,6 +110,8 @@ export const emptyCampaignCounts = (): CampaignCounts => ({
   failed: 0,
   suppressed: 0,
   cancelled: 0,
+  bounced: 0,
+  complained: 0,
 })
 
 const bucket: Record<MessageStatus, keyof CampaignCounts> = {
@@ -118,6 +124,8 @@ const bucket: Record<MessageStatus, keyof CampaignCounts> = {
   cancelled: 'cancelled',
   // Waiting for its sender domain to verify again: not sent, not lost.
   held: 'pending',
+  bounced: 'bounced',
+  complained: 'complained',
 }
 
 /** Message counts by status for each campaign id given (of this tenant); served by the tenant/campaign/status index. */

@@ -90,6 +90,8 @@ export const suppressions = pgTable(
     reason: text('reason').$type<SuppressionReason>().notNull(),
     scope: text('scope').$type<SuppressionScope>().notNull().default('all'),
     messageId: uuid('message_id'),
+    /** Why, in the words of what caused it: a bounce's diagnostic, a complaint's feedback type. */
+    detail: text('detail'),
     createdAt: createdAt(),
   },
   (t) => [

@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { pollIntervalMs, progressPercent, summaryWithoutMessages } from './live-progress'
 
-const counts = { pending: 0, queued: 0, sent: 10, failed: 0, suppressed: 0, cancelled: 5 }
+const counts = {
+  pending: 0,
+  queued: 0,
+  sent: 10,
+  failed: 0,
+  suppressed: 0,
+  cancelled: 5,
+  bounced: 0,
+  complained: 0,
+}
 
 describe('pollIntervalMs', () => {
   it('polls every second while mail goes out, every two while waiting', () => {
