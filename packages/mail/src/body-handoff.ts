@@ -22,8 +22,9 @@ const installed = new WeakSet<Transporter>()
  * greeting, MAIL FROM, RCPT TO, the DATA command itself) leave the stream unread; nodemailer's own
  * pool relies on the same fact (`readableDidRead`) to requeue such a message on another connection.
  *
- * The hook wraps the final stream the transport reads (after DKIM signing or newline conversion,
- * which read their input early), not an inner transform. Installing twice on one transport is a no-op.
+ * The hook wraps the stream it is given when installed: install it after every other stream plugin
+ * (the DKIM signature check), so it wraps the final stream the transport reads, not one a signer
+ * reads whole as soon as it is created. Installing twice on one transport is a no-op.
  */
 export function installBodyHandoff(transport: Transporter): void {
   if (installed.has(transport)) return

@@ -26,7 +26,7 @@ const installed = new WeakSet<Transporter>()
  * without the header it errors with `SigningFailedError`, so not a byte of the message reaches the
  * server (nodemailer closes the connection mid-DATA, and a server keeps no message without its end).
  *
- * Install on a transport after `installBodyHandoff`; both wrap the stream the transport reads.
+ * Install on a transport before `installBodyHandoff`, whose hook must wrap this check's output.
  */
 export function installDkimSignatureCheck(transport: Transporter): void {
   if (installed.has(transport)) return

@@ -38,10 +38,12 @@ function createTransport(options: LaneTransportOptions, maxConnections: number):
     greetingTimeout: options.timeoutMs,
     socketTimeout: options.timeoutMs,
   })
-  // The mailer tells a lost reply (outcome unknown) from a failure before the body left by this.
-  installBodyHandoff(transport)
   // Per-message DKIM (`dkim` in sendMail) keeps one pool for every tenant's domain; never unsigned.
   installDkimSignatureCheck(transport)
+  // The mailer tells a lost reply (outcome unknown) from a failure before the body left by this.
+  // Installed last, so its hook wraps the outermost stream: the one the socket reads, not the
+  // signer's input, which is read whole as soon as the stream is created.
+  installBodyHandoff(transport)
   return transport
 }
 

@@ -31,8 +31,9 @@ export function createSmtpMailer(
   transport: Transport,
   options: { deadlineMs: number; connections: number },
 ): Mailer {
-  installBodyHandoff(transport)
+  // The signature check first: the hand-off hook must wrap the stream the socket reads.
   installDkimSignatureCheck(transport)
+  installBodyHandoff(transport)
   const connections = pLimit(options.connections)
   return {
     async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
