@@ -1,7 +1,10 @@
+import { generateKeyPairSync } from 'node:crypto'
+import type { AddressInfo } from 'node:net'
 import type { OutgoingMail } from '@fairlane/core/delivery'
 import { closeLaneTransports, createLaneTransports, type LaneTransports } from '@fairlane/mail'
 import { OutcomeUnknownSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import type { MailSink } from '@fairlane/mailsink/sink'
+import { SMTPServer } from 'smtp-server'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { startTestSink } from '../test-support/sink'
 import { createSmtpMailer } from './smtp-mailer'
@@ -110,5 +113,39 @@ describe('createSmtpMailer', () => {
     const refused = await mailer.send(mail('nobody-home@example.test')).catch((caught: unknown) => caught)
     expect(refused).toBeInstanceOf(TransientSendError)
     expect(refused).not.toBeInstanceOf(OutcomeUnknownSendError)
+  })
+
+  it('keeps a signed send refused before its body left transient, not of unknown outcome', async () => {
+    // A server that refuses every recipient: the message never goes past RCPT TO, so however the
+    // signer reads the message, the body was not handed over and another attempt is safe.
+    const refusing = new SMTPServer({
+      authOptional: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onRcptTo: (_address, _session, callback) =>
+        callback(Object.assign(new Error('4.2.1 mailbox busy'), { responseCode: 450 })),
+    })
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve))
+    const port = (refusing.server.address() as AddressInfo).port
+    const own = createLaneTransports({
+      smtpUrl: `smtp://127.0.0.1:${port}`,
+      timeoutMs: 2_000,
+      connections: { critical: 1, default: 1, bulk: 1 },
+    })
+    try {
+      const mailer = createSmtpMailer(own.default, { deadlineMs: 5_000, connections: 1 })
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+      const signed = {
+        ...mail('busy@example.test'),
+        dkim: { domainName: 'news.example', keySelector: 's1', privateKey },
+      }
+      const refused = await mailer.send(signed).catch((caught: unknown) => caught)
+      expect(refused).toBeInstanceOf(TransientSendError)
+      expect(refused).not.toBeInstanceOf(OutcomeUnknownSendError)
+      expect(refused).toMatchObject({ responseCode: 450 })
+    } finally {
+      closeLaneTransports(own)
+      await new Promise<void>((resolve) => refusing.close(() => resolve()))
+    }
   })
 })
