@@ -2,7 +2,8 @@ import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { isSigned } from './auth'
 import type { AuthChecks } from './auth-checks'
-import { type FaultTable, splitReply } from './faults'
+import { type FaultTable, isNotificationFault, matches, splitReply } from './faults'
+import type { Notifier } from './notifier'
 import { type Envelope, toStoredMessage } from './parse-message'
 import type { MessageStore } from './store'
 
@@ -15,6 +16,8 @@ export interface SmtpSinkOptions {
   logger: Logger
   /** Checks DKIM/SPF/DMARC of signed messages once they are accepted. */
   checks: AuthChecks
+  /** Sends the bounces and complaints of `bounce`/`complaint` faults; without it they are refused. */
+  notifier?: Notifier | undefined
   maxMessageBytes?: number
 }
 
@@ -32,7 +35,7 @@ export function smtpError(code: number, text: string): Error & { responseCode: n
 }
 
 export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
-  const { store, faults, logger, checks } = options
+  const { store, faults, logger, checks, notifier } = options
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
   const delays = new Set<() => void>()
   let closed = false
@@ -101,7 +104,9 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       return
     }
     const fault = faults.take(envelope.to)
-    if (fault) {
+    // A bounce or complaint comes after a normal 250; its delayMs is the notification's.
+    const notification = fault && isNotificationFault(fault) ? fault : undefined
+    if (fault && !notification) {
       logger.debug({ fault, session: session.id }, 'applying fault')
       if (fault.delayMs) await wait(fault.delayMs)
       // The sink shut down during the delay; the session has already been told 421.
@@ -127,6 +132,24 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       })
     }
     store.add(message, raw)
+    if (notification) {
+      const recipients = envelope.to.filter((to) => matches(notification.match, to.toLowerCase()))
+      if (notifier) {
+        notifier.schedule({
+          fault: notification,
+          recipients,
+          message: { id: message.id, messageId: message.messageId },
+          original: {
+            raw,
+            envelopeFrom: envelope.from,
+            arrivedAt: new Date(message.receivedAt),
+            sourceIp: session.remoteAddress,
+          },
+        })
+      } else {
+        logger.error({ fault: notification, id: message.id }, 'no notifier: INBOUND_SMTP_URL is not set')
+      }
+    }
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
