@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { FaultTable, matches, parseFaultSpec, splitReply } from './faults'
+import { FaultTable, isNotificationFault, matches, parseFaultSpec, splitReply } from './faults'
 
 describe('parseFaultSpec', () => {
   it('accepts a reply fault and normalises match', () => {
@@ -26,6 +26,47 @@ describe('parseFaultSpec', () => {
       value: { match: 'a@b.c', dropAfterData: true, times: 1 },
     })
     expect(parseFaultSpec({ match: 'a@b.c', dropAfterData: true, delayMs: 20 }).ok).toBe(true)
+  })
+
+  it('accepts bounce and complaint faults, whose delayMs is the wait before the notification', () => {
+    expect(parseFaultSpec({ match: '@example.com', bounce: ' 5.1.1 ', delayMs: 200, times: 3 })).toEqual({
+      ok: true,
+      value: { match: '@example.com', bounce: '5.1.1', delayMs: 200, times: 3 },
+    })
+    expect(parseFaultSpec({ match: 'a@b.c', bounce: '4.2.2' }).ok).toBe(true)
+    expect(parseFaultSpec({ match: 'a@b.c', bounce: '5.7.26' }).ok).toBe(true)
+    expect(parseFaultSpec({ match: 'a@b.c', bounce: '5.1.1', drop: false }).ok).toBe(true)
+    expect(parseFaultSpec({ match: 'A@B.C', complaint: true })).toEqual({
+      ok: true,
+      value: { match: 'a@b.c', complaint: true },
+    })
+  })
+
+  it.each([
+    [{ match: 'a@b.c', bounce: '2.0.0' }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '550' }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '5.1' }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '5.01.1' }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '5.1.1000' }, 'bounce'],
+    [{ match: 'a@b.c', bounce: 511 }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '5.1.1\r\n5.0.0' }, 'bounce'],
+    [{ match: 'a@b.c', complaint: false }, 'complaint'],
+    [{ match: 'a@b.c', complaint: 'yes' }, 'complaint'],
+    [{ match: 'a@b.c', bounce: '5.1.1', complaint: true }, 'bounce'],
+    [{ match: 'a@b.c', bounce: '5.1.1', reply: '550 x' }, 'reply'],
+    [{ match: 'a@b.c', complaint: true, drop: true }, 'drop'],
+    [{ match: 'a@b.c', complaint: true, dropAfterData: true }, 'dropAfterData'],
+    [{ match: 'a@b.c', bounce: '5.1.1', delayMs: 120_001 }, 'delayMs'],
+    [{ match: 'a@b.c', bounce: '5.1.1', times: 0 }, 'times'],
+    [{ match: 'nobody', bounce: '5.1.1' }, 'match'],
+    [{ match: 'a@b.c', bounce: '5.1.1', complain: true }, 'complain'],
+  ])('refuses the notification fault %j naming the field %s', (body, field) => {
+    const result = parseFaultSpec(body)
+    expect(result.ok).toBe(false)
+    if (!result.ok) {
+      expect(result.field).toBe(field)
+      expect(result.message).toContain(`"${field}"`)
+    }
   })
 
   it.each([
@@ -59,6 +100,16 @@ describe('parseFaultSpec', () => {
     const result = parseFaultSpec(body)
     expect(result.ok).toBe(false)
     if (!result.ok) expect(result.message).toContain(expected)
+  })
+})
+
+describe('isNotificationFault', () => {
+  it('tells the faults that answer 250 and report later from the others', () => {
+    const table = new FaultTable()
+    expect(isNotificationFault(table.add({ match: 'a@b.c', bounce: '5.1.1' }))).toBe(true)
+    expect(isNotificationFault(table.add({ match: 'a@b.c', complaint: true }))).toBe(true)
+    expect(isNotificationFault(table.add({ match: 'a@b.c', reply: '550 x' }))).toBe(false)
+    expect(isNotificationFault(table.add({ match: 'a@b.c', delayMs: 5 }))).toBe(false)
   })
 })
 

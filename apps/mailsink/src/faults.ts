@@ -20,19 +20,35 @@ export interface FaultSpec {
    * client never hears so (a reply lost to a timeout or a reset after DATA). The outcome is unknown.
    */
   dropAfterData?: boolean
+  /**
+   * Accept and store the message, then, `delayMs` later, send a delivery status notification (RFC
+   * 3464) with this status (`5.1.1`: failed, `4.2.2`: delayed) to its envelope sender: a bounce that a
+   * relay sends after it accepted the mail, as a remote MTA does.
+   */
+  bounce?: string
+  /** Accept and store the message, then, `delayMs` later, send an ARF abuse report (RFC 5965) about it. */
+  complaint?: boolean
 }
+
+/** Faults whose effect comes after the `250`: a notification sent to the envelope sender. */
+export type NotificationFault = Fault & ({ bounce: string } | { complaint: true })
 
 export interface Fault extends FaultSpec {
   id: string
 }
 
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; message: string }
+export type ParseResult<T> =
+  | { ok: true; value: T }
+  /** `field`: the body field at fault, when one is (answered as `details: [{ path }]`). */
+  | { ok: false; message: string; field?: string }
 
-const FIELDS = new Set(['match', 'reply', 'times', 'delayMs', 'drop', 'dropAfterData'])
+const FIELDS = new Set(['match', 'reply', 'times', 'delayMs', 'drop', 'dropAfterData', 'bounce', 'complaint'])
 const ADDRESS = /^[^\s@]+@[^\s@]+$/
 const DOMAIN = /^@[^\s@]+$/
 // A 4xx/5xx code, one space, then text; the text may start with an enhanced status code (4.7.1).
 const REPLY = /^([45]\d\d) (\S.*)$/
+// An enhanced status code (RFC 3463): class 4 or 5, subject and detail of 1–3 digits without leading zeros.
+const STATUS = /^[45]\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/
 // A CR or LF would let the reply text inject extra SMTP lines into the session.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/
@@ -51,24 +67,30 @@ export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
   if (unknown.length > 0) {
     return fail(
       `unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; allowed: ${[...FIELDS].join(', ')}`,
+      unknown[0],
     )
   }
 
   const spec: FaultSpec = { match: '' }
 
-  if (typeof input.match !== 'string') return fail('"match" is required: an address or "@domain"')
+  if (typeof input.match !== 'string') return fail('"match" is required: an address or "@domain"', 'match')
   const match = input.match.trim().toLowerCase()
   if (!ADDRESS.test(match) && !DOMAIN.test(match)) {
-    return fail(`"match" must be an address such as "user@example.com" or a domain such as "@example.com"`)
+    return fail(
+      `"match" must be an address such as "user@example.com" or a domain such as "@example.com"`,
+      'match',
+    )
   }
   spec.match = match
 
   if (input.reply !== undefined) {
-    if (typeof input.reply !== 'string') return fail('"reply" must be a string such as "451 4.7.1 try later"')
+    if (typeof input.reply !== 'string')
+      return fail('"reply" must be a string such as "451 4.7.1 try later"', 'reply')
     const reply = input.reply.trim()
     if (!REPLY.test(reply) || CONTROL.test(reply)) {
       return fail(
         '"reply" must be a 4xx or 5xx code, a space and text on one line, such as "550 5.1.1 no such user"',
+        'reply',
       )
     }
     spec.reply = reply
@@ -76,7 +98,7 @@ export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
 
   if (input.times !== undefined) {
     if (!Number.isSafeInteger(input.times) || (input.times as number) < 1) {
-      return fail('"times" must be a positive integer (omit it to apply the fault until cleared)')
+      return fail('"times" must be a positive integer (omit it to apply the fault until cleared)', 'times')
     }
     spec.times = input.times as number
   }
@@ -88,20 +110,39 @@ export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
       (delayMs as number) < 0 ||
       (delayMs as number) > MAX_FAULT_DELAY_MS
     ) {
-      return fail(`"delayMs" must be an integer from 0 to ${MAX_FAULT_DELAY_MS}`)
+      return fail(`"delayMs" must be an integer from 0 to ${MAX_FAULT_DELAY_MS}`, 'delayMs')
     }
     spec.delayMs = delayMs as number
   }
 
   if (input.drop !== undefined) {
-    if (typeof input.drop !== 'boolean') return fail('"drop" must be true or false')
+    if (typeof input.drop !== 'boolean') return fail('"drop" must be true or false', 'drop')
     spec.drop = input.drop
   }
 
   if (input.dropAfterData !== undefined) {
-    if (typeof input.dropAfterData !== 'boolean') return fail('"dropAfterData" must be true or false')
+    if (typeof input.dropAfterData !== 'boolean')
+      return fail('"dropAfterData" must be true or false', 'dropAfterData')
     spec.dropAfterData = input.dropAfterData
   }
+
+  if (input.bounce !== undefined) {
+    if (typeof input.bounce !== 'string' || !STATUS.test(input.bounce.trim())) {
+      return fail(
+        '"bounce" must be an enhanced status code with class 4 or 5, such as "5.1.1" or "4.2.2"',
+        'bounce',
+      )
+    }
+    spec.bounce = input.bounce.trim()
+  }
+
+  if (input.complaint !== undefined) {
+    if (input.complaint !== true)
+      return fail('"complaint" must be true (omit it for no complaint)', 'complaint')
+    spec.complaint = true
+  }
+
+  if (spec.bounce !== undefined || spec.complaint === true) return notificationFault(spec)
 
   if (
     spec.reply === undefined &&
@@ -109,16 +150,46 @@ export function parseFaultSpec(body: unknown): ParseResult<FaultSpec> {
     spec.drop !== true &&
     spec.dropAfterData !== true
   ) {
-    return fail('a fault needs at least one of "reply", "delayMs", "drop": true or "dropAfterData": true')
+    return fail(
+      'a fault needs at least one of "reply", "delayMs", "drop": true, "dropAfterData": true, "bounce" or "complaint": true',
+    )
   }
   if (spec.reply !== undefined && (spec.drop === true || spec.dropAfterData === true)) {
     const field = spec.drop === true ? 'drop' : 'dropAfterData'
-    return fail(`"reply" and "${field}" exclude each other: a dropped connection cannot carry a reply`)
+    return fail(
+      `"reply" and "${field}" exclude each other: a dropped connection cannot carry a reply`,
+      'reply',
+    )
   }
   if (spec.drop === true && spec.dropAfterData === true) {
-    return fail('"drop" and "dropAfterData" exclude each other: the message is either stored or not')
+    return fail('"drop" and "dropAfterData" exclude each other: the message is either stored or not', 'drop')
   }
   return { ok: true, value: spec }
+}
+
+/**
+ * A bounce or complaint fault answers `250` and stores the message, so it excludes everything that
+ * changes the reply; its `delayMs` is the wait before the notification, not before the reply.
+ */
+function notificationFault(spec: FaultSpec): ParseResult<FaultSpec> {
+  const field = spec.bounce !== undefined ? 'bounce' : 'complaint'
+  if (spec.bounce !== undefined && spec.complaint === true) {
+    return fail('"bounce" and "complaint" exclude each other: add two faults for both', 'bounce')
+  }
+  for (const other of ['reply', 'drop', 'dropAfterData'] as const) {
+    if (spec[other] !== undefined && spec[other] !== false) {
+      return fail(
+        `"${field}" and "${other}" exclude each other: a ${field} fault accepts the message with 250`,
+        other,
+      )
+    }
+  }
+  return { ok: true, value: spec }
+}
+
+/** Whether a fault asks for a notification after the message is accepted. */
+export function isNotificationFault(fault: Fault): fault is NotificationFault {
+  return fault.bounce !== undefined || fault.complaint === true
 }
 
 /** Splits a validated reply into what smtp-server needs: the code, and the text it writes after it. */
@@ -178,6 +249,6 @@ export class FaultTable {
   }
 }
 
-function fail(message: string): ParseResult<never> {
-  return { ok: false, message }
+function fail(message: string, field?: string): ParseResult<never> {
+  return field === undefined ? { ok: false, message } : { ok: false, message, field }
 }

@@ -11,6 +11,7 @@ import type { AuthChecks } from './auth-checks'
 import { type FaultTable, parseFaultSpec } from './faults'
 import { HttpError, readJsonBody, sendError, sendHtml, sendJson, sendNoContent } from './http-io'
 import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
+import { NOTIFICATION_STATUSES, type NotificationStatus, type Notifier } from './notifier'
 import { type MessageFilter, type MessageStore, parseSince, type StoredMessage } from './store'
 
 export interface HttpSinkOptions {
@@ -21,6 +22,8 @@ export interface HttpSinkOptions {
   dns?: DnsServer | undefined
   /** Checks still running: what a reader is about to see waits for them. */
   checks: AuthChecks
+  /** Sends the reports of `bounce`/`complaint` faults; without it those faults are refused. */
+  notifier?: Notifier | undefined
 }
 
 /** Longer than a check may take (auth.ts's timeout), so a reader never sees "not checked yet". */
@@ -49,7 +52,7 @@ interface Route {
 export function createHttpHandler(
   options: HttpSinkOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, faults, logger, dns, checks } = options
+  const { store, faults, logger, dns, checks, notifier } = options
   const settled = async <T extends StoredMessage | StoredMessage[]>(found: T): Promise<T> => {
     await checks.settled(Array.isArray(found) ? found : [found], SETTLE_MS)
     return found
@@ -83,7 +86,14 @@ export function createHttpHandler(
     },
     {
       path: /^\/health$/,
-      methods: { GET: ({ res }) => sendJson(res, 200, { ok: true, messages: store.size }) },
+      methods: {
+        GET: ({ res }) =>
+          sendJson(res, 200, {
+            ok: true,
+            messages: store.size,
+            ...(notifier && { notifications: notifier.summary() }),
+          }),
+      },
     },
     {
       path: /^\/messages$/,
@@ -120,12 +130,34 @@ export function createHttpHandler(
         GET: ({ res }) => sendJson(res, 200, faults.list()),
         POST: async ({ req, res }) => {
           const parsed = parseFaultSpec(await readJsonBody(req))
-          if (!parsed.ok) throw new HttpError(400, 'invalid_fault', parsed.message)
+          if (!parsed.ok) throw new HttpError(400, 'invalid_fault', parsed.message, {}, parsed.field)
+          const notifying =
+            parsed.value.bounce !== undefined ? 'bounce' : parsed.value.complaint ? 'complaint' : ''
+          if (notifying && !notifier) {
+            throw new HttpError(
+              400,
+              'invalid_fault',
+              `"${notifying}" needs somewhere to send the report: start the sink with INBOUND_SMTP_URL set (pnpm start does)`,
+              {},
+              notifying,
+            )
+          }
           const fault = faults.add(parsed.value)
           logger.info({ fault }, 'fault added')
           sendJson(res, 201, fault)
         },
         DELETE: ({ res }) => sendJson(res, 200, { cleared: faults.clear() }),
+      },
+    },
+    {
+      path: /^\/notifications$/,
+      methods: {
+        GET: ({ res, query }) => {
+          const status = notificationStatus(query)
+          const sender = notifier ?? noNotifier()
+          sendJson(res, 200, { ...sender.summary(), notifications: sender.list(status) })
+        },
+        DELETE: ({ res }) => sendJson(res, 200, { cleared: (notifier ?? noNotifier()).clear() }),
       },
     },
     {
@@ -212,6 +244,29 @@ export function createHttpHandler(
       )
     })
   }
+}
+
+function noNotifier(): never {
+  throw new HttpError(
+    404,
+    'notifications_off',
+    'this mail sink sends no notifications: start it with INBOUND_SMTP_URL set (pnpm start does)',
+  )
+}
+
+function notificationStatus(query: URLSearchParams): NotificationStatus | undefined {
+  const status = query.get('status')?.trim()
+  if (!status) return undefined
+  if (!(NOTIFICATION_STATUSES as readonly string[]).includes(status)) {
+    throw new HttpError(
+      400,
+      'invalid_status',
+      `"status" must be one of ${NOTIFICATION_STATUSES.join(', ')}`,
+      {},
+      'status',
+    )
+  }
+  return status as NotificationStatus
 }
 
 const FIELDS = [

@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises'
 import { connect, type Socket } from 'node:net'
 import { eventually, freePort, spawnEntry } from '@fairlane/testing'
+import { createTransport } from 'nodemailer'
 import { describe, expect, it } from 'vitest'
 
 /**
@@ -30,6 +31,49 @@ describe('mail sink process', () => {
         type: 'TXT',
         name: 'bounces.fairlane.localhost',
         value: 'v=spf1 ip4:127.0.0.0/8 ip6:::1 ~all',
+      })
+    } finally {
+      sink.child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('mail sink process reports', () => {
+  it('sends the reports of its bounce faults to INBOUND_SMTP_URL, and records that nobody answered', async () => {
+    const [smtpPort, httpPort, inboundPort] = [await freePort(), await freePort(), await freePort()]
+    const sink = spawnEntry('apps/mailsink/src/main.ts', {
+      MAILSINK_SMTP_PORT: String(smtpPort),
+      MAILSINK_HTTP_PORT: String(httpPort),
+      INBOUND_SMTP_URL: `smtp://127.0.0.1:${inboundPort}`,
+    })
+    try {
+      await eventually(() => sink.output().includes('mailsink: SMTP'), {
+        timeoutMs: 30_000,
+        what: 'the sink',
+      })
+      const base = `http://127.0.0.1:${httpPort}`
+      const fault = await fetch(`${base}/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ match: 'gone@example.com', bounce: '5.1.1' }),
+      })
+      expect(fault.status).toBe(201)
+      await createTransport({ host: '127.0.0.1', port: smtpPort, ignoreTLS: true }).sendMail({
+        from: 'news@shop.example',
+        to: 'gone@example.com',
+        subject: 'to a dead address',
+        text: 'hello',
+        envelope: { from: 'b+1@bounces.fairlane.test', to: ['gone@example.com'] },
+      })
+      const failed = await eventually(async () => {
+        const listed = (await (await fetch(`${base}/notifications?status=failed`)).json()) as {
+          notifications: Array<{ to: string; error: string }>
+        }
+        return listed.notifications[0]
+      })
+      expect(failed).toMatchObject({
+        to: 'b+1@bounces.fairlane.test',
+        error: expect.stringContaining(`127.0.0.1:${inboundPort}`),
       })
     } finally {
       sink.child.kill('SIGKILL')

@@ -21,6 +21,7 @@ try {
     maxMessages: config.MAILSINK_MAX_MESSAGES,
     dnsPort: sinkDnsPort(config),
     dnsServers: config.DNS_SERVERS,
+    inboundSmtpUrl: config.INBOUND_SMTP_URL,
     logger,
   })
 } catch (error) {

@@ -7,6 +7,7 @@ import { createAuthChecker, dnsResolver } from './auth'
 import { AuthChecks } from './auth-checks'
 import { FaultTable } from './faults'
 import { createHttpHandler } from './http'
+import { Notifier } from './notifier'
 import { createSmtpSink } from './smtp'
 import { MessageStore } from './store'
 
@@ -31,7 +32,17 @@ export interface MailSinkOptions {
   dnsServers?: readonly string[] | undefined
   /** Replaces the lookups altogether (tests count them). */
   resolver?: DNSResolver | undefined
+  /**
+   * Where `bounce` and `complaint` faults send their reports (`INBOUND_SMTP_URL`, `smtp://host:port`).
+   * Undefined: such faults are refused with 400.
+   */
+  inboundSmtpUrl?: string | undefined
+  /** The host name the sink writes reports in (Reporting-MTA, MAILER-DAEMON@…); default MTA_NAME. */
+  mtaName?: string | undefined
 }
+
+/** The sink's name as a reporting MTA, unless `mtaName` says otherwise. */
+export const MTA_NAME = 'mailsink.fairlane.localhost'
 
 export interface MailSink {
   smtpPort: number
@@ -40,7 +51,9 @@ export interface MailSink {
   dns: DnsServer | undefined
   store: MessageStore
   faults: FaultTable
-  /** Stops both servers; safe to call more than once. */
+  /** The bounces and complaints owed and sent; undefined without `inboundSmtpUrl`. */
+  notifier: Notifier | undefined
+  /** Sends the pending notifications (see Notifier), then stops the servers; safe to call more than once. */
   close(): Promise<void>
 }
 
@@ -70,8 +83,11 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const dns = options.dnsPort === undefined ? undefined : await startDns(host, options.dnsPort)
   const servers = options.dnsServers?.length ? options.dnsServers : dns ? [dns.address] : undefined
   const checks = new AuthChecks(createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) }))
-  const smtp = createSmtpSink({ store, faults, logger, checks })
-  const http = createServer(createHttpHandler({ store, faults, logger, dns, checks }))
+  const notifier = options.inboundSmtpUrl
+    ? new Notifier({ inboundSmtpUrl: options.inboundSmtpUrl, mtaName: options.mtaName ?? MTA_NAME, logger })
+    : undefined
+  const smtp = createSmtpSink({ store, faults, logger, checks, notifier })
+  const http = createServer(createHttpHandler({ store, faults, logger, dns, checks, notifier }))
   http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     logger.debug({ err: error.message, code: error.code }, 'http client error')
     if (!socket.writable) return
@@ -90,22 +106,39 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
       throw error
     }
   } catch (error) {
+    await notifier?.close()
     await dns?.close()
     throw error
   }
   logger.info(
-    { host, smtpPort, httpPort, dnsPort: dns?.port, dnsServers: servers, maxMessages: options.maxMessages },
+    {
+      host,
+      smtpPort,
+      httpPort,
+      dnsPort: dns?.port,
+      dnsServers: servers,
+      maxMessages: options.maxMessages,
+      inboundSmtpUrl: options.inboundSmtpUrl && redactUrl(options.inboundSmtpUrl),
+    },
     'mailsink listening',
   )
 
   let closing: Promise<void> | undefined
   const close = () => {
-    closing ??= Promise.all([smtp.close(), closeHttp(http), dns?.close()]).then(() =>
-      logger.info('mailsink stopped'),
-    )
+    // Notifications first, while the SMTP server still listens: INBOUND_SMTP_URL may be the sink itself.
+    closing ??= (notifier?.close() ?? Promise.resolve())
+      .then(() => Promise.all([smtp.close(), closeHttp(http), dns?.close()]))
+      .then(() => logger.info('mailsink stopped'))
     return closing
   }
-  return { smtpPort, httpPort, dns, store, faults, close }
+  return { smtpPort, httpPort, dns, store, faults, notifier, close }
+}
+
+/** The URL without its password, for the log. */
+function redactUrl(value: string): string {
+  const url = new URL(value)
+  if (url.password) url.password = '***'
+  return url.toString()
 }
 
 async function startDns(host: string, port: number): Promise<DnsServer> {

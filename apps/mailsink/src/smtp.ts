@@ -2,9 +2,10 @@ import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { isSigned } from './auth'
 import type { AuthChecks } from './auth-checks'
-import { type FaultTable, splitReply } from './faults'
+import { type FaultTable, isNotificationFault, matches, type NotificationFault, splitReply } from './faults'
+import type { Notifier } from './notifier'
 import { type Envelope, toStoredMessage } from './parse-message'
-import type { MessageStore } from './store'
+import type { MessageStore, StoredMessage } from './store'
 
 /** Advertised with SIZE; larger messages are refused with 552 and never buffered past the limit. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024
@@ -15,6 +16,8 @@ export interface SmtpSinkOptions {
   logger: Logger
   /** Checks DKIM/SPF/DMARC of signed messages once they are accepted. */
   checks: AuthChecks
+  /** Sends the bounces and complaints of `bounce`/`complaint` faults; without it they are refused. */
+  notifier?: Notifier | undefined
   maxMessageBytes?: number
 }
 
@@ -32,7 +35,7 @@ export function smtpError(code: number, text: string): Error & { responseCode: n
 }
 
 export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
-  const { store, faults, logger, checks } = options
+  const { store, faults, logger, checks, notifier } = options
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
   const delays = new Set<() => void>()
   let closed = false
@@ -101,7 +104,9 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       return
     }
     const fault = faults.take(envelope.to)
-    if (fault) {
+    // A bounce or complaint comes after a normal 250; its delayMs is the notification's.
+    const notification = fault && isNotificationFault(fault) ? fault : undefined
+    if (fault && !notification) {
       logger.debug({ fault, session: session.id }, 'applying fault')
       if (fault.delayMs) await wait(fault.delayMs)
       // The sink shut down during the delay; the session has already been told 421.
@@ -127,6 +132,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       })
     }
     store.add(message, raw)
+    if (notification) notifyLater(notification, message, raw, session)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.
       logger.debug({ id: message.id, session: session.id }, 'message stored; dropping without a reply')
@@ -135,6 +141,31 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     }
     logger.debug({ id: message.id, to: message.to, subject: message.subject }, 'message accepted')
     callback(null, `OK: queued as ${message.id}`)
+  }
+
+  /** Hands the report a bounce or complaint fault asks for to the notifier, about the recipients it matches. */
+  function notifyLater(
+    fault: NotificationFault,
+    message: StoredMessage,
+    raw: Buffer,
+    session: SMTPServerSession,
+  ): void {
+    if (!notifier) {
+      // Only a fault added in code can get here: POST /faults refuses them without a notifier.
+      logger.error({ fault, id: message.id }, 'no report sent: the sink has no INBOUND_SMTP_URL')
+      return
+    }
+    notifier.schedule({
+      fault,
+      recipients: message.envelope.to.filter((to) => matches(fault.match, to.toLowerCase())),
+      message: { id: message.id, messageId: message.messageId },
+      original: {
+        raw,
+        envelopeFrom: message.envelope.from,
+        arrivedAt: new Date(message.receivedAt),
+        sourceIp: session.remoteAddress,
+      },
+    })
   }
 
   // smtp-server gives handlers no socket; the session id is the connection id, so look it up there.

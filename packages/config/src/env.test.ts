@@ -22,6 +22,7 @@ describe('environment schema', () => {
     expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/fairlane')
     expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379')
     expect(config.SMTP_URL).toBe('smtp://127.0.0.1:2525')
+    expect(config.INBOUND_SMTP_URL).toBe('smtp://127.0.0.1:2526')
     expect(config.WEB_PORT).toBe(3000)
     expect(config.WORKER_METRICS_PORT).toBe(9464)
     expect(config.MAILSINK_HTTP_PORT).toBe(8025)
@@ -71,6 +72,10 @@ describe('environment schema', () => {
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL: expected/],
     [{ REDIS_URL: 'http://localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
     [{ SMTP_URL: 'localhost:25' }, /^SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/],
+    [
+      { INBOUND_SMTP_URL: 'http://127.0.0.1:2526' },
+      /^INBOUND_SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/,
+    ],
     [{ APP_URL: 'ftp://x' }, /^APP_URL: expected a http:\/\/ or https:\/\/ URL/],
     [{ WEB_PORT: '70000' }, /^WEB_PORT: expected a port between 0 and 65535 \(got "70000"\)/],
     [{ WORKER_METRICS_PORT: 'abc' }, /^WORKER_METRICS_PORT: expected a port number \(got "abc"\)/],

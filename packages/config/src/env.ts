@@ -359,6 +359,13 @@ export const envSchema = z
       .min(0, 'expected a port between 0 and 65535')
       .max(65535, 'expected a port between 0 and 65535')
       .optional(),
+    /**
+     * The inbound SMTP server that reads bounces and complaints (apps/inbound): where the mail sink
+     * sends the DSNs and ARF reports its `bounce` and `complaint` faults ask for, as a remote MTA would.
+     */
+    INBOUND_SMTP_URL: urlWithProtocols(['smtp:', 'smtps:'], 'smtp://127.0.0.1:2526').default(
+      'smtp://127.0.0.1:2526',
+    ),
 
     CRITICAL_CONCURRENCY: positiveInt(20, 1000),
     DEFAULT_CONCURRENCY: positiveInt(10, 1000),

@@ -111,7 +111,8 @@ export async function launchPlatform(
         command: tsx,
         args: [...watch, 'apps/mailsink/src/main.ts'],
         cwd: root,
-        env,
+        // The sink's bounce and complaint faults report to the inbound server, as a remote MTA would.
+        env: { ...env, INBOUND_SMTP_URL: config.INBOUND_SMTP_URL },
         colorIndex: 0,
         output: options.output,
       }),
