@@ -3,7 +3,9 @@ import type { FeedbackMail } from './feedback-mail'
 import { readDeliveryStatus } from './read-delivery-status'
 import { readFeedback } from './read-feedback'
 
-function mail(partial: Partial<FeedbackMail> & { headers?: Record<string, string> }): FeedbackMail {
+function mail(
+  partial: Partial<Omit<FeedbackMail, 'headers'>> & { headers?: Record<string, string> },
+): FeedbackMail {
   const { headers = {}, ...rest } = partial
   return {
     subject: '',
