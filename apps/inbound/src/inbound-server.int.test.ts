@@ -2,7 +2,9 @@ import { connect } from 'node:net'
 import { Readable } from 'node:stream'
 import { buildReturnPath, parseReturnPath } from '@fairlane/core'
 import { eventually } from '@fairlane/testing'
+import pino from 'pino'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { type Inbound, startInbound } from './start-inbound'
 import { counted, eventsOf, setupInbound, statusOf, suppressionOf } from './test-support/inbound'
 import { dsn, outOfOffice } from './test-support/reports'
 import {
@@ -140,6 +142,86 @@ describe('limits', () => {
     expect(answer).toMatch(/421 .*[Tt]imeout/)
   })
 })
+
+describe('slow and greedy clients', () => {
+  let strict: Inbound
+  beforeAll(async () => {
+    strict = await startInbound({
+      db: harness.db,
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      smtpPort: 0,
+      httpPort: 0,
+      secrets: TEST_SECRETS,
+      bounceDomain: TEST_BOUNCE_DOMAIN,
+      softBounceLimit: 3,
+      limits: { dataTimeoutMs: 500, maxClients: 2 },
+    })
+    return () => strict.close()
+  })
+
+  it('disconnects a client whose DATA trickles in for longer than the DATA limit', async () => {
+    const verp = returnPathOf(await createMessage(harness.db, { tenantId: acme, to: address('slow') }))
+    const started = Date.now()
+    const closed = await conversation(strict.smtpPort, async (say) => {
+      await say('EHLO slow.test\r\n')
+      await say('MAIL FROM:<>\r\n')
+      await say(`RCPT TO:<${verp}>\r\n`)
+      await say('DATA\r\n')
+      // A line every 100 ms keeps the socket busy, so only the DATA limit can end this.
+      for (let line = 0; line < 50; line++)
+        if (!(await say(`X-Line-${line}: still coming\r\n`, 100))) return true
+      return false
+    })
+    expect(closed).toBe(true)
+    expect(Date.now() - started).toBeLessThan(4_000)
+  })
+
+  it('answers 421 to a client past the limit of clients at once', async () => {
+    const holders = [connect(strict.smtpPort, '127.0.0.1'), connect(strict.smtpPort, '127.0.0.1')]
+    try {
+      await Promise.all(holders.map((socket) => new Promise((resolve) => socket.once('data', resolve))))
+      const third = await new Promise<string>((resolve) => {
+        const socket = connect(strict.smtpPort, '127.0.0.1')
+        let received = ''
+        socket.on('data', (chunk) => {
+          received += chunk
+        })
+        socket.on('close', () => resolve(received))
+      })
+      expect(third).toMatch(/^421 /)
+    } finally {
+      for (const socket of holders) socket.destroy()
+    }
+  })
+})
+
+/**
+ * A hand-driven SMTP session: `say` writes a line (after `delayMs`) and answers false once the
+ * server has closed the connection. Resolves with what `script` returns.
+ */
+async function conversation<T>(
+  port: number,
+  script: (say: (line: string, delayMs?: number) => Promise<boolean>) => Promise<T>,
+): Promise<T> {
+  const socket = connect(port, '127.0.0.1')
+  let open = true
+  socket.on('close', () => {
+    open = false
+  })
+  socket.on('error', () => {})
+  await new Promise((resolve) => socket.once('data', resolve))
+  try {
+    return await script(async (line, delayMs = 20) => {
+      await new Promise((resolve) => setTimeout(resolve, delayMs))
+      if (!open) return false
+      socket.write(line)
+      return true
+    })
+  } finally {
+    socket.destroy()
+  }
+}
 
 describe('automatic replies, health and metrics', () => {
   it('records an out-of-office as an auto-reply and changes nothing', async () => {
