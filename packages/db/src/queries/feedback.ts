@@ -228,8 +228,9 @@ async function deliveredSince(
 
 /**
  * Gives each listed `sent` message the status its feedback events call for (complained over a hard
- * bounce), then answers every listed message's status. The events are read through the timeline
- * index (tenant_id, message_id).
+ * bounce), and answers every listed message's status, in one statement: a status read apart from the
+ * update could be a send recorded in between, seen as `sent` and never settled. The events are read
+ * through the timeline index (tenant_id, message_id).
  */
 export async function settleFeedbackStatuses(
   db: Executor,
@@ -237,22 +238,27 @@ export async function settleFeedbackStatuses(
 ): Promise<{ messageId: string; status: MessageStatus }[]> {
   if (refs.length === 0) return []
   const list = JSON.stringify(refs.map((ref) => ({ id: ref.messageId, tenant_id: ref.tenantId })))
-  await db.execute(sql`
-    update messages m
-    set status = target.status, updated_at = now()
-    from (
+  return db.execute<{ messageId: string; status: MessageStatus }>(sql`
+    with listed as (
+      select * from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid)
+    ), target as (
       select e.tenant_id, e.message_id,
         case when bool_or(e.type = 'complained') then 'complained' else 'bounced' end as status
-      from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid)
+      from listed v
       join message_events e on e.tenant_id = v.tenant_id and e.message_id = v.id
       where e.type = 'complained' or (e.type = 'bounced' and e.detail ->> 'kind' = 'hard')
       group by e.tenant_id, e.message_id
-    ) as target
-    where m.id = target.message_id and m.tenant_id = target.tenant_id and m.status = 'sent'`)
-  return db.execute<{ messageId: string; status: MessageStatus }>(sql`
-    select m.id as "messageId", m.status
-    from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid)
-    join messages m on m.id = v.id and m.tenant_id = v.tenant_id`)
+    ), settled as (
+      update messages m
+      set status = target.status, updated_at = now()
+      from target
+      where m.id = target.message_id and m.tenant_id = target.tenant_id and m.status = 'sent'
+      returning m.id, m.status
+    )
+    select m.id as "messageId", coalesce(settled.status, m.status) as status
+    from listed v
+    join messages m on m.id = v.id and m.tenant_id = v.tenant_id
+    left join settled on settled.id = m.id`)
 }
 
 /**
