@@ -12,8 +12,9 @@ const WAITING: readonly MessageStatus[] = ['pending', 'queued', 'sending', 'held
  * (its grouped mark-sent has not committed, or it died between the reply and the commit and the send
  * will be retried). The event and the suppression are written at once; the status cannot be, since
  * the worker marks only a `sending` row sent. This gives each such message the status its events call
- * for once it is `sent`, and answers the ones still waiting (unsent, or sent an instant ago), to be tried again later. A message that
- * ended otherwise (failed, suppressed, cancelled) or was deleted is let go.
+ * for once it is `sent`, and answers the ones still waiting (unsent, or sent an instant ago), to be
+ * tried again later. A message that ended otherwise (failed, suppressed, cancelled) or was deleted is
+ * let go.
  */
 export async function settleFeedbackStatuses(
   refs: readonly MessageRef[],
