@@ -89,7 +89,7 @@ export async function applyFeedback(
     const ids = { messageId: message.id, tenantId: message.tenantId }
     switch (feedback.kind) {
       case 'bounce':
-        return applyBounce(tx, message, pickRecipient(feedback.recipients, message.toAddress), input, deps)
+        return applyBounce(tx, message, feedback, input, deps)
       case 'complaint':
         return applyComplaint(tx, message, feedback, input, deps)
       default:
@@ -101,13 +101,13 @@ export async function applyFeedback(
 async function applyBounce(
   tx: FeedbackTransaction,
   message: FeedbackMessage,
-  recipient: BounceRecipient,
+  feedback: Extract<Feedback, { kind: 'bounce' }>,
   input: ApplyFeedbackInput,
   deps: ApplyFeedbackDeps,
 ): Promise<FeedbackOutcome> {
+  const recipient = pickRecipient(feedback.recipients, message.toAddress)
   const kind = recipient.kind === 'hard' ? 'hard-bounce' : 'soft-bounce'
   const base = { kind, messageId: message.id, tenantId: message.tenantId } as const
-  const feedback = input.feedback as Extract<Feedback, { kind: 'bounce' }>
   const written = await tx.recordEvent({
     ...ids(message),
     type: 'bounced',
@@ -127,12 +127,11 @@ async function applyBounce(
     ),
   })
   if (!written) return { ...base, duplicate: true, suppressed: false, statusPending: false }
-  const email = message.toAddress.toLowerCase()
   if (recipient.kind === 'hard') {
     await tx.setStatus({ ...ids(message), status: 'bounced', from: ['sent'] })
     await tx.suppress({
       ...ids(message),
-      email,
+      email: message.toAddress.toLowerCase(),
       reason: 'hard-bounce',
       detail: recipient.diagnostic ?? `status ${recipient.status}`,
     })
@@ -143,6 +142,21 @@ async function applyBounce(
       statusPending: NOT_YET_SENT.includes(message.status),
     }
   }
+  const suppressed = await countSoftBounceOf(tx, message, recipient, deps)
+  return { ...base, duplicate: false, suppressed, statusPending: false }
+}
+
+/**
+ * One more soft bounce for the message's address (`countSoftBounce` decides); suppresses the address
+ * when that reaches the limit. Answers whether it did.
+ */
+async function countSoftBounceOf(
+  tx: FeedbackTransaction,
+  message: FeedbackMessage,
+  recipient: BounceRecipient,
+  deps: ApplyFeedbackDeps,
+): Promise<boolean> {
+  const email = message.toAddress.toLowerCase()
   const now = deps.clock.now()
   const previous = await tx.lockSoftBounces({ tenantId: message.tenantId, email, now })
   const deliveredSinceLast =
@@ -170,7 +184,7 @@ async function applyBounce(
       detail: `${count.record.softCount} soft bounces within ${deps.softBounce.windowDays} days without a delivery; the last: ${recipient.diagnostic ?? `status ${recipient.status}`}`,
     })
   }
-  return { ...base, duplicate: false, suppressed: count.suppress, statusPending: false }
+  return count.suppress
 }
 
 async function applyComplaint(
