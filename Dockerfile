@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every Fairlane process. The default command runs the web app; docker-compose.yml
-# runs the worker, the mail sink and the one-shot migration from the same image with `command:`.
+# runs the worker, the inbound server, the mail sink and the one-shot migration from the same image
+# with `command:`.
 # Run it with an init process (`docker run --init`, compose `init: true`) so SIGTERM reaches node
 # and the worker can drain before the orchestrator's grace period ends.
 
@@ -19,6 +20,7 @@ FROM base AS deps
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
 # Every workspace package's manifest, listed one by one: pnpm needs all of them to honour the
 # lockfile. A new package must be added here (packages/stack/src/compose.test.ts checks it).
+COPY apps/inbound/package.json apps/inbound/
 COPY apps/mailsink/package.json apps/mailsink/
 COPY apps/web/package.json apps/web/
 COPY apps/worker/package.json apps/worker/
@@ -49,13 +51,13 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     WEB_PORT=3000
-# The whole built tree, dev dependencies included: worker, sink and migrations run TypeScript
+# The whole built tree, dev dependencies included: worker, inbound, sink and migrations run TypeScript
 # through tsx (`node --import tsx …`), which is a dev dependency of the workspace root.
 # Owned by root and read-only to the app; only Next.js's cache directory is writable.
 COPY --from=build /app /app
 RUN mkdir -p apps/web/.next/cache && chown -R node:node apps/web/.next/cache
 USER node
-EXPOSE 3000 2525 8025 8025/udp 9464
+EXPOSE 3000 2525 2526 8025 8025/udp 9464 9466
 # The web process's own entry: the HTTP API straight to its handlers, everything else through the
 # Next.js build above; on HOST:WEB_PORT. node directly, not through pnpm and a shell, so SIGTERM
 # reaches the server and it drains.

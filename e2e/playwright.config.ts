@@ -68,6 +68,8 @@ export default defineConfig({
       MAILSINK_SMTP_PORT: '2625',
       MAILSINK_HTTP_PORT: '8125',
       WORKER_METRICS_PORT: '9564',
+      INBOUND_SMTP_PORT: '2626',
+      INBOUND_HTTP_PORT: '9566',
       SMTP_URL: 'smtp://127.0.0.1:2625',
       APP_URL: E2E.webUrl,
       QUEUE_PREFIX: E2E.queuePrefix,

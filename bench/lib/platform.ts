@@ -70,6 +70,8 @@ export async function startBenchPlatform(
     MAILSINK_SMTP_PORT: String(2725 + offset),
     MAILSINK_HTTP_PORT: String(8225 + offset),
     WORKER_METRICS_PORT: String(9664 + offset),
+    INBOUND_SMTP_PORT: String(2925 + offset),
+    INBOUND_HTTP_PORT: String(9864 + offset),
     SMTP_URL: `smtp://127.0.0.1:${2725 + offset}`,
     APP_URL: `http://127.0.0.1:${3200 + offset}`,
     QUEUE_PREFIX: `fairlane-bench-${name}`,

@@ -32,6 +32,28 @@ describe('environment schema', () => {
     expect(config.METRICS_TOP_TENANTS).toBe(10)
   })
 
+  it('reads the inbound server settings, refusing each wrong one by name', () => {
+    const config = parseConfig({})
+    expect([
+      config.INBOUND_SMTP_PORT,
+      config.INBOUND_SMTP_URL,
+      config.INBOUND_HTTP_PORT,
+      config.SOFT_BOUNCE_LIMIT,
+    ]).toEqual([2526, 'smtp://127.0.0.1:2526', 9466, 3])
+    const problems = problemsOf({
+      INBOUND_SMTP_PORT: '70000',
+      INBOUND_SMTP_URL: 'http://inbound:2526',
+      INBOUND_HTTP_PORT: 'nine',
+      SOFT_BOUNCE_LIMIT: '0',
+    })
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'INBOUND_HTTP_PORT',
+      'INBOUND_SMTP_PORT',
+      'INBOUND_SMTP_URL',
+      'SOFT_BOUNCE_LIMIT',
+    ])
+  })
+
   it('reads SCHEDULE_TIME_ZONE as an IANA zone name', () => {
     expect(parseConfig({ SCHEDULE_TIME_ZONE: 'Asia/Ho_Chi_Minh' }).SCHEDULE_TIME_ZONE).toBe(
       'Asia/Ho_Chi_Minh',

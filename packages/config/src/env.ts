@@ -367,6 +367,17 @@ export const envSchema = z
       'smtp://127.0.0.1:2526',
     ),
 
+    /**
+     * The inbound SMTP server (apps/inbound) that reads bounces and complaint reports sent to return
+     * paths: the port it listens on, and the URL other processes (the mail sink acting as a remote
+     * MTA) reach it by. Its health and metrics are served over HTTP on `INBOUND_HTTP_PORT`.
+     */
+    INBOUND_SMTP_PORT: port(2526),
+    INBOUND_SMTP_URL: urlWithProtocols(['smtp:'], 'smtp://127.0.0.1:2526').default('smtp://127.0.0.1:2526'),
+    INBOUND_HTTP_PORT: port(9466),
+    /** Soft bounces (full mailbox, greylisting that never ended) within 30 days, with no delivery between, that suppress an address. */
+    SOFT_BOUNCE_LIMIT: positiveInt(3, 100),
+
     CRITICAL_CONCURRENCY: positiveInt(20, 1000),
     DEFAULT_CONCURRENCY: positiveInt(10, 1000),
     BULK_CONCURRENCY: positiveInt(20, 1000),

@@ -34,6 +34,8 @@ export {
   type SuppressionReason,
   TERMINAL_MESSAGE_STATUSES,
 } from './domain/statuses'
+// Feedback (bounces, complaints, auto-replies read from what comes back to a return path) like the rest.
+export * from './feedback'
 // Operations (rollup planning) are exported from the root: the package's export map is fixed for now.
 export * from './operations'
 export {

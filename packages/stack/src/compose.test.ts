@@ -55,6 +55,7 @@ const commandLine = (of: Service) => (Array.isArray(of.command) ? of.command.joi
 describe('docker-compose.yml', () => {
   it('has exactly the platform’s services', () => {
     expect(Object.keys(services).sort()).toEqual([
+      'inbound',
       'mailsink',
       'migrate',
       'postgres',
@@ -116,7 +117,7 @@ describe('docker-compose.yml', () => {
   })
 
   it('runs the app services from the one image with an init process, migrate as a one-shot', () => {
-    for (const name of ['migrate', 'mailsink', 'worker', 'web']) {
+    for (const name of ['migrate', 'mailsink', 'worker', 'inbound', 'web']) {
       expect(service(name).build, name).toBeTruthy()
       expect(service(name).image, name).toBe(service('web').image)
       expect(service(name).init, name).toBe(true)
@@ -125,6 +126,17 @@ describe('docker-compose.yml', () => {
     expect(commandLine(service('migrate'))).toContain('packages/db/src/migrate-cli.ts')
     expect(commandLine(service('worker'))).toContain('apps/worker/src/main.ts')
     expect(commandLine(service('mailsink'))).toContain('apps/mailsink/src/main.ts')
+    expect(commandLine(service('inbound'))).toContain('apps/inbound/src/main.ts')
+  })
+
+  it('runs the inbound server after a finished migration, reachable by the sink at INBOUND_SMTP_URL', () => {
+    const inbound = service('inbound')
+    const conditions = inbound.depends_on as Record<string, { condition?: string }>
+    expect(conditions.postgres?.condition).toBe('service_healthy')
+    expect(conditions.migrate?.condition).toBe('service_completed_successfully')
+    expect(environment(service('mailsink')).INBOUND_SMTP_URL).toBe(
+      `smtp://inbound:${environment(inbound).INBOUND_SMTP_PORT}`,
+    )
   })
 })
 

@@ -6,12 +6,13 @@ import { answers, type ManagedProcess, startProcess, waitFor } from './processes
 const ENTRIES = {
   sink: 'apps/mailsink/src/main.ts',
   worker: 'apps/worker/src/main.ts',
+  inbound: 'apps/inbound/src/main.ts',
 } as const
 
 export type SourceProcessName = keyof typeof ENTRIES
 
 /**
- * Starts the mail sink or a worker the way `launchPlatform` does (tsx, its own process group, logs
+ * Starts the mail sink, a worker or the inbound server the way `launchPlatform` does (tsx, its own process group, logs
  * prefixed with its name) and resolves once it answers its health check. For benchmarks and tests
  * that run part of the platform (no web), or replace a worker they killed with one of the same
  * environment. Rejects, with the process stopped, if it exits or stays unhealthy for `timeoutMs`.
@@ -24,14 +25,18 @@ export async function startSourceProcess(
 ): Promise<ManagedProcess> {
   const config = parseConfig(env)
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
-  const port = name === 'sink' ? config.MAILSINK_HTTP_PORT : config.WORKER_METRICS_PORT
+  const port = {
+    sink: config.MAILSINK_HTTP_PORT,
+    worker: config.WORKER_METRICS_PORT,
+    inbound: config.INBOUND_HTTP_PORT,
+  }[name]
   const managed = startProcess({
     name,
     command: join(root, 'node_modules', '.bin', 'tsx'),
     args: [ENTRIES[name]],
     cwd: root,
     env,
-    colorIndex: options.colorIndex ?? (name === 'sink' ? 0 : 1),
+    colorIndex: options.colorIndex ?? { sink: 0, worker: 1, inbound: 4 }[name],
     output: options.output,
   })
   const exited = managed.exited.then((code) => ({ code }))

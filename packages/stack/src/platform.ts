@@ -53,6 +53,9 @@ export async function preparePlatform(
     NEXT_TELEMETRY_DISABLED: '1',
     // Domains published on the sink's DNS server verify (web, worker) and pass its DKIM check (sink).
     ...localDnsEnv(baseConfig),
+    // The sink reports bounces and complaints to the inbound server on the port this launch gives it.
+    INBOUND_SMTP_URL:
+      base.INBOUND_SMTP_URL || `smtp://${localHost(baseConfig)}:${baseConfig.INBOUND_SMTP_PORT}`,
   }
   const config = checkEnvironment(env)
   if (options.fresh) await resetState(config, log)
@@ -76,11 +79,11 @@ export async function preparePlatform(
 }
 
 /** The platform's processes as `pnpm start --only` names them. */
-export const PLATFORM_PARTS = ['web', 'worker', 'sink'] as const
+export const PLATFORM_PARTS = ['web', 'worker', 'sink', 'inbound'] as const
 export type PlatformPart = (typeof PLATFORM_PARTS)[number]
 
 /**
- * Starts mail sink, worker and web (or the `only` ones); resolves once they answer their health
+ * Starts mail sink, inbound server, worker and web (or the `only` ones); resolves once they answer their health
  * checks. `output` takes their prefixed logs (benchmarks: stderr, so their last stdout line stays
  * the result).
  *
@@ -116,6 +119,16 @@ export async function launchPlatform(
         colorIndex: 0,
         output: options.output,
       }),
+    runs('inbound') &&
+      startProcess({
+        name: 'inbound',
+        command: tsx,
+        args: [...watch, 'apps/inbound/src/main.ts'],
+        cwd: root,
+        env,
+        colorIndex: 4,
+        output: options.output,
+      }),
     ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
       startProcess({
         name: worker.name,
@@ -146,18 +159,25 @@ export async function launchPlatform(
     void managed.exited.then(() => reaper.forgetGroup(pid))
   }
   options.spawned?.(processes, reaper)
-  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
+  const host = localHost(config)
   const urls = {
     web: `http://${host}:${config.WEB_PORT}`,
     inbox: `http://${host}:${config.MAILSINK_HTTP_PORT}`,
     metrics: `http://${host}:${config.WORKER_METRICS_PORT}/metrics`,
     smtp: `${host}:${config.MAILSINK_SMTP_PORT}`,
+    /** The inbound server: SMTP for return paths, and its health and metrics. */
+    inboundSmtp: `${host}:${config.INBOUND_SMTP_PORT}`,
+    inboundMetrics: `http://${host}:${config.INBOUND_HTTP_PORT}/metrics`,
     /** The sink's DNS server (UDP). */
     dns: sinkDnsAddress(config),
   }
   const firstExit = Promise.race(processes.map((p) => p.exited.then((code) => ({ name: p.name, code }))))
   const ready = Promise.all([
     runs('sink') && waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
+    runs('inbound') &&
+      waitFor('inbound', () => answers(`http://${host}:${config.INBOUND_HTTP_PORT}/health`), {
+        timeoutMs: 60_000,
+      }),
     ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
       waitFor(worker.name, () => answers(`http://${host}:${worker.metricsPort}/health`), {
         timeoutMs: 60_000,
@@ -223,9 +243,12 @@ function workerLayout(config: Config): Array<{
   ]
 }
 
-/** Web first (no new requests), then the workers (drain running sends), then the sink they send to. */
+/**
+ * Web first (no new requests), then the workers (drain running sends), then the sink they send to,
+ * then the inbound server the sink reports bounces to.
+ */
 export async function stopAll(processes: ManagedProcess[]): Promise<void> {
-  for (const name of ['web', 'worker-tx', 'worker', 'sink']) {
+  for (const name of ['web', 'worker-tx', 'worker', 'sink', 'inbound']) {
     const managed = processes.find((p) => p.name === name)
     if (managed) await managed.stop()
   }
@@ -254,6 +277,11 @@ async function resetState(config: Config, log: (line: string) => void): Promise<
     redis.disconnect()
   }
   log(`fresh state: dropped database ${name}, deleted ${deleted} Redis keys under ${config.QUEUE_PREFIX}:`)
+}
+
+/** Where this machine's processes reach one another: HOST, or loopback when HOST binds every address. */
+function localHost(config: Pick<Config, 'HOST'>): string {
+  return config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
 }
 
 function checkEnvironment(env: NodeJS.ProcessEnv): Config {

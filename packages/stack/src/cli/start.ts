@@ -21,11 +21,11 @@ import { webBuildIsStale } from '../web-build'
  *
  * Nothing it started outlives it, however it ends: SIGINT, SIGTERM (also to its whole process
  * group, as `timeout` and CI runners send it), SIGHUP and a closed output (a runner that stopped
- * reading: each write then fails with EPIPE) all stop web, worker and sink in order first. Against
+ * reading: each write then fails with EPIPE) all stop web, worker, sink and inbound in order first. Against
  * what no handler sees (SIGKILL, a crash), each child stops itself when the stdin pipe we hold
  * closes, and the reaper stops what is left, including the servers we started.
  *
- * `--only web,worker,sink`: just those processes (`--only sink` for a mail sink to develop against).
+ * `--only web,worker,sink,inbound`: just those processes (`--only sink` for a mail sink to develop against).
  */
 export async function run(mode: Mode, args: string[] = []): Promise<void> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..')
@@ -103,6 +103,8 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
       runs('sink') && `  mail inbox     ${urls.inbox}    (SMTP ${urls.smtp})`,
       ...(runs('sink') ? dnsHelpLines(prepared.config, urls.inbox) : []),
       runs('worker') && `  worker metrics ${urls.metrics}`,
+      runs('inbound') &&
+        `  inbound        SMTP ${urls.inboundSmtp} (bounces, complaints)    metrics ${urls.inboundMetrics}`,
       `  demo API key   ${secrets.DEMO_API_KEY}`,
       `  admin token    ${secrets.ADMIN_TOKEN}    (Authorization: Bearer … on /api/admin)`,
       runs('web') &&
@@ -125,7 +127,7 @@ function parseOnly(args: string[]): PlatformPart[] | undefined {
   const known: readonly string[] = PLATFORM_PARTS
   if (parts.length === 0 || extra.length > 0 || parts.some((part) => !known.includes(part))) {
     throw new Error(
-      `usage: pnpm start [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker and sink`,
+      `usage: pnpm start [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker, sink and inbound`,
     )
   }
   return parts as PlatformPart[]

@@ -1,0 +1,128 @@
+import { createHash, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage } from 'node:http'
+import type { Server } from 'node:net'
+import type { Registry } from 'prom-client'
+
+export interface InboundHttpServer {
+  port: number
+  close(): Promise<void>
+}
+
+/**
+ * `/health` and `/metrics` of the inbound server on INBOUND_HTTP_PORT. `/health` answers 200 only
+ * while SMTP is listening and PostgreSQL answers (without it every report would be answered 451), so
+ * an orchestrator routes bounces elsewhere or restarts this process. `/metrics` takes METRICS_TOKEN
+ * as the worker's does: open without one in development, refused in production.
+ */
+export async function startInboundHttpServer(options: {
+  host: string
+  port: number
+  registry: Registry
+  /** Null: healthy; otherwise what is wrong, in a few words. */
+  health: () => Promise<string | null>
+  metricsToken?: string | undefined
+  requireToken?: boolean
+}): Promise<InboundHttpServer> {
+  const server = createServer((request, response) => {
+    const path = (request.url ?? '/').split('?')[0]
+    const json = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      response.writeHead(status, { 'content-type': 'application/json', ...headers })
+      response.end(JSON.stringify(body))
+    }
+    if (request.method !== 'GET') {
+      json(
+        405,
+        { error: { code: 'method_not_allowed', message: 'only GET is served here' } },
+        { allow: 'GET' },
+      )
+      return
+    }
+    if (path === '/health') {
+      options.health().then(
+        (problem) =>
+          json(problem === null ? 200 : 503, { ok: problem === null, status: problem ?? 'running' }),
+        (error: Error) => json(503, { ok: false, status: `health check failed: ${error.message}` }),
+      )
+      return
+    }
+    if (path === '/metrics') {
+      const refusal = metricsRefusal(request, options.metricsToken, options.requireToken ?? false)
+      if (refusal) {
+        json(
+          refusal.status,
+          { error: refusal.error },
+          refusal.status === 401 ? { 'www-authenticate': 'Bearer' } : {},
+        )
+        return
+      }
+      options.registry.metrics().then(
+        (body) => {
+          response.writeHead(200, { 'content-type': options.registry.contentType })
+          response.end(body)
+        },
+        (error: Error) => json(500, { error: { code: 'metrics_failed', message: error.message } }),
+      )
+      return
+    }
+    json(404, { error: { code: 'not_found', message: `no route ${path}; try /health or /metrics` } })
+  })
+  await listen(server, options.host, options.port)
+  const address = server.address()
+  return {
+    port: typeof address === 'object' && address ? address.port : options.port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+}
+
+function metricsRefusal(
+  request: IncomingMessage,
+  token: string | undefined,
+  requireToken: boolean,
+): { status: number; error: { code: string; message: string } } | undefined {
+  if (token === undefined) {
+    if (!requireToken) return undefined
+    return {
+      status: 403,
+      error: { code: 'forbidden', message: 'set METRICS_TOKEN to scrape the inbound metrics in production' },
+    }
+  }
+  const presented = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
+  if (presented !== undefined && sameSecret(presented, token)) return undefined
+  return {
+    status: 401,
+    error: {
+      code: 'unauthorized',
+      message: 'the inbound metrics need Authorization: Bearer <METRICS_TOKEN>',
+    },
+  }
+}
+
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
+  return timingSafeEqual(digest(presented), digest(expected))
+}
+
+/** A taken port is the usual boot failure: named with its setting, as the other processes name theirs. */
+export class ListenError extends Error {
+  override readonly name = 'ListenError'
+}
+
+export function listen(
+  server: Server,
+  host: string,
+  port: number,
+  setting = 'INBOUND_HTTP_PORT',
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        new ListenError(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} is already in use (${setting})`
+            : `cannot listen on ${host}:${port} (${setting}): ${error.message}`,
+        ),
+      )
+    })
+    server.listen(port, host, () => resolve())
+  })
+}
