@@ -360,20 +360,14 @@ export const envSchema = z
       .max(65535, 'expected a port between 0 and 65535')
       .optional(),
     /**
-     * The inbound SMTP server that reads bounces and complaints (apps/inbound): where the mail sink
-     * sends the DSNs and ARF reports its `bounce` and `complaint` faults ask for, as a remote MTA would.
+     * The inbound SMTP server (apps/inbound) that reads bounces and complaint reports sent to return
+     * paths: the port it listens on, and the URL other processes reach it by (the mail sink acting as
+     * a remote MTA sends the DSNs and ARF reports of its `bounce` and `complaint` faults there). Its health and metrics are served over HTTP on `INBOUND_HTTP_PORT`.
      */
+    INBOUND_SMTP_PORT: port(2526),
     INBOUND_SMTP_URL: urlWithProtocols(['smtp:', 'smtps:'], 'smtp://127.0.0.1:2526').default(
       'smtp://127.0.0.1:2526',
     ),
-
-    /**
-     * The inbound SMTP server (apps/inbound) that reads bounces and complaint reports sent to return
-     * paths: the port it listens on, and the URL other processes (the mail sink acting as a remote
-     * MTA) reach it by. Its health and metrics are served over HTTP on `INBOUND_HTTP_PORT`.
-     */
-    INBOUND_SMTP_PORT: port(2526),
-    INBOUND_SMTP_URL: urlWithProtocols(['smtp:'], 'smtp://127.0.0.1:2526').default('smtp://127.0.0.1:2526'),
     INBOUND_HTTP_PORT: port(9466),
     /** Soft bounces (full mailbox, greylisting that never ended) within 30 days, with no delivery between, that suppress an address. */
     SOFT_BOUNCE_LIMIT: positiveInt(3, 100),

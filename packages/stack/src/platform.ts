@@ -114,8 +114,8 @@ export async function launchPlatform(
         command: tsx,
         args: [...watch, 'apps/mailsink/src/main.ts'],
         cwd: root,
-        // The sink's bounce and complaint faults report to the inbound server, as a remote MTA would.
-        env: { ...env, INBOUND_SMTP_URL: config.INBOUND_SMTP_URL },
+        // Its bounce and complaint faults report to the inbound server (INBOUND_SMTP_URL, set above).
+        env,
         colorIndex: 0,
         output: options.output,
       }),
