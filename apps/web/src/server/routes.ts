@@ -31,7 +31,13 @@ import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
 import { getSegmentById, getSegments, patchSegment, postSegment, removeSegment } from './api/v1/segments'
-import { deleteSuppression, getSuppressions, postSuppressions } from './api/v1/suppressions'
+import {
+  deleteSuppression,
+  getSuppressions,
+  getSuppressionsExport,
+  postSuppressions,
+  postSuppressionsImport,
+} from './api/v1/suppressions'
 import {
   changeTemplate,
   deleteTemplateByRef,
@@ -100,6 +106,13 @@ export const API_ROUTES = {
   ),
   removeSuppression: route('DELETE', '/api/v1/suppressions/:email', (request, { email }, deps) =>
     deleteSuppression(request, email, deps.api),
+  ),
+  // The list as CSV: import (a text/csv body) and export (a download).
+  importSuppressions: route('POST', '/api/v1/suppressions/import', (request, _, deps) =>
+    postSuppressionsImport(request, deps.api),
+  ),
+  exportSuppressions: route('GET', '/api/v1/suppressions/export', (request, _, deps) =>
+    getSuppressionsExport(request, deps.api),
   ),
   // The tenant's default sender: From / Reply-To of mail that names none.
   getDefaultSender: route('GET', '/api/v1/sender', (request, _, deps) => getDefaultSender(request, deps.api)),
