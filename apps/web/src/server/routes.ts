@@ -4,6 +4,7 @@ import { postTenant } from './api/admin/create-tenant'
 import { getDeadLetter } from './api/admin/dead-letter-detail'
 import { discardDeadLetter } from './api/admin/discard-dead-letter'
 import { getFairness } from './api/admin/fairness'
+import { getFeedbackRates } from './api/admin/feedback-rates'
 import { listDeadLetters } from './api/admin/list-dead-letters'
 import { listTenants } from './api/admin/list-tenants'
 import { getWebMetrics } from './api/admin/metrics'
@@ -185,6 +186,10 @@ export const API_ROUTES = {
   ),
   overview: route('GET', '/api/admin/overview', (request, _, deps) => getOverview(request, deps.admin)),
   fairness: route('GET', '/api/admin/fairness', (request, _, deps) => getFairness(request, deps.admin)),
+  // Bounce and complaint rates per tenant over 24 h, flagged above the providers' thresholds.
+  feedbackRates: route('GET', '/api/admin/feedback-rates', (request, _, deps) =>
+    getFeedbackRates(request, deps.admin),
+  ),
   getDeadLetter: route('GET', '/api/admin/dlq/:id', (request, { id }, deps) =>
     getDeadLetter(request, id, deps.admin),
   ),
