@@ -63,7 +63,7 @@ export function RemoveSuppression({
                 {entry.detail ? (
                   <>
                     {' '}
-                    — <q className={styles.quote}>{entry.detail}</q>
+                    — “<span className={styles.quote}>{entry.detail}</span>”
                   </>
                 ) : null}
                 .
