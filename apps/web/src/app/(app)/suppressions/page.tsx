@@ -229,7 +229,9 @@ function SuppressionTable({
         <tbody>
           {page.items.map((entry) => (
             <tr key={entry.email} data-email={entry.email}>
-              <th scope="row">{entry.email}</th>
+              <th scope="row" className={styles.address}>
+                {entry.email}
+              </th>
               <td className={styles.nowrap}>
                 {REASON_WORDS[entry.reason]}
                 {entry.scope === 'marketing' ? <span className="muted"> (campaigns only)</span> : null}
@@ -238,7 +240,7 @@ function SuppressionTable({
               <td className={styles.nowrap}>
                 <DateTime value={entry.createdAt} />
               </td>
-              <td>
+              <td className={styles.nowrap}>
                 <RemoveSuppression
                   entry={{
                     email: entry.email,
