@@ -15,6 +15,7 @@ const unusedSource: DepthSource = {
   redisMemory: () => Promise.reject(new Error('not collected in this test')),
   outboxLagMs: () => Promise.reject(new Error('not collected in this test')),
   tenantBacklogs: () => Promise.reject(new Error('not collected in this test')),
+  tenantFeedback: () => Promise.reject(new Error('not collected in this test')),
 }
 
 /** Every series name the worker's /metrics can expose (histograms as _bucket, _sum and _count). */
@@ -53,6 +54,8 @@ describe('alert rules (ops/prometheus/alerts.yml)', () => {
         'fairlane_outbox_lag_seconds',
         'fairlane_redis_used_memory_bytes',
         'fairlane_redis_maxmemory_bytes',
+        'fairlane_tenant_bounce_rate',
+        'fairlane_tenant_complaint_rate',
       ]),
     )
     const registered = workerSeriesNames()

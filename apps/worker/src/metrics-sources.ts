@@ -1,5 +1,6 @@
-import type { Lane } from '@fairlane/core'
+import { FEEDBACK_WINDOW_HOURS, type Lane } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
+import { tenantFeedbackSince } from '@fairlane/db/queries/admin-feedback'
 import { largestTenantBacklogs, oldestUnpublishedOutboxAgeMs } from '@fairlane/db/queries/worker-metrics'
 import { DEAD_LETTER_QUEUE, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
@@ -45,5 +46,18 @@ export function createDepthSource(deps: {
     },
     outboxLagMs: () => oldestUnpublishedOutboxAgeMs(deps.db),
     tenantBacklogs: (limit) => largestTenantBacklogs(deps.db, { limit }),
+    tenantFeedback: createTenantFeedbackSource({ db: deps.db, now }),
+  }
+}
+
+/** The tenants' sends, hard bounces and complaints over the last 24 hours, from `message_events`. */
+export function createTenantFeedbackSource(deps: {
+  db: Database
+  now(): number
+}): DepthSource['tenantFeedback'] {
+  return async () => {
+    const since = new Date(deps.now() - FEEDBACK_WINDOW_HOURS * 3_600_000)
+    const rows = await tenantFeedbackSince(deps.db, { since })
+    return rows.map(({ name: _name, ...counts }) => counts)
   }
 }

@@ -1,5 +1,6 @@
-import { LANES, type Lane } from '@fairlane/core'
+import { type FeedbackCounts, LANES, type Lane } from '@fairlane/core'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { registerFeedbackGauges } from './feedback-gauges'
 
 /** The worker's Prometheus registry; lane, tenant and outbox metrics register here as they arrive. */
 export function createMetricsRegistry(): Registry {
@@ -161,6 +162,8 @@ export interface DepthSource {
   outboxLagMs(): Promise<number>
   /** The `limit` tenants with the largest backlog; never called with 0. */
   tenantBacklogs(limit: number): Promise<{ tenantId: string; pending: number; queued: number }[]>
+  /** Per tenant with any in the last 24 hours: sends, hard bounces, complaints (`message_events`). */
+  tenantFeedback(): Promise<(FeedbackCounts & { tenantId: string })[]>
 }
 
 export const LANE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as const
@@ -176,7 +179,12 @@ export const LANE_JOB_STATES = ['waiting', 'active', 'delayed', 'failed'] as con
 export function registerDepthGauges(
   registry: Registry,
   source: DepthSource,
-  options: { topTenants: number; onError?: (what: string, error: unknown) => void },
+  options: {
+    topTenants: number
+    onError?: (what: string, error: unknown) => void
+    /** See `registerFeedbackGauges`; a test reads afresh with 0. */
+    feedbackCacheMs?: number
+  },
 ): void {
   const registers = [registry]
   const collectErrors = new Counter({
@@ -293,5 +301,9 @@ export function registerDepthGauges(
           tenantBacklog.set({ tenant: row.tenantId, status: 'queued' }, row.queued)
         }
       }),
+  })
+  registerFeedbackGauges(registers, source, guarded, {
+    topTenants: options.topTenants,
+    cacheMs: options.feedbackCacheMs,
   })
 }

@@ -451,7 +451,7 @@ export const envSchema = z
     DEAD_LETTER_MAX_AGE_DAYS: positiveInt(30, 3_650),
     /** Every pacer call to Redis gives up after this long, so an unreachable Redis fails a tick fast. */
     PACER_REDIS_TIMEOUT_MS: durationMs(2_000),
-    /** How many tenants (largest pending backlog first) get their own series in the worker's metrics; 0: none. */
+    /** How many tenants get their own series in the worker's metrics (largest backlogs; worst bounce and complaint rates); 0: none. */
     METRICS_TOP_TENANTS: z.coerce
       .number({ message: 'expected a whole number' })
       .int('expected a whole number')

@@ -44,6 +44,8 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Sender reputation (bounce and complaint rates, the providers' thresholds) is pure logic, exported from the root.
+export * from './reputation'
 // Segments (the attribute filter, saved as an audience) are exported from the root like campaigns.
 export * from './segments'
 // Sender identity (return paths, DNS record checks, domain names, DKIM rotation) is pure logic, exported from the root.

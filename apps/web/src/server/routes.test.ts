@@ -24,6 +24,8 @@ describe('the route table', () => {
       'GET /api/v1/suppressions',
       'POST /api/v1/suppressions',
       'DELETE /api/v1/suppressions/:email',
+      'POST /api/v1/suppressions/import',
+      'GET /api/v1/suppressions/export',
       'GET /api/v1/openapi.json',
       'GET /api/v1/templates',
       'POST /api/v1/templates',

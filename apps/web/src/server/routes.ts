@@ -4,6 +4,7 @@ import { postTenant } from './api/admin/create-tenant'
 import { getDeadLetter } from './api/admin/dead-letter-detail'
 import { discardDeadLetter } from './api/admin/discard-dead-letter'
 import { getFairness } from './api/admin/fairness'
+import { getFeedbackRates } from './api/admin/feedback-rates'
 import { listDeadLetters } from './api/admin/list-dead-letters'
 import { listTenants } from './api/admin/list-tenants'
 import { getWebMetrics } from './api/admin/metrics'
@@ -31,7 +32,13 @@ import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
 import { getSegmentById, getSegments, patchSegment, postSegment, removeSegment } from './api/v1/segments'
-import { deleteSuppression, getSuppressions, postSuppressions } from './api/v1/suppressions'
+import {
+  deleteSuppression,
+  getSuppressions,
+  getSuppressionsExport,
+  postSuppressions,
+  postSuppressionsImport,
+} from './api/v1/suppressions'
 import {
   changeTemplate,
   deleteTemplateByRef,
@@ -100,6 +107,13 @@ export const API_ROUTES = {
   ),
   removeSuppression: route('DELETE', '/api/v1/suppressions/:email', (request, { email }, deps) =>
     deleteSuppression(request, email, deps.api),
+  ),
+  // The list as CSV: import (a text/csv body) and export (a download).
+  importSuppressions: route('POST', '/api/v1/suppressions/import', (request, _, deps) =>
+    postSuppressionsImport(request, deps.api),
+  ),
+  exportSuppressions: route('GET', '/api/v1/suppressions/export', (request, _, deps) =>
+    getSuppressionsExport(request, deps.api),
   ),
   // The tenant's default sender: From / Reply-To of mail that names none.
   getDefaultSender: route('GET', '/api/v1/sender', (request, _, deps) => getDefaultSender(request, deps.api)),
@@ -172,6 +186,10 @@ export const API_ROUTES = {
   ),
   overview: route('GET', '/api/admin/overview', (request, _, deps) => getOverview(request, deps.admin)),
   fairness: route('GET', '/api/admin/fairness', (request, _, deps) => getFairness(request, deps.admin)),
+  // Bounce and complaint rates per tenant over 24 h, flagged above the providers' thresholds.
+  feedbackRates: route('GET', '/api/admin/feedback-rates', (request, _, deps) =>
+    getFeedbackRates(request, deps.admin),
+  ),
   getDeadLetter: route('GET', '/api/admin/dlq/:id', (request, { id }, deps) =>
     getDeadLetter(request, id, deps.admin),
   ),

@@ -14,7 +14,13 @@ export interface CsvColumns {
 
 export type CsvHeaderResult = { ok: true; columns: CsvColumns } | { ok: false; message: string }
 
-const EMAIL_HEADERS = new Set(['email', 'e-mail', 'email address', 'email_address'])
+/** Header names read as the email column, any case (the suppression import reads the same). */
+export const EMAIL_HEADERS: ReadonlySet<string> = new Set([
+  'email',
+  'e-mail',
+  'email address',
+  'email_address',
+])
 
 /**
  * Reads the header row: `email` is required and `name` optional (any case); other columns become

@@ -3,7 +3,7 @@ import { emailSchema } from '../contacts/contact-rules'
 import { SUPPRESSION_SCOPES } from '../domain/suppression-scopes'
 import { AppError, validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
-import type { SuppressionStore } from './ports'
+import type { SuppressionEntry, SuppressionStore } from './ports'
 
 const inputSchema = z.strictObject({
   email: emailSchema,
@@ -11,21 +11,24 @@ const inputSchema = z.strictObject({
 })
 
 /**
- * `DELETE /api/v1/suppressions/:email[?scope=]`: the address may be mailed again. With `scope`, only
- * an entry of that scope is removed (a client that means "lift the unsubscribe" cannot lift a bounce
- * by accident). A contact who unsubscribed stays unsubscribed (`unsubscribed_at`): that is the
- * person's choice, undone only by the contact page's audited "Resubscribe (on their request)".
+ * `DELETE /api/v1/suppressions/:email[?scope=]`: the address may be mailed again, and its soft-bounce
+ * count starts again from nothing. With `scope`, only an entry of that scope is removed (a client that
+ * means "lift the unsubscribe" cannot lift a bounce by accident). A contact who unsubscribed stays
+ * unsubscribed (`unsubscribed_at`): that is the person's choice, undone only by the contact page's
+ * audited "Resubscribe (on their request)". Answers the entry removed; another tenant's address, like
+ * one not listed, is a 404.
  */
 export async function removeSuppression(
   input: { tenantId: string; email: string; query: Record<string, string> },
   deps: { store: SuppressionStore },
-): Promise<void> {
+): Promise<SuppressionEntry> {
   const given = Object.fromEntries(Object.entries(input.query).filter(([, value]) => value !== ''))
   const parsed = inputSchema.safeParse({ ...given, email: input.email })
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
   const removed = await deps.store.remove({ tenantId: input.tenantId, ...parsed.data })
-  if (removed === 0) {
+  if (removed === null) {
     const scoped = parsed.data.scope ? ` with scope ${parsed.data.scope}` : ''
     throw new AppError('not_found', `${parsed.data.email} is not on the suppression list${scoped}`)
   }
+  return removed
 }

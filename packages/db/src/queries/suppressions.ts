@@ -1,5 +1,6 @@
 import {
   type Lane,
+  SUPPRESSION_REASONS,
   type SuppressionEntry,
   type SuppressionQuery,
   type SuppressionReason,
@@ -8,9 +9,9 @@ import {
   scopeForReason,
   suppressionStops,
 } from '@fairlane/core'
-import { and, asc, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { suppressions } from '../schema'
+import { addressBounces, suppressions } from '../schema'
 
 /**
  * The scope of the tenant's suppression of an address, or null when it is not suppressed. Emails are
@@ -58,40 +59,55 @@ export async function isSuppressed(
  */
 export async function addSuppressionRows(
   db: Executor,
-  input: {
-    tenantId: string
-    entries: readonly {
-      email: string
-      reason: SuppressionReason
-      scope?: SuppressionScope
-      messageId?: string | null
-      createdAt?: Date
-    }[]
-  },
+  input: { tenantId: string; entries: readonly SuppressionRowInput[] },
 ): Promise<void> {
-  if (input.entries.length === 0) return
-  await db
-    .insert(suppressions)
-    .values(
-      input.entries.map((entry) => ({
-        tenantId: input.tenantId,
-        email: entry.email.toLowerCase(),
-        reason: entry.reason,
-        scope: entry.scope ?? scopeForReason(entry.reason),
-        messageId: entry.messageId ?? null,
-        ...(entry.createdAt ? { createdAt: entry.createdAt } : {}),
-      })),
-    )
-    .onConflictDoUpdate({
-      target: [suppressions.tenantId, suppressions.email],
-      set: {
-        reason: sql`excluded.reason`,
-        scope: sql`excluded.scope`,
-        messageId: sql`excluded.message_id`,
-        createdAt: sql`excluded.created_at`,
-      },
-      setWhere: sql`${suppressions.scope} = 'marketing' and excluded.scope = 'all'`,
-    })
+  await insertSuppressionRows(db, input)
+}
+
+interface SuppressionRowInput {
+  email: string
+  reason: SuppressionReason
+  scope?: SuppressionScope
+  messageId?: string | null
+  /** Why: a bounce's diagnostic, a note typed with a manual entry. */
+  detail?: string | null
+  createdAt?: Date
+}
+
+/** The insert of `addSuppressionRows`, answering per row written whether it was new (else widened). */
+async function insertSuppressionRows(
+  db: Executor,
+  input: { tenantId: string; entries: readonly SuppressionRowInput[] },
+): Promise<{ inserted: boolean }[]> {
+  if (input.entries.length === 0) return []
+  return (
+    db
+      .insert(suppressions)
+      .values(
+        input.entries.map((entry) => ({
+          tenantId: input.tenantId,
+          email: entry.email.toLowerCase(),
+          reason: entry.reason,
+          scope: entry.scope ?? scopeForReason(entry.reason),
+          messageId: entry.messageId ?? null,
+          detail: entry.detail ?? null,
+          ...(entry.createdAt ? { createdAt: entry.createdAt } : {}),
+        })),
+      )
+      .onConflictDoUpdate({
+        target: [suppressions.tenantId, suppressions.email],
+        set: {
+          reason: sql`excluded.reason`,
+          scope: sql`excluded.scope`,
+          messageId: sql`excluded.message_id`,
+          detail: sql`excluded.detail`,
+          createdAt: sql`excluded.created_at`,
+        },
+        setWhere: sql`${suppressions.scope} = 'marketing' and excluded.scope = 'all'`,
+      })
+      // A row a conflict updated has the updating transaction as xmax; a fresh insert has none.
+      .returning({ inserted: sql<boolean>`(xmax = 0)` })
+  )
 }
 
 /** One address (the worker's hard bounce); the scope follows from the reason unless given. */
@@ -113,16 +129,25 @@ const entryColumns = {
   email: suppressions.email,
   reason: suppressions.reason,
   scope: suppressions.scope,
+  detail: suppressions.detail,
   createdAt: suppressions.createdAt,
 }
 
-/** A page of the list in email order (keyset on the primary key `(tenant_id, email)`). */
+/**
+ * A page of the list in email order (keyset on the primary key `(tenant_id, email)`). A search for a
+ * part of the address (`emailContains`, lowercased like the stored addresses) walks the tenant's
+ * range of that key in order and stops at the page's end, so a common part costs a page and a rare
+ * one at most the tenant's list; a trigram index would make the rare case cheap if lists grow huge.
+ */
 export async function listSuppressionRows(
   db: Executor,
   query: SuppressionQuery,
 ): Promise<SuppressionEntry[]> {
   const conditions: (SQL | undefined)[] = [eq(suppressions.tenantId, query.tenantId)]
-  if (query.email !== undefined) conditions.push(eq(suppressions.email, query.email.toLowerCase()))
+  if (query.emailContains !== undefined && query.emailContains !== '') {
+    // strpos, not LIKE: `%` and `_` in the search are plain characters.
+    conditions.push(sql`strpos(${suppressions.email}, ${query.emailContains.toLowerCase()}) > 0`)
+  }
   if (query.reason !== undefined) conditions.push(eq(suppressions.reason, query.reason))
   if (query.scope !== undefined) conditions.push(eq(suppressions.scope, query.scope))
   if (query.after !== undefined) conditions.push(gt(suppressions.email, query.after))
@@ -138,7 +163,7 @@ export function createSuppressionStore(db: Executor): SuppressionStore {
   return {
     list: (query) => listSuppressionRows(db, query),
     add: async (input) => {
-      await addSuppressionRows(db, input)
+      await insertSuppressionRows(db, input)
       const emails = input.entries.map((entry) => entry.email.toLowerCase())
       const rows = await db
         .select(entryColumns)
@@ -147,19 +172,56 @@ export function createSuppressionStore(db: Executor): SuppressionStore {
       const byEmail = new Map(rows.map((row) => [row.email, row]))
       return emails.flatMap((email) => byEmail.get(email) ?? [])
     },
-    remove: async (input) => {
-      const conditions = [
-        eq(suppressions.tenantId, input.tenantId),
-        eq(suppressions.email, input.email.toLowerCase()),
-      ]
-      if (input.scope !== undefined) conditions.push(eq(suppressions.scope, input.scope))
-      const rows = await db
-        .delete(suppressions)
-        .where(and(...conditions))
-        .returning({ email: suppressions.email })
-      return rows.length
+    addMany: async (input) => {
+      const rows = await insertSuppressionRows(db, input)
+      const added = rows.filter((row) => row.inserted).length
+      return { added, widened: rows.length - added }
     },
+    remove: (input) => removeSuppressionRow(db, input),
   }
+}
+
+/**
+ * Deletes the address's entry (of `scope` only, when given) and its soft-bounce count in one
+ * transaction: a lifted address that soft-bounces again starts a new count instead of being
+ * suppressed at once by the old one. Answers the entry removed, or null.
+ */
+export async function removeSuppressionRow(
+  db: Executor,
+  input: { tenantId: string; email: string; scope?: SuppressionScope },
+): Promise<SuppressionEntry | null> {
+  const email = input.email.toLowerCase()
+  return db.transaction(async (tx) => {
+    const conditions = [eq(suppressions.tenantId, input.tenantId), eq(suppressions.email, email)]
+    if (input.scope !== undefined) conditions.push(eq(suppressions.scope, input.scope))
+    const [removed] = await tx
+      .delete(suppressions)
+      .where(and(...conditions))
+      .returning(entryColumns)
+    if (!removed) return null
+    await tx
+      .delete(addressBounces)
+      .where(and(eq(addressBounces.tenantId, input.tenantId), eq(addressBounces.email, email)))
+    return removed
+  })
+}
+
+/** How many of the tenant's addresses are suppressed for each reason (every reason, 0 when none). */
+export async function countSuppressionsByReason(
+  db: Executor,
+  input: { tenantId: string },
+): Promise<Record<SuppressionReason, number>> {
+  const rows = await db
+    .select({ reason: suppressions.reason, count: count() })
+    .from(suppressions)
+    .where(eq(suppressions.tenantId, input.tenantId))
+    .groupBy(suppressions.reason)
+  const counts = Object.fromEntries(SUPPRESSION_REASONS.map((reason) => [reason, 0])) as Record<
+    SuppressionReason,
+    number
+  >
+  for (const row of rows) counts[row.reason] = row.count
+  return counts
 }
 
 /** The address's entry on the tenant's list, or null (the contact page shows it). */

@@ -36,6 +36,7 @@ const APP_SECTIONS = [
   { href: '/contacts', label: 'Contacts' },
   { href: '/lists', label: 'Lists' },
   { href: '/segments', label: 'Segments' },
+  { href: '/suppressions', label: 'Suppressions' },
   { href: '/campaigns', label: 'Campaigns' },
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },

@@ -6,6 +6,7 @@ import { addListMembersByEmail } from '@fairlane/db/queries/lists'
 import { z } from 'zod'
 import { respond } from '../http/errors'
 import { readJsonBody } from '../http/read-json-body'
+import { sameOrigin } from '../http/same-origin'
 import type { Logger } from '../logger'
 
 export interface ImportRowsDeps {
@@ -56,15 +57,4 @@ export function postImportRows(request: Request, deps: ImportRowsDeps): Promise<
     )
     return Response.json(result, { headers: { 'cache-control': 'no-store' } })
   })
-}
-
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get('origin')
-  if (origin === null) return true
-  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host')
-  try {
-    return new URL(origin).host === host
-  } catch {
-    return false
-  }
 }

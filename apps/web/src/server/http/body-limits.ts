@@ -1,5 +1,6 @@
 import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
+import { MAX_SUPPRESSION_CSV_BYTES } from '@fairlane/core'
 
 /**
  * Every request body the web process reads is capped by the web entry, per class of route, before
@@ -15,6 +16,8 @@ export const BODY_LIMITS = {
   api: 1024 * 1024,
   /** `POST /api/v1/contacts` (10,000 contacts) and the import page's batches (`/contacts/import/rows`). */
   contactsImport: 5 * 1024 * 1024,
+  /** A suppression CSV, by API or from the Suppressions page (core's MAX_SUPPRESSION_CSV_BYTES). */
+  suppressionsImport: MAX_SUPPRESSION_CSV_BYTES,
   /** better-auth's `/api/auth/*`: an email and a password. */
   auth: 16 * 1024,
   /** `POST /u/:token`: RFC 8058's `List-Unsubscribe=One-Click`, or the confirm form's empty body. */
@@ -40,6 +43,7 @@ export function bodyLimitOf(url: string): BodyLimit {
 
 function bodyClassOf(path: string): BodyClass {
   if (path === '/api/v1/contacts' || path === '/contacts/import/rows') return 'contactsImport'
+  if (path === '/api/v1/suppressions/import' || path === '/suppressions/import') return 'suppressionsImport'
   if (path.startsWith('/api/auth/')) return 'auth'
   if (path === '/api' || path.startsWith('/api/')) return 'api'
   if (path.startsWith('/u/')) return 'unsubscribe'

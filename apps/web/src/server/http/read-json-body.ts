@@ -20,7 +20,8 @@ export async function readOptionalJsonBody(request: Request, maxBytes: number): 
   return parseJson(bytes)
 }
 
-async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
+/** The body's bytes, at most `maxBytes` (413 past them, found while reading, not only from Content-Length). */
+export async function readBody(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge(maxBytes)
   return readLimited(request.body, maxBytes)

@@ -5,6 +5,7 @@ import { SchemaType, SchemaView } from './schema-view'
 
 interface MediaType {
   schema?: JsonSchema
+  example?: unknown
   examples?: Record<string, { summary?: string; value: unknown }>
 }
 
@@ -32,6 +33,10 @@ export function OperationView({
   operation: DocumentedOperation
 }) {
   const body = operation.requestBody?.content?.['application/json']
+  // A body that is not JSON (a CSV import): its media type and example, as text.
+  const [textType, textBody] = Object.entries(operation.requestBody?.content ?? {}).find(
+    ([type]) => type !== 'application/json',
+  ) ?? [null, null]
   const headingId = `${operation.operationId ?? `${method}-${path}`}-title`
   return (
     <section className={`card ${styles.operation}`} id={operation.operationId} aria-labelledby={headingId}>
@@ -90,6 +95,19 @@ export function OperationView({
             </details>
           ))}
         </>
+      ) : textType !== null ? (
+        <>
+          <h4>Request body</h4>
+          <p>
+            <code>{textType}</code>
+          </p>
+          {typeof textBody?.example === 'string' ? (
+            <details className={styles.example}>
+              <summary>Example</summary>
+              <pre className="code-block">{textBody.example}</pre>
+            </details>
+          ) : null}
+        </>
       ) : null}
 
       <h4>Responses</h4>
@@ -109,6 +127,9 @@ export function OperationView({
           <tbody>
             {Object.entries(operation.responses ?? {}).map(([status, response]) => {
               const schema = response.content?.['application/json']?.schema
+              const otherType = Object.keys(response.content ?? {}).find(
+                (type) => type !== 'application/json',
+              )
               const headers = Object.keys(response.headers ?? {})
               return (
                 <tr key={status}>
@@ -121,7 +142,9 @@ export function OperationView({
                       <span className="muted"> Headers: {headers.join(', ')}.</span>
                     ) : null}
                   </td>
-                  <td className={styles.nowrap}>{schema ? <SchemaType schema={schema} /> : null}</td>
+                  <td className={styles.nowrap}>
+                    {schema ? <SchemaType schema={schema} /> : otherType ? <code>{otherType}</code> : null}
+                  </td>
                 </tr>
               )
             })}

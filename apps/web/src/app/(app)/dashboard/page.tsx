@@ -1,3 +1,4 @@
+import { SUPPRESSION_REASONS } from '@fairlane/core'
 import {
   countBacklog,
   countSentSince,
@@ -5,6 +6,7 @@ import {
   listRecentMessages,
   onboardingProgress,
 } from '@fairlane/db/queries/dashboard'
+import { countSuppressionsByReason } from '@fairlane/db/queries/suppressions'
 import { findTenant } from '@fairlane/db/queries/tenants'
 import type { Metadata } from 'next'
 import Link from 'next/link'
@@ -14,6 +16,7 @@ import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { planInWords } from '@/server/dashboard/plan-words'
+import { REASON_WORDS } from '../suppressions/reason-words'
 
 export const metadata: Metadata = { title: 'Dashboard' }
 
@@ -25,13 +28,14 @@ export default async function DashboardPage() {
   const session = await requireTenantSession()
   const { db } = container().database
   const tenantId = session.tenantId
-  const [tenant, sentToday, backlog, campaigns, messages, progress] = await Promise.all([
+  const [tenant, sentToday, backlog, campaigns, messages, progress, suppressed] = await Promise.all([
     findTenant(db, { tenantId }),
     countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
     countBacklog(db, { tenantId }),
     listRecentCampaigns(db, { tenantId, limit: 5 }),
     listRecentMessages(db, { tenantId, limit: 10 }),
     onboardingProgress(db, { tenantId }),
+    countSuppressionsByReason(db, { tenantId }),
   ])
   if (!tenant) notFound()
   const plan = planInWords(tenant.plan)
@@ -111,6 +115,28 @@ export default async function DashboardPage() {
           </dd>
         </div>
       </dl>
+
+      <section className="card" aria-labelledby="suppressed-addresses">
+        <h2 id="suppressed-addresses">Suppressed addresses</h2>
+        <p className="muted">
+          Addresses Fairlane does not mail, by why. <Link href="/suppressions">Manage suppressions</Link>
+        </p>
+        <dl className="stats" data-testid="suppression-counts">
+          {SUPPRESSION_REASONS.map((reason) => (
+            <div key={reason}>
+              <dt>{REASON_WORDS[reason]}</dt>
+              <dd>
+                <Link
+                  href={`/suppressions?reason=${reason}`}
+                  aria-label={`${suppressed[reason].toLocaleString('en')} suppressed: ${REASON_WORDS[reason]}`}
+                >
+                  {suppressed[reason].toLocaleString('en')}
+                </Link>
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </section>
 
       <section className="card" aria-labelledby="recent-campaigns">
         <h2 id="recent-campaigns">Recent campaigns</h2>

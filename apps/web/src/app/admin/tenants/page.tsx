@@ -1,5 +1,6 @@
 import type { Metadata } from 'next'
 import { requirePlatformAdmin } from '@/server/auth/session'
+import { FeedbackRatesLive } from './feedback-rates-live'
 import { TenantsLive } from './tenants-live'
 
 export const dynamic = 'force-dynamic'
@@ -12,9 +13,12 @@ export default async function TenantsPage() {
     <>
       <div className="page-header">
         <h1>Tenants</h1>
-        <span className="muted">Backlog and sending right now; plans; the last 30 days</span>
+        <span className="muted">
+          Backlog and sending right now; plans; the last 30 days; bounce and complaint rates
+        </span>
       </div>
       <TenantsLive />
+      <FeedbackRatesLive />
     </>
   )
 }

@@ -143,6 +143,10 @@ export const suppressionEntryResponse = z.object({
   }),
   lanes: z.array(z.enum(LANES)).meta({ description: 'The lanes this entry stops' }),
   createdAt: instant,
+  detail: z.string().optional().meta({
+    description:
+      'Why, in the words of what caused it: a bounce’s diagnostic (`550 5.1.1 no such user`), a complaint’s feedback type, the note of a manual entry',
+  }),
 })
 export type SuppressionEntryResponse = z.input<typeof suppressionEntryResponse>
 
@@ -158,6 +162,30 @@ export const suppressionsAddedResponse = z.object({
   items: z
     .array(suppressionEntryResponse)
     .meta({ description: 'Each address’s entry as it stands afterwards' }),
+})
+
+export const suppressionRemovedResponse = z.object({
+  items: z.array(suppressionEntryResponse).length(1).meta({ description: 'The entry removed' }),
+})
+
+export const suppressionImportResponse = z.object({
+  rows: z.int().meta({ description: 'Data rows read (the header and blank lines not counted)' }),
+  added: z.int().meta({ description: 'Addresses that were not on the list' }),
+  widened: z.int().meta({ description: 'Campaign-only entries (unsubscribes) widened to every lane' }),
+  alreadySuppressed: z.int().meta({ description: 'Addresses already listed, left as they were' }),
+  duplicates: z.int().meta({ description: 'Rows repeating an address of an earlier row (counted once)' }),
+  blank: z.int(),
+  rejected: z
+    .array(
+      z.object({
+        line: z.int().meta({ description: 'Where the row starts in the file (the first line is 1)' }),
+        email: z.string().nullable().meta({ description: 'The address cell as written' }),
+        reason: z.string(),
+      }),
+    )
+    .meta({ description: 'Every row not imported' }),
+  header: z.boolean().meta({ description: 'Whether the first line was read as a header row' }),
+  ignoredColumns: z.array(z.string()),
 })
 
 export const templateResponse = z.object({

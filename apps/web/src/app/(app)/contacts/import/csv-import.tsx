@@ -1,8 +1,8 @@
 'use client'
 
 import { useId, useRef, useState } from 'react'
-import { type CsvPosition, readCsvBatch, START_OF_FILE } from './csv-records'
-import { detectDelimiter } from './detect-delimiter'
+import { type CsvPosition, readCsvBatch, START_OF_FILE } from '@/csv/csv-records'
+import { detectDelimiter } from '@/csv/detect-delimiter'
 import { BatchSender, emptyReport, type ImportReport, ImportStopped, type PendingRow } from './import-batches'
 import { ImportReportView } from './import-report'
 
@@ -12,7 +12,7 @@ const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(bytes < 
 
 /**
  * Reads the chosen file in the browser (at most `maxBytes`, so the text fits a tab easily) and parses
- * it a batch of records at a time (csv-records.ts, papaparse), sending each batch before parsing the
+ * it a batch of records at a time (src/csv/csv-records.ts, papaparse), sending each batch before parsing the
  * next, so the bar moves per batch and every line of the file ends up in the report.
  */
 export function CsvImport({

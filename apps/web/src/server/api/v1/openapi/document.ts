@@ -3,13 +3,17 @@ import {
   campaignRequestSchema,
   contactsRequestSchema,
   defaultSenderSchema,
+  importSuppressionsQuerySchema,
   MAX_CONTACTS_PER_REQUEST,
   MAX_SEGMENT_NAME_LENGTH,
+  MAX_SUPPRESSION_CSV_BYTES,
+  MAX_SUPPRESSION_IMPORT_ROWS,
   MAX_SUPPRESSIONS_PER_REQUEST,
   newDomainSchema,
   newTemplateSchema,
   SUPPRESSION_SCOPES,
   segmentFilterSchema,
+  suppressionsFilterSchema,
   suppressionsQuerySchema,
   templateChangeSchema,
 } from '@fairlane/core'
@@ -41,6 +45,8 @@ import {
   segmentResponse,
   segmentsResponse,
   segmentWithAudienceResponse,
+  suppressionImportResponse,
+  suppressionRemovedResponse,
   suppressionsAddedResponse,
   suppressionsPageResponse,
   templateDeletedResponse,
@@ -613,7 +619,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       tags: ['Suppressions'],
       summary: 'List suppressed addresses',
       description:
-        'In email order, paged with `cursor`; filter by `email`, `reason` or `scope`. An unknown parameter is a 400 naming it.',
+        'In address order, paged with `cursor` (the `nextCursor` of the page before; anything else is a 400 naming `cursor`). `email` finds the addresses containing it, any case (`example.com`: everyone at that domain); filter by `reason` or `scope`. An unknown parameter is a 400 naming it.',
       requestParams: { query: suppressionsQuerySchema },
       responses: responses({ '200': json(suppressionsPageResponse, 'A page of entries') }, [400, 401, 429]),
     },
@@ -621,7 +627,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       operationId: 'addSuppressions',
       tags: ['Suppressions'],
       summary: 'Suppress addresses',
-      description: `Up to ${MAX_SUPPRESSIONS_PER_REQUEST.toLocaleString('en')} addresses a call, as manual entries; \`scope\` defaults to \`all\` (every lane). An address already listed keeps its entry, widened to \`all\` if that is asked.`,
+      description: `Up to ${MAX_SUPPRESSIONS_PER_REQUEST.toLocaleString('en')} addresses a call, as manual entries (reason \`manual\`) with an optional \`detail\`; \`scope\` defaults to \`all\` (every lane). An address already listed keeps its entry, widened to \`all\` if that is asked.`,
       requestBody: {
         required: true,
         content: {
@@ -635,6 +641,10 @@ function operations(now: Date): Record<RouteKey, Operation> {
               marketing: {
                 summary: 'Campaign mail only',
                 value: { emails: ['ada@example.com'], scope: 'marketing' },
+              },
+              detail: {
+                summary: 'With a note',
+                value: { emails: ['ada@example.com'], detail: 'Asked by phone not to be mailed' },
               },
             },
           },
@@ -650,14 +660,57 @@ function operations(now: Date): Record<RouteKey, Operation> {
       tags: ['Suppressions'],
       summary: 'Lift a suppression',
       description:
-        'The address may be mailed again. With `scope`, only an entry of that scope is lifted. A contact who unsubscribed stays unsubscribed until the contact page’s audited resubscribe.',
+        'The address may be mailed again, and its soft-bounce count starts again from nothing. With `scope`, only an entry of that scope is lifted. Answers the entry removed (its `reason` and `detail` say why it was there). Another tenant’s address, like one not listed, is a 404. A contact who unsubscribed stays unsubscribed until the contact page’s audited resubscribe.',
       requestParams: {
         path: z.object({
           email: z.string().meta({ description: 'The address (URL-encoded)', example: 'ada@example.com' }),
         }),
         query: z.object({ scope: z.enum(SUPPRESSION_SCOPES).optional() }),
       },
-      responses: responses({ '204': { description: 'Lifted' } }, [400, 401, 404, 429]),
+      responses: responses({ '200': json(suppressionRemovedResponse, 'Lifted') }, [400, 401, 404, 429]),
+    },
+    'POST /api/v1/suppressions/import': {
+      operationId: 'importSuppressions',
+      tags: ['Suppressions'],
+      summary: 'Import addresses from CSV',
+      description: [
+        `A \`text/csv\` body (UTF-8, at most ${MAX_SUPPRESSION_CSV_BYTES / (1024 * 1024)} MB and ${MAX_SUPPRESSION_IMPORT_ROWS.toLocaleString('en')} rows; commas, semicolons or tabs):`,
+        'a header row with an `email` column and optionally a `detail` column (other columns are ignored, so this list’s export imports again),',
+        'or no header and one address per line. Every address becomes a manual entry (`scope` as for `POST /api/v1/suppressions`).',
+        'Rows that cannot be imported are answered in `rejected` with their line number (the first line is 1) and the reason; the rest are imported.',
+        'A header with no email column is a 400 naming `header`.',
+      ].join(' '),
+      requestParams: { query: importSuppressionsQuerySchema },
+      requestBody: {
+        required: true,
+        content: {
+          'text/csv': {
+            schema: z.string(),
+            example: 'email,detail\r\nada@example.com,Asked by phone\r\ngrace@example.com,\r\n',
+          },
+        },
+      },
+      responses: responses(
+        { '200': json(suppressionImportResponse, 'What was imported, and every row that was not') },
+        [400, 401, 413, 415, 429],
+      ),
+    },
+    'GET /api/v1/suppressions/export': {
+      operationId: 'exportSuppressions',
+      tags: ['Suppressions'],
+      summary: 'Export the list as CSV',
+      description:
+        "Every entry matching the filters (as for the list), in address order, as `text/csv` with the columns `email`, `reason`, `scope`, `detail`, `created_at`. A cell starting with `=`, `+`, `-` or `@` gets a leading `'` so a spreadsheet does not run it; the import takes it off again.",
+      requestParams: { query: suppressionsFilterSchema },
+      responses: responses(
+        {
+          '200': {
+            description: 'The CSV file (a download)',
+            content: { 'text/csv': { schema: z.string() } },
+          },
+        },
+        [400, 401, 429],
+      ),
     },
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
@@ -729,6 +782,8 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         Segment: segmentResponse,
         SuppressionsPage: suppressionsPageResponse,
         SuppressionsAdded: suppressionsAddedResponse,
+        SuppressionRemoved: suppressionRemovedResponse,
+        SuppressionImport: suppressionImportResponse,
         Error: errorResponse,
       },
     },

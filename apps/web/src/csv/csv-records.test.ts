@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { type CsvBatch, type CsvRecord, readCsvBatch, START_OF_FILE } from './csv-records'
+import { type CsvBatch, type CsvRecord, readCsvBatch, readCsvText, START_OF_FILE } from './csv-records'
 
 function readAll(text: string, maxRecords = 1000): { records: CsvRecord[]; batches: number } {
   const records: CsvRecord[] = []
@@ -70,5 +70,17 @@ describe('readCsvBatch', () => {
       [5, 'd@example.com'],
       [6, 'broken'],
     ])
+  })
+
+  it('reads a whole text on the server: delimiter guessed, BOM dropped, the final newline not a record', () => {
+    expect(
+      readCsvText('\uFEFFemail;detail\r\na@example.com;x\r\n\r\nb@example.com;y\r\n', { batchRecords: 2 }),
+    ).toEqual([
+      { line: 1, cells: ['email', 'detail'] },
+      { line: 2, cells: ['a@example.com', 'x'] },
+      { line: 3, cells: [''] },
+      { line: 4, cells: ['b@example.com', 'y'] },
+    ])
+    expect(readCsvText('a@example.com')).toEqual([{ line: 1, cells: ['a@example.com'] }])
   })
 })

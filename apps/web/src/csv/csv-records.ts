@@ -1,4 +1,5 @@
 import Papa from 'papaparse'
+import { detectDelimiter } from './detect-delimiter'
 
 /**
  * A CSV file's records with the line of the file each starts on, read a batch at a time with
@@ -71,4 +72,24 @@ function advance(text: string, known: CsvPosition, offset: number): CsvPosition 
   for (let at = text.indexOf('\n', known.offset); at !== -1 && at < offset; at = text.indexOf('\n', at + 1))
     line += 1
   return { offset, line }
+}
+
+/**
+ * Every record of a whole text, read on the server (the suppression import): the delimiter guessed
+ * from its first 64 KB, a byte-order mark dropped, and the newline that ends the last line not read
+ * as one more blank record.
+ */
+export function readCsvText(text: string, options: { batchRecords?: number } = {}): CsvRecord[] {
+  const body = text.startsWith('\uFEFF') ? text.slice(1) : text
+  const delimiter = detectDelimiter(body.slice(0, 64 * 1024))
+  const records: CsvRecord[] = []
+  let position: CsvPosition | null = START_OF_FILE
+  while (position !== null) {
+    const batch = readCsvBatch(body, position, { delimiter, maxRecords: options.batchRecords ?? 5000 })
+    records.push(...batch.records)
+    position = batch.next
+  }
+  const last = records.at(-1)
+  if (body.endsWith('\n') && last && 'cells' in last && last.cells.every((cell) => cell === '')) records.pop()
+  return records
 }

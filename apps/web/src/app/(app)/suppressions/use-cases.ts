@@ -1,0 +1,26 @@
+import 'server-only'
+import {
+  addSuppressions,
+  listSuppressions,
+  removeSuppression,
+  type SuppressionEntry,
+  type SuppressionPage,
+} from '@fairlane/core'
+import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
+import { container } from '@/server/container'
+
+/**
+ * The suppression use cases for the Suppressions page and its actions, scoped by the tenant the
+ * caller read from the session: the same functions, rules and errors as `/api/v1/suppressions`.
+ */
+export function suppressionUseCases() {
+  const store = () => createSuppressionStore(container().database.db)
+  return {
+    list: (input: { tenantId: string; query: Record<string, string> }): Promise<SuppressionPage> =>
+      listSuppressions(input, { store: store() }),
+    add: (input: { tenantId: string; body: unknown }): Promise<SuppressionEntry[]> =>
+      addSuppressions(input, { store: store() }),
+    remove: (input: { tenantId: string; email: string }): Promise<SuppressionEntry> =>
+      removeSuppression({ ...input, query: {} }, { store: store() }),
+  }
+}
