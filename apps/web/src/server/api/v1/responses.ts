@@ -113,6 +113,8 @@ export const campaignResponse = z.object({
       failed: count,
       suppressed: count,
       cancelled: count.meta({ description: 'Not sent because the campaign was cancelled first' }),
+      bounced: count.meta({ description: 'Sent, then reported as bounced by the receiving side' }),
+      complained: count.meta({ description: 'Sent, then reported as spam by the recipient' }),
     })
     .meta({ description: 'The campaign’s messages by status' }),
 })
