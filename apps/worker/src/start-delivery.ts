@@ -238,6 +238,7 @@ export function deliveryOptionsFromConfig(
         days: config.MESSAGE_BODY_RETENTION_DAYS,
         criticalDays: config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL,
       },
+      eventRetentionDays: config.EVENT_RETENTION_DAYS,
     },
     domains: { returnPathHost: config.RETURN_PATH_HOST, dnsServers: config.DNS_SERVERS },
     lanes: config.WORKER_LANES,

@@ -437,6 +437,8 @@ export const envSchema = z
      */
     MESSAGE_BODY_RETENTION_DAYS: positiveInt(30, 36_500),
     MESSAGE_BODY_RETENTION_DAYS_CRITICAL: positiveInt(7, 36_500),
+    /** A message's events (`message_events`, its timeline) are deleted by the nightly cleanup after this many days. */
+    EVENT_RETENTION_DAYS: positiveInt(30, 36_500),
     /**
      * Failed lane jobs Redis keeps per lane (newest first) and for how long: the `failed` rows in
      * PostgreSQL and the dead-letter queue are the record, these are for a look at BullMQ's own view.

@@ -16,6 +16,8 @@ export const sendJobPayload = z.object({
    * the field would resend once the claim expires, with the same Message-ID, which is the old rule).
    */
   acceptedLockToken: z.uuid().optional(),
+  /** With `acceptedLockToken`: the server's reply (addresses taken out), for the `sent` event. */
+  acceptedResponse: z.string().max(1_000).optional(),
 })
 export type SendJobPayload = z.infer<typeof sendJobPayload>
 

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq'
 import { describe, expect, it } from 'vitest'
-import { redactAddresses, redactError, withRedactedErrors } from './redact'
+import { MAX_REPLY_LENGTH, redactAddresses, redactError, tidyReply, withRedactedErrors } from './redact'
 
 describe('redactAddresses', () => {
   it('removes addresses from SMTP replies and keeps the rest', () => {
@@ -11,6 +11,18 @@ describe('redactAddresses', () => {
     ).toBe('Message failed: 550 5.1.1 <<address>>: Recipient address rejected: User unknown')
     expect(redactAddresses('to x.y+tag@sub.example.org, then')).toBe('to <address>, then')
     expect(redactAddresses('451 4.7.1 try later')).toBe('451 4.7.1 try later')
+  })
+})
+
+describe('tidyReply', () => {
+  it('keeps a reply on one line, without addresses or control characters, and short', () => {
+    expect(tidyReply('250 2.0.0 OK: queued as <bob@example.com>\r\n')).toBe(
+      '250 2.0.0 OK: queued as <<address>>',
+    )
+    expect(tidyReply('250-first\r\n250 second\u0000\u001b[31m')).toBe('250-first 250 second [31m')
+    const long = tidyReply(`250 ${'x'.repeat(2_000)}`)
+    expect(long).toHaveLength(MAX_REPLY_LENGTH)
+    expect(long.endsWith('…')).toBe(true)
   })
 })
 

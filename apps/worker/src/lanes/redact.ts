@@ -8,6 +8,19 @@ export function redactAddresses(text: string): string {
   return text.replace(ADDRESS, '<address>')
 }
 
+/** Longest SMTP reply kept for a `sent` event: the status line and an id, not a transcript. */
+export const MAX_REPLY_LENGTH = 500
+
+/**
+ * The server's reply as a tenant sees it in the message's `sent` event: one line (CR, LF and other
+ * control characters become spaces), no addresses, at most `MAX_REPLY_LENGTH` characters.
+ */
+export function tidyReply(reply: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
+  const line = redactAddresses(reply.replace(/[\u0000-\u001f\u007f]+/g, ' ')).trim()
+  return line.length > MAX_REPLY_LENGTH ? `${line.slice(0, MAX_REPLY_LENGTH - 1)}…` : line
+}
+
 /**
  * Takes the addresses out of an error's message and stack, in place: BullMQ keeps both in Redis for
  * days (`failedReason`, `stacktrace`), and the same instance must stay throwable as itself

@@ -1,7 +1,6 @@
 import type { Lane } from '@fairlane/core'
 import {
   type Admission,
-  type HeldClaim,
   isOutcomeUnknown,
   isPermanentFailure,
   MessageLockedError,
@@ -10,6 +9,7 @@ import {
   type SendJob,
   SendNotRecordedError,
   type SendOutcome,
+  type SentClaim,
 } from '@fairlane/core/delivery'
 import { type SendJobPayload, sendJobPayload } from '@fairlane/queue'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
@@ -34,7 +34,7 @@ export interface SendProcessorDeps {
     attempt: SendAttempt,
   ) => Promise<SendOutcome>
   /** Records a send the server accepted under `claim` (`recordAcceptedSend`); never sends. */
-  record: (claim: HeldClaim, log: Logger) => Promise<RecordOutcome>
+  record: (claim: SentClaim, log: Logger) => Promise<RecordOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
   gate?: TenantGate
   /** Counts a deferral for the daily rollup (`createDeferralRecorder`). */
@@ -69,7 +69,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     if (!parsed.success) {
       throw new UnrecoverableError(`malformed send payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
     }
-    const { messageId, tenantId, acceptedLockToken } = parsed.data
+    const { messageId, tenantId, acceptedLockToken, acceptedResponse } = parsed.data
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
     const gate = deps.gate
     // Without a lock token (a processor called outside a Worker) the job could not be moved to
@@ -77,7 +77,8 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     const admit = gate && token ? () => gate.admit(tenantId, job.id) : undefined
     try {
       if (acceptedLockToken) {
-        return await recordOnly(job, token, { messageId, tenantId, lockToken: acceptedLockToken }, log)
+        const claim = { messageId, tenantId, lockToken: acceptedLockToken, response: acceptedResponse }
+        return await recordOnly(job, token, claim, log)
       }
       return await sendOnce(job, token, parsed.data, log, admit)
     } finally {
@@ -145,7 +146,11 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     if (error instanceof MessageLockedError && token) return defer(job, token, error, log)
     if (error instanceof SendNotRecordedError && token) {
       deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
-      const data: SendJobPayload = { ...payload, acceptedLockToken: error.acceptedLockToken }
+      const data: SendJobPayload = {
+        ...payload,
+        acceptedLockToken: error.acceptedLockToken,
+        ...(error.response === undefined ? {} : { acceptedResponse: error.response.slice(0, 1_000) }),
+      }
       await job.updateData(data)
       log.error({ attempt, err: error.cause }, 'accepted send not recorded; the job will only record it')
       return retryRecordLater(job, token)
@@ -168,7 +173,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
   async function recordOnly(
     job: Job,
     token: string | undefined,
-    claim: HeldClaim,
+    claim: SentClaim,
     log: Logger,
   ): Promise<SendJobResult> {
     let outcome: RecordOutcome

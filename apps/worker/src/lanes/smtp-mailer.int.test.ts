@@ -64,7 +64,11 @@ describe('createSmtpMailer', () => {
       ok: false,
       delayMs: 420,
     })
-    expect(await mailer.send(mail('y@example.test'))).toEqual({ ok: true })
+    // Accepted: with the server's reply, for the message's `sent` event.
+    expect(await mailer.send(mail('y@example.test'))).toEqual({
+      ok: true,
+      response: expect.stringMatching(/^250 /),
+    })
     expect(sink.store.list().map((message) => message.to)).toEqual(['y@example.test'])
   })
 

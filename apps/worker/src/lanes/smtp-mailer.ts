@@ -1,5 +1,11 @@
 import type { Lane } from '@fairlane/core'
-import { type Admission, type Mailer, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
+import {
+  type Admission,
+  type HandOff,
+  type Mailer,
+  type OutgoingMail,
+  SigningFailedError,
+} from '@fairlane/core/delivery'
 import {
   BODY_HANDOFF,
   DKIM_HEADER_FIELD_NAMES,
@@ -9,6 +15,7 @@ import {
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
+import { tidyReply } from './redact'
 
 type Transport = LaneTransports[Lane]
 type SendMailOptions = Parameters<Transport['sendMail']>[0]
@@ -36,7 +43,7 @@ export function createSmtpMailer(
   installBodyHandoff(transport)
   const connections = pLimit(options.connections)
   return {
-    async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
+    async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<HandOff> {
       const deadline = AbortSignal.timeout(options.deadlineMs)
       return connections(async () => {
         if (deadline.aborted) {
@@ -69,14 +76,17 @@ export function createSmtpMailer(
             bodyHandedOff = true
           },
         } as SendMailOptions
+        let info: { response?: unknown }
         try {
-          await transport.sendMail(message)
+          info = await transport.sendMail(message)
         } catch (error) {
           // Checked before any byte of the message went out, although the stream had started.
           if (error instanceof SigningFailedError) throw error
           throw toSendError(error, { bodyHandedOff })
         }
-        return admission
+        return typeof info.response === 'string'
+          ? { ok: true, response: tidyReply(info.response) }
+          : { ok: true }
       })
     },
   }

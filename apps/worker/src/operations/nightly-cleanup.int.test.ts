@@ -1,5 +1,14 @@
-import { adminAuditLog, createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
+import { randomUUID } from 'node:crypto'
+import {
+  adminAuditLog,
+  createDatabase,
+  type DatabaseHandle,
+  messageEvents,
+  messages,
+  outbox,
+} from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
+import { recordMessageEvents } from '@fairlane/db/queries/message-events'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -52,6 +61,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     db,
     auditRetentionDays: 30,
     bodyRetention,
+    eventRetentionDays: 30,
     clock: { now: () => now },
     logger: testLogger(),
     batchSize: 2,
@@ -62,6 +72,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     auditEntriesDeleted: 1,
     deferralCountsDeleted: 1,
     messageBodiesCleared: 0,
+    messageEventsDeleted: 0,
   })
   const [left] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox)
   expect(left?.n).toBe(2)
@@ -74,6 +85,7 @@ it('loops over small batches until everything past retention is gone, and nothin
       db,
       auditRetentionDays: 30,
       bodyRetention,
+      eventRetentionDays: 30,
       clock: { now: () => now },
       logger: testLogger(),
     }),
@@ -83,6 +95,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     auditEntriesDeleted: 0,
     deferralCountsDeleted: 0,
     messageBodiesCleared: 0,
+    messageEventsDeleted: 0,
   })
 })
 
@@ -118,6 +131,7 @@ it('clears bodies, variables and rendered content past their retention, critical
     db,
     auditRetentionDays: 30,
     bodyRetention,
+    eventRetentionDays: 30,
     clock: { now: () => now },
     logger: testLogger(),
     batchSize: 2,
@@ -152,4 +166,39 @@ it('clears bodies, variables and rendered content past their retention, critical
   expect(after.map((row) => row.status).sort()).toEqual(
     ['failed', 'failed', 'queued', 'sent', 'sent', 'sent', 'sent'].sort(),
   )
+})
+
+it('deletes events past EVENT_RETENTION_DAYS in batches, every tenant’s, and keeps the newer ones', async () => {
+  const { db } = database
+  const now = new Date()
+  const ago = (days: number) => new Date(now.getTime() - days * DAY_MS)
+  const tenants = [await createTenant(db, 'Events A'), await createTenant(db, 'Events B')]
+  const old = tenants.flatMap((tenantId) =>
+    [45, 31, 30.01].map((days) => ({
+      tenantId,
+      messageId: randomUUID(),
+      type: 'sent' as const,
+      at: ago(days),
+    })),
+  )
+  const kept = tenants.map((tenantId) => ({
+    tenantId,
+    messageId: randomUUID(),
+    type: 'accepted' as const,
+    at: ago(29.9),
+  }))
+  expect(await recordMessageEvents(db, [...old, ...kept])).toBe(8)
+
+  const result = await runNightlyCleanup({
+    db,
+    auditRetentionDays: 30,
+    bodyRetention,
+    eventRetentionDays: 30,
+    clock: { now: () => now },
+    logger: testLogger(),
+    batchSize: 4,
+  })
+  expect(result.messageEventsDeleted).toBe(6)
+  const left = await db.select({ messageId: messageEvents.messageId }).from(messageEvents)
+  expect(left.map((row) => row.messageId).sort()).toEqual(kept.map((event) => event.messageId).sort())
 })

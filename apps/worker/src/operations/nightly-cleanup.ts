@@ -8,6 +8,7 @@ import {
   releaseExpiredIdempotencyKeys,
 } from '@fairlane/db/queries/cleanup'
 import { deleteDeferralCountsBefore } from '@fairlane/db/queries/deferral-counts'
+import { deleteMessageEventsBefore } from '@fairlane/db/queries/message-events'
 import type { Logger } from 'pino'
 
 /** Published outbox rows are kept this long: enough to trace a message's publish in an incident. */
@@ -23,6 +24,8 @@ export interface CleanupDeps {
   auditRetentionDays: number
   /** MESSAGE_BODY_RETENTION_DAYS (default and bulk lanes) and MESSAGE_BODY_RETENTION_DAYS_CRITICAL. */
   bodyRetention: { days: number; criticalDays: number }
+  /** EVENT_RETENTION_DAYS: messages' events older than this are deleted. */
+  eventRetentionDays: number
   clock: { now(): Date }
   logger: Logger
   batchSize?: number
@@ -34,13 +37,15 @@ export interface CleanupResult {
   auditEntriesDeleted: number
   deferralCountsDeleted: number
   messageBodiesCleared: number
+  messageEventsDeleted: number
 }
 
 /**
  * The nightly cleanup: published outbox rows past a week, idempotency keys past their 24 h window
  * (the messages stay), audit entries past AUDIT_RETENTION_DAYS, message bodies past their retention
- * (critical mail — login codes, reset links — sooner than the rest). Each in batches until one comes
- * back short; a cleanup that dies half-way just leaves less for the next night.
+ * (critical mail — login codes, reset links — sooner than the rest), messages' events past
+ * EVENT_RETENTION_DAYS. Each in batches until one comes back short; a cleanup that dies half-way just
+ * leaves less for the next night.
  */
 export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResult> {
   const now = deps.clock.now().getTime()
@@ -78,6 +83,11 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
         new Date(now - deps.bodyRetention.days * DAY_MS),
         limit,
       )),
+    messageEventsDeleted: await inBatches(
+      (batch) => deleteMessageEventsBefore(deps.db, batch),
+      new Date(now - deps.eventRetentionDays * DAY_MS),
+      limit,
+    ),
   }
   deps.logger.info(result, 'nightly cleanup done')
   return result

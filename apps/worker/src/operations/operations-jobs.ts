@@ -26,10 +26,13 @@ export interface OperationsSettings {
   auditRetentionDays: number
   /** MESSAGE_BODY_RETENTION_DAYS and MESSAGE_BODY_RETENTION_DAYS_CRITICAL; the schema's defaults when absent. */
   bodyRetention?: { days: number; criticalDays: number }
+  /** EVENT_RETENTION_DAYS; the schema's default when absent. */
+  eventRetentionDays?: number
 }
 
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = { timeZone: 'UTC', auditRetentionDays: 365 }
 export const DEFAULT_BODY_RETENTION = { days: 30, criticalDays: 7 }
+export const DEFAULT_EVENT_RETENTION_DAYS = 30
 
 export function operationsSchedules(settings: OperationsSettings): Schedule[] {
   return ([CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID] as const).map((id) => ({
@@ -50,6 +53,7 @@ export function operationsHandlers(
         db: deps.db,
         auditRetentionDays: settings.auditRetentionDays,
         bodyRetention: settings.bodyRetention ?? DEFAULT_BODY_RETENTION,
+        eventRetentionDays: settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
         clock,
         logger: deps.logger.child({ job: job.name, jobId: job.id }),
       }),

@@ -1,4 +1,4 @@
-import { createDatabase, type DatabaseHandle, outbox } from '@fairlane/db'
+import { createDatabase, type DatabaseHandle, messageEvents, outbox } from '@fairlane/db'
 import { createLaneAdmission, laneParkKey } from '@fairlane/fairness'
 import { createProducerConnection, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
@@ -67,6 +67,24 @@ it('parks a tenant over its slots, skips it while full, lets another through, an
   expect(parked.every((row) => row.parkKey === laneParkKey('critical', a))).toBe(true)
   // Their turns follow the order of acceptance.
   expect(parked.map((row) => row.payload.messageId)).toEqual(flood.slice(5).map((m) => m.id))
+  // Each message says so: the published ones `queued`, the parked ones `deferred` until their turn.
+  const events = await database.db
+    .select({ messageId: messageEvents.messageId, type: messageEvents.type, detail: messageEvents.detail })
+    .from(messageEvents)
+    .where(eq(messageEvents.tenantId, a))
+  const story = new Map(events.map((event) => [event.messageId, event]))
+  expect(events).toHaveLength(30)
+  for (const message of flood.slice(0, 5)) {
+    expect(story.get(message.id)).toMatchObject({ type: 'queued', detail: { lane: 'critical' } })
+  }
+  for (const row of parked) {
+    const event = story.get(row.payload.messageId as string)
+    expect(event?.type).toBe('deferred')
+    // The same instant as the row's turn (stored to the microsecond, told to the millisecond).
+    expect(Math.abs(Number(event?.detail?.untilMs) - (row.parkedUntil?.getTime() ?? 0))).toBeLessThanOrEqual(
+      1,
+    )
+  }
 
   // A is set aside: the next pass reads none of its rows, and B's code goes straight in.
   const [otp] = await seedQueuedMessages(database.db, { tenantId: b, to: () => 'b@x.test' })

@@ -4,6 +4,7 @@ import {
   claimDueParkedOutbox,
   claimUnpublishedOutbox,
   countOutboxAttempt,
+  type MessageOutboxRow,
   markOutboxPublished,
   nextParkedDueInMs,
   type OutboxEntry,
@@ -104,16 +105,17 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
           })
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
       const jobs = laneJobs(decided.publish)
-      const publishIds = decided.publish.map(({ entry }) => entry.row.id)
+      const published = decided.publish.map(({ entry }) => ({ ...messageRow(entry), lane: entry.lane }))
       await addJobs(deps, jobs)
-      await deps.hooks?.afterAddBulk?.(publishIds.length)
-      await markOutboxPublished(tx, publishIds)
+      await deps.hooks?.afterAddBulk?.(published.length)
+      // Each message's `queued` event is written with its row's mark, in this transaction.
+      await markOutboxPublished(tx, published)
       await parkOutboxRows(tx, decided.park)
       if (decided.park.length > 0) deps.metrics?.outboxParked.inc(decided.park.length)
       logPublished(deps.logger, jobs)
       return {
         claimed: claimedIds.length,
-        published: publishIds.length,
+        published: published.length,
         rejected: plan.rejected.length,
         ...(fairness ? { parked: decided.park.length, stillParked: decided.stillParked } : {}),
       }
@@ -192,18 +194,22 @@ async function admitFairLanes(
       }),
     ),
   )
-  const park: { id: number; parkKey: string; parkedUntilMs: number }[] = []
+  const park: (MessageOutboxRow & { parkKey: string; parkedUntilMs: number })[] = []
   let stillParked = 0
   for (const [index, group] of [...groups.values()].entries()) {
     const decision = decisions[index]
     if (!decision) continue
     publish.push(...decision.publish.map(({ row, delayMs }) => ({ entry: row, delayMs })))
     for (const { row, parkedUntilMs } of decision.park) {
-      park.push({ id: row.row.id, parkKey: laneParkKey(row.lane, row.tenantId), parkedUntilMs })
+      park.push({ ...messageRow(row), parkKey: laneParkKey(row.lane, row.tenantId), parkedUntilMs })
     }
     stillParked += Math.max(0, group.parked.length - decision.publish.length)
   }
   return { publish, park, stillParked }
+}
+
+function messageRow(entry: ParsedRow): MessageOutboxRow {
+  return { id: entry.row.id, tenantId: entry.tenantId, messageId: entry.job.data.messageId }
 }
 
 /** When the relay should look again for parked rows (ms), if any are parked for later. */

@@ -19,15 +19,19 @@ export type {
   DeliveryStore,
   DkimSignature,
   FailureNote,
+  HandOff,
   HeldClaim,
   HoldResult,
   MailAddress,
   Mailer,
   OutgoingMail,
+  ReleasedClaim,
   RenderedMail,
   SenderSigner,
   SenderSigning,
   SendJob,
+  SentClaim,
+  UnclaimedClaim,
 } from './ports'
 export { type RecordOutcome, recordAcceptedSend } from './record-accepted-send'
 export { resolveSenderSigning, type SigningDomain } from './resolve-sender-signing'

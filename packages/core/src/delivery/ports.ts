@@ -98,10 +98,13 @@ export interface DeliveryStore {
    */
   claim(input: SendJob & { lockMs: number }): Promise<ClaimedMessage | undefined>
   readState(input: SendJob): Promise<DeliveryState | undefined>
-  /** Status → sent; false when the token no longer matches (the claim was taken over). */
-  markSent(claim: HeldClaim): Promise<boolean>
-  /** Status → queued, lock cleared at once so the retry is not refused. */
-  release(claim: HeldClaim & FailureNote): Promise<boolean>
+  /**
+   * Status → sent, with its `sent` event carrying the server's reply; false when the token no longer
+   * matches (the claim was taken over).
+   */
+  markSent(claim: SentClaim): Promise<boolean>
+  /** Status → queued, lock cleared at once so the retry is not refused; `retrying` when one follows. */
+  release(claim: ReleasedClaim): Promise<boolean>
   /**
    * The outcome is unknown (the server may have the mail): the error is noted and the claim is KEPT,
    * status `sending`, lock untouched, so no attempt can send the message again before it expires.
@@ -109,9 +112,10 @@ export interface DeliveryStore {
   noteOutcomeUnknown(claim: HeldClaim & FailureNote): Promise<boolean>
   /**
    * The claim given back unused (no token to send with): status → queued, lock cleared, and the
-   * claim's attempt taken back, so `attempts` keeps counting real delivery tries only.
+   * claim's attempt taken back, so `attempts` keeps counting real delivery tries only; its `deferred`
+   * event says until when.
    */
-  unclaim(claim: HeldClaim): Promise<boolean>
+  unclaim(claim: UnclaimedClaim): Promise<boolean>
   markFailed(claim: HeldClaim & FailureNote): Promise<boolean>
   markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
   /**
@@ -125,6 +129,25 @@ export interface DeliveryStore {
     reason: SuppressionReason
     messageId: string
   }): Promise<void>
+}
+
+/**
+ * Every write of the store after the claim also writes the message's event (`message_events`) in the
+ * same statement: `sent`, `retrying`, `deferred`, `failed`, `suppressed`. These carry what the event says.
+ */
+export interface SentClaim extends HeldClaim {
+  /** The server's reply to the message (`250 2.0.0 OK …`), addresses taken out; absent if unknown. */
+  response?: string | null | undefined
+}
+
+export interface ReleasedClaim extends HeldClaim, FailureNote {
+  /** Another attempt follows (not the job's final one): the message's event is `retrying`. */
+  retryFollows: boolean
+}
+
+export interface UnclaimedClaim extends HeldClaim {
+  /** When the message is tried again (ms since the epoch): its `deferred` event's `untilMs`. */
+  untilMs: number
 }
 
 /** Why an attempt did not deliver: the raw error for admins, the classified code for tenants. */
@@ -167,11 +190,15 @@ export interface OutgoingMail {
  * Hands mail to SMTP. `admit` (the tenant's token) is asked once a connection is free, right before
  * the mail is written to it, so the moment a token is taken is the moment the mail leaves, give or
  * take one SMTP exchange; refused, nothing is sent and the refusal is returned. Resolves `{ ok: true }`
- * once the server accepted the message; rejects with a `SendFailure` (see send-failure.ts).
+ * with the server's reply once the server accepted the message; rejects with a `SendFailure` (see
+ * send-failure.ts).
  */
 export interface Mailer {
-  send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission>
+  send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<HandOff>
 }
+
+/** The mailer's answer: accepted, with the server's reply (addresses taken out), or refused a token. */
+export type HandOff = { ok: true; response?: string | undefined } | Extract<Admission, { ok: false }>
 
 /**
  * How mail of one of a tenant's sending domains leaves: signed with its active DKIM key, its return

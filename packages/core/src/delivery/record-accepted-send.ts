@@ -1,4 +1,4 @@
-import type { DeliveryLogger, DeliveryStore, HeldClaim } from './ports'
+import type { DeliveryLogger, DeliveryStore, SentClaim } from './ports'
 import { withRetries } from './with-retries'
 
 export type RecordOutcome =
@@ -14,7 +14,7 @@ export type RecordOutcome =
  * Throws while the database stays away; the caller tries again later.
  */
 export async function recordAcceptedSend(
-  claim: HeldClaim,
+  claim: SentClaim,
   deps: { store: DeliveryStore; logger?: DeliveryLogger },
 ): Promise<RecordOutcome> {
   if (await withRetries(() => deps.store.markSent(claim))) return { kind: 'recorded' }

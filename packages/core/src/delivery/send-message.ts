@@ -100,6 +100,7 @@ export async function sendMessage(
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
   if (!message) return explainUnclaimed(job, deps.store)
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
+  let response: string | undefined
 
   // An unsubscribe stops campaign mail only; a bounce, a complaint or a manual entry stops every lane.
   const suppressed = suppressionStops(message.recipientSuppression, message.lane)
@@ -123,16 +124,11 @@ export async function sendMessage(
         deps.signer.forget?.({ tenantId: message.tenantId, domainId: message.sendingDomainId })
       }
       sender = await senderFor(message, deps)
-      if (sender.kind === 'hold') {
-        await giveBack(claim, deps)
-        return { kind: 'deferred', delayMs: STALE_HOLD_RETRY_MS }
-      }
+      if (sender.kind === 'hold') return giveBack(claim, STALE_HOLD_RETRY_MS, deps)
     }
     const handedOff = await deps.mailer.send(await composeMail(message, sender, deps), admit)
-    if (!handedOff.ok) {
-      await giveBack(claim, deps)
-      return { kind: 'deferred', delayMs: handedOff.delayMs }
-    }
+    if (!handedOff.ok) return giveBack(claim, handedOff.delayMs, deps)
+    response = handedOff.response
   } catch (error) {
     if (error instanceof SigningFailedError) {
       await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
@@ -143,10 +139,10 @@ export async function sendMessage(
   const acceptedAt = deps.clock.now()
   let recorded: boolean
   try {
-    recorded = await withRetries(() => deps.store.markSent(claim))
+    recorded = await withRetries(() => deps.store.markSent({ ...claim, response }))
   } catch (error) {
     // The server has the mail: the caller must only ever record it from here on, with this token.
-    throw new SendNotRecordedError(job.messageId, claim.lockToken, { cause: error })
+    throw new SendNotRecordedError(job.messageId, claim.lockToken, { cause: error, response })
   }
   if (!recorded) {
     // Our lock expired mid-send and another attempt claimed the row: it will send (same Message-ID)
@@ -156,16 +152,20 @@ export async function sendMessage(
   return { kind: 'sent', createdAt: message.createdAt, acceptedAt, recorded }
 }
 
-/** A claim that sent nothing. If giving it back fails, it expires (SEND_LOCK_MS) and is reclaimed then. */
-async function giveBack(claim: HeldClaim, deps: SendDeps): Promise<void> {
+/**
+ * A claim that sent nothing: deferred for `delayMs`. If giving it back fails, it expires (SEND_LOCK_MS)
+ * and is reclaimed then.
+ */
+async function giveBack(claim: HeldClaim, delayMs: number, deps: SendDeps): Promise<SendOutcome> {
   try {
-    await deps.store.unclaim(claim)
+    await deps.store.unclaim({ ...claim, untilMs: deps.clock.now().getTime() + delayMs })
   } catch (error) {
     deps.logger?.error(
       { messageId: claim.messageId, err: (error as Error).message },
       'could not give back an unused send claim',
     )
   }
+  return { kind: 'deferred', delayMs }
 }
 
 /** No claim: the row is done, gone, or someone else holds a live claim (then retry later). */
@@ -224,7 +224,7 @@ async function settleFailure(
     return error
   }
   try {
-    await deps.store.release({ ...claim, ...note })
+    await deps.store.release({ ...claim, ...note, retryFollows: !attempt.final })
   } catch (releaseError) {
     // The lock then simply expires; the retry waits for it instead of failing twice.
     deps.logger?.error(

@@ -5,13 +5,18 @@
  */
 export class SendNotRecordedError extends Error {
   override readonly name = 'SendNotRecordedError'
+  /** The server's reply to the accepted message, for the `sent` event the record writes. */
+  readonly response: string | undefined
 
   constructor(
     readonly messageId: string,
     /** The claim under which the server accepted the message: only it may mark the row sent. */
     readonly acceptedLockToken: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; response?: string | undefined },
   ) {
-    super(`message ${messageId} was accepted by the server but could not be recorded as sent`, options)
+    super(`message ${messageId} was accepted by the server but could not be recorded as sent`, {
+      cause: options?.cause,
+    })
+    this.response = options?.response
   }
 }

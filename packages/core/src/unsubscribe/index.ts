@@ -1,4 +1,4 @@
-export type { UnsubscribeStore, UnsubscribeTarget } from './ports'
+export type { UnsubscribeSource, UnsubscribeStore, UnsubscribeTarget } from './ports'
 export {
   PREVIEW_UNSUBSCRIBE_TOKEN,
   signUnsubscribeToken,

@@ -1,5 +1,5 @@
 import type { Clock } from '../accept/ports'
-import type { UnsubscribeStore, UnsubscribeTarget } from './ports'
+import type { UnsubscribeSource, UnsubscribeStore, UnsubscribeTarget } from './ports'
 import { type UnsubscribeKey, verifyUnsubscribeToken } from './token'
 
 export interface UnsubscribeDeps {
@@ -25,12 +25,17 @@ export async function describeUnsubscribe(token: string, deps: UnsubscribeDeps):
 
 /**
  * Unsubscribes the contact a token names. Idempotent: a second click (or a mail client's one-click
- * POST followed by the user's click) finds the contact already unsubscribed and keeps the first date.
+ * POST followed by the user's click) finds the contact already unsubscribed and keeps the first date
+ * (and the first click's `unsubscribed` event).
  */
-export async function unsubscribeByToken(token: string, deps: UnsubscribeDeps): Promise<UnsubscribeOutcome> {
+export async function unsubscribeByToken(
+  token: string,
+  deps: UnsubscribeDeps,
+  source: UnsubscribeSource = 'link',
+): Promise<UnsubscribeOutcome> {
   const claims = verifyUnsubscribeToken(token, deps.key)
   if (claims === null) return { kind: 'invalid-token' }
-  const target = await deps.store.unsubscribe({ ...claims, now: deps.clock.now() })
+  const target = await deps.store.unsubscribe({ ...claims, now: deps.clock.now(), source })
   return target === null ? { kind: 'gone' } : { kind: 'found', target }
 }
 

@@ -2,7 +2,7 @@ import { MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from 
 import type { AcceptedMessage, AcceptStore, AcceptTransaction, NewQueuedMessage } from '@fairlane/core/accept'
 import { and, eq, lt, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { messages, outbox } from '../schema'
+import { messageEvents, messages, outbox } from '../schema'
 
 /**
  * `acceptMessage`'s store in PostgreSQL. The message row and its outbox row are written by one
@@ -58,8 +58,8 @@ export async function releaseIdempotencyKey(
 }
 
 /**
- * One round trip on the hot path: the message insert, the outbox insert (only when the message was
- * inserted) and the NOTIFY in one statement. ON CONFLICT DO NOTHING on (tenant_id, idempotency_key)
+ * One round trip on the hot path: the message insert, its `accepted` event and the outbox insert (both
+ * only when the message was inserted) and the NOTIFY in one statement. ON CONFLICT DO NOTHING on (tenant_id, idempotency_key)
  * rather than catching 23505: the loser of a race waits for the winner's commit, gets no row back,
  * and its transaction stays usable, so it reads the winner at once instead of rolling back.
  */
@@ -85,6 +85,9 @@ export async function insertQueuedMessage(
         ${message.queuedAt.toISOString()}::timestamptz)
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
+    ), accepted as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select ${message.tenantId}, id, 'accepted', ${json({ lane: message.lane })}::jsonb from inserted
     ), event as (
       insert into ${outbox} (tenant_id, topic, payload)
       select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted

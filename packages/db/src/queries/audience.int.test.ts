@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../index'
@@ -126,16 +127,9 @@ describe('audience', () => {
   it('an unsubscribe leaves the audience at once, idempotently, and suppresses the address', async () => {
     const store = createUnsubscribeStore(database.db)
     const contactId = ids['acme:bob'] ?? ''
-    const first = await store.unsubscribe({
-      tenantId: acme,
-      contactId,
-      now: new Date('2026-05-01T10:00:00Z'),
-    })
-    const second = await store.unsubscribe({
-      tenantId: acme,
-      contactId,
-      now: new Date('2026-06-01T10:00:00Z'),
-    })
+    const link = { tenantId: acme, contactId, campaignId: randomUUID(), source: 'link' } as const
+    const first = await store.unsubscribe({ ...link, now: new Date('2026-05-01T10:00:00Z') })
+    const second = await store.unsubscribe({ ...link, now: new Date('2026-06-01T10:00:00Z') })
     expect(first).toEqual({
       tenantName: 'Acme',
       email: 'bob@example.com',
@@ -151,7 +145,12 @@ describe('audience', () => {
     expect(rows).toEqual([{ reason: 'unsubscribe' }])
     // The token names a tenant: the same contact id under another tenant changes nothing.
     expect(
-      await store.unsubscribe({ tenantId: globex, contactId: ids['acme:ann'] ?? '', now: new Date() }),
+      await store.unsubscribe({
+        ...link,
+        tenantId: globex,
+        contactId: ids['acme:ann'] ?? '',
+        now: new Date(),
+      }),
     ).toBeNull()
     expect(await store.findTarget({ tenantId: acme, contactId: ids['acme:ann'] ?? '' })).toMatchObject({
       unsubscribedAt: null,

@@ -7,11 +7,14 @@ import type {
   FailureNote,
   HeldClaim,
   HoldResult,
+  ReleasedClaim,
   SendJob,
+  SentClaim,
+  UnclaimedClaim,
 } from '@fairlane/core/delivery'
-import { and, eq, inArray, lt, or, type Placeholder, sql } from 'drizzle-orm'
+import { and, eq, inArray, lt, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { messages } from '../schema'
+import { messageEvents, messages } from '../schema'
 import { suppressAddress } from './suppressions'
 
 /** last_error is for people reading the admin console; an SMTP transcript does not need to be longer. */
@@ -27,6 +30,19 @@ const unlocked = { lockToken: null, lockedUntil: null, updatedAt: sql`now()` }
 
 /** A value now, or a named placeholder in a statement prepared once (`createDeliveryStore`). */
 type Param<T> = T | Placeholder
+
+/**
+ * A change of message rows (`change`: an UPDATE … RETURNING) and the event each changed row gets
+ * (`event`: a SELECT of (tenant_id, message_id, type, detail) from `changed`), in one statement: the
+ * event is written exactly when the change is, at no extra round trip. Answers how many rows changed.
+ */
+async function changeWithEvent(db: Executor, change: { getSQL(): SQL }, event: SQL): Promise<number> {
+  const [row] = await db.execute<{ changed: number }>(sql`
+    with changed as (${change.getSQL()}),
+    event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${event})
+    select count(*)::int as changed from changed`)
+  return row?.changed ?? 0
+}
 
 /**
  * The send claim, in one statement so concurrent claimers serialize on the row lock and exactly one
@@ -129,23 +145,35 @@ export async function readDeliveryState(db: Executor, job: SendJob): Promise<Del
 }
 
 /**
- * Marks sent each row whose claim is still the given one (same lock token, still `sending`), in one
- * statement and one commit whatever their number; returns the ids it marked.
+ * Marks sent each row whose claim is still the given one (same lock token, still `sending`), and
+ * writes each marked row's `sent` event with the server's reply, in one statement and one commit
+ * whatever their number; returns the ids it marked.
  */
-async function markSentRows(db: Executor, claims: readonly HeldClaim[]): Promise<Set<string>> {
+async function markSentRows(db: Executor, claims: readonly SentClaim[]): Promise<Set<string>> {
   const list = JSON.stringify(
-    claims.map((claim) => ({ id: claim.messageId, tenant_id: claim.tenantId, lock_token: claim.lockToken })),
+    claims.map((claim) => ({
+      id: claim.messageId,
+      tenant_id: claim.tenantId,
+      lock_token: claim.lockToken,
+      response: claim.response ?? null,
+    })),
   )
   const rows = await db.execute<{ id: string }>(sql`
-    update messages m
-    set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
-    from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid)
-    where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
-    returning m.id`)
+    with sent as (
+      update messages m
+      set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
+      from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid, response text)
+      where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
+      returning m.id, m.tenant_id, v.response
+    ), event as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'sent', jsonb_strip_nulls(jsonb_build_object('response', response)) from sent
+    )
+    select id from sent`)
   return new Set(rows.map((row) => row.id))
 }
 
-export async function markMessageSent(db: Executor, claim: HeldClaim): Promise<boolean> {
+export async function markMessageSent(db: Executor, claim: SentClaim): Promise<boolean> {
   return (await markSentRows(db, [claim])).has(claim.messageId)
 }
 
@@ -162,9 +190,11 @@ const requeued = sql`case when exists (
 /**
  * Back to queued with the lock cleared, so BullMQ's retry can claim it at once; or to cancelled when
  * its campaign was cancelled while this attempt was sending, so the retry finds nothing to send.
+ * Queued again with a retry to follow (`retryFollows`), the message gets its `retrying` event
+ * (`{ code, attempt }`); after the final attempt the dead letter's `failed` tells the rest.
  */
-export async function releaseMessage(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
-  const rows = await db
+export async function releaseMessage(db: Executor, claim: ReleasedClaim): Promise<boolean> {
+  const change = db
     .update(messages)
     .set({
       status: requeued,
@@ -173,17 +203,29 @@ export async function releaseMessage(db: Executor, claim: HeldClaim & FailureNot
       ...unlocked,
     })
     .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+    .returning({
+      id: messages.id,
+      tenantId: messages.tenantId,
+      status: messages.status,
+      attempts: messages.attempts,
+    })
+  const changed = await changeWithEvent(
+    db,
+    change,
+    sql`select tenant_id, id, 'retrying', jsonb_build_object('code', ${claim.errorCode}::text, 'attempt', attempts)
+      from changed where status = 'queued' and ${claim.retryFollows}::boolean`,
+  )
+  return changed > 0
 }
 
 /**
  * A claim given back unused (the tenant's bucket had no token): queued again with the lock cleared,
- * and the claim's attempt taken back — deferring is not a delivery try. Cancelled instead when its
+ * and the claim's attempt taken back — deferring is not a delivery try — with its `deferred` event
+ * (`{ untilMs }`: when it is tried again) in the same statement. Cancelled instead (no event) when its
  * campaign was cancelled meanwhile, as in `releaseMessage`.
  */
-export async function unclaimMessage(db: Executor, claim: HeldClaim): Promise<boolean> {
-  const rows = await db
+export async function unclaimMessage(db: Executor, claim: UnclaimedClaim): Promise<boolean> {
+  const change = db
     .update(messages)
     .set({
       status: requeued,
@@ -191,25 +233,39 @@ export async function unclaimMessage(db: Executor, claim: HeldClaim): Promise<bo
       ...unlocked,
     })
     .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+    .returning({ id: messages.id, tenantId: messages.tenantId, status: messages.status })
+  const changed = await changeWithEvent(
+    db,
+    change,
+    sql`select tenant_id, id, 'deferred', jsonb_build_object('untilMs', ${Math.round(claim.untilMs)}::bigint)
+      from changed where status = 'queued'`,
+  )
+  return changed > 0
 }
 
 /**
  * The send's outcome is unknown: the error is noted, and status and lock are left as they are, so
- * the claim holds until `locked_until` and no attempt can send the message again before then.
+ * the claim holds until `locked_until` and no attempt can send the message again before then. A retry
+ * follows once it has expired: the `retrying` event says so.
  */
 export async function noteOutcomeUnknown(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
-  const rows = await db
+  const change = db
     .update(messages)
     .set({ lastError: clip(claim.error), lastErrorCode: claim.errorCode, updatedAt: sql`now()` })
     .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+    .returning({ id: messages.id, tenantId: messages.tenantId, attempts: messages.attempts })
+  const changed = await changeWithEvent(
+    db,
+    change,
+    sql`select tenant_id, id, 'retrying', jsonb_build_object('code', ${claim.errorCode}::text, 'attempt', attempts)
+      from changed`,
+  )
+  return changed > 0
 }
 
+/** Failed for good, with its `failed` event (`{ code, attempts }`) in the same statement. */
 export async function markMessageFailed(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
-  const rows = await db
+  const change = db
     .update(messages)
     .set({
       status: 'failed',
@@ -219,20 +275,39 @@ export async function markMessageFailed(db: Executor, claim: HeldClaim & Failure
       ...unlocked,
     })
     .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+    .returning({ id: messages.id, tenantId: messages.tenantId, attempts: messages.attempts })
+  const changed = await changeWithEvent(db, change, failedEvent(sql`${claim.errorCode}::text`))
+  return changed > 0
 }
 
+/** The `failed` event of each row in `changed` (which returns `attempts`). */
+function failedEvent(code: SQL): SQL {
+  return sql`select tenant_id, id, 'failed', jsonb_build_object('code', ${code}, 'attempts', attempts) from changed`
+}
+
+/**
+ * Skipped at send time: the recipient is suppressed, or the contact unsubscribed since dispatch. The
+ * `suppressed` event names the suppression's reason (`unsubscribe` for a contact that left without
+ * one), read in the same statement: the claim read only the scope.
+ */
 export async function markMessageSuppressed(
   db: Executor,
   claim: HeldClaim & { reason: string },
 ): Promise<boolean> {
-  const rows = await db
+  const change = db
     .update(messages)
     .set({ status: 'suppressed', lastError: claim.reason, lastErrorCode: 'suppressed', ...unlocked })
     .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+    .returning({ id: messages.id, tenantId: messages.tenantId, toAddress: messages.toAddress })
+  const changed = await changeWithEvent(
+    db,
+    change,
+    sql`select c.tenant_id, c.id, 'suppressed', jsonb_build_object('reason', coalesce(
+        (select s.reason from suppressions s where s.tenant_id = c.tenant_id and s.email = lower(c.to_address)),
+        'unsubscribe'))
+      from changed c`,
+  )
+  return changed > 0
 }
 
 /**
@@ -272,7 +347,8 @@ export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNo
  * Only a row of the job's generation that nobody is sending is changed: `queued` (a transient
  * failure released it) or `sending` with an expired lock. A live claim belongs to another attempt
  * that will record its own outcome; a newer generation is a re-publish that supersedes this job.
- * Returns the row's state afterwards, so the caller can tell whether the failure stands.
+ * Returns the row's state afterwards, so the caller can tell whether the failure stands. A row it
+ * marks gets its `failed` event in the same statement.
  */
 export async function failAfterFinalAttempt(
   db: Executor,
@@ -282,7 +358,7 @@ export async function failAfterFinalAttempt(
     eq(messages.status, 'queued'),
     and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
   )
-  await db
+  const change = db
     .update(messages)
     .set({
       status: 'failed',
@@ -293,6 +369,13 @@ export async function failAfterFinalAttempt(
       ...unlocked,
     })
     .where(and(byJob(input), eq(messages.generation, input.generation), idle))
+    .returning({
+      id: messages.id,
+      tenantId: messages.tenantId,
+      attempts: messages.attempts,
+      lastErrorCode: messages.lastErrorCode,
+    })
+  await changeWithEvent(db, change, failedEvent(sql`last_error_code`))
   const [row] = await db
     .select({ status: messages.status, generation: messages.generation })
     .from(messages)
@@ -310,7 +393,7 @@ export async function failAfterFinalAttempt(
 export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number } = {}) {
   const maxBatch = options.maxBatch ?? 200
   let pending: Array<{
-    claim: HeldClaim
+    claim: SentClaim
     resolve: (marked: boolean) => void
     reject: (error: unknown) => void
   }> = []
@@ -331,7 +414,7 @@ export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number
     }
   }
 
-  return (claim: HeldClaim): Promise<boolean> =>
+  return (claim: SentClaim): Promise<boolean> =>
     new Promise<boolean>((resolve, reject) => {
       pending.push({ claim, resolve, reject })
       if (pending.length >= maxBatch) {

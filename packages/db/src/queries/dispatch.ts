@@ -15,6 +15,9 @@ import { createSenderDomains } from './senders'
  * Unsubscribed and suppressed contacts are written as `suppressed` rows rather than skipped, so the
  * campaign's counts say how many were left out and why (`last_error`), from the same table.
  *
+ * The same statement writes each message's `accepted` event (and a left-out one's `suppressed`), as
+ * one INSERT … SELECT from the rows it inserted: no row of the page crosses the wire twice.
+ *
  * Each row gets its sender in the same insert: the campaign's From / Reply-To, else the tenant's
  * default as it is when the batch runs, with the domain that signs it (`resolveSender`).
  */
@@ -148,7 +151,8 @@ export async function dispatchCampaignBatch(
           case
             when c.unsubscribed_at is not null then 'unsubscribed'
             when s.email is not null then 'suppressed: ' || s.reason
-          end as excluded
+          end as excluded,
+          case when c.unsubscribed_at is not null then 'unsubscribe' else s.reason end as reason
         from ids
         join contacts c on c.id = ids.id and c.tenant_id = ${tenantId}
         left join suppressions s on s.tenant_id = c.tenant_id and s.email = c.email
@@ -162,7 +166,18 @@ export async function dispatchCampaignBatch(
         from page
         order by id
         on conflict (campaign_id, contact_id) do nothing
-        returning status
+        returning id, contact_id, status
+      ), events as (
+        -- Every message its accepted event, and a left-out one its suppressed event after it.
+        insert into message_events (tenant_id, message_id, type, detail)
+        select ${tenantId}, i.id, e.type, e.detail
+        from inserted i
+        join page p on p.id = i.contact_id
+        cross join lateral (values
+          (1, 'accepted', ${JSON.stringify({ lane: 'bulk', campaignId: input.campaignId })}::jsonb),
+          (2, 'suppressed', jsonb_build_object('reason', p.reason))) as e(step, type, detail)
+        where e.step = 1 or i.status = 'suppressed'
+        order by i.id, e.step
       )
       select
         (select count(*) from ids)::int as scanned,

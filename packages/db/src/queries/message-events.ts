@@ -1,5 +1,5 @@
 import type { MessageEventType } from '@fairlane/core'
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messageEvents } from '../schema'
 
@@ -63,4 +63,25 @@ export async function listMessageEvents(
     .from(messageEvents)
     .where(and(eq(messageEvents.tenantId, query.tenantId), eq(messageEvents.messageId, query.messageId)))
     .orderBy(asc(messageEvents.at), asc(messageEvents.id))
+}
+
+/**
+ * The retention's delete (EVENT_RETENTION_DAYS): at most `limit` events older than `before`, found by
+ * the BRIN on `at`, so each statement holds its locks for milliseconds; the caller loops until a batch
+ * comes back short. Answers how many it deleted.
+ */
+export async function deleteMessageEventsBefore(
+  db: Executor,
+  batch: { before: Date; limit: number },
+): Promise<number> {
+  const rows = await db.execute(sql`
+    delete from ${messageEvents}
+    where id in (
+      select id from ${messageEvents}
+      where at < ${batch.before.toISOString()}::timestamptz
+      limit ${batch.limit}
+    )
+    returning id
+  `)
+  return rows.length
 }

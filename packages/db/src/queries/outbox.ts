@@ -1,7 +1,7 @@
-import { MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
+import { type Lane, MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
 import { and, asc, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
-import { outbox } from '../schema'
+import { messageEvents, outbox } from '../schema'
 
 export interface OutboxEntry {
   id: number
@@ -88,23 +88,43 @@ export async function claimDueParkedOutbox(
   }))
 }
 
+/** An outbox row of a message, with the message it names (as the relay parsed its payload). */
+export interface MessageOutboxRow {
+  id: number
+  tenantId: string
+  messageId: string
+}
+
 /**
  * Parks rows (one statement for the batch): each stays unpublished with its tenant's key and the
- * moment (ms since the epoch, the Redis clock's) it may be claimed again.
+ * moment (ms since the epoch, the Redis clock's) it may be claimed again. Each parked message gets
+ * its `deferred` event (`{ untilMs }`) in the same statement: only fresh rows are parked, so once.
  */
 export async function parkOutboxRows(
   tx: Transaction,
-  rows: readonly { id: number; parkKey: string; parkedUntilMs: number }[],
+  rows: readonly (MessageOutboxRow & { parkKey: string; parkedUntilMs: number })[],
 ): Promise<void> {
   if (rows.length === 0) return
   const parked = JSON.stringify(
-    rows.map((row) => ({ id: row.id, park_key: row.parkKey, until_s: row.parkedUntilMs / 1000 })),
+    rows.map((row) => ({
+      id: row.id,
+      tenant_id: row.tenantId,
+      message_id: row.messageId,
+      park_key: row.parkKey,
+      until_ms: row.parkedUntilMs,
+    })),
   )
   await tx.execute(sql`
-    update ${outbox} o
-    set park_key = p.park_key, parked_until = to_timestamp(p.until_s)
-    from jsonb_to_recordset(${parked}::jsonb) as p(id bigint, park_key text, until_s float8)
-    where o.id = p.id`)
+    with parked as (
+      update ${outbox} o
+      set park_key = p.park_key, parked_until = to_timestamp(p.until_ms / 1000.0)
+      from jsonb_to_recordset(${parked}::jsonb) as p(id bigint, tenant_id uuid, message_id uuid, park_key text, until_ms float8)
+      where o.id = p.id
+      returning p.id, p.tenant_id, p.message_id, p.until_ms
+    )
+    insert into ${messageEvents} (tenant_id, message_id, type, detail)
+    select tenant_id, message_id, 'deferred', jsonb_build_object('untilMs', round(until_ms)::bigint)
+    from parked order by id`)
 }
 
 /** Milliseconds until the next parked row that is not due yet comes due; undefined with none. */
@@ -116,12 +136,28 @@ export async function nextParkedDueInMs(db: Executor): Promise<number | undefine
   return row?.in_ms === null || row?.in_ms === undefined ? undefined : Number(row.in_ms)
 }
 
-export async function markOutboxPublished(tx: Transaction, ids: readonly number[]): Promise<void> {
-  if (ids.length === 0) return
-  await tx
-    .update(outbox)
-    .set({ publishedAt: sql`now()` })
-    .where(inArray(outbox.id, [...ids]))
+/**
+ * Marks the rows published and writes each message's `queued` event (`{ lane }`: a job exists now),
+ * in one statement, inside the relay's transaction: rolled back together if the pass fails.
+ */
+export async function markOutboxPublished(
+  tx: Transaction,
+  rows: readonly (MessageOutboxRow & { lane: Lane })[],
+): Promise<void> {
+  if (rows.length === 0) return
+  const published = JSON.stringify(
+    rows.map((row) => ({ id: row.id, tenant_id: row.tenantId, message_id: row.messageId, lane: row.lane })),
+  )
+  await tx.execute(sql`
+    with published as (
+      update ${outbox} o set published_at = now()
+      from jsonb_to_recordset(${published}::jsonb) as p(id bigint, tenant_id uuid, message_id uuid, lane text)
+      where o.id = p.id
+      returning p.id, p.tenant_id, p.message_id, p.lane
+    )
+    insert into ${messageEvents} (tenant_id, message_id, type, detail)
+    select tenant_id, message_id, 'queued', jsonb_build_object('lane', lane)
+    from published order by id`)
 }
 
 /** Counts a failed publish (Redis away, unparseable payload): visible to operators, never a reason to drop. */

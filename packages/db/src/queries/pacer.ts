@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
+import { messageEvents } from '../schema'
 
 /** A tenant with pending bulk mail, its plan, and its backlog counted up to the pacer's cap. */
 export interface BacklogTenant {
@@ -57,7 +58,8 @@ export interface ReleasedMessage {
 }
 
 /**
- * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`. The pacer
+ * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`, each with
+ * its `queued` event, in the same statement. The pacer
  * commits it before adding the jobs (no Redis call inside a transaction): a failed add returns the
  * rows (`returnBulkRelease`), a pacer that dies in between leaves them to the sweeper, which publishes
  * queued rows that have no job. SKIP LOCKED keeps a second pacer off the same rows.
@@ -73,25 +75,33 @@ export async function claimBulkRelease(
     sql`, `,
   )
   const rows = await tx.execute<{ id: string; tenant_id: string; generation: number }>(sql`
-    update messages set status = 'queued', queued_at = now(), updated_at = now()
-    where id in (
-      select picked.id
-      from (values ${values}) as quota(tenant_id, n)
-      cross join lateral (
-        select m.id from messages m
-        where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
-        order by m.created_at, m.id
-        limit quota.n
-        for update skip locked
-      ) picked)
-    returning id, tenant_id, generation`)
+    with released as (
+      update messages set status = 'queued', queued_at = now(), updated_at = now()
+      where id in (
+        select picked.id
+        from (values ${values}) as quota(tenant_id, n)
+        cross join lateral (
+          select m.id from messages m
+          where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+          order by m.created_at, m.id
+          limit quota.n
+          for update skip locked
+        ) picked)
+      returning id, tenant_id, generation
+    ), queued as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'queued', '{"lane":"bulk"}'::jsonb from released
+    )
+    select id, tenant_id, generation from released`)
   return rows.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
 }
 
 /**
  * Puts released rows whose jobs could not be added back to pending, for a later tick. Only rows still
  * `queued` under the generation they were claimed with: one a worker already took (its job reached
- * Redis after all) is left alone. Returns how many went back.
+ * Redis after all) is left alone. Returns how many went back. The claim's `queued` event goes with
+ * it (for such a row it is still the message's latest event): no job came of it, and the next
+ * release writes its own.
  */
 export async function returnBulkRelease(
   db: Executor,
@@ -103,11 +113,19 @@ export async function returnBulkRelease(
     sql`, `,
   )
   const rows = await db.execute<{ id: string }>(sql`
-    update messages m set status = 'pending', queued_at = null, updated_at = now()
-    from (values ${values}) as released(id, generation)
-    where m.id = released.id and m.generation = released.generation
-      and m.status = 'queued' and m.lane = 'bulk'
-    returning m.id`)
+    with returned as (
+      update messages m set status = 'pending', queued_at = null, updated_at = now()
+      from (values ${values}) as released(id, generation)
+      where m.id = released.id and m.generation = released.generation
+        and m.status = 'queued' and m.lane = 'bulk'
+      returning m.id, m.tenant_id
+    ), unqueued as (
+      delete from ${messageEvents} e using returned r
+      where e.id = (
+        select max(x.id) from ${messageEvents} x where x.tenant_id = r.tenant_id and x.message_id = r.id)
+        and e.type = 'queued'
+    )
+    select id from returned`)
   return rows.length
 }
 

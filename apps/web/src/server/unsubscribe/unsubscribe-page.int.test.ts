@@ -26,6 +26,13 @@ beforeAll(async () => {
     .values({ tenantId, email: 'jane.doe@example.com', name: 'Jane' })
     .returning({ id: contacts.id })
   contactId = row?.id ?? ''
+  // The campaign the links name, and its message to Jane: the one whose link is used.
+  await harness.database.sql`
+    insert into campaigns (id, tenant_id, name, subject, html, status)
+    values (${campaignId}, ${tenantId}, 'News', 'News', '<p>News</p>', 'sending')`
+  await harness.database.sql`
+    insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address)
+    values (${tenantId}, ${campaignId}, ${contactId}, 'bulk', 'sent', 'jane.doe@example.com')`
 })
 
 afterAll(async () => {
@@ -111,6 +118,11 @@ describe('/u/:token', () => {
     const suppressed = await harness.database
       .sql`select reason, scope from suppressions where tenant_id = ${tenantId}`
     expect(suppressed).toEqual([{ reason: 'unsubscribe', scope: 'marketing' }])
+    // The campaign's message to Jane tells it once, as a one-click unsubscribe.
+    const events = await harness.database.sql`
+      select e.type, e.detail from message_events e join messages m on m.id = e.message_id
+      where m.campaign_id = ${campaignId} and m.contact_id = ${contactId}`
+    expect(events).toEqual([{ type: 'unsubscribed', detail: { source: 'one-click' } }])
   })
 
   it('says exactly what an unsubscribe changes: campaigns stop, sign-in codes and resets still arrive', async () => {

@@ -74,7 +74,11 @@ export async function submitUnsubscribe(
   // (and the entry caps what a genuine one may send at 4 KB). One-click clients read only the status.
   if (verifyUnsubscribeToken(token, deps.key) === null) return refuse(deps)
   const oneClick = await isOneClick(request)
-  const outcome = await unsubscribeByToken(token, { ...deps, store: createUnsubscribeStore(deps.db) })
+  const outcome = await unsubscribeByToken(
+    token,
+    { ...deps, store: createUnsubscribeStore(deps.db) },
+    oneClick ? 'one-click' : 'link',
+  )
   if (outcome.kind === 'invalid-token') return refuse(deps)
   if (oneClick) return plain(200, 'Unsubscribed\n')
   return done(outcome)

@@ -240,7 +240,16 @@ describe('GET /api/v1/campaigns/:id', () => {
       sendAt: created.sendAt,
       from: null,
       replyTo: null,
-      counts: { pending: 1, queued: 1, sent: 1, failed: 0, suppressed: 1, cancelled: 0 },
+      counts: {
+        pending: 1,
+        queued: 1,
+        sent: 1,
+        failed: 0,
+        suppressed: 1,
+        cancelled: 0,
+        bounced: 0,
+        complained: 0,
+      },
     })
   })
 

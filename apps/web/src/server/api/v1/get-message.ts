@@ -1,5 +1,6 @@
 import { describeDeliveryError } from '@fairlane/core/delivery'
 import { AppError } from '@fairlane/core/errors'
+import { listMessageEvents } from '@fairlane/db/queries/message-events'
 import { findMessage } from '@fairlane/db/queries/messages-read'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
@@ -13,9 +14,11 @@ import type { MessageResponse } from './responses'
 export function getMessage(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const message = isUuid(id)
-      ? await findMessage(deps.db, { tenantId: caller.tenantId, messageId: id })
-      : null
+    const query = { tenantId: caller.tenantId, messageId: id }
+    // Side by side: both read by the tenant's id, so another tenant's message has no events to show.
+    const [message, events] = isUuid(id)
+      ? await Promise.all([findMessage(deps.db, query), listMessageEvents(deps.db, query)])
+      : [null, []]
     if (!message) throw new AppError('not_found', `No message with id ${JSON.stringify(id)}`)
     return Response.json(
       {
@@ -29,6 +32,11 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
         // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").
         ...(message.bodyRemovedAt !== null ? { bodyRemovedAt: message.bodyRemovedAt.toISOString() } : {}),
+        events: events.map((event) => ({
+          type: event.type,
+          at: event.at.toISOString(),
+          ...(event.detail !== null ? { detail: event.detail } : {}),
+        })),
       } satisfies MessageResponse,
       { headers: { 'cache-control': 'no-store' } },
     )

@@ -168,8 +168,36 @@ describe('GET /api/v1/messages/:id', () => {
       lane: 'default',
       attempts: 0,
       createdAt: expect.any(String),
+      // Written by the accept's own statement.
+      events: [{ type: 'accepted', at: body.createdAt, detail: { lane: 'default' } }],
     })
     expect(new Date(body.createdAt as string).getTime()).toBeGreaterThan(Date.now() - 60_000)
+  })
+
+  it('answers the message’s events in order, with their details, and a later bounce’s status', async () => {
+    const { id } = await readJson<{ id: string }>(
+      await post({ to: 'fay@example.test', subject: 'Hi', text: 'Hello' }),
+    )
+    const diagnostic = 'smtp; 550 5.1.1 <script>x</script> user unknown'
+    // What the relay, the worker and the inbound server write after the accept, at their times.
+    await harness.database.sql`
+      insert into message_events (tenant_id, message_id, type, at, detail) values
+        (${tenant.tenantId}, ${id}, 'queued', now() + interval '1 second', '{"lane":"default"}'),
+        (${tenant.tenantId}, ${id}, 'sent', now() + interval '2 seconds', '{"response":"250 2.0.0 OK id=abc"}'),
+        (${tenant.tenantId}, ${id}, 'bounced', now() + interval '3 seconds',
+          ${JSON.stringify({ kind: 'hard', status: '5.1.1', action: 'failed', diagnostic })}::jsonb)`
+    await harness.database.sql`update messages set status = 'bounced', sent_at = now() where id = ${id}`
+    const body = await readJson<{ status: string; events: { type: string; at: string; detail?: unknown }[] }>(
+      await get(id),
+    )
+    expect(body.status).toBe('bounced')
+    expect(body.events.map((event) => event.type)).toEqual(['accepted', 'queued', 'sent', 'bounced'])
+    expect(body.events[2]?.detail).toEqual({ response: '250 2.0.0 OK id=abc' })
+    expect(body.events[3]?.detail).toEqual({ kind: 'hard', status: '5.1.1', action: 'failed', diagnostic })
+    const times = body.events.map((event) => Date.parse(event.at))
+    expect(times).toEqual([...times].sort((a, b) => a - b))
+    // Another tenant's key learns nothing of them.
+    expect((await get(id, other.apiKey)).status).toBe(404)
   })
 
   it('shows a classified lastErrorCode with a short lastError, never the raw reply, and sentAt once they exist', async () => {

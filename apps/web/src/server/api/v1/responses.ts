@@ -3,6 +3,7 @@ import {
   DOMAIN_RECORD_PURPOSES,
   DOMAIN_STATUSES,
   LANES,
+  MESSAGE_EVENT_TYPES,
   MESSAGE_STATUSES,
   SUPPRESSION_REASONS,
   SUPPRESSION_SCOPES,
@@ -38,9 +39,29 @@ export const messageAcceptedResponse = z
   })
 export type MessageAcceptedResponse = z.input<typeof messageAcceptedResponse>
 
+export const messageEventResponse = z
+  .object({
+    type: z.enum(MESSAGE_EVENT_TYPES).meta({
+      description:
+        '`accepted` (created by the API or a campaign), `queued` (a delivery job exists), `deferred` (waiting for your plan’s rate), `sent` (the receiving server said 250), `retrying` (a temporary error; another attempt follows), `failed` (for good), `bounced` and `complained` (reported later by the receiving side), `suppressed` (skipped: the address is suppressed), `unsubscribed` (the recipient used this message’s link), `opened`, `clicked`',
+    }),
+    at: instant,
+    detail: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({
+        description:
+          'What the event says beyond its type: `sent` `{ response }` (the server’s reply), `retrying` `{ code, attempt }`, `failed` `{ code, attempts }`, `deferred` `{ untilMs }`, `queued` and `accepted` `{ lane, campaignId? }`, `suppressed` `{ reason }`, `bounced` `{ kind, status, action, diagnostic? }`, `complained` `{ feedbackType }`, `unsubscribed` `{ source }`',
+        example: { response: '250 2.0.0 OK id=1x2y3z' },
+      }),
+  })
+  .meta({ id: 'MessageEvent' })
+
 export const messageResponse = z.object({
   id,
-  status: z.enum(MESSAGE_STATUSES),
+  status: z.enum(MESSAGE_STATUSES).meta({
+    description: '`bounced` and `complained` come after `sent`, when the receiving side reports it later',
+  }),
   lane: z.enum(LANES),
   attempts: z.int().min(0).meta({ description: 'SMTP attempts made so far' }),
   lastErrorCode: z.enum(DELIVERY_ERROR_CODES).optional().meta({
@@ -52,6 +73,10 @@ export const messageResponse = z.object({
   bodyRemovedAt: instant
     .optional()
     .meta({ description: 'When the retention cleared the body, variables and rendered content' }),
+  events: z.array(messageEventResponse).meta({
+    description:
+      'What happened to the message, oldest first (kept for the event retention, 30 days by default)',
+  }),
 })
 export type MessageResponse = z.input<typeof messageResponse>
 
@@ -88,6 +113,8 @@ export const campaignResponse = z.object({
       failed: count,
       suppressed: count,
       cancelled: count.meta({ description: 'Not sent because the campaign was cancelled first' }),
+      bounced: count.meta({ description: 'Sent, then reported as bounced by the receiving side' }),
+      complained: count.meta({ description: 'Sent, then reported as spam by the recipient' }),
     })
     .meta({ description: 'The campaign’s messages by status' }),
 })

@@ -1,44 +1,40 @@
 import { mailDomain } from '@fairlane/config'
 import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
+import { listMessageEvents } from '@fairlane/db/queries/message-events'
 import { findMessageDetail } from '@fairlane/db/queries/messages-read'
 import { messageIdFor } from '@fairlane/mail/message-id'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
-import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
+import { EventTimeline } from './event-timeline'
 
 export const metadata: Metadata = { title: 'Message' }
 
 /**
- * One message's story: where it stands, what happened to it and when, the headers it went out with,
- * and its content while the retention keeps it. The raw SMTP reply is not shown (it can name relay
- * hosts): the classified reason is, as the API gives it.
+ * One message's story: where it stands, what happened to it and when (its events, with the receiving
+ * server's reply to the accepted send and a bounce's diagnostic), the headers it went out with, and
+ * its content while the retention keeps it. A failure's raw SMTP reply is not shown (it can name
+ * relay hosts): the classified reason is, as the API gives it.
  */
 export default async function MessagePage({ params }: { params: Promise<{ id: string }> }) {
   const session = await requireTenantSession()
   const { id } = await params
   const { database, config } = container()
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
-  const message = isUuid(id)
-    ? await findMessageDetail(database.db, { tenantId: session.tenantId, messageId: id })
-    : null
+  const query = { tenantId: session.tenantId, messageId: id }
+  const [message, events] = isUuid(id)
+    ? await Promise.all([findMessageDetail(database.db, query), listMessageEvents(database.db, query)])
+    : [null, []]
   if (!message) notFound()
   const retentionDays =
     message.lane === 'critical'
       ? config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL
       : config.MESSAGE_BODY_RETENTION_DAYS
   const back = message.campaignId ? `/campaigns/${message.campaignId}` : '/messages'
-  const steps: { label: string; at: Date | null }[] = [
-    { label: 'Accepted', at: message.createdAt },
-    { label: 'Queued for delivery', at: message.queuedAt },
-    { label: 'Accepted by the receiving server', at: message.sentAt },
-    { label: 'Failed', at: message.failedAt },
-    { label: 'Body removed (retention)', at: message.bodyRemovedAt },
-  ]
   return (
     <>
       <div className="page-header">
@@ -87,15 +83,7 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
       </section>
       <section className="card" aria-labelledby="story-title">
         <h2 id="story-title">What happened</h2>
-        <ol className="timeline" data-testid="message-timeline">
-          {steps
-            .filter((step) => step.at !== null)
-            .map((step) => (
-              <li key={step.label}>
-                <DateTime value={step.at} /> — {step.label}
-              </li>
-            ))}
-        </ol>
+        <EventTimeline message={message} events={events} retentionDays={config.EVENT_RETENTION_DAYS} />
       </section>
       <section className="card" aria-labelledby="headers-title">
         <h2 id="headers-title">Headers</h2>

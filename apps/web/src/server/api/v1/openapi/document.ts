@@ -249,7 +249,9 @@ function operations(now: Date): Record<RouteKey, Operation> {
     'GET /api/v1/messages/:id': {
       operationId: 'getMessage',
       tags: ['Messages'],
-      summary: 'A message’s status',
+      summary: 'A message’s status and what happened to it',
+      description:
+        'Its status now and its events in order, from `accepted` to `sent` (with the server’s reply) or `failed`, and what the receiving side reported later (`bounced`, `complained`).',
       requestParams: idParam('message'),
       responses: responses({ '200': json(messageResponse, 'The message') }, [401, 404, 429]),
     },
