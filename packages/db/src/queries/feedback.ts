@@ -204,10 +204,8 @@ async function saveSoftBounces(
 }
 
 /**
- * Whether the tenant delivered (`sent`) another message to the address after `since`. Messages have
- * no index on the recipient: this reads the tenant's messages created since 60 days before `since`
- * (a message sent after a soft bounce was created at most that long before it; the longest retry and
- * campaign waits are far shorter), through the (tenant_id, created_at) index.
+ * Whether the tenant delivered (`sent`) another message to the address after `since`: one probe of
+ * the sent-by-recipient index (tenant_id, lower(to_address), sent_at).
  */
 async function deliveredSince(
   db: Executor,
@@ -217,7 +215,6 @@ async function deliveredSince(
     select exists (
       select 1 from messages m
       where m.tenant_id = ${input.tenantId}
-        and m.created_at > ${input.since.toISOString()}::timestamptz - interval '60 days'
         and lower(m.to_address) = ${input.email.toLowerCase()}
         and m.status = 'sent'
         and m.sent_at > ${input.since.toISOString()}::timestamptz

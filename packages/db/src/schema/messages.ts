@@ -105,6 +105,11 @@ export const messages = pgTable(
       .where(
         sql`${t.sendingDomainId} is not null and ${t.status} in ('pending', 'queued', 'sending', 'held')`,
       ),
+    // A soft bounce asks whether the tenant delivered to the address since the last one (the count
+    // starts again if so): sent messages by recipient, case-blind.
+    index('messages_sent_recipient_idx')
+      .on(t.tenantId, sql`lower(${t.toAddress})`, t.sentAt)
+      .where(sql`${t.status} = 'sent'`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
   ],

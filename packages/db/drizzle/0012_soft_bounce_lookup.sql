@@ -1,0 +1,1 @@
+CREATE INDEX "messages_sent_recipient_idx" ON "messages" USING btree ("tenant_id",lower("to_address"),"sent_at") WHERE "messages"."status" = 'sent';
