@@ -141,6 +141,12 @@ test('a scheduled campaign is delivered personalised with one-click unsubscribe,
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(readers[0]?.email ?? '')
   await expect(page.getByTestId('message-status')).toHaveText('sent')
   await expect(page.getByTestId('message-timeline')).toContainText('Accepted by the receiving server')
+  // Its events, in order, the last with the server's reply.
+  const events = page.getByTestId('message-event')
+  await expect(events).toHaveCount(3)
+  await expect(events.nth(0)).toContainText('Accepted (campaign dispatch)')
+  await expect(events.nth(1)).toContainText('Queued for delivery')
+  await expect(events.nth(2)).toContainText(/server reply\s*250 /)
   await expect(page.getByTestId('message-headers')).toContainText('Message-ID')
   await expect(page.getByTestId('campaign-content')).toContainText(
     'rendered for each recipient when it is sent',

@@ -151,8 +151,7 @@ export async function dispatchCampaignBatch(
           case
             when c.unsubscribed_at is not null then 'unsubscribed'
             when s.email is not null then 'suppressed: ' || s.reason
-          end as excluded,
-          case when c.unsubscribed_at is not null then 'unsubscribe' else s.reason end as reason
+          end as excluded
         from ids
         join contacts c on c.id = ids.id and c.tenant_id = ${tenantId}
         left join suppressions s on s.tenant_id = c.tenant_id and s.email = c.email
@@ -166,18 +165,22 @@ export async function dispatchCampaignBatch(
         from page
         order by id
         on conflict (campaign_id, contact_id) do nothing
-        returning id, contact_id, status
+        returning id, status, last_error
       ), events as (
-        -- Every message its accepted event, and a left-out one its suppressed event after it.
+        -- Every message its accepted event, and a left-out one its suppressed event after it (all the
+        -- accepted rows first, so each suppressed one has the higher id). The reason is read back from
+        -- the last_error this statement wrote: joining the page again would be a nested loop over two
+        -- CTEs, which the planner cannot estimate (a quarter of a second per page of 2,000).
         insert into message_events (tenant_id, message_id, type, detail)
         select ${tenantId}, i.id, e.type, e.detail
         from inserted i
-        join page p on p.id = i.contact_id
         cross join lateral (values
           (1, 'accepted', ${JSON.stringify({ lane: 'bulk', campaignId: input.campaignId })}::jsonb),
-          (2, 'suppressed', jsonb_build_object('reason', p.reason))) as e(step, type, detail)
+          (2, 'suppressed', jsonb_build_object('reason', case
+            when i.last_error = 'unsubscribed' then 'unsubscribe'
+            else substring(i.last_error from '^suppressed: (.*)$') end))) as e(step, type, detail)
         where e.step = 1 or i.status = 'suppressed'
-        order by i.id, e.step
+        order by e.step
       )
       select
         (select count(*) from ids)::int as scanned,

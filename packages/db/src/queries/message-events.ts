@@ -67,21 +67,24 @@ export async function listMessageEvents(
 
 /**
  * The retention's delete (EVENT_RETENTION_DAYS): at most `limit` events older than `before`, found by
- * the BRIN on `at`, so each statement holds its locks for milliseconds; the caller loops until a batch
- * comes back short. Answers how many it deleted.
+ * the BRIN on `at` and deleted by their row addresses (no index lookup per row; events are never
+ * updated, so an address cannot move under the statement), so each statement holds its locks for
+ * milliseconds; the caller loops until a batch comes back short. Answers how many it deleted.
  */
 export async function deleteMessageEventsBefore(
   db: Executor,
   batch: { before: Date; limit: number },
 ): Promise<number> {
-  const rows = await db.execute(sql`
-    delete from ${messageEvents}
-    where id in (
-      select id from ${messageEvents}
-      where at < ${batch.before.toISOString()}::timestamptz
-      limit ${batch.limit}
+  const [row] = await db.execute<{ deleted: number }>(sql`
+    with deleted as (
+      delete from ${messageEvents}
+      where ctid = any(array(
+        select ctid from ${messageEvents}
+        where at < ${batch.before.toISOString()}::timestamptz
+        limit ${batch.limit}))
+      returning 1
     )
-    returning id
+    select count(*)::int as deleted from deleted
   `)
-  return rows.length
+  return row?.deleted ?? 0
 }

@@ -32,7 +32,7 @@ export function EventTimeline({
         const line = describeEvent(event)
         return (
           <li key={event.id} data-testid="message-event" data-type={event.type}>
-            <DateTime value={event.at} /> — {line.label}
+            <DateTime value={event.at} seconds /> — {line.label}
             {line.facts.length > 0 ? (
               <dl className="event-facts">
                 {line.facts.map((fact) => (
