@@ -231,3 +231,26 @@ describe('retention', () => {
     expect(await typesOf(messageId)).toEqual(['sent'])
   })
 })
+
+describe('a deleted tenant', () => {
+  it('takes its events with it (the trigger on tenants), and leaves another tenant’s', async () => {
+    const leaving = (await createTenant(database.db, { name: 'Leaving' })).id
+    const staying = (await createTenant(database.db, { name: 'Staying' })).id
+    const messageId = randomUUID()
+    await recordMessageEvents(database.db, [
+      { tenantId: leaving, messageId, type: 'accepted' },
+      { tenantId: leaving, messageId, type: 'sent' },
+      { tenantId: staying, messageId: randomUUID(), type: 'accepted' },
+    ])
+    const count = async (id: string) => {
+      const [row] = await database.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from message_events where tenant_id = ${id}`,
+      )
+      return row?.n
+    }
+    expect(await count(leaving)).toBe(2)
+    await database.db.execute(sql`delete from tenants where id = ${leaving}`)
+    expect(await count(leaving)).toBe(0)
+    expect(await count(staying)).toBe(1)
+  })
+})
