@@ -104,7 +104,16 @@ describe('cancelCampaign on PostgreSQL', () => {
     expect((await campaignRow(sibling))?.status).toBe('sending')
 
     const counts = await campaignMessageCounts(database.db, { tenantId: acme, campaignIds: [id] })
-    expect(counts.get(id)).toEqual({ pending: 0, queued: 1, sent: 3, failed: 1, suppressed: 1, cancelled: 6 })
+    expect(counts.get(id)).toEqual({
+      pending: 0,
+      queued: 1,
+      sent: 3,
+      failed: 1,
+      suppressed: 1,
+      cancelled: 6,
+      bounced: 0,
+      complained: 0,
+    })
   })
 
   it('cancels a dispatching, a scheduled and a draft campaign', async () => {

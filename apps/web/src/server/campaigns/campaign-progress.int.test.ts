@@ -74,7 +74,16 @@ describe('loadCampaignProgress', () => {
 
     // Through another tenant's id nothing is read, whatever the campaign row passed in says.
     const foreign = await loadCampaignProgress(db, { tenantId: globex, campaign, now })
-    expect(foreign.counts).toEqual({ pending: 0, queued: 0, sent: 0, failed: 0, suppressed: 0, cancelled: 0 })
+    expect(foreign.counts).toEqual({
+      pending: 0,
+      queued: 0,
+      sent: 0,
+      failed: 0,
+      suppressed: 0,
+      cancelled: 0,
+      bounced: 0,
+      complained: 0,
+    })
     expect(foreign.sendsPerSecond.every((point) => point.sent === 0)).toBe(true)
   })
 })
