@@ -7,8 +7,13 @@ export type { Schedule } from './schedules'
 
 /** How often the schedulers are upserted again when the caller does not say. */
 export const SCHEDULE_RECONCILE_MS = 30_000
-/** How soon a failed re-registration is first tried again (then doubling, up to the period). */
+/**
+ * How soon a failed re-registration is tried again: 1 s, then doubling up to 2 s (or the period, if
+ * shorter). An attempt is one upsert per scheduler, cheap even every 2 s while Redis is away, and a
+ * longer backoff would leave a fresh server without schedulers for longer than needed.
+ */
 const RECONCILE_RETRY_MS = 1_000
+const RECONCILE_RETRY_MAX_MS = 2_000
 
 export interface SystemWorkerOptions {
   redisUrl: string
@@ -57,7 +62,7 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
   let closed = false
   let reconciling: Promise<void> | undefined
   const everyMs = options.reconcileEveryMs ?? SCHEDULE_RECONCILE_MS
-  // Failed re-registrations are tried again sooner than the period: 1 s, doubling up to the period.
+  // Failed re-registrations are tried again sooner than the period (RECONCILE_RETRY_MS).
   let retryMs = RECONCILE_RETRY_MS
   const reconcile = (why: string) => {
     if (closed || reconciling) return
@@ -73,7 +78,7 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
           'job schedulers not re-registered; retrying',
         )
         setTimeout(() => reconcile('retry'), retryMs).unref()
-        retryMs = Math.min(retryMs * 2, everyMs)
+        retryMs = Math.min(retryMs * 2, RECONCILE_RETRY_MAX_MS, everyMs)
       })
       .finally(() => {
         reconciling = undefined
