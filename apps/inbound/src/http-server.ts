@@ -1,6 +1,6 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingMessage } from 'node:http'
+import { createServer } from 'node:http'
 import type { Server } from 'node:net'
+import { metricsRefusal } from '@fairlane/core'
 import type { Registry } from 'prom-client'
 
 export interface InboundHttpServer {
@@ -46,7 +46,12 @@ export async function startInboundHttpServer(options: {
       return
     }
     if (path === '/metrics') {
-      const refusal = metricsRefusal(request, options.metricsToken, options.requireToken ?? false)
+      const refusal = metricsRefusal({
+        authorization: request.headers.authorization,
+        token: options.metricsToken,
+        requireToken: options.requireToken ?? false,
+        process: 'inbound',
+      })
       if (refusal) {
         json(
           refusal.status,
@@ -72,34 +77,6 @@ export async function startInboundHttpServer(options: {
     port: typeof address === 'object' && address ? address.port : options.port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
-}
-
-function metricsRefusal(
-  request: IncomingMessage,
-  token: string | undefined,
-  requireToken: boolean,
-): { status: number; error: { code: string; message: string } } | undefined {
-  if (token === undefined) {
-    if (!requireToken) return undefined
-    return {
-      status: 403,
-      error: { code: 'forbidden', message: 'set METRICS_TOKEN to scrape the inbound metrics in production' },
-    }
-  }
-  const presented = /^Bearer (\S+)$/i.exec(request.headers.authorization ?? '')?.[1]
-  if (presented !== undefined && sameSecret(presented, token)) return undefined
-  return {
-    status: 401,
-    error: {
-      code: 'unauthorized',
-      message: 'the inbound metrics need Authorization: Bearer <METRICS_TOKEN>',
-    },
-  }
-}
-
-function sameSecret(presented: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
-  return timingSafeEqual(digest(presented), digest(expected))
 }
 
 /** A taken port is the usual boot failure: named with its setting, as the other processes name theirs. */

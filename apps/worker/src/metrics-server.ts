@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
-import { createServer, type IncomingMessage, type Server } from 'node:http'
+import { createServer, type Server } from 'node:http'
+import { metricsRefusal } from '@fairlane/core'
 import type { Registry } from 'prom-client'
 import { BootError } from './boot-error'
 
@@ -39,7 +39,12 @@ export async function startMetricsServer(options: {
       return
     }
     if (path === '/metrics') {
-      const refusal = metricsRefusal(request, options.metricsToken, options.requireToken ?? false)
+      const refusal = metricsRefusal({
+        authorization: request.headers.authorization,
+        token: options.metricsToken,
+        requireToken: options.requireToken ?? false,
+        process: 'worker',
+      })
       if (refusal) {
         response.writeHead(refusal.status, {
           'content-type': 'application/json',
@@ -79,33 +84,6 @@ export async function startMetricsServer(options: {
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
-}
-
-function metricsRefusal(
-  request: IncomingMessage,
-  token: string | undefined,
-  requireToken: boolean,
-): { status: number; error: { code: string; message: string } } | undefined {
-  if (token === undefined) {
-    if (!requireToken) return undefined
-    return {
-      status: 403,
-      error: { code: 'forbidden', message: 'set METRICS_TOKEN to scrape the worker metrics in production' },
-    }
-  }
-  const header = request.headers.authorization ?? ''
-  const presented = /^Bearer (\S+)$/i.exec(header)?.[1]
-  if (presented !== undefined && sameSecret(presented, token)) return undefined
-  return {
-    status: 401,
-    error: { code: 'unauthorized', message: 'the worker metrics need Authorization: Bearer <METRICS_TOKEN>' },
-  }
-}
-
-/** Compared as digests: equal length for timingSafeEqual, no early exit on the first differing byte. */
-function sameSecret(presented: string, expected: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest()
-  return timingSafeEqual(digest(presented), digest(expected))
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

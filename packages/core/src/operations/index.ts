@@ -1,4 +1,5 @@
 export { type DaysToRollInput, daysToRoll, type RollupDay } from './days-to-roll'
+export { type MetricsRefusal, metricsRefusal } from './metrics-access'
 export {
   ROLLUP_CURSOR_NAME,
   type RollUpDaysDeps,
