@@ -3,6 +3,7 @@
 import type { SuppressionImportReport } from '@fairlane/core'
 import { useRouter } from 'next/navigation'
 import { useId, useRef, useState } from 'react'
+import { RejectedRowsTable } from '@/components/rejected-rows-table'
 
 type Phase =
   | { kind: 'idle' }
@@ -145,26 +146,7 @@ function ImportReportView({ report }: { report: SuppressionImportReport }) {
               Showing the first {count(SHOWN_ROWS)} of {count(rejected.length)}.
             </p>
           ) : null}
-          <div className="table-wrap">
-            <table className="table" aria-label="Rows not imported">
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rejected.slice(0, SHOWN_ROWS).map((row) => (
-                  <tr key={row.line}>
-                    <td>{row.line}</td>
-                    <td>{row.email ?? <span className="muted">—</span>}</td>
-                    <td>{row.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RejectedRowsTable rows={rejected} limit={SHOWN_ROWS} />
         </>
       ) : null}
     </div>

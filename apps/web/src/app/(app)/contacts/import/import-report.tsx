@@ -1,6 +1,7 @@
 'use client'
 
 import Papa from 'papaparse'
+import { RejectedRowsTable } from '@/components/rejected-rows-table'
 import type { ImportReport } from './import-batches'
 
 /** Rows shown in the page; the download holds every one, so a long report is never cut short. */
@@ -78,26 +79,7 @@ export function ImportReportView({ report, listName }: { report: ImportReport; l
               The download has all of them.
             </p>
           ) : null}
-          <div className="table-wrap">
-            <table className="table" aria-label="Rows not imported">
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Email</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rejected.slice(0, SHOWN_ROWS).map((row) => (
-                  <tr key={row.line}>
-                    <td>{row.line}</td>
-                    <td>{row.email ?? <span className="muted">—</span>}</td>
-                    <td>{row.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RejectedRowsTable rows={rejected} limit={SHOWN_ROWS} />
         </>
       )}
     </div>
