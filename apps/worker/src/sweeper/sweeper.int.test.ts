@@ -21,7 +21,7 @@ beforeAll(async () => {
 })
 beforeEach(async () => {
   // Each case starts from no in-flight messages, so one case's leftovers are never swept by the next.
-  await database.db.update(messages).set({ status: 'sent' })
+  await database.db.update(messages).set({ status: 'sent', lockToken: null, lockedUntil: null })
 })
 afterAll(async () => {
   await inspect?.close()

@@ -145,11 +145,17 @@ export async function readDeliveryState(db: Executor, job: SendJob): Promise<Del
 }
 
 /**
- * Marks sent each row whose claim is still the given one (same lock token, still `sending`), and
- * writes each marked row's `sent` event with the server's reply, in one statement and one commit
- * whatever their number; returns the ids it marked.
+ * Marks sent each row whose claim is still the given one (same lock token, hence still `sending`:
+ * the check `messages_lock_only_while_sending`), and writes each marked row's `sent` event with the
+ * server's reply, in one statement and one commit whatever their number; returns the ids it marked.
+ *
+ * Shaped for one plan, a primary-key lookup per claim: no condition on `status` (any index that
+ * covers status looked cheaper to the planner than it is, its entries for rows that left `sending`
+ * milliseconds ago still unvacuumed, and reading them cost thousands of rows per mark), and the
+ * list's length as a LIMIT, so the planner knows it (it guesses 100 rows for `jsonb_to_recordset`).
  */
 async function markSentRows(db: Executor, claims: readonly SentClaim[]): Promise<Set<string>> {
+  if (claims.length === 0) return new Set()
   const list = JSON.stringify(
     claims.map((claim) => ({
       id: claim.messageId,
@@ -162,8 +168,10 @@ async function markSentRows(db: Executor, claims: readonly SentClaim[]): Promise
     with sent as (
       update messages m
       set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
-      from jsonb_to_recordset(${list}::jsonb) as v(id uuid, tenant_id uuid, lock_token uuid, response text)
-      where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token and m.status = 'sending'
+      from (
+        select * from jsonb_to_recordset(${list}::jsonb) as r(id uuid, tenant_id uuid, lock_token uuid, response text)
+        limit ${sql.raw(String(claims.length))}) v
+      where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token
       returning m.id, m.tenant_id, v.response
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)

@@ -127,13 +127,17 @@ export async function parkOutboxRows(
     from parked order by id`)
 }
 
-/** Milliseconds until the next parked row that is not due yet comes due; undefined with none. */
+/**
+ * Milliseconds until the next parked row that is not due yet comes due; undefined with none. The
+ * floor at zero is taken here, not with SQL's `greatest`, which ignores a NULL: with no parked row it
+ * answered 0, and the relay, told a row was due, passed again every millisecond.
+ */
 export async function nextParkedDueInMs(db: Executor): Promise<number | undefined> {
   const [row] = await db.execute<{ in_ms: number | null }>(sql`
-    select greatest(0, extract(epoch from (min(parked_until) - now())) * 1000)::float8 as in_ms
+    select (extract(epoch from (min(parked_until) - now())) * 1000)::float8 as in_ms
     from ${outbox}
     where published_at is null and parked_until > now()`)
-  return row?.in_ms === null || row?.in_ms === undefined ? undefined : Number(row.in_ms)
+  return row?.in_ms === null || row?.in_ms === undefined ? undefined : Math.max(0, Number(row.in_ms))
 }
 
 /**

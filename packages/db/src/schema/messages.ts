@@ -77,6 +77,9 @@ export const messages = pgTable(
   (t) => [
     check('messages_lane_check', oneOf(t.lane, LANES)),
     check('messages_status_check', oneOf(t.status, MESSAGE_STATUSES)),
+    // A lock token exists only while the row is `sending`: every statement that moves a row out of
+    // `sending` clears it. The grouped mark-sent relies on this to find its rows by id and token alone.
+    check('messages_lock_only_while_sending', sql`${t.lockToken} is null or ${t.status} = 'sending'`),
     // Null keys are distinct in PostgreSQL, so messages without a key never collide.
     unique('messages_tenant_idempotency_key_unique').on(t.tenantId, t.idempotencyKey),
     // Makes campaign dispatch idempotent: a resumed batch inserts with ON CONFLICT DO NOTHING.
@@ -89,8 +92,11 @@ export const messages = pgTable(
       .where(sql`${t.status} = 'pending' and ${t.lane} = 'bulk'`),
     // The sweeper re-enqueues rows queued long ago whose job Redis lost.
     index('messages_queued_idx').on(t.queuedAt).where(sql`${t.status} = 'queued'`),
-    // Claims whose worker died: `locked_until` in the past.
-    index('messages_sending_idx').on(t.lockedUntil).where(sql`${t.status} = 'sending'`),
+    // Claims whose worker died: `locked_until` in the past. Keyed on the lock alone, not on
+    // `status = 'sending'`: the mark-sent statement filters on that status, and a partial index on it
+    // (full of dead entries between vacuums, the rows leave it a few milliseconds after entering) looked
+    // cheap to the planner, which then read thousands of dead entries per grouped mark.
+    index('messages_lock_expiry_idx').on(t.lockedUntil).where(sql`${t.lockedUntil} is not null`),
     // Nightly cleanup forgets idempotency keys past their retention.
     index('messages_idempotency_expiry_idx').on(t.createdAt).where(sql`${t.idempotencyKey} is not null`),
     // A campaign's sends per second (its progress chart) without reading its whole history.
