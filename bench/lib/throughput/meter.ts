@@ -68,7 +68,7 @@ export function usagePerEmail(usage: Usage, emails: number) {
   const perEmail = (value: number, digits = 2) => round(value / emails, digits)
   const topCommands = Object.entries(usage.redis.byCommand)
     .sort(([, a], [, b]) => b - a)
-    .slice(0, 10)
+    .slice(0, 30)
   return {
     // 1.0 = one core, from the campaign's send time to its last `sent`. postgres and redis count every such server process on
     // the machine (other users' too; a process exiting mid-run makes them low, even negative);
