@@ -36,3 +36,11 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export {
+  createLatencyWindow,
+  DEFAULT_GOVERNOR_SETTINGS,
+  type GovernorSettings,
+  governed,
+  nextGovernorFactor,
+  quantileOf,
+} from './governor/bulk-governor'
