@@ -1,6 +1,13 @@
+import { type ReleasedMessage, releaseBulkBatch } from '@fairlane/core/pacing'
 import type { Database } from '@fairlane/db'
-import { claimBulkRelease, findBulkBacklog, returnBulkRelease } from '@fairlane/db/queries/pacer'
-import { createPacerState, planRelease, settleRelease } from '@fairlane/fairness'
+import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
+import {
+  checkPacerLeadership,
+  type ReservedConnection,
+  releasePacerLeadership,
+  tryTakePacerLeadership,
+} from '@fairlane/db/queries/pacer-leadership'
+import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
 import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
@@ -61,9 +68,6 @@ export interface Pacer {
 /** Without `redisTimeoutMs`: the default of PACER_REDIS_TIMEOUT_MS. */
 export const DEFAULT_PACER_REDIS_TIMEOUT_MS = 2_000
 
-/** `pg_advisory_lock` key of the pacer's leadership ("fl-pacer" in ASCII, truncated to 63 bits). */
-export const PACER_LOCK_KEY = 0x666c2d7061636572n & 0x7fffffffffffffffn
-
 export type TickResult = 'released' | 'full' | 'idle'
 
 /**
@@ -80,12 +84,12 @@ export function startPacer(options: PacerOptions): Pacer {
   const signal = createWakeSignal()
   const state = createPacerState()
   let stopped = false
-  let leader: Awaited<ReturnType<Sql['reserve']>> | undefined
+  let leader: ReservedConnection | undefined
 
   async function lead(): Promise<boolean> {
     if (leader) {
       try {
-        await leader`select 1`
+        await checkPacerLeadership(leader)
         return true
       } catch (error) {
         options.logger.warn({ err: (error as Error).message }, 'pacer lost its leadership connection')
@@ -94,10 +98,7 @@ export function startPacer(options: PacerOptions): Pacer {
     }
     const reserved = await options.sql.reserve()
     try {
-      const [row] = await reserved<
-        { locked: boolean }[]
-      >`select pg_try_advisory_lock(${PACER_LOCK_KEY.toString()}::bigint) as locked`
-      if (row?.locked) {
+      if (await tryTakePacerLeadership(reserved)) {
         leader = reserved
         options.logger.info('pacer is the leader')
         return true
@@ -114,7 +115,7 @@ export function startPacer(options: PacerOptions): Pacer {
     leader = undefined
     if (!held) return
     // Unlock explicitly on a clean stop; on a broken connection PostgreSQL has already let go.
-    held`select pg_advisory_unlock(${PACER_LOCK_KEY.toString()}::bigint)`
+    releasePacerLeadership(held)
       .catch(() => {})
       .finally(() => held.release())
   }
@@ -154,15 +155,8 @@ export function startPacer(options: PacerOptions): Pacer {
 }
 
 /**
- * One tick: free slots = depth target − (waiting + active + delayed + prioritized); plan the release
- * over the tenants with backlog, each one's allowance less what its bucket refused since the last
- * tick; claim the rows (committed), then add their jobs. No Redis call runs inside a PostgreSQL
- * transaction: a Redis that hangs must not hold row locks and a pooled connection `idle in
- * transaction`. Each Redis call gives up after `redisTimeoutMs`. If `addBulk` fails, the claimed rows
- * go back to pending (those still `queued`); a job that reached Redis anyway finds its row claimable
- * (the send's claim accepts pending rows) and the job id is stable, so a later release adds nothing
- * twice. A pacer that dies between the claim and `addBulk` leaves `queued` rows without jobs, which
- * the sweeper publishes again.
+ * One tick (`releaseBulkBatch`) against the bulk queue and PostgreSQL: each Redis call of it gives up
+ * after `redisTimeoutMs`, and the backlog and the released rows go to the metrics.
  */
 export async function paceOnce(
   options: Pick<
@@ -177,75 +171,48 @@ export async function paceOnce(
     | 'refusals'
     | 'redisTimeoutMs'
   >,
-  state: ReturnType<typeof createPacerState>,
+  state: PacerState,
   now: () => number = Date.now,
 ): Promise<TickResult> {
   const redis = <T>(what: string, call: () => Promise<T>) =>
     withTimeout(call(), options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS, what)
-  const counts = await redis('bulk queue depth', () =>
-    options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
-  )
-  const depth = Object.values(counts).reduce((sum, count) => sum + count, 0)
-  const target = Math.min(options.highWater, options.depthTarget?.depth(now()) ?? options.highWater)
-  const capacity = Math.max(0, target - depth)
-  if (capacity === 0) return 'full'
-
-  const backlog = await findBulkBacklog(options.db, { cap: options.highWater })
-  options.metrics.pacerBacklogTenants.set(backlog.length)
-  options.metrics.pacerBacklog.set(backlog.reduce((sum, tenant) => sum + tenant.backlog, 0))
-  if (backlog.length === 0) return 'idle'
-  const { refusals } = options
-  const refused = refusals
-    ? await redis('bucket refusals', () => refusals(backlog.map((tenant) => tenant.tenantId)))
-    : new Map<string, number>()
-  const tenants = backlog.map((tenant) => {
-    const refusals = refused.get(tenant.tenantId)
-    return refusals === undefined ? tenant : { ...tenant, refusals }
+  const { refusals, depthTarget } = options
+  const outcome = await releaseBulkBatch({
+    store: createBulkBacklogStore(options.db),
+    lane: {
+      async depth() {
+        const counts = await redis('bulk queue depth', () =>
+          options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+        )
+        return Object.values(counts).reduce((sum, count) => sum + count, 0)
+      },
+      async enqueue(released) {
+        await redis('bulk addBulk', () => options.bulkQueue.addBulk(released.map(bulkJob)))
+      },
+    },
+    planner: {
+      plan: (input) => planRelease(state, input, { horizonMs: options.horizonMs }),
+      settle: (shortfall) => settleRelease(state, shortfall),
+    },
+    highWater: options.highWater,
+    ...(depthTarget ? { depthTarget } : {}),
+    ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
+    clock: { now: () => new Date(now()) },
+    logger: options.logger,
   })
+  if (outcome.backlog) {
+    options.metrics.pacerBacklogTenants.set(outcome.backlog.tenants)
+    options.metrics.pacerBacklog.set(outcome.backlog.rows)
+  }
+  options.metrics.pacerReleased.inc(outcome.released)
+  return outcome.kind
+}
 
-  const plan = planRelease(state, { tenants, capacity, nowMs: now() }, { horizonMs: options.horizonMs })
-  if (plan.order.length === 0) return 'full'
-
-  const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
-  const released = await options.db.transaction((tx) => claimBulkRelease(tx, quotas))
-  const byTenant = new Map<string, typeof released>()
-  for (const row of released) {
-    const list = byTenant.get(row.tenantId)
-    if (list) list.push(row)
-    else byTenant.set(row.tenantId, [row])
+function bulkJob(row: ReleasedMessage) {
+  const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
+  return {
+    name: SEND_JOB_NAME,
+    data,
+    opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
   }
-  // Jobs in the plan's interleaved order, so no tenant's batch sits in front of everyone else's.
-  const jobs: Parameters<PacerOptions['bulkQueue']['addBulk']>[0] = []
-  for (const tenantId of plan.order) {
-    const row = byTenant.get(tenantId)?.shift()
-    if (!row) continue
-    const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
-    jobs.push({
-      name: SEND_JOB_NAME,
-      data,
-      opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
-    })
-  }
-  if (jobs.length > 0) {
-    try {
-      await redis('bulk addBulk', () => options.bulkQueue.addBulk(jobs))
-    } catch (error) {
-      const returned = await returnBulkRelease(options.db, released)
-      options.logger.warn(
-        { err: (error as Error).message, claimed: released.length, returned },
-        'pacer could not add its jobs; the claimed rows are pending again',
-      )
-      throw error
-    }
-  }
-
-  const releasedBy = new Map<string, number>()
-  for (const row of released) releasedBy.set(row.tenantId, (releasedBy.get(row.tenantId) ?? 0) + 1)
-  for (const { tenantId, count } of quotas) {
-    const got = releasedBy.get(tenantId) ?? 0
-    if (got < count) settleRelease(state, { tenantId, planned: count, released: got })
-  }
-  options.metrics.pacerReleased.inc(released.length)
-  options.depthTarget?.record(now(), released.length)
-  return released.length > 0 ? 'released' : 'idle'
 }

@@ -1,15 +1,15 @@
+import type { BacklogTenant, BulkBacklogStore, ReleasedMessage, ReleaseQuota } from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
-import type { Executor, Transaction } from '../client'
+import type { Database, Executor, Transaction } from '../client'
 import { messageEvents } from '../schema'
 
-/** A tenant with pending bulk mail, its plan, and its backlog counted up to the pacer's cap. */
-export interface BacklogTenant {
-  tenantId: string
-  ratePerSec: number
-  burst: number
-  weight: number
-  /** Pending bulk rows, counted up to `cap`: the pacer never releases more than that in one tick. */
-  backlog: number
+/** `releaseBulkBatch`'s store in PostgreSQL; the claim commits before it resolves. */
+export function createBulkBacklogStore(db: Database): BulkBacklogStore {
+  return {
+    findBacklog: (input) => findBulkBacklog(db, input),
+    claim: (quotas) => db.transaction((tx) => claimBulkRelease(tx, quotas)),
+    giveBack: (released) => returnBulkRelease(db, released),
+  }
 }
 
 /**
@@ -51,22 +51,16 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
   }))
 }
 
-export interface ReleasedMessage {
-  messageId: string
-  tenantId: string
-  generation: number
-}
-
 /**
  * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`, each with
- * its `queued` event, in the same statement. The pacer
- * commits it before adding the jobs (no Redis call inside a transaction): a failed add returns the
- * rows (`returnBulkRelease`), a pacer that dies in between leaves them to the sweeper, which publishes
- * queued rows that have no job. SKIP LOCKED keeps a second pacer off the same rows.
+ * its `queued` event, in the same statement. The pacer commits it before adding the jobs (no Redis
+ * call inside a transaction): a failed add returns the rows (`returnBulkRelease`), a pacer that dies
+ * in between leaves them to the sweeper, which publishes queued rows that have no job. SKIP LOCKED
+ * keeps a second pacer off the same rows.
  */
 export async function claimBulkRelease(
   tx: Transaction,
-  quotas: ReadonlyArray<{ tenantId: string; count: number }>,
+  quotas: readonly ReleaseQuota[],
 ): Promise<ReleasedMessage[]> {
   const wanted = quotas.filter((quota) => quota.count > 0)
   if (wanted.length === 0) return []

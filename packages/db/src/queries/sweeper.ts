@@ -1,8 +1,27 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
+import type { StrandedMessage, SweepStore, SweepTransaction } from '@fairlane/core/recovery'
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import type { Executor, Transaction } from '../client'
+import type { Database, Executor, Transaction } from '../client'
 import { messages, outbox } from '../schema'
-import { insertMessagePublishEvent } from './outbox'
+import { insertMessagePublishEvent, notifyOutbox } from './outbox'
+
+/** `sweepStrandedMessages`'s store in PostgreSQL. */
+export function createSweepStore(db: Database): SweepStore {
+  return {
+    findStranded: (input) => findStrandedMessages(db, input),
+    transaction: (work) => db.transaction((tx) => work(sweepTransaction(tx))),
+  }
+}
+
+function sweepTransaction(tx: Transaction): SweepTransaction {
+  return {
+    tryTakeSweepLock: () => tryTakeSweeperLock(tx),
+    findStillStranded: ({ queuedForMs, ids }) =>
+      findStrandedMessages(tx, { queuedForMs, limit: ids.length, ids, forUpdate: true }),
+    republish: (message) => republishMessage(tx, { ...message, messageId: message.id }),
+    notifyRelay: () => notifyOutbox(tx),
+  }
+}
 
 /**
  * Transaction-level advisory lock key for the sweeper ("fl-sweep" in ASCII, truncated). Taken with
@@ -17,14 +36,6 @@ export async function tryTakeSweeperLock(tx: Transaction): Promise<boolean> {
     sql`select pg_try_advisory_xact_lock(${SWEEPER_LOCK_KEY}) as locked`,
   )
   return row?.locked === true
-}
-
-export interface StrandedMessage {
-  id: string
-  tenantId: string
-  lane: Lane
-  generation: number
-  status: 'queued' | 'sending'
 }
 
 /**

@@ -1,0 +1,83 @@
+/**
+ * What `releaseBulkBatch` needs from the outside, as interfaces: PostgreSQL's pending bulk rows
+ * (`@fairlane/db/queries/pacer`), the bulk lane's queue and the tenants' buckets (Redis, in the
+ * worker), and the fairness planner (weighted deficit round robin, `@fairlane/fairness`).
+ */
+
+/** A tenant with pending bulk mail, its plan, and its backlog counted up to a cap. */
+export interface BacklogTenant {
+  tenantId: string
+  ratePerSec: number
+  burst: number
+  weight: number
+  /** Pending bulk rows, counted up to the cap asked for: never more are released in one tick. */
+  backlog: number
+}
+
+/** A pending bulk row the claim made `queued`: its job is `(messageId, generation)`. */
+export interface ReleasedMessage {
+  messageId: string
+  tenantId: string
+  generation: number
+}
+
+export interface ReleaseQuota {
+  tenantId: string
+  count: number
+}
+
+/** The pending bulk rows in PostgreSQL. */
+export interface BulkBacklogStore {
+  findBacklog(input: { cap: number }): Promise<BacklogTenant[]>
+  /**
+   * For each tenant its oldest `count` pending bulk rows become `queued`, COMMITTED when this
+   * resolves. Rows another claimer holds are skipped, so fewer may come back than were asked for.
+   */
+  claim(quotas: readonly ReleaseQuota[]): Promise<ReleasedMessage[]>
+  /**
+   * Released rows whose jobs could not be added go back to pending: only those still `queued` under
+   * the generation they were claimed with. Answers how many went back.
+   */
+  giveBack(released: readonly ReleasedMessage[]): Promise<number>
+}
+
+/** The bulk lane's queue. */
+export interface BulkLane {
+  /** Jobs it holds now: waiting, active, delayed and prioritized. */
+  depth(): Promise<number>
+  /**
+   * One send job per row, added in this order (served first in, first out); a job's id is fixed by
+   * its row's message and generation, so adding one twice adds nothing.
+   */
+  enqueue(released: readonly ReleasedMessage[]): Promise<void>
+}
+
+/** A backlog tenant as the planner weighs it. */
+export interface PlannedTenant extends BacklogTenant {
+  /** Jobs of this tenant its bucket refused since the last tick: spent from its allowance. */
+  refusals?: number
+}
+
+export interface ReleasePlan {
+  /** One tenant id per slot, in the order to enqueue them: the tenants interleaved. */
+  order: string[]
+  counts: Map<string, number>
+}
+
+/** The fairness rule. It remembers each tenant's allowance between ticks. */
+export interface ReleasePlanner {
+  /** Takes the planned rows from the tenants' allowances now. */
+  plan(input: { tenants: PlannedTenant[]; capacity: number; nowMs: number }): ReleasePlan
+  /** Fewer rows of a tenant were released than planned: the rest of its allowance is given back. */
+  settle(input: { tenantId: string; planned: number; released: number }): void
+}
+
+/** How deep the lane is filled: a fraction of a second of what it sends, read from the releases. */
+export interface DepthTarget {
+  depth(atMs: number): number
+  record(atMs: number, count: number): void
+}
+
+export interface PacingLogger {
+  warn(fields: Record<string, unknown>, message: string): void
+}

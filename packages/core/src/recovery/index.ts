@@ -1,0 +1,8 @@
+export type { LaneJobState, LaneJobs, StrandedMessage, SweepStore, SweepTransaction } from './ports'
+export {
+  type RepublishedMessage,
+  type SweepDeps,
+  type SweepInput,
+  type SweepOutcome,
+  sweepStrandedMessages,
+} from './sweep-stranded-messages'

@@ -1,0 +1,55 @@
+import type { Lane } from '../domain/lanes'
+
+/**
+ * What `sweepStrandedMessages` needs from the outside, as interfaces: the message rows in PostgreSQL
+ * (`@fairlane/db/queries/sweeper`) and the lanes' jobs in Redis (BullMQ, in the worker).
+ */
+
+/** A message that should be moving: `queued` for a while, or `sending` with an expired claim. */
+export interface StrandedMessage {
+  id: string
+  tenantId: string
+  lane: Lane
+  generation: number
+  status: 'queued' | 'sending'
+}
+
+/** What a lane says of a job (BullMQ's states); `unknown`: it has no such job. */
+export type LaneJobState =
+  | 'waiting'
+  | 'active'
+  | 'delayed'
+  | 'prioritized'
+  | 'waiting-children'
+  | 'completed'
+  | 'failed'
+  | 'unknown'
+
+export interface LaneJobs {
+  /** The state of the message's job under its current generation; rejects when the queue cannot answer. */
+  jobStateOf(message: StrandedMessage): Promise<LaneJobState>
+}
+
+export interface SweepStore {
+  /**
+   * Messages that may be stranded, read with no lock: `queued` for longer than `queuedForMs`, or
+   * `sending` with an expired claim, and none with an outbox row the relay has yet to publish.
+   */
+  findStranded(input: { queuedForMs: number; limit: number }): Promise<StrandedMessage[]>
+  /** Runs `work` in one database transaction. */
+  transaction<T>(work: (tx: SweepTransaction) => Promise<T>): Promise<T>
+}
+
+export interface SweepTransaction {
+  /** True when this transaction is the one sweep deciding across all processes (held until it ends). */
+  tryTakeSweepLock(): Promise<boolean>
+  /** Those of `ids` still stranded, locked until the transaction ends; rows locked by others are skipped. */
+  findStillStranded(input: { queuedForMs: number; ids: readonly string[] }): Promise<StrandedMessage[]>
+  /**
+   * The message back on its lane under the next generation, with its outbox row for the relay; false
+   * when the row moved on (another generation, or no longer queued or sending).
+   */
+  republish(message: StrandedMessage): Promise<boolean>
+  /** Wakes the relay (delivered when the transaction commits). */
+  notifyRelay(): Promise<void>
+}
