@@ -10,6 +10,14 @@ export {
 } from './bucket/gcra'
 export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
 export {
+  createLatencyWindow,
+  DEFAULT_GOVERNOR_SETTINGS,
+  type GovernorSettings,
+  governed,
+  nextGovernorFactor,
+  quantileOf,
+} from './governor/bulk-governor'
+export {
   type AdmitInput,
   type AdmitResult,
   type AdmitStop,
@@ -36,11 +44,3 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
-export {
-  createLatencyWindow,
-  DEFAULT_GOVERNOR_SETTINGS,
-  type GovernorSettings,
-  governed,
-  nextGovernorFactor,
-  quantileOf,
-} from './governor/bulk-governor'
