@@ -33,6 +33,7 @@ export interface WorkerMetrics {
   /** Tenants with pending bulk mail and their backlog (capped per tenant at the pacer's count cap), at the last tick. */
   pacerBacklogTenants: Gauge
   pacerBacklog: Gauge
+  bulkGovernorFactor: Gauge
   dispatched: Counter<'status'>
 }
 
@@ -123,6 +124,11 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     pacerBacklog: new Gauge({
       name: 'fairlane_pacer_backlog',
       help: 'Pending bulk messages seen at the last pacer tick (each tenant counted up to the pacer cap)',
+      registers,
+    }),
+    bulkGovernorFactor: new Gauge({
+      name: 'fairlane_bulk_governor_factor',
+      help: 'The share of its full depth and concurrency the bulk lane runs at (1: full), cut while the critical lane is slow',
       registers,
     }),
     dispatched: new Counter({
