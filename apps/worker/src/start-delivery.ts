@@ -1,6 +1,6 @@
 import type { Config } from '@fairlane/config'
 import { mailDomain } from '@fairlane/config'
-import { type KeyEncryptionKey, type Lane, unsubscribeKey } from '@fairlane/core'
+import { type KeyEncryptionKey, LANES, type Lane, unsubscribeKey } from '@fairlane/core'
 import {
   type CampaignRenderer,
   recordAcceptedSend,
@@ -16,6 +16,7 @@ import {
   type BucketPlan,
   createLaneAdmission,
   createTokenBuckets,
+  governed,
   type LaneAdmission,
   type TokenBuckets,
 } from '@fairlane/fairness'
@@ -40,6 +41,12 @@ import {
   domainCheckHandlers,
   domainCheckSchedules,
 } from './domains/domain-checks-jobs'
+import {
+  type BulkGovernor,
+  governedDepthTarget,
+  governorSettings,
+  startBulkGovernor,
+} from './fairness/bulk-governor'
 import { createDeferralRecorder, type DeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { PACER_TUNING, type Pacer, startPacer } from './fairness/pacer'
@@ -148,6 +155,8 @@ export interface DeliveryOptions {
   lanes?: readonly Lane[]
   /** What Redis keeps of failures (FAILED_JOBS_*, DEAD_LETTER_*); defaults to `DEFAULT_FAILURE_CAPS`. */
   caps?: FailureCaps
+  /** BULK_GOVERNOR_TARGET_MS: the critical lane's p95 the bulk lane yields to; 0 or absent: no governor. */
+  bulkGovernorTargetMs?: number
 }
 
 export interface TransactionalLaneSettings {
@@ -226,6 +235,7 @@ export function deliveryOptionsFromConfig(
       redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
+    bulkGovernorTargetMs: config.BULK_GOVERNOR_TARGET_MS,
     transactionalLanes: {
       slots: config.TRANSACTIONAL_TENANT_SLOTS,
       slotTtlMs: config.TRANSACTIONAL_SLOT_TTL_MS,
@@ -308,20 +318,33 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...tuning.sweeper,
   })
   const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
+  const governor = options.bulkGovernorTargetMs
+    ? startBulkGovernor({
+        redis: producer,
+        key: `${options.queuePrefix}:governor:bulk-factor`,
+        settings: governorSettings(options.bulkGovernorTargetMs),
+        steers: (options.lanes ?? LANES).includes('critical'),
+        logger: logger.child({ component: 'bulk-governor' }),
+        gauge: metrics.bulkGovernorFactor,
+      })
+    : undefined
+  const measuredDepth =
+    options.pacer.queueMs === undefined
+      ? undefined
+      : createDepthTarget({
+          minDepth: Math.min(options.pacer.highWater, 2 * options.concurrency.bulk),
+          maxDepth: options.pacer.highWater,
+          queueSeconds: options.pacer.queueMs / 1000,
+        })
+  const depthTarget = governor
+    ? governedDepthTarget(measuredDepth, options.pacer.highWater, governor)
+    : measuredDepth
   const pacer = startPacer({
     db: database.db,
     sql: database.sql,
     bulkQueue: queues.bulk,
     highWater: options.pacer.highWater,
-    ...(options.pacer.queueMs === undefined
-      ? {}
-      : {
-          depthTarget: createDepthTarget({
-            minDepth: Math.min(options.pacer.highWater, 2 * options.concurrency.bulk),
-            maxDepth: options.pacer.highWater,
-            queueSeconds: options.pacer.queueMs / 1000,
-          }),
-        }),
+    ...(depthTarget ? { depthTarget } : {}),
     horizonMs: options.pacer.horizonMs,
     ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     refusals: createRefusalTracker(buckets),
@@ -347,6 +370,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     deferrals,
     admission,
     relay,
+    ...(governor ? { governor } : {}),
     campaigns: createCampaignRenderer({
       db: database.db,
       appUrl: options.appUrl,
@@ -360,8 +384,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     shutdownSteps: () => [
       {
         name: 'relay, sweeper, pacer and dispatcher',
-        run: async () =>
-          void (await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])),
+        run: async () => {
+          governor?.stop()
+          await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])
+        },
       },
       { name: 'lane workers', run: () => lanes.close() },
       { name: 'deferral counts', run: () => deferrals.close() },
@@ -474,6 +500,8 @@ function startLanes(
     deferrals: DeferralRecorder
     admission: LaneAdmission
     relay: Pick<Relay, 'slotFreed'>
+    /** Measures the critical lane's sends; its factor sets the bulk workers' concurrency. */
+    governor?: BulkGovernor
   },
 ): LaneWorkers {
   const { database, logger, metrics } = options
@@ -502,7 +530,7 @@ function startLanes(
     campaigns: resources.campaigns,
     logger: logger.child({ lane }),
   })
-  return startLaneWorkers({
+  const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
     prefix: options.queuePrefix,
     concurrency: options.concurrency,
@@ -540,9 +568,15 @@ function startLanes(
         record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
+        ...(lane === 'critical' && resources.governor ? { onSent: resources.governor.recordCritical } : {}),
         logger,
         metrics,
       })
     },
   })
+  resources.governor?.onChange((factor) => {
+    const bulk = workers.workers.bulk
+    if (bulk) bulk.concurrency = governed(options.concurrency.bulk, factor)
+  })
+  return workers
 }

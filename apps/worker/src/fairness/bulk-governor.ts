@@ -2,11 +2,13 @@ import {
   createLatencyWindow,
   DEFAULT_GOVERNOR_SETTINGS,
   type GovernorSettings,
+  governed,
   nextGovernorFactor,
 } from '@fairlane/fairness'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { withTimeout } from '../with-timeout'
+import type { DepthTarget } from './depth-target'
 
 /**
  * The bulk governor across processes. The process that runs the critical lane measures it (each
@@ -137,5 +139,21 @@ export function startBulkGovernor(options: BulkGovernorOptions): BulkGovernor {
       stopped = true
       clearInterval(timer)
     },
+  }
+}
+
+/**
+ * The pacer's depth under the governor: the measured target (or `highWater` without one) times the
+ * factor. Releases are still recorded in the measured target, so its rate follows what is sent.
+ */
+export function governedDepthTarget(
+  base: DepthTarget | undefined,
+  highWater: number,
+  governor: Pick<BulkGovernor, 'factor'>,
+): DepthTarget {
+  return {
+    record: (atMs, count) => base?.record(atMs, count),
+    ratePerSec: (atMs) => base?.ratePerSec(atMs) ?? 0,
+    depth: (atMs) => governed(base?.depth(atMs) ?? highWater, governor.factor()),
   }
 }

@@ -313,4 +313,38 @@ describe('fairness', () => {
     expect(countBetween(times, cutMs + 3_000, cutMs + 5_000)).toBeLessThanOrEqual(20 * 2 + 5)
     expect(maxInWindow(settled, 2_000)).toBeLessThanOrEqual(20 * 2 + 5)
   })
+
+  it('the governor holds the bulk lane to a tenth of its depth and workers while login codes miss their target', async () => {
+    // A 1 ms target: every code misses it, so each second's period cuts until the floor (0.1).
+    const run = await startRun('governor', { bulkGovernorTargetMs: 1 })
+    const tenantId = await createTenant(run.db, 'Newsletter')
+    await setPlan(run.db, tenantId, { ratePerSec: 500, burst: 100 })
+    startOtpTraffic(run, tenantId, { count: 1_000, everyMs: 100 })
+    const factor = async () => (await run.pipeline.metrics.bulkGovernorFactor.get()).values[0]?.value
+    await eventually(async () => (await factor()) === 0.1, {
+      what: 'the governor factor at its floor',
+      timeoutMs: 15_000,
+    })
+
+    let peakActive = 0
+    const active = startSampler(async () => {
+      peakActive = Math.max(peakActive, await run.inspect.queues.bulk.getActiveCount())
+    }, 20)
+    cleanups.push(() => active.stop().catch(() => {}))
+    const depth = sampleQueueDepth(run.inspect.queues.bulk, 20)
+    const { prefix } = await seedCampaign(run.db, { tenantId, contacts: 2_000, prefix: 'governed-' })
+    await eventually(() => receivedTimesMs(run.sink, prefix).length >= 30, {
+      what: 'bulk mail going out under the governor',
+      timeoutMs: 20_000,
+    })
+    const { peak: peakDepth, samples } = await depth.stop()
+    await active.stop()
+    console.log('governor at its floor', { peakDepth, peakActive, samples, factor: await factor() })
+
+    // HIGH_WATER × 0.1 and BULK_CONCURRENCY (20) × 0.1: bulk still moves, at a tenth.
+    expect(await factor()).toBe(0.1)
+    expect(samples).toBeGreaterThan(10)
+    expect(peakDepth).toBeLessThanOrEqual(HIGH_WATER / 10)
+    expect(peakActive).toBeLessThanOrEqual(2)
+  })
 })

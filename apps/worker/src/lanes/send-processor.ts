@@ -39,6 +39,8 @@ export interface SendProcessorDeps {
   gate?: TenantGate
   /** Counts a deferral for the daily rollup (`createDeferralRecorder`). */
   recordDeferral?: (tenantId: string) => void
+  /** Each send the server accepted, ms after its message was created (the bulk governor's samples). */
+  onSent?: (latencyMs: number) => void
   logger: Logger
   metrics: Pick<WorkerMetrics, 'sendLatency' | 'deferred' | 'sendOutcomeUnknown' | 'sendNotRecorded'>
 }
@@ -124,6 +126,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       case 'sent': {
         const latencyMs = outcome.acceptedAt.getTime() - outcome.createdAt.getTime()
         deps.metrics.sendLatency.observe({ lane: deps.lane }, Math.max(0, latencyMs) / 1000)
+        deps.onSent?.(latencyMs)
         log.info({ attempt, latencyMs, recorded: outcome.recorded }, 'message sent')
         return { kind: 'sent' }
       }
