@@ -321,7 +321,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const governor = options.bulkGovernorTargetMs
     ? startBulkGovernor({
         redis: producer,
-        key: `${options.queuePrefix}:governor:bulk-factor`,
+        prefix: options.queuePrefix,
         settings: governorSettings(options.bulkGovernorTargetMs),
         steers: (options.lanes ?? LANES).includes('critical'),
         logger: logger.child({ component: 'bulk-governor' }),

@@ -12,8 +12,13 @@ export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket
 export {
   createLatencyWindow,
   DEFAULT_GOVERNOR_SETTINGS,
+  decodeGovernorHistory,
+  encodeGovernorPeriod,
+  GOVERNOR_HISTORY_LENGTH,
+  type GovernorPeriod,
   type GovernorSettings,
   governed,
+  governorKeys,
   nextGovernorFactor,
   quantileOf,
 } from './governor/bulk-governor'

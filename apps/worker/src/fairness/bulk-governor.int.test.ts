@@ -1,4 +1,5 @@
 import { once } from 'node:events'
+import { decodeGovernorHistory, governorKeys } from '@fairlane/fairness'
 import { createProducerConnection } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
@@ -25,9 +26,9 @@ afterAll(async () => {
   redis?.disconnect()
 })
 
-function governorPair(key: string, periodMs: number) {
+function governorPair(prefix: string, periodMs: number) {
   const gauges = { critical: [] as number[], bulk: [] as number[] }
-  const common = { redis, key, settings: governorSettings(TARGET_MS), periodMs, logger: testLogger() }
+  const common = { redis, prefix, settings: governorSettings(TARGET_MS), periodMs, logger: testLogger() }
   const critical = startBulkGovernor({
     ...common,
     steers: true,
@@ -40,8 +41,9 @@ function governorPair(key: string, periodMs: number) {
 
 describe('bulk governor across processes', () => {
   it('halves bulk when the critical p95 passes its target, and the bulk process follows', async () => {
-    const key = `${env.queuePrefix}:governor:halve`
-    const { critical, bulk, gauges } = governorPair(key, 60_000)
+    const prefix = `${env.queuePrefix}-halve`
+    const key = governorKeys(prefix).factor
+    const { critical, bulk, gauges } = governorPair(prefix, 60_000)
     const changes: number[] = []
     bulk.onChange((factor) => changes.push(factor))
     for (let i = 0; i < 20; i++) critical.recordCritical(TARGET_MS * 3)
@@ -49,6 +51,8 @@ describe('bulk governor across processes', () => {
     await critical.tick()
     expect(critical.factor()).toBe(0.5)
     expect(Number(await redis.get(key))).toBe(0.5)
+    const [period] = decodeGovernorHistory(await redis.lrange(governorKeys(prefix).history, 0, -1))
+    expect(period).toMatchObject({ factor: 0.5, p95Ms: TARGET_MS * 3 })
     await bulk.tick()
     expect(bulk.factor()).toBe(0.5)
     expect(changes).toEqual([0.5])
@@ -60,9 +64,10 @@ describe('bulk governor across processes', () => {
   })
 
   it('recovers a step per period once the p95 is back under the target', async () => {
-    const key = `${env.queuePrefix}:governor:recover`
+    const prefix = `${env.queuePrefix}-recover`
+    const key = governorKeys(prefix).factor
     await redis.set(key, '0.3', 'PX', 60_000)
-    const { critical, bulk } = governorPair(key, 50)
+    const { critical, bulk } = governorPair(prefix, 50)
     for (let i = 0; i < 20; i++) critical.recordCritical(TARGET_MS * 0.2)
     await eventually(
       async () => {
@@ -77,9 +82,10 @@ describe('bulk governor across processes', () => {
   })
 
   it('reads full speed when the factor expired (no process steers any more)', async () => {
-    const key = `${env.queuePrefix}:governor:expired`
+    const prefix = `${env.queuePrefix}-expired`
+    const key = governorKeys(prefix).factor
     await redis.set(key, '0.2', 'PX', 60_000)
-    const { bulk } = governorPair(key, 60_000)
+    const { bulk } = governorPair(prefix, 60_000)
     await bulk.tick()
     expect(bulk.factor()).toBe(0.2)
     await redis.del(key)
@@ -88,14 +94,15 @@ describe('bulk governor across processes', () => {
   })
 
   it('keeps its factor when Redis cannot be read', async () => {
-    const key = `${env.queuePrefix}:governor:down`
+    const prefix = `${env.queuePrefix}-down`
+    const key = governorKeys(prefix).factor
     await redis.set(key, '0.4', 'PX', 60_000)
     const broken = createProducerConnection('redis://127.0.0.1:1', 'test-governor-down', testLogger())
     const warnings: string[] = []
     const logger = testLogger()
     const governor = startBulkGovernor({
       redis,
-      key,
+      prefix,
       settings: governorSettings(TARGET_MS),
       steers: false,
       periodMs: 60_000,
@@ -108,7 +115,7 @@ describe('bulk governor across processes', () => {
 
     const offline = startBulkGovernor({
       redis: broken,
-      key,
+      prefix,
       settings: governorSettings(TARGET_MS),
       steers: true,
       periodMs: 60_000,

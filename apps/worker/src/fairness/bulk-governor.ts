@@ -1,8 +1,11 @@
 import {
   createLatencyWindow,
   DEFAULT_GOVERNOR_SETTINGS,
+  encodeGovernorPeriod,
+  GOVERNOR_HISTORY_LENGTH,
   type GovernorSettings,
   governed,
+  governorKeys,
   nextGovernorFactor,
 } from '@fairlane/fairness'
 import type { Redis } from 'ioredis'
@@ -19,6 +22,9 @@ import type { DepthTarget } from './depth-target'
  * and the bulk lane run in different processes, so the factor has to travel; one GET and at most two
  * SETs a second, against hundreds of commands a second for the mail itself.
  *
+ * The steering process also appends each period (factor and p95) to a capped list: the admin
+ * console's chart of the last 15 minutes.
+ *
  * Failing safe: the key expires a few periods after its last write, so a steering process that died
  * or cannot reach Redis leaves bulk at full speed (the factor read as 1), never stuck throttled. With
  * several critical processes only one steers per period (a `NX` period lock), from its own samples:
@@ -27,8 +33,8 @@ import type { DepthTarget } from './depth-target'
  */
 export interface BulkGovernorOptions {
   redis: Redis
-  /** The factor's key; the period lock is `${key}:steer`. */
-  key: string
+  /** QUEUE_PREFIX: the keys are `governorKeys(prefix)`. */
+  prefix: string
   /** BULK_GOVERNOR_TARGET_MS and the maths' constants. */
   settings: GovernorSettings
   /** This process runs the critical lane: it measures and steers. */
@@ -69,6 +75,7 @@ export function startBulkGovernor(options: BulkGovernorOptions): BulkGovernor {
     windowMs: options.windowMs ?? GOVERNOR_TUNING.windowMs,
     maxSamples: GOVERNOR_TUNING.maxSamples,
   })
+  const keys = governorKeys(options.prefix)
   const listeners: Array<(factor: number) => void> = []
   let factor = 1
   let stopped = false
@@ -78,7 +85,7 @@ export function startBulkGovernor(options: BulkGovernorOptions): BulkGovernor {
   const redisCall = <T>(what: string, call: Promise<T>) => withTimeout(call, redisTimeoutMs, what)
 
   async function readShared(): Promise<number> {
-    const stored = await redisCall('bulk governor read', options.redis.get(options.key))
+    const stored = await redisCall('bulk governor read', options.redis.get(keys.factor))
     const value = stored === null ? Number.NaN : Number(stored)
     return Number.isFinite(value) ? value : 1
   }
@@ -86,14 +93,24 @@ export function startBulkGovernor(options: BulkGovernorOptions): BulkGovernor {
   async function steer(shared: number): Promise<number> {
     const lock = await redisCall(
       'bulk governor period lock',
-      options.redis.set(`${options.key}:steer`, '1', 'PX', periodMs, 'NX'),
+      options.redis.set(keys.steer, '1', 'PX', periodMs, 'NX'),
     )
     if (lock !== 'OK') return shared
-    const next = nextGovernorFactor(shared, window.p95(Date.now()), options.settings)
-    await redisCall(
+    const now = Date.now()
+    const p95Ms = window.p95(now)
+    const next = nextGovernorFactor(shared, p95Ms, options.settings)
+    const period = encodeGovernorPeriod({ t: now, factor: next, p95Ms: p95Ms ?? null })
+    const written = await redisCall(
       'bulk governor write',
-      options.redis.set(options.key, String(next), 'PX', periodMs * FACTOR_TTL_PERIODS),
+      options.redis
+        .multi()
+        .set(keys.factor, String(next), 'PX', periodMs * FACTOR_TTL_PERIODS)
+        .lpush(keys.history, period)
+        .ltrim(keys.history, 0, GOVERNOR_HISTORY_LENGTH - 1)
+        .exec(),
     )
+    const failed = written?.find(([error]) => error)?.[0]
+    if (!written || failed) throw failed ?? new Error('bulk governor write was discarded')
     return next
   }
 

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest'
 import {
   createLatencyWindow,
   DEFAULT_GOVERNOR_SETTINGS,
+  decodeGovernorHistory,
+  encodeGovernorPeriod,
   governed,
   nextGovernorFactor,
   quantileOf,
@@ -71,5 +73,17 @@ describe('governed', () => {
     expect(governed(20, 0.5)).toBe(10)
     expect(governed(20, 0.01)).toBe(1)
     expect(governed(300, 0.1)).toBe(30)
+  })
+})
+
+describe('governor history', () => {
+  it('round-trips periods, oldest first, and skips entries it cannot read', () => {
+    const periods = [
+      { t: 1_000, factor: 1, p95Ms: null },
+      { t: 2_000, factor: 0.5, p95Ms: 612.5 },
+    ]
+    // LPUSH leaves the newest first.
+    const stored = [...periods].reverse().map(encodeGovernorPeriod)
+    expect(decodeGovernorHistory([...stored, 'garbage', ':'])).toEqual(periods)
   })
 })

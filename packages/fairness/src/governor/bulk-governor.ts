@@ -83,3 +83,37 @@ export function governed(full: number, factor: number): number {
 function round(value: number): number {
   return Math.round(value * 1000) / 1000
 }
+
+/** The governor's Redis keys under QUEUE_PREFIX: the worker writes them, the admin console reads them. */
+export function governorKeys(prefix: string) {
+  const factor = `${prefix}:governor:bulk-factor`
+  return { factor, steer: `${factor}:steer`, history: `${factor}:history` }
+}
+
+/** One steering period, as the admin console charts it. */
+export interface GovernorPeriod {
+  /** Epoch ms. */
+  t: number
+  factor: number
+  /** The critical lane's moving p95 at that period; null: no login code was sent in the window. */
+  p95Ms: number | null
+}
+
+/** How many periods the history keeps: 15 minutes at one a second. */
+export const GOVERNOR_HISTORY_LENGTH = 900
+
+export function encodeGovernorPeriod(period: GovernorPeriod): string {
+  return `${period.t}:${period.factor}:${period.p95Ms ?? ''}`
+}
+
+/** The history's entries (newest first, as LPUSH leaves them), oldest first; malformed ones skipped. */
+export function decodeGovernorHistory(entries: readonly string[]): GovernorPeriod[] {
+  const periods: GovernorPeriod[] = []
+  for (const entry of entries) {
+    const match = /^(\d+):(\d+(?:\.\d+)?):(\d+(?:\.\d+)?)?$/.exec(entry)
+    if (!match) continue
+    const [, t, factor, p95] = match
+    periods.push({ t: Number(t), factor: Number(factor), p95Ms: p95 === undefined ? null : Number(p95) })
+  }
+  return periods.reverse()
+}

@@ -1,8 +1,10 @@
 'use client'
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
+import type { BulkGovernorView } from '../../server/api/admin/bulk-governor'
 import styles from './admin.module.css'
 import { formatAge, formatCount, LANE_COLOURS } from './format'
+import { GovernorChart } from './governor-chart'
 import { usePolling } from './use-polling'
 
 const LANES = ['critical', 'default', 'bulk'] as const
@@ -24,6 +26,8 @@ interface Overview {
   throughput: { minutes: Array<{ t: number } & Record<Lane, number>> }
   alerts: { key: string; message: string }[]
   thresholds: { criticalOldestWaitingMs: number; defaultOldestWaitingMs: number; outboxLagMs: number }
+  bulkGovernor: BulkGovernorView
+  at: string
 }
 
 /** Queue depth per lane, throughput, dead letters and the relay's lag, red when a threshold is crossed. */
@@ -161,6 +165,7 @@ export function OverviewLive() {
           </BarChart>
         </figure>
       </section>
+      <GovernorChart governor={data.bulkGovernor} now={Date.parse(data.at)} />
     </>
   )
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Lane } from '@fairlane/core'
-import { createTokenBuckets } from '@fairlane/fairness'
+import { createTokenBuckets, encodeGovernorPeriod, governorKeys } from '@fairlane/fairness'
 import type { DeadLetterPayload } from '@fairlane/queue'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -458,6 +458,34 @@ describe('GET /api/admin/overview', () => {
     expect(red.deadLetter).toBe(1)
     expect(red.alerts.map((alert) => alert.key)).toEqual(['outbox-lag', 'dead-letters'])
     await sql`delete from outbox`
+  })
+
+  it('shows the bulk governor: full speed when no worker steers, then its factor and 10 s steps', async () => {
+    const deps = harness.adminDeps()
+    const keys = governorKeys(deps.queuePrefix)
+    await deps.redis.del(keys.factor, keys.history)
+    type View = { bulkGovernor: { factor: number; steering: boolean; steps: unknown[] } }
+    const idle = await readJson<View>(await getOverview(asAdmin('/api/admin/overview'), deps))
+    expect(idle.bulkGovernor).toEqual({ factor: 1, steering: false, steps: [] })
+
+    const start = Math.floor(Date.now() / 10_000) * 10_000
+    const periods = [
+      { t: start, factor: 1, p95Ms: 40 },
+      { t: start + 1_000, factor: 0.5, p95Ms: 620 },
+      { t: start + 10_000, factor: 0.6, p95Ms: null },
+    ]
+    await deps.redis.lpush(keys.history, ...periods.map(encodeGovernorPeriod))
+    await deps.redis.set(keys.factor, '0.6', 'PX', 60_000)
+    const steered = await readJson<View>(await getOverview(asAdmin('/api/admin/overview'), deps))
+    expect(steered.bulkGovernor).toEqual({
+      factor: 0.6,
+      steering: true,
+      steps: [
+        { t: start, factor: 0.5, p95Ms: 620 },
+        { t: start + 10_000, factor: 0.6, p95Ms: null },
+      ],
+    })
+    await deps.redis.del(keys.factor, keys.history)
   })
 })
 

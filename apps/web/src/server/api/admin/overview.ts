@@ -2,6 +2,7 @@ import { LANES, type Lane } from '@fairlane/core'
 import { type LaneMinute, outboxLagMs, sentPerMinuteByLane } from '@fairlane/db/queries/admin-overview'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
+import { readBulkGovernor } from './bulk-governor'
 import type { AdminDeps } from './deps'
 import { OVERVIEW_THRESHOLDS, overviewAlerts } from './overview-alerts'
 import { readQueueStats } from './queue-stats'
@@ -13,16 +14,18 @@ export type ThroughputMinute = { t: number } & Record<Lane, number>
 
 /**
  * `GET /api/admin/overview` → `{ lanes, deadLetter, outboxLagMs, throughput: { minutes: [{ t, critical,
- * default, bulk }] }, alerts: [{ key, message }], thresholds }`: the console's first page in one call.
+ * default, bulk }] }, alerts: [{ key, message }], thresholds, bulkGovernor: { factor, steering, steps } }`:
+ * the console's first page in one call.
  */
 export function getOverview(request: Request, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     await authorizeAdmin(request, deps)
     const now = deps.clock.now()
-    const [queues, lagMs, throughput] = await Promise.all([
+    const [queues, lagMs, throughput, bulkGovernor] = await Promise.all([
       readQueueStats(deps),
       outboxLagMs(deps.db, { now }),
       throughputByMinute(deps, now),
+      readBulkGovernor(deps),
     ])
     const alerts = overviewAlerts({ ...queues, outboxLagMs: lagMs })
     return Response.json(
@@ -33,6 +36,7 @@ export function getOverview(request: Request, deps: AdminDeps): Promise<Response
         throughput: { minutes: throughput },
         alerts,
         thresholds: OVERVIEW_THRESHOLDS,
+        bulkGovernor,
         at: now.toISOString(),
       },
       { headers: { 'cache-control': 'no-store' } },
