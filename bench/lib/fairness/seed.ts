@@ -59,9 +59,18 @@ export async function seedCampaign(
 /** What the tenant's cancel does: the campaign and its unsent messages end (used between phases). */
 export async function cancelCampaigns(sql: Sql, campaignIds: string[]): Promise<void> {
   if (campaignIds.length === 0) return
-  await sql.begin(async (tx) => {
-    await tx`update campaigns set status = 'cancelled', cancelled_at = now() where id in ${tx(campaignIds)}`
-    await tx`update messages set status = 'cancelled'
-      where campaign_id in ${tx(campaignIds)} and status in ('pending', 'queued')`
-  })
+  // The platform is still dispatching and releasing these campaigns' rows: PostgreSQL may pick this
+  // transaction as a deadlock's victim, and it is then simply run again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql.begin(async (tx) => {
+        await tx`update campaigns set status = 'cancelled', cancelled_at = now() where id in ${tx(campaignIds)}`
+        await tx`update messages set status = 'cancelled'
+          where campaign_id in ${tx(campaignIds)} and status in ('pending', 'queued')`
+      })
+      return
+    } catch (error) {
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error
+    }
+  }
 }
