@@ -85,7 +85,9 @@ test('a dead letter from a 550 is replayed with a reason, sent, and audited', as
   await expect(page.getByTestId('throughput-chart')).toBeVisible()
   // The worker runs the critical lane, so it steers the governor: its factor is in Redis, and charted.
   await expect(page.getByTestId('governor-state')).toContainText(/bulk runs at|Bulk yields/i)
-  await expect(page.getByTestId('governor-chart').locator('.recharts-line')).toBeVisible({ timeout: 15_000 })
+  await expect(page.getByTestId('governor-chart').locator('svg.recharts-surface')).toBeVisible({
+    timeout: 15_000,
+  })
   await screenshot(page, 'admin-overview')
 
   await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Dead letters' }).click()
