@@ -1,14 +1,30 @@
-import type { Lane, MessageStatus } from '@fairlane/core'
+import type { Lane } from '@fairlane/core'
+import type { DeadLetterStore, DeadLetterTransaction, RequeueOutcome } from '@fairlane/core/dead-letters'
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import type { Executor } from '../client'
+import type { Database, Executor, Transaction } from '../client'
 import { messages } from '../schema'
+import { insertPublishEvent, notifyOutbox } from './accept-message'
+import { findMessageLaneAndStatus } from './admin-messages'
+import { insertAuditEntry } from './audit-log'
 
-export type RequeueOutcome =
-  | { kind: 'requeued'; lane: Lane; generation: number }
-  | { kind: 'not-failed'; status: MessageStatus }
-  /** The retention cleared its body (MESSAGE_BODY_RETENTION_DAYS): there is nothing left to send. */
-  | { kind: 'body-removed'; removedAt: Date }
-  | { kind: 'not-found' }
+/** `replayDeadLetter`'s and `discardDeadLetter`'s store in PostgreSQL. */
+export function createDeadLetterStore(db: Database): DeadLetterStore {
+  return { transaction: (work) => db.transaction((tx) => work(deadLetterTransaction(tx))) }
+}
+
+function deadLetterTransaction(tx: Transaction): DeadLetterTransaction {
+  return {
+    findMessageLane: async (query) => (await findMessageLaneAndStatus(tx, query))?.lane ?? null,
+    requeueFailed: (input) => requeueFailedMessage(tx, input),
+    async publish(event) {
+      await insertPublishEvent(tx, event)
+      await notifyOutbox(tx)
+    },
+    async audit(entry) {
+      await insertAuditEntry(tx, entry)
+    },
+  }
+}
 
 /**
  * Puts a failed message back to `queued` with the next generation (so the relay's job id is new and
