@@ -88,3 +88,42 @@ export interface DeadLetterAction {
   actor: string
   reason: string | null
 }
+
+/** A failed message as a dead letter is rebuilt from it. */
+export interface FailedMessage {
+  id: string
+  tenantId: string
+  lane: Lane
+  generation: number
+  attempts: number
+  lastError: string | null
+  failedAt: Date
+}
+
+/** PostgreSQL's `failed` rows: the record the dead letters are restored from. */
+export interface FailedMessageStore {
+  /**
+   * Failed messages since `failedSince` that should have a dead letter (not discarded by an admin
+   * since they failed), in id order after `afterId`: keyset pages.
+   */
+  findRestorable(input: { failedSince: Date; afterId?: string; limit: number }): Promise<FailedMessage[]>
+  /**
+   * When more than `keep` of those exist: the failure time of the `keep`-th newest; undefined when
+   * there are no more than `keep`.
+   */
+  newestRestorableSince(input: { failedSince: Date; keep: number }): Promise<Date | undefined>
+}
+
+/** The dead-letter queue as the restore sees it, with the marker that says it is complete. */
+export interface RestorableDeadLetterQueue {
+  /** True while the marker written by `markComplete` is there (gone when Redis lost its data). */
+  isComplete(): Promise<boolean>
+  markComplete(at: Date): Promise<void>
+  /** Dead letters it holds, in every state. */
+  size(): Promise<number>
+  /**
+   * One dead letter per message, under an id fixed by the message and its generation, so one that
+   * is already there is not added twice.
+   */
+  add(messages: readonly FailedMessage[]): Promise<void>
+}

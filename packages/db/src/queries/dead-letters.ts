@@ -1,5 +1,11 @@
 import type { Lane } from '@fairlane/core'
-import type { DeadLetterStore, DeadLetterTransaction, RequeueOutcome } from '@fairlane/core/dead-letters'
+import type {
+  DeadLetterStore,
+  DeadLetterTransaction,
+  FailedMessage,
+  FailedMessageStore,
+  RequeueOutcome,
+} from '@fairlane/core/dead-letters'
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messages } from '../schema'
@@ -67,15 +73,12 @@ export async function requeueFailedMessage(
   return { kind: 'not-failed', status: current.status }
 }
 
-/** A failed message as a dead letter is rebuilt from it. */
-export interface FailedMessage {
-  id: string
-  tenantId: string
-  lane: Lane
-  generation: number
-  attempts: number
-  lastError: string | null
-  failedAt: Date
+/** `restoreDeadLetters`'s record of failures in PostgreSQL. */
+export function createFailedMessageStore(db: Executor): FailedMessageStore {
+  return {
+    findRestorable: (input) => findRestorableDeadLetters(db, input),
+    newestRestorableSince: (input) => newestRestorableSince(db, input),
+  }
 }
 
 /** A failed message that should have a dead letter: not discarded by an admin since it failed. */
