@@ -1,5 +1,6 @@
+import { type DeadLetterRestore, restoreDeadLetters as restore } from '@fairlane/core/dead-letters'
 import type { Database } from '@fairlane/db'
-import { findRestorableDeadLetters, newestRestorableSince } from '@fairlane/db/queries/dead-letters'
+import { createFailedMessageStore } from '@fairlane/db/queries/dead-letters'
 import { deadLetterJob, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
@@ -7,13 +8,7 @@ import type { Logger } from 'pino'
 import { DEAD_LETTER_STATES } from './dead-letter-trim'
 import { redactAddresses } from './redact'
 
-/** Rows read and dead letters added per round trip. */
-const PAGE = 500
-/**
- * With the queue whole, each run still looks this far back: a worker that died between marking a row
- * failed and adding its dead letter leaves a gap no marker shows, and the next run fills it.
- */
-export const RECENT_FAILURES_MS = 60_000
+export type { DeadLetterRestore }
 
 export interface DeadLetterRestoreDeps {
   db: Database
@@ -29,79 +24,48 @@ export interface DeadLetterRestoreDeps {
   logger: Logger
 }
 
-export type DeadLetterRestore =
-  /** The marker was there: only the last minute's failures were looked at (`checked` of them). */
-  | { kind: 'intact'; checked: number }
-  /** The marker was there and the queue holds its cap: nothing was looked at (see below). */
-  | { kind: 'full' }
-  | { kind: 'restored'; deadLetters: number }
-
 /**
- * Dead letters live in Redis, where the admin console lists and replays them; the `failed` rows in
- * PostgreSQL are the record. When Redis loses its data (FLUSHALL, a failover to a replica that was
- * behind, a restart without persistence) the dead letters would be gone while the rows still read
- * `failed`. A marker key is written next to the dead-letter queue once it is complete; when the marker
- * is missing, every failed message within the retention that an admin did not discard gets its dead
- * letter back, under the id it had (derived from the message and its generation, so one that
- * survived is not added twice), and the marker is written again. With the marker in place it costs
- * one EXISTS and one indexed look at the last minute's failures (re-adding their dead letters is a
- * no-op unless one is missing); it runs as a job scheduler every few seconds, so a flushed Redis has
- * its dead letters back within one period of the schedulers' own re-registration.
- *
- * The queue is capped (`trimDeadLetters`), and the restore keeps inside the cap so the two never undo
- * each other: a full restore adds only failures within DEAD_LETTER_MAX_AGE_DAYS and the newest
- * DEAD_LETTER_MAX_COUNT of them; the last-minute look adds at most the room left under the count cap,
- * and nothing while the queue holds its cap (there a missing recent dead letter cannot be told from one
- * the cap trimmed, and the `failed` row stays the record either way).
+ * The dead-letter restore (`restoreDeadLetters` in core) against PostgreSQL and the dead-letter queue:
+ * the marker is a key next to the queue, and each failed message is added as the dead letter its
+ * send would have written (addresses redacted from its error). It runs as a job scheduler every few
+ * seconds, so a flushed Redis has its dead letters back within one period of the schedulers' own
+ * re-registration.
  */
-export async function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<DeadLetterRestore> {
-  const { redis } = deps
-  const marker = `${deps.queue.qualifiedName}:complete`
-  const whole = (await redis.exists(marker)) === 1
-  const now = deps.clock.now().getTime()
-  const keptDays = Math.min(deps.retentionDays, deps.caps.maxAgeDays)
-  let failedSince = new Date(whole ? now - RECENT_FAILURES_MS : now - keptDays * 86_400_000)
-  let room = deps.caps.maxCount
-  if (whole) {
-    const counts = await deps.queue.getJobCounts(...DEAD_LETTER_STATES)
-    room -= Object.values(counts).reduce((sum, count) => sum + count, 0)
-    if (room <= 0) return { kind: 'full' }
-  } else {
-    const newest = await newestRestorableSince(deps.db, { failedSince, keep: deps.caps.maxCount })
-    if (newest) failedSince = newest
-  }
-  let restored = 0
-  let afterId: string | undefined
-  while (room > 0) {
-    const page = await findRestorableDeadLetters(deps.db, {
-      failedSince,
-      // The full restore's cut-off already keeps it to the count cap (ties at the cut-off aside).
-      limit: whole ? Math.min(PAGE, room) : PAGE,
-      ...(afterId ? { afterId } : {}),
-    })
-    if (page.length === 0) break
-    await deps.queue.addBulk(
-      page.map((message) =>
-        deadLetterJob({
-          v: 1,
-          queue: message.lane,
-          jobId: sendJobId(message.id, message.generation),
-          messageId: message.id,
-          tenantId: message.tenantId,
-          error: redactAddresses(message.lastError ?? 'failed (no error recorded)'),
-          attempts: message.attempts,
-          failedAt: message.failedAt.toISOString(),
-        }),
-      ),
-    )
-    restored += page.length
-    if (whole) room -= page.length
-    afterId = page[page.length - 1]?.id
-    if (page.length < PAGE) break
-  }
-  if (whole) return { kind: 'intact', checked: restored }
-  await redis.set(marker, deps.clock.now().toISOString())
-  if (restored > 0) deps.logger.warn({ deadLetters: restored }, 'dead letters restored from PostgreSQL')
-  else deps.logger.info('dead-letter queue marked complete (nothing to restore)')
-  return { kind: 'restored', deadLetters: restored }
+export function restoreDeadLetters(deps: DeadLetterRestoreDeps): Promise<DeadLetterRestore> {
+  const { queue, redis } = deps
+  const marker = `${queue.qualifiedName}:complete`
+  return restore(
+    { retentionDays: deps.retentionDays, caps: deps.caps },
+    {
+      failures: createFailedMessageStore(deps.db),
+      queue: {
+        isComplete: async () => (await redis.exists(marker)) === 1,
+        async markComplete(at) {
+          await redis.set(marker, at.toISOString())
+        },
+        async size() {
+          const counts = await queue.getJobCounts(...DEAD_LETTER_STATES)
+          return Object.values(counts).reduce((sum, count) => sum + count, 0)
+        },
+        async add(messages) {
+          await queue.addBulk(
+            messages.map((message) =>
+              deadLetterJob({
+                v: 1,
+                queue: message.lane,
+                jobId: sendJobId(message.id, message.generation),
+                messageId: message.id,
+                tenantId: message.tenantId,
+                error: redactAddresses(message.lastError ?? 'failed (no error recorded)'),
+                attempts: message.attempts,
+                failedAt: message.failedAt.toISOString(),
+              }),
+            ),
+          )
+        },
+      },
+      clock: deps.clock,
+      logger: deps.logger,
+    },
+  )
 }

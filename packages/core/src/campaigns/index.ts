@@ -9,13 +9,25 @@ export {
   parseCampaignRequest,
 } from './campaign-request'
 export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'
+export {
+  DISPATCH_TUNING,
+  type DispatchDueCampaignsDeps,
+  type DispatchPassOutcome,
+  type DispatchTuning,
+  dispatchDueCampaigns,
+} from './dispatch-due-campaigns'
 export { type DuplicateCampaignDeps, duplicateCampaign } from './duplicate-campaign'
 export {
   type AudienceCounts,
   CANCELLABLE_CAMPAIGN_STATUSES,
   type CampaignCancellation,
+  type CampaignDueSoon,
   type CampaignFields,
   type CampaignStore,
+  type DispatchBatchResult,
+  type DispatchLogger,
+  type DispatchStore,
+  type DispatchTarget,
   EDITABLE_CAMPAIGN_STATUSES,
   isCancellableCampaign,
   isEditableCampaign,

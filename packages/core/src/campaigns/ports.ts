@@ -95,3 +95,46 @@ export const CANCELLABLE_CAMPAIGN_STATUSES = [
 export function isCancellableCampaign(status: CampaignStatus): boolean {
   return (CANCELLABLE_CAMPAIGN_STATUSES as readonly string[]).includes(status)
 }
+
+/** A campaign the dispatcher works on. */
+export interface DispatchTarget {
+  id: string
+  tenantId: string
+}
+
+/** A scheduled campaign due in the next moment, with how long until it is due (by the database's clock). */
+export interface CampaignDueSoon extends DispatchTarget {
+  dueInMs: number
+  sendAtMs: number
+}
+
+/** `skipped`: another dispatcher holds the campaign right now, or it is no longer scheduled/dispatching (sent, cancelled). */
+export type DispatchBatchResult =
+  | { kind: 'skipped' }
+  | {
+      kind: 'batch'
+      inserted: number
+      excluded: number
+      done: boolean
+      /** The audience was empty at send time: the campaign ended `sent` with no messages. */
+      endedEmpty: boolean
+    }
+
+/** The campaigns and their audiences in PostgreSQL (`@fairlane/db/queries/dispatch`). */
+export interface DispatchStore {
+  /** Campaigns `sending` whose every message is terminal become `sent`, committed; answers those. */
+  completeFinished(): Promise<DispatchTarget[]>
+  /** Scheduled campaigns whose time has come, and dispatches left unfinished (a dispatcher died). */
+  findDispatchable(input: { limit: number }): Promise<DispatchTarget[]>
+  /**
+   * The next `batchSize` contacts after the campaign's cursor become messages and the cursor moves,
+   * in one committed transaction; a batch run twice adds nothing twice. After the last page the
+   * campaign is `sending` (or `sent` when its audience came to no messages).
+   */
+  dispatchBatch(input: { campaignId: string; batchSize: number }): Promise<DispatchBatchResult>
+  findDueSoon(input: { withinMs: number; limit: number }): Promise<CampaignDueSoon[]>
+}
+
+export interface DispatchLogger {
+  info(fields: Record<string, unknown>, message: string): void
+}

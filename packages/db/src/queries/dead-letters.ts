@@ -1,14 +1,36 @@
-import type { Lane, MessageStatus } from '@fairlane/core'
+import type { Lane } from '@fairlane/core'
+import type {
+  DeadLetterStore,
+  DeadLetterTransaction,
+  FailedMessage,
+  FailedMessageStore,
+  RequeueOutcome,
+} from '@fairlane/core/dead-letters'
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import type { Executor } from '../client'
+import type { Database, Executor, Transaction } from '../client'
 import { messages } from '../schema'
+import { insertPublishEvent, notifyOutbox } from './accept-message'
+import { findMessageLaneAndStatus } from './admin-messages'
+import { insertAuditEntry } from './audit-log'
 
-export type RequeueOutcome =
-  | { kind: 'requeued'; lane: Lane; generation: number }
-  | { kind: 'not-failed'; status: MessageStatus }
-  /** The retention cleared its body (MESSAGE_BODY_RETENTION_DAYS): there is nothing left to send. */
-  | { kind: 'body-removed'; removedAt: Date }
-  | { kind: 'not-found' }
+/** `replayDeadLetter`'s and `discardDeadLetter`'s store in PostgreSQL. */
+export function createDeadLetterStore(db: Database): DeadLetterStore {
+  return { transaction: (work) => db.transaction((tx) => work(deadLetterTransaction(tx))) }
+}
+
+function deadLetterTransaction(tx: Transaction): DeadLetterTransaction {
+  return {
+    findMessageLane: async (query) => (await findMessageLaneAndStatus(tx, query))?.lane ?? null,
+    requeueFailed: (input) => requeueFailedMessage(tx, input),
+    async publish(event) {
+      await insertPublishEvent(tx, event)
+      await notifyOutbox(tx)
+    },
+    async audit(entry) {
+      await insertAuditEntry(tx, entry)
+    },
+  }
+}
 
 /**
  * Puts a failed message back to `queued` with the next generation (so the relay's job id is new and
@@ -51,15 +73,12 @@ export async function requeueFailedMessage(
   return { kind: 'not-failed', status: current.status }
 }
 
-/** A failed message as a dead letter is rebuilt from it. */
-export interface FailedMessage {
-  id: string
-  tenantId: string
-  lane: Lane
-  generation: number
-  attempts: number
-  lastError: string | null
-  failedAt: Date
+/** `restoreDeadLetters`'s record of failures in PostgreSQL. */
+export function createFailedMessageStore(db: Executor): FailedMessageStore {
+  return {
+    findRestorable: (input) => findRestorableDeadLetters(db, input),
+    newestRestorableSince: (input) => newestRestorableSince(db, input),
+  }
 }
 
 /** A failed message that should have a dead letter: not discarded by an admin since it failed. */

@@ -1,4 +1,10 @@
-import { resolveSender } from '@fairlane/core'
+import {
+  type CampaignDueSoon,
+  type DispatchBatchResult,
+  type DispatchStore,
+  type DispatchTarget,
+  resolveSender,
+} from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { segmentFilterSql } from './segment-filter-sql'
@@ -22,9 +28,14 @@ import { createSenderDomains } from './senders'
  * default as it is when the batch runs, with the domain that signs it (`resolveSender`).
  */
 
-export interface DispatchTarget {
-  id: string
-  tenantId: string
+/** `dispatchDueCampaigns`'s store in PostgreSQL; each batch commits before it resolves. */
+export function createDispatchStore(db: Database): DispatchStore {
+  return {
+    completeFinished: () => completeFinishedCampaigns(db),
+    findDispatchable: (input) => findDispatchableCampaigns(db, input),
+    dispatchBatch: (input) => dispatchCampaignBatch(db, input),
+    findDueSoon: (input) => findCampaignsDueSoon(db, input),
+  }
 }
 
 /** Scheduled campaigns whose time has come, and dispatches left unfinished (a dispatcher died). */
@@ -44,7 +55,7 @@ export async function findDispatchableCampaigns(
 export async function findCampaignsDueSoon(
   db: Executor,
   input: { withinMs: number; limit: number },
-): Promise<Array<DispatchTarget & { dueInMs: number; sendAtMs: number }>> {
+): Promise<CampaignDueSoon[]> {
   const rows = await db.execute<{ id: string; tenant_id: string; due_in_ms: number; send_at_ms: number }>(sql`
     select id, tenant_id,
       (extract(epoch from (send_at - now())) * 1000)::float8 as due_in_ms,
@@ -62,18 +73,6 @@ export async function findCampaignsDueSoon(
     sendAtMs: Number(row.send_at_ms),
   }))
 }
-
-/** `skipped`: another dispatcher holds the campaign right now, or it is no longer scheduled/dispatching (sent, cancelled). */
-export type DispatchBatchResult =
-  | { kind: 'skipped' }
-  | {
-      kind: 'batch'
-      inserted: number
-      excluded: number
-      done: boolean
-      /** The audience was empty at send time: the campaign ended `sent` with no messages. */
-      endedEmpty: boolean
-    }
 
 /**
  * One batch of a campaign's dispatch, in one transaction: lock the campaign row (SKIP LOCKED, so a

@@ -1,7 +1,10 @@
 import { LANES } from '@fairlane/core'
+import type { DeadLetterActionDeps } from '@fairlane/core/dead-letters'
 import { AppError, fieldIssues, validationFailed } from '@fairlane/core/errors'
+import { createDeadLetterStore } from '@fairlane/db/queries/dead-letters'
 import { z } from 'zod'
 import { readJsonBody, readOptionalJsonBody } from '../../http/read-json-body'
+import { readDeadLetter } from './dead-letter-view'
 import { type AdminDeps, MAX_ADMIN_BODY_BYTES } from './deps'
 import { type QueueJob, queueCall } from './queue-access'
 
@@ -58,4 +61,19 @@ export async function findDeadLetterJob(deps: AdminDeps, id: string): Promise<Qu
     )
   }
   throw new AppError('not_found', `No dead letter with id ${JSON.stringify(id)}`)
+}
+
+/** The dead-letter use cases' ports: the dead-letter queue in Redis, the store in PostgreSQL. */
+export function deadLetterActionDeps(deps: AdminDeps): DeadLetterActionDeps {
+  return {
+    queue: {
+      async find(id) {
+        const job = await findDeadLetterJob(deps, id)
+        return { id, read: readDeadLetter(job), remove: () => job.remove() }
+      },
+    },
+    store: createDeadLetterStore(deps.db),
+    clock: deps.clock,
+    logger: deps.logger,
+  }
 }

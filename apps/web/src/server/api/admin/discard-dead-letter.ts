@@ -1,8 +1,7 @@
-import { insertAuditEntry } from '@fairlane/db/queries/audit-log'
+import { discardDeadLetter as discard } from '@fairlane/core/dead-letters'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
-import { findDeadLetterJob, readReason } from './dead-letter-action'
-import { readDeadLetter } from './dead-letter-view'
+import { deadLetterActionDeps, readReason } from './dead-letter-action'
 import type { AdminDeps } from './deps'
 
 /** `DELETE /api/admin/dlq/:id` `{ reason? }`: forgets a dead letter (the message stays `failed`). */
@@ -16,29 +15,9 @@ export function discardDeadLetter(request: Request, id: string, deps: AdminDeps)
   })
 }
 
-/**
- * Discards one dead letter. The job is removed inside the audit entry's transaction, so a failed
- * removal leaves no entry claiming it happened.
- */
-export async function discardOne(
+export function discardOne(
   deps: AdminDeps,
   input: { id: string; actor: string; reason: string | null },
 ): Promise<{ id: string; discarded: true }> {
-  const { id, actor, reason } = input
-  const job = await findDeadLetterJob(deps, id)
-  const read = readDeadLetter(job)
-  const payload = read.ok ? read.payload : null
-  await deps.db.transaction(async (tx) => {
-    await insertAuditEntry(tx, {
-      actor,
-      action: 'dlq.discard',
-      targetType: payload ? 'message' : 'dead-letter',
-      targetId: payload?.messageId ?? id,
-      reason,
-      details: { dlqJobId: id, queue: payload?.queue ?? null, tenantId: payload?.tenantId ?? null },
-    })
-    await job.remove()
-  })
-  deps.logger.info({ dlqJobId: id, messageId: payload?.messageId, actor }, 'dead letter discarded')
-  return { id, discarded: true }
+  return discard(input, deadLetterActionDeps(deps))
 }

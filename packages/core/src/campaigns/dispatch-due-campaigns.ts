@@ -1,0 +1,100 @@
+import type { CampaignDueSoon, DispatchLogger, DispatchStore, DispatchTarget } from './ports'
+
+export const DISPATCH_TUNING = {
+  /**
+   * Contacts per dispatch transaction: cheap per row, and short. Each insert writes its rows into every
+   * index of `messages`; at 2,000 rows four campaigns starting together kept both cores of the
+   * benchmark machine busy for 0.6 s and login codes waited 0.3–0.6 s behind them (500: p99 165 ms).
+   */
+  batchSize: 500,
+  /** How long one pass works before it lets the next tick continue from the campaigns' cursors. */
+  sliceMs: 2_000,
+  /** Campaigns due within this are given a wake-up at their exact send time. */
+  lookaheadMs: 1_500,
+  /** Campaigns dispatched side by side in one pass. */
+  campaignsPerPass: 10,
+}
+
+export type DispatchTuning = typeof DISPATCH_TUNING
+
+export interface DispatchDueCampaignsDeps {
+  store: DispatchStore
+  /** Called once a batch created pending mail, so the pacer releases it without waiting for its tick. */
+  onPending: () => void
+  /** Asks for a pass at `dueInMs` from now, so a campaign starts at its send time, not at the next tick. */
+  wakeAt: (campaign: CampaignDueSoon, dueInMs: number) => Promise<void>
+  logger: DispatchLogger
+  tuning: DispatchTuning
+  clock: { nowMs(): number }
+}
+
+export interface DispatchPassOutcome {
+  completed: number
+  /** Messages created pending. */
+  dispatched: number
+  /** Messages created `suppressed`: unsubscribed or suppressed contacts. */
+  excluded: number
+}
+
+interface DispatchTally {
+  dispatched: number
+  excluded: number
+}
+
+/**
+ * One dispatcher pass: campaigns whose mail is all terminal become `sent`; due campaigns (and
+ * dispatches a dead worker left half done) are turned into messages batch by batch, side by side,
+ * each for at most a slice of time (a million-contact audience continues over the next passes,
+ * from its cursor, while small campaigns due meanwhile start at once); campaigns due in the next
+ * moment get a wake-up at their send time.
+ */
+export async function dispatchDueCampaigns(deps: DispatchDueCampaignsDeps): Promise<DispatchPassOutcome> {
+  const { store, tuning, clock } = deps
+  const completed = await store.completeFinished()
+  for (const campaign of completed) {
+    deps.logger.info({ tenantId: campaign.tenantId, campaignId: campaign.id }, 'campaign sent')
+  }
+
+  const due = await store.findDispatchable({ limit: tuning.campaignsPerPass })
+  // Side by side but one batch at a time, in turns: campaigns starting together progress together,
+  // and dispatch (PostgreSQL's heaviest writes) never takes more than one database connection's
+  // worth of CPU from the sends running meanwhile.
+  const tally: DispatchTally = { dispatched: 0, excluded: 0 }
+  const started = clock.nowMs()
+  const sliceLeft = () => clock.nowMs() - started < tuning.sliceMs
+  let open = due
+  while (open.length > 0 && sliceLeft()) {
+    const next: DispatchTarget[] = []
+    for (const campaign of open) {
+      if (!sliceLeft()) break
+      if (await dispatchTurn(deps, campaign, tally)) next.push(campaign)
+    }
+    open = next
+  }
+
+  const soon = await store.findDueSoon({ withinMs: tuning.lookaheadMs, limit: 100 })
+  await Promise.all(soon.map((campaign) => deps.wakeAt(campaign, campaign.dueInMs)))
+
+  return { completed: completed.length, ...tally }
+}
+
+/** One batch of a campaign's dispatch; true while the campaign has more to dispatch. */
+async function dispatchTurn(
+  deps: DispatchDueCampaignsDeps,
+  campaign: DispatchTarget,
+  tally: DispatchTally,
+): Promise<boolean> {
+  const batch = await deps.store.dispatchBatch({ campaignId: campaign.id, batchSize: deps.tuning.batchSize })
+  if (batch.kind === 'skipped') return false
+  tally.dispatched += batch.inserted - batch.excluded
+  tally.excluded += batch.excluded
+  if (batch.inserted > batch.excluded) deps.onPending()
+  if (!batch.done) return true
+  deps.logger.info(
+    { tenantId: campaign.tenantId, campaignId: campaign.id },
+    batch.endedEmpty
+      ? 'campaign ended: its audience was empty at send time; nothing to send'
+      : 'campaign dispatched; sending',
+  )
+  return false
+}
