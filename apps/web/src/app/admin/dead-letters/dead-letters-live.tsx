@@ -5,6 +5,7 @@ import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
 import type { AuditEntryJson } from '@/server/api/admin/audit-log'
 import type { DeadLetterView } from '@/server/api/admin/dead-letter-view'
+import type { TenantLoadJson } from '@/server/api/admin/list-tenants'
 import styles from '../admin.module.css'
 import { formatInstant } from '../format'
 import { sendJson, usePolling } from '../use-polling'
@@ -46,7 +47,7 @@ export function DeadLettersLive() {
   if (errorText.trim()) query.set('error', errorText.trim())
   const list = usePolling<DeadLetterView[]>(`/api/admin/dlq?${query}`)
   // Names for the first 500 tenants (a page); any other shows its id.
-  const tenants = usePolling<{ id: string; name: string }[]>('/api/admin/tenants?limit=500', 10_000)
+  const tenants = usePolling<TenantLoadJson[]>('/api/admin/tenants?limit=500', 10_000)
   const audit = usePolling<AuditEntryJson[]>('/api/admin/audit?limit=10')
   const names = useMemo(() => new Map((tenants.data ?? []).map((t) => [t.id, t.name])), [tenants.data])
   const rows = list.data ?? []
