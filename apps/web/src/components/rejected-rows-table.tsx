@@ -1,3 +1,5 @@
+import { type DataColumn, DataTable } from './data-table'
+
 /** A CSV row an import refused: its line in the file, the address if one was read, and why. */
 export interface RejectedRow {
   line: number
@@ -5,28 +7,20 @@ export interface RejectedRow {
   reason: string
 }
 
+const REJECTED_COLUMNS: DataColumn<RejectedRow>[] = [
+  { header: 'Line', cell: (row) => row.line },
+  { header: 'Email', cell: (row) => row.email ?? <span className="muted">—</span> },
+  { header: 'Reason', cell: (row) => row.reason },
+]
+
 /** The first `limit` refused rows of an import (contacts, suppressions), as a table. */
 export function RejectedRowsTable({ rows, limit }: { rows: readonly RejectedRow[]; limit: number }) {
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label="Rows not imported">
-        <thead>
-          <tr>
-            <th scope="col">Line</th>
-            <th scope="col">Email</th>
-            <th scope="col">Reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.slice(0, limit).map((row) => (
-            <tr key={row.line}>
-              <td>{row.line}</td>
-              <td>{row.email ?? <span className="muted">—</span>}</td>
-              <td>{row.reason}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Rows not imported"
+      columns={REJECTED_COLUMNS}
+      rows={rows.slice(0, limit)}
+      rowKey={(row) => row.line}
+    />
   )
 }

@@ -1,7 +1,9 @@
 'use client'
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
-import type { BulkGovernorView } from '../../server/api/admin/bulk-governor'
+import { type DataColumn, DataTable } from '@/components/data-table'
+import type { OverviewJson } from '@/server/api/admin/overview'
+import type { LaneStats } from '@/server/api/admin/queue-stats'
 import styles from './admin.module.css'
 import { formatAge, formatCount, LANE_COLOURS } from './format'
 import { GovernorChart } from './governor-chart'
@@ -10,29 +12,29 @@ import { usePolling } from './use-polling'
 const LANES = ['critical', 'default', 'bulk'] as const
 type Lane = (typeof LANES)[number]
 
-interface LaneStats {
-  waiting: number
-  active: number
-  delayed: number
-  failed: number
-  completed: number
-  oldestWaitingAgeMs: number
+/** A lane's row: its counts, and whether its oldest waiting job is past the lane's threshold. */
+interface LaneRow {
+  lane: Lane
+  stats: LaneStats
+  late: boolean
 }
 
-interface Overview {
-  lanes: Record<Lane, LaneStats>
-  deadLetter: number
-  outboxLagMs: number
-  throughput: { minutes: Array<{ t: number } & Record<Lane, number>> }
-  alerts: { key: string; message: string }[]
-  thresholds: { criticalOldestWaitingMs: number; defaultOldestWaitingMs: number; outboxLagMs: number }
-  bulkGovernor: BulkGovernorView
-  at: string
-}
+const LANE_COLUMNS: DataColumn<LaneRow>[] = [
+  { header: 'Lane', rowHeader: true, cell: (row) => row.lane },
+  { header: 'Waiting', cell: (row) => formatCount(row.stats.waiting) },
+  { header: 'Active', cell: (row) => formatCount(row.stats.active) },
+  { header: 'Delayed', cell: (row) => formatCount(row.stats.delayed) },
+  { header: 'Failed', cell: (row) => formatCount(row.stats.failed) },
+  {
+    header: 'Oldest waiting',
+    className: (row) => (row.late ? styles.alertCell : undefined),
+    cell: (row) => formatAge(row.stats.oldestWaitingAgeMs),
+  },
+]
 
 /** Queue depth per lane, throughput, dead letters and the relay's lag, red when a threshold is crossed. */
 export function OverviewLive() {
-  const { data, error } = usePolling<Overview>('/api/admin/overview')
+  const { data, error } = usePolling<OverviewJson>('/api/admin/overview')
   if (!data) return <p className="muted">{error ?? 'Loading…'}</p>
   const alert = data.alerts.length > 0
   const newest = data.throughput.minutes.at(-1)?.t ?? 0
@@ -100,38 +102,17 @@ export function OverviewLive() {
       </dl>
       <section className="card" aria-labelledby="lanes-title">
         <h2 id="lanes-title">Lanes</h2>
-        <div className="table-wrap">
-          <table className="table" data-testid="lanes-table">
-            <thead>
-              <tr>
-                <th scope="col">Lane</th>
-                <th scope="col">Waiting</th>
-                <th scope="col">Active</th>
-                <th scope="col">Delayed</th>
-                <th scope="col">Failed</th>
-                <th scope="col">Oldest waiting</th>
-              </tr>
-            </thead>
-            <tbody>
-              {LANES.map((lane) => {
-                const stats = data.lanes[lane]
-                const late = stats.oldestWaitingAgeMs > limitOf(lane)
-                return (
-                  <tr key={lane} data-lane={lane} data-state={late ? 'alert' : 'ok'}>
-                    <th scope="row">{lane}</th>
-                    <td>{formatCount(stats.waiting)}</td>
-                    <td>{formatCount(stats.active)}</td>
-                    <td>{formatCount(stats.delayed)}</td>
-                    <td>{formatCount(stats.failed)}</td>
-                    <td className={late ? styles.alertCell : undefined}>
-                      {formatAge(stats.oldestWaitingAgeMs)}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          label="Lanes"
+          testId="lanes-table"
+          columns={LANE_COLUMNS}
+          rows={LANES.map((lane) => {
+            const stats = data.lanes[lane]
+            return { lane, stats, late: stats.oldestWaitingAgeMs > limitOf(lane) }
+          })}
+          rowKey={(row) => row.lane}
+          rowData={(row) => ({ 'data-lane': row.lane, 'data-state': row.late ? 'alert' : 'ok' })}
+        />
       </section>
       <section className="card" aria-labelledby="throughput-title">
         <figure className={styles.chart} data-testid="throughput-chart">

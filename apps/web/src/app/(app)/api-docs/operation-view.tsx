@@ -1,3 +1,4 @@
+import { type DataColumn, DataTable } from '@/components/data-table'
 import styles from './api-docs.module.css'
 import { Prose } from './prose'
 import type { JsonSchema } from './schema-summary'
@@ -14,13 +15,76 @@ export interface DocumentedOperation {
   summary?: string
   description?: string
   security?: unknown[]
-  parameters?: { name: string; in: string; required?: boolean; description?: string; schema?: JsonSchema }[]
+  parameters?: Parameter[]
   requestBody?: { content?: Record<string, MediaType> }
-  responses?: Record<
-    string,
-    { description?: string; headers?: Record<string, unknown>; content?: Record<string, MediaType> }
-  >
+  responses?: Record<string, DocumentedResponse>
 }
+
+interface Parameter {
+  name: string
+  in: string
+  required?: boolean
+  description?: string
+  schema?: JsonSchema
+}
+
+interface DocumentedResponse {
+  description?: string
+  headers?: Record<string, unknown>
+  content?: Record<string, MediaType>
+}
+
+const PARAMETER_COLUMNS: DataColumn<Parameter>[] = [
+  {
+    header: 'Name',
+    className: styles.nowrap,
+    headerClassName: styles.nowrap,
+    cell: (parameter) => (
+      <>
+        <code>{parameter.name}</code>
+        {parameter.required ? <span className="muted"> required</span> : null}
+      </>
+    ),
+  },
+  {
+    header: 'In',
+    className: styles.nowrap,
+    headerClassName: styles.nowrap,
+    cell: (parameter) => parameter.in,
+  },
+  { header: 'Description', cell: (parameter) => <Prose text={parameter.description} /> },
+]
+
+const RESPONSE_COLUMNS: DataColumn<[status: string, response: DocumentedResponse]>[] = [
+  {
+    header: 'Status',
+    className: styles.nowrap,
+    headerClassName: styles.nowrap,
+    cell: ([status]) => <strong>{status}</strong>,
+  },
+  {
+    header: 'Meaning',
+    cell: ([, response]) => {
+      const headers = Object.keys(response.headers ?? {})
+      return (
+        <>
+          <Prose text={response.description} />
+          {headers.length > 0 ? <span className="muted"> Headers: {headers.join(', ')}.</span> : null}
+        </>
+      )
+    },
+  },
+  {
+    header: 'Body',
+    className: styles.nowrap,
+    headerClassName: styles.nowrap,
+    cell: ([, response]) => {
+      const schema = response.content?.['application/json']?.schema
+      const otherType = Object.keys(response.content ?? {}).find((type) => type !== 'application/json')
+      return schema ? <SchemaType schema={schema} /> : otherType ? <code>{otherType}</code> : null
+    },
+  },
+]
 
 /** One operation: what it does, its parameters, its body with examples, and every answer it gives. */
 export function OperationView({
@@ -52,35 +116,12 @@ export function OperationView({
       {operation.parameters?.length ? (
         <>
           <h4>Parameters</h4>
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col" className={styles.nowrap}>
-                    Name
-                  </th>
-                  <th scope="col" className={styles.nowrap}>
-                    In
-                  </th>
-                  <th scope="col">Description</th>
-                </tr>
-              </thead>
-              <tbody>
-                {operation.parameters.map((parameter) => (
-                  <tr key={`${parameter.in}-${parameter.name}`}>
-                    <td className={styles.nowrap}>
-                      <code>{parameter.name}</code>
-                      {parameter.required ? <span className="muted"> required</span> : null}
-                    </td>
-                    <td className={styles.nowrap}>{parameter.in}</td>
-                    <td>
-                      <Prose text={parameter.description} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            label="Parameters"
+            columns={PARAMETER_COLUMNS}
+            rows={operation.parameters}
+            rowKey={(parameter) => `${parameter.in}-${parameter.name}`}
+          />
         </>
       ) : null}
 
@@ -111,46 +152,12 @@ export function OperationView({
       ) : null}
 
       <h4>Responses</h4>
-      <div className="table-wrap">
-        <table className="table">
-          <thead>
-            <tr>
-              <th scope="col" className={styles.nowrap}>
-                Status
-              </th>
-              <th scope="col">Meaning</th>
-              <th scope="col" className={styles.nowrap}>
-                Body
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(operation.responses ?? {}).map(([status, response]) => {
-              const schema = response.content?.['application/json']?.schema
-              const otherType = Object.keys(response.content ?? {}).find(
-                (type) => type !== 'application/json',
-              )
-              const headers = Object.keys(response.headers ?? {})
-              return (
-                <tr key={status}>
-                  <td className={styles.nowrap}>
-                    <strong>{status}</strong>
-                  </td>
-                  <td>
-                    <Prose text={response.description} />
-                    {headers.length > 0 ? (
-                      <span className="muted"> Headers: {headers.join(', ')}.</span>
-                    ) : null}
-                  </td>
-                  <td className={styles.nowrap}>
-                    {schema ? <SchemaType schema={schema} /> : otherType ? <code>{otherType}</code> : null}
-                  </td>
-                </tr>
-              )
-            })}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        label="Responses"
+        columns={RESPONSE_COLUMNS}
+        rows={Object.entries(operation.responses ?? {})}
+        rowKey={([status]) => status}
+      />
     </section>
   )
 }

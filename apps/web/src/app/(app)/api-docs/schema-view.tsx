@@ -1,3 +1,4 @@
+import { type DataColumn, DataTable } from '@/components/data-table'
 import styles from './api-docs.module.css'
 import { Prose } from './prose'
 import { constraints, type JsonSchema, refName, typeLabel } from './schema-summary'
@@ -61,39 +62,39 @@ export function SchemaView({ schema, depth = 0 }: { schema: JsonSchema; depth?: 
     )
   }
   const required = new Set(schema.required ?? [])
+  const columns: DataColumn<[name: string, property: JsonSchema]>[] = [
+    {
+      header: 'Field',
+      className: styles.nowrap,
+      cell: ([name]) => (
+        <>
+          <code>{name}</code>
+          {required.has(name) ? <span className="muted"> required</span> : null}
+        </>
+      ),
+    },
+    { header: 'Type', cell: ([, property]) => <SchemaType schema={property} /> },
+    {
+      header: 'Description',
+      cell: ([, property]) => {
+        const nested = depth < 3 ? nestedObject(property) : null
+        const said = constraints(property)
+        return (
+          <>
+            <Prose text={property.description} />
+            {said.length > 0 ? <span className="muted"> ({said.join(', ')})</span> : null}
+            {nested ? <SchemaView schema={nested} depth={depth + 1} /> : null}
+          </>
+        )
+      },
+    },
+  ]
   return (
-    <div className="table-wrap">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Type</th>
-            <th scope="col">Description</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.entries(schema.properties).map(([name, property]) => {
-            const nested = depth < 3 ? nestedObject(property) : null
-            const said = constraints(property)
-            return (
-              <tr key={name}>
-                <td className={styles.nowrap}>
-                  <code>{name}</code>
-                  {required.has(name) ? <span className="muted"> required</span> : null}
-                </td>
-                <td>
-                  <SchemaType schema={property} />
-                </td>
-                <td>
-                  <Prose text={property.description} />
-                  {said.length > 0 ? <span className="muted"> ({said.join(', ')})</span> : null}
-                  {nested ? <SchemaView schema={nested} depth={depth + 1} /> : null}
-                </td>
-              </tr>
-            )
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Fields"
+      columns={columns}
+      rows={Object.entries(schema.properties)}
+      rowKey={([name]) => name}
+    />
   )
 }

@@ -1,7 +1,13 @@
-import { countActiveApiKeys, findApiKey, listApiKeys } from '@fairlane/db/queries/api-keys'
+import {
+  type ApiKeyListing,
+  countActiveApiKeys,
+  findApiKey,
+  listApiKeys,
+} from '@fairlane/db/queries/api-keys'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
@@ -14,6 +20,23 @@ export const metadata: Metadata = { title: 'API keys' }
 
 /** Keys per page; revoked keys stay listed, so a tenant's list grows with every rotation. */
 const PAGE_SIZE = 50
+
+const KEY_COLUMNS: DataColumn<ApiKeyListing>[] = [
+  { header: 'Name', cell: (key) => key.name },
+  { header: 'Key', cell: (key) => <code>{key.prefix}…</code> },
+  { header: 'Created', cell: (key) => <DateTime value={key.createdAt} /> },
+  { header: 'Last used', cell: (key) => <DateTime value={key.lastUsedAt} empty="Never" /> },
+  { header: 'Status', cell: (key) => <StatusBadge status={key.revokedAt ? 'revoked' : 'active'} /> },
+  {
+    header: <span className="visually-hidden">Actions</span>,
+    cell: (key) =>
+      key.revokedAt ? null : (
+        <Link href={`/api-keys?revoke=${key.id}`} aria-label={`Revoke ${key.name}`}>
+          Revoke
+        </Link>
+      ),
+  },
+]
 
 type SearchParams = Promise<Record<string, string | string[] | undefined>>
 
@@ -87,52 +110,13 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
 
       <section className="card" aria-labelledby="your-keys">
         <h2 id="your-keys">Your keys</h2>
-        {keys.length === 0 ? (
-          <p className="muted">{after ? 'No older keys.' : 'No keys yet.'}</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Key</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {keys.map((key) => (
-                  <tr key={key.id}>
-                    <td>{key.name}</td>
-                    <td>
-                      <code>{key.prefix}…</code>
-                    </td>
-                    <td>
-                      <DateTime value={key.createdAt} />
-                    </td>
-                    <td>
-                      <DateTime value={key.lastUsedAt} empty="Never" />
-                    </td>
-                    <td>
-                      <StatusBadge status={key.revokedAt ? 'revoked' : 'active'} />
-                    </td>
-                    <td>
-                      {key.revokedAt ? null : (
-                        <Link href={`/api-keys?revoke=${key.id}`} aria-label={`Revoke ${key.name}`}>
-                          Revoke
-                        </Link>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Your keys"
+          columns={KEY_COLUMNS}
+          rows={keys}
+          rowKey={(key) => key.id}
+          empty={<p className="muted">{after ? 'No older keys.' : 'No keys yet.'}</p>}
+        />
         <nav className="pager" aria-label="Key pages">
           {after ? <Link href="/api-keys">Newest</Link> : null}
           {nextHref ? <Link href={nextHref}>Older keys</Link> : null}

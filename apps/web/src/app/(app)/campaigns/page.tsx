@@ -1,6 +1,12 @@
-import { campaignMessageCounts, listCampaigns } from '@fairlane/db/queries/campaigns'
+import {
+  type CampaignCounts,
+  type CampaignView,
+  campaignMessageCounts,
+  listCampaigns,
+} from '@fairlane/db/queries/campaigns'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -10,6 +16,35 @@ import { scheduleText } from './schedule-text'
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Campaigns' }
+
+const dash = <span className="muted">—</span>
+
+function campaignColumns(counts: Map<string, CampaignCounts>): DataColumn<CampaignView>[] {
+  return [
+    { header: 'Name', cell: (campaign) => <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link> },
+    { header: 'Status', cell: (campaign) => <StatusBadge status={campaign.status} /> },
+    { header: 'Send time (local)', cell: (campaign) => scheduleText(campaign)?.local || dash },
+    { header: 'Send time (UTC)', cell: (campaign) => scheduleText(campaign)?.utc ?? dash },
+    {
+      header: 'Audience',
+      cell: (campaign) =>
+        campaign.segmentName
+          ? `Segment: ${campaign.segmentName}`
+          : campaign.listName
+            ? `List: ${campaign.listName}`
+            : 'All subscribed',
+    },
+    {
+      header: 'Pending / queued / sent / failed / suppressed',
+      cell: (campaign) => {
+        const count = counts.get(campaign.id)
+        return count
+          ? `${count.pending} / ${count.queued} / ${count.sent} / ${count.failed} / ${count.suppressed}`
+          : '—'
+      },
+    },
+  ]
+}
 
 export default async function CampaignsPage() {
   const session = await requireTenantSession()
@@ -27,55 +62,16 @@ export default async function CampaignsPage() {
           New campaign
         </Link>
       </div>
-      {campaigns.length === 0 ? (
-        <p className="card">No campaigns yet. Create one to write, preview and schedule a newsletter.</p>
-      ) : (
-        <div className="table-wrap card">
-          <table className="table">
-            <caption className="visually-hidden">Your campaigns, newest first</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">Send time (local)</th>
-                <th scope="col">Send time (UTC)</th>
-                <th scope="col">Audience</th>
-                <th scope="col">Pending / queued / sent / failed / suppressed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {campaigns.map((campaign) => {
-                const when = scheduleText(campaign)
-                const count = counts.get(campaign.id)
-                return (
-                  <tr key={campaign.id}>
-                    <td>
-                      <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={campaign.status} />
-                    </td>
-                    <td>{when?.local || <span className="muted">—</span>}</td>
-                    <td>{when?.utc ?? <span className="muted">—</span>}</td>
-                    <td>
-                      {campaign.segmentName
-                        ? `Segment: ${campaign.segmentName}`
-                        : campaign.listName
-                          ? `List: ${campaign.listName}`
-                          : 'All subscribed'}
-                    </td>
-                    <td>
-                      {count
-                        ? `${count.pending} / ${count.queued} / ${count.sent} / ${count.failed} / ${count.suppressed}`
-                        : '—'}
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption="Your campaigns, newest first"
+        wrapClassName="card"
+        columns={campaignColumns(counts)}
+        rows={campaigns}
+        rowKey={(campaign) => campaign.id}
+        empty={
+          <p className="card">No campaigns yet. Create one to write, preview and schedule a newsletter.</p>
+        }
+      />
     </>
   )
 }

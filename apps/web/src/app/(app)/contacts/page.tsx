@@ -1,12 +1,14 @@
 import { parseFilterText } from '@fairlane/core'
-import { countContacts, searchContacts } from '@fairlane/db/queries/contacts'
+import { type ContactView, countContacts, searchContacts } from '@fairlane/db/queries/contacts'
 import { listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { SingleFieldForm } from '../lists/single-field-form'
+import { SubscriptionBadge } from '../lists/subscription-badge'
 import { createSegmentAction } from '../segments/actions'
 import { addMatchingToListAction } from './list-actions'
 
@@ -38,6 +40,22 @@ function noticeOf(search: Search): string | undefined {
   }
   return search.notice ? NOTICES[search.notice] : undefined
 }
+
+const CONTACT_COLUMNS: DataColumn<ContactView>[] = [
+  { header: 'Email', cell: (contact) => <Link href={`/contacts/${contact.id}`}>{contact.email}</Link> },
+  { header: 'Name', cell: (contact) => contact.name ?? <span className="muted">—</span> },
+  {
+    header: 'Lists',
+    cell: (contact) =>
+      contact.lists.length === 0 ? (
+        <span className="muted">—</span>
+      ) : (
+        contact.lists.map((list) => list.name).join(', ')
+      ),
+  },
+  { header: 'Status', cell: (contact) => <SubscriptionBadge unsubscribedAt={contact.unsubscribedAt} /> },
+  { header: 'Added', cell: (contact) => <DateTime value={contact.createdAt} /> },
+]
 
 function contactsHref(params: Record<string, string | undefined>): string {
   const query = new URLSearchParams()
@@ -184,50 +202,13 @@ export default async function ContactsPage({ searchParams }: { searchParams: Pro
         ) : null}
         .
       </p>
-      {page.contacts.length === 0 ? (
-        <p>{narrowed ? 'No contact matches.' : 'No contacts yet. Add one, or import a CSV file.'}</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Contacts">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Lists</th>
-                <th scope="col">Status</th>
-                <th scope="col">Added</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.contacts.map((contact) => (
-                <tr key={contact.id}>
-                  <td>
-                    <Link href={`/contacts/${contact.id}`}>{contact.email}</Link>
-                  </td>
-                  <td>{contact.name ?? <span className="muted">—</span>}</td>
-                  <td>
-                    {contact.lists.length === 0 ? (
-                      <span className="muted">—</span>
-                    ) : (
-                      contact.lists.map((list) => list.name).join(', ')
-                    )}
-                  </td>
-                  <td>
-                    {contact.unsubscribedAt ? (
-                      <span className="badge badge-failed">unsubscribed</span>
-                    ) : (
-                      <span className="badge badge-active">subscribed</span>
-                    )}
-                  </td>
-                  <td>
-                    <DateTime value={contact.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Contacts"
+        columns={CONTACT_COLUMNS}
+        rows={page.contacts}
+        rowKey={(contact) => contact.id}
+        empty={<p>{narrowed ? 'No contact matches.' : 'No contacts yet. Add one, or import a CSV file.'}</p>}
+      />
       <nav className="pager" aria-label="Pages">
         {page.prevCursor ? (
           <Link href={contactsHref({ q: query, filter: filterText, before: page.prevCursor })} rel="prev">

@@ -5,12 +5,15 @@ import {
   listRecentCampaigns,
   listRecentMessages,
   onboardingProgress,
+  type RecentCampaign,
+  type RecentMessage,
 } from '@fairlane/db/queries/dashboard'
 import { countSuppressionsByReason } from '@fairlane/db/queries/suppressions'
 import { findTenant } from '@fairlane/db/queries/tenants'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
@@ -19,6 +22,20 @@ import { planInWords } from '@/server/dashboard/plan-words'
 import { REASON_WORDS } from '../suppressions/reason-words'
 
 export const metadata: Metadata = { title: 'Dashboard' }
+
+const CAMPAIGN_COLUMNS: DataColumn<RecentCampaign>[] = [
+  { header: 'Name', cell: (campaign) => <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link> },
+  { header: 'Status', cell: (campaign) => <StatusBadge status={campaign.status} /> },
+  { header: 'Send time', cell: (campaign) => <DateTime value={campaign.sendAt} empty="Not scheduled" /> },
+]
+
+const MESSAGE_COLUMNS: DataColumn<RecentMessage>[] = [
+  { header: 'Recipient', cell: (message) => message.toAddress },
+  { header: 'Template', cell: (message) => message.template ?? <span className="muted">custom</span> },
+  { header: 'Lane', cell: (message) => message.lane },
+  { header: 'Status', cell: (message) => <StatusBadge status={message.status} /> },
+  { header: 'Created', cell: (message) => <DateTime value={message.createdAt} /> },
+]
 
 function startOfUtcDay(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
@@ -140,77 +157,33 @@ export default async function DashboardPage() {
 
       <section className="card" aria-labelledby="recent-campaigns">
         <h2 id="recent-campaigns">Recent campaigns</h2>
-        {campaigns.length === 0 ? (
-          <p className="muted">
-            No campaigns yet. <Link href="/campaigns">Create your first campaign</Link>.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Send time</th>
-                </tr>
-              </thead>
-              <tbody>
-                {campaigns.map((campaign) => (
-                  <tr key={campaign.id}>
-                    <td>
-                      <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={campaign.status} />
-                    </td>
-                    <td>
-                      <DateTime value={campaign.sendAt} empty="Not scheduled" />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Recent campaigns"
+          columns={CAMPAIGN_COLUMNS}
+          rows={campaigns}
+          rowKey={(campaign) => campaign.id}
+          empty={
+            <p className="muted">
+              No campaigns yet. <Link href="/campaigns">Create your first campaign</Link>.
+            </p>
+          }
+        />
       </section>
 
       <section className="card" aria-labelledby="recent-messages">
         <h2 id="recent-messages">Recent messages</h2>
-        {messages.length === 0 ? (
-          <p className="muted">
-            No API messages yet. Create an <Link href="/api-keys">API key</Link> and call{' '}
-            <code>POST /api/v1/messages</code>.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Recipient</th>
-                  <th scope="col">Template</th>
-                  <th scope="col">Lane</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {messages.map((message) => (
-                  <tr key={message.id}>
-                    <td>{message.toAddress}</td>
-                    <td>{message.template ?? <span className="muted">custom</span>}</td>
-                    <td>{message.lane}</td>
-                    <td>
-                      <StatusBadge status={message.status} />
-                    </td>
-                    <td>
-                      <DateTime value={message.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Recent messages"
+          columns={MESSAGE_COLUMNS}
+          rows={messages}
+          rowKey={(message) => message.id}
+          empty={
+            <p className="muted">
+              No API messages yet. Create an <Link href="/api-keys">API key</Link> and call{' '}
+              <code>POST /api/v1/messages</code>.
+            </p>
+          }
+        />
         <p>
           <Link href="/messages">All messages</Link>
         </p>

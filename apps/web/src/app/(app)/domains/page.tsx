@@ -1,5 +1,7 @@
+import type { DomainView } from '@fairlane/core'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
@@ -12,6 +14,13 @@ export const dynamic = 'force-dynamic'
 export const metadata: Metadata = { title: 'Domains' }
 
 type SearchParams = Promise<{ notice?: string }>
+
+const DOMAIN_COLUMNS: DataColumn<DomainView>[] = [
+  { header: 'Domain', cell: (domain) => <Link href={`/domains/${domain.id}`}>{domain.name}</Link> },
+  { header: 'Status', cell: (domain) => <StatusBadge status={domain.status} /> },
+  { header: 'Why', cell: (domain) => domain.failureReason ?? <span className="muted">—</span> },
+  { header: 'Added', cell: (domain) => <DateTime value={domain.createdAt} /> },
+]
 
 /** The tenant's sending domains: add one, see which may send (verified) and why one may not. */
 export default async function DomainsPage({ searchParams }: { searchParams: SearchParams }) {
@@ -39,38 +48,13 @@ export default async function DomainsPage({ searchParams }: { searchParams: Sear
       </section>
       <section className="card" aria-labelledby="your-domains">
         <h2 id="your-domains">Your domains</h2>
-        {domains.length === 0 ? (
-          <p className="muted">No domains yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Domain</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Why</th>
-                  <th scope="col">Added</th>
-                </tr>
-              </thead>
-              <tbody>
-                {domains.map((domain) => (
-                  <tr key={domain.id}>
-                    <td>
-                      <Link href={`/domains/${domain.id}`}>{domain.name}</Link>
-                    </td>
-                    <td>
-                      <StatusBadge status={domain.status} />
-                    </td>
-                    <td>{domain.failureReason ?? <span className="muted">—</span>}</td>
-                    <td>
-                      <DateTime value={domain.createdAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Your domains"
+          columns={DOMAIN_COLUMNS}
+          rows={domains}
+          rowKey={(domain) => domain.id}
+          empty={<p className="muted">No domains yet.</p>}
+        />
       </section>
     </>
   )

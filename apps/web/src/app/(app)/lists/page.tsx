@@ -1,6 +1,7 @@
-import { listLists } from '@fairlane/db/queries/lists'
+import { type ListView, listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -8,6 +9,12 @@ import { createListAction } from './actions'
 import { SingleFieldForm } from './single-field-form'
 
 export const metadata: Metadata = { title: 'Lists' }
+
+const LIST_COLUMNS: DataColumn<ListView>[] = [
+  { header: 'Name', cell: (list) => <Link href={`/lists/${list.id}`}>{list.name}</Link> },
+  { header: 'Members', cell: (list) => list.memberCount.toLocaleString('en') },
+  { header: 'Created', cell: (list) => <DateTime value={list.createdAt} /> },
+]
 
 export default async function ListsPage({ searchParams }: { searchParams: Promise<{ notice?: string }> }) {
   const session = await requireTenantSession()
@@ -33,34 +40,13 @@ export default async function ListsPage({ searchParams }: { searchParams: Promis
           maxLength={100}
         />
       </section>
-      {lists.length === 0 ? (
-        <p>No lists yet. A list is a group of contacts a campaign can be sent to.</p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Lists">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Members</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {lists.map((list) => (
-                <tr key={list.id}>
-                  <td>
-                    <Link href={`/lists/${list.id}`}>{list.name}</Link>
-                  </td>
-                  <td>{list.memberCount.toLocaleString('en')}</td>
-                  <td>
-                    <DateTime value={list.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Lists"
+        columns={LIST_COLUMNS}
+        rows={lists}
+        rowKey={(list) => list.id}
+        empty={<p>No lists yet. A list is a group of contacts a campaign can be sent to.</p>}
+      />
     </>
   )
 }

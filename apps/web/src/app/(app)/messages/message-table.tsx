@@ -1,8 +1,50 @@
 import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
 import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
+
+function messageColumns(
+  bodyRetentionDays: (lane: MessageLogEntry['lane']) => number,
+): DataColumn<MessageLogEntry>[] {
+  return [
+    {
+      header: 'Recipient',
+      cell: (message) => <Link href={`/messages/${message.id}`}>{message.toAddress}</Link>,
+    },
+    {
+      header: 'Template',
+      cell: (message) => (
+        <>
+          {message.template ?? <span className="muted">custom: {message.subject}</span>}
+          {message.bodyRemovedAt ? (
+            <div className="muted" data-testid="body-removed">
+              body removed after {bodyRetentionDays(message.lane)} days
+            </div>
+          ) : null}
+        </>
+      ),
+    },
+    { header: 'Lane', cell: (message) => message.lane },
+    { header: 'Status', cell: (message) => <StatusBadge status={message.status} /> },
+    { header: 'Attempts', cell: (message) => message.attempts },
+    {
+      header: 'Last error',
+      cell: (message) =>
+        message.lastErrorCode ? (
+          <span data-testid="last-error" title={message.lastErrorCode}>
+            {DELIVERY_ERROR_REASONS[message.lastErrorCode]}{' '}
+            <code className="muted">{message.lastErrorCode}</code>
+          </span>
+        ) : (
+          <span className="muted">—</span>
+        ),
+    },
+    { header: 'Created', cell: (message) => <DateTime value={message.createdAt} /> },
+    { header: 'Sent', cell: (message) => <DateTime value={message.sentAt} /> },
+  ]
+}
 
 /**
  * `bodyRetentionDays`: MESSAGE_BODY_RETENTION_DAYS per lane, so a message whose body the nightly
@@ -19,59 +61,11 @@ export function MessageTable({
   label?: string
 }) {
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label={label}>
-        <thead>
-          <tr>
-            <th scope="col">Recipient</th>
-            <th scope="col">Template</th>
-            <th scope="col">Lane</th>
-            <th scope="col">Status</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Last error</th>
-            <th scope="col">Created</th>
-            <th scope="col">Sent</th>
-          </tr>
-        </thead>
-        <tbody>
-          {messages.map((message) => (
-            <tr key={message.id}>
-              <td>
-                <Link href={`/messages/${message.id}`}>{message.toAddress}</Link>
-              </td>
-              <td>
-                {message.template ?? <span className="muted">custom: {message.subject}</span>}
-                {message.bodyRemovedAt ? (
-                  <div className="muted" data-testid="body-removed">
-                    body removed after {bodyRetentionDays(message.lane)} days
-                  </div>
-                ) : null}
-              </td>
-              <td>{message.lane}</td>
-              <td>
-                <StatusBadge status={message.status} />
-              </td>
-              <td>{message.attempts}</td>
-              <td>
-                {message.lastErrorCode ? (
-                  <span data-testid="last-error" title={message.lastErrorCode}>
-                    {DELIVERY_ERROR_REASONS[message.lastErrorCode]}{' '}
-                    <code className="muted">{message.lastErrorCode}</code>
-                  </span>
-                ) : (
-                  <span className="muted">—</span>
-                )}
-              </td>
-              <td>
-                <DateTime value={message.createdAt} />
-              </td>
-              <td>
-                <DateTime value={message.sentAt} />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label={label}
+      columns={messageColumns(bodyRetentionDays)}
+      rows={messages}
+      rowKey={(m) => m.id}
+    />
   )
 }

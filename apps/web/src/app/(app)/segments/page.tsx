@@ -1,8 +1,9 @@
-import { formatFilter } from '@fairlane/core'
+import { type AudienceCounts, formatFilter, type SegmentView } from '@fairlane/core'
 import { countAudience } from '@fairlane/db/queries/audience'
 import { campaignsUsingSegment, listSegments } from '@fairlane/db/queries/segments'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -16,6 +17,71 @@ export const dynamic = 'force-dynamic'
 export const metadata: Metadata = { title: 'Segments' }
 
 type Search = { notice?: string; segment?: string }
+
+/** A segment with how many it would reach now (counted per page view, as campaigns resolve it). */
+interface SegmentRow {
+  segment: SegmentView
+  count: AudienceCounts | undefined
+}
+
+const SEGMENT_COLUMNS: DataColumn<SegmentRow>[] = [
+  {
+    header: 'Name',
+    cell: ({ segment }) => (
+      <SingleFieldForm
+        action={renameSegmentAction}
+        name="name"
+        label={`Name of ${segment.name}`}
+        submitLabel="Rename"
+        hidden={{ segmentId: segment.id }}
+        initialValue={segment.name}
+        maxLength={100}
+      />
+    ),
+  },
+  {
+    header: 'Filter',
+    cell: ({ segment }) => {
+      const text = formatFilter(segment.filter)
+      return (
+        <Link href={`/contacts?${new URLSearchParams({ filter: text }).toString()}`}>
+          <code>{text}</code>
+        </Link>
+      )
+    },
+  },
+  {
+    header: 'Recipients now',
+    cell: ({ count }) => (
+      <>
+        {(count?.recipients ?? 0).toLocaleString('en')}
+        {count && count.unsubscribed + count.suppressed > 0 ? (
+          <span className="muted">
+            {' '}
+            ({count.unsubscribed} unsubscribed, {count.suppressed} suppressed left out)
+          </span>
+        ) : null}
+      </>
+    ),
+  },
+  { header: 'Created', cell: ({ segment }) => <DateTime value={segment.createdAt} /> },
+  {
+    header: 'Actions',
+    cell: ({ segment }) => (
+      <div className="form-inline">
+        <Link href={`/campaigns/new?audience=segment:${segment.id}`} className="button-secondary">
+          New campaign
+        </Link>
+        <form action={deleteSegmentAction}>
+          <input type="hidden" name="segmentId" value={segment.id} />
+          <button type="submit" className="button-danger" aria-label={`Delete ${segment.name}`}>
+            Delete
+          </button>
+        </form>
+      </div>
+    ),
+  },
+]
 
 export default async function SegmentsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const session = await requireTenantSession()
@@ -63,84 +129,18 @@ export default async function SegmentsPage({ searchParams }: { searchParams: Pro
         A segment is a saved attribute filter. Unlike a list, nobody is added to it: it is resolved each time
         it is used, so a campaign to a segment goes to the subscribed contacts who match it at its send time.
       </p>
-      {segments.length === 0 ? (
-        <p>
-          No segments yet. <Link href="/contacts">Filter your contacts</Link> by attribute (e.g. city =
-          Berlin) and save the filter as a segment.
-        </p>
-      ) : (
-        <div className="table-wrap">
-          <table className="table" aria-label="Segments">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Filter</th>
-                <th scope="col">Recipients now</th>
-                <th scope="col">Created</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {segments.map((segment, index) => {
-                const text = formatFilter(segment.filter)
-                const count = counts[index]
-                return (
-                  <tr key={segment.id}>
-                    <td>
-                      <SingleFieldForm
-                        action={renameSegmentAction}
-                        name="name"
-                        label={`Name of ${segment.name}`}
-                        submitLabel="Rename"
-                        hidden={{ segmentId: segment.id }}
-                        initialValue={segment.name}
-                        maxLength={100}
-                      />
-                    </td>
-                    <td>
-                      <Link href={`/contacts?${new URLSearchParams({ filter: text }).toString()}`}>
-                        <code>{text}</code>
-                      </Link>
-                    </td>
-                    <td>
-                      {(count?.recipients ?? 0).toLocaleString('en')}
-                      {count && count.unsubscribed + count.suppressed > 0 ? (
-                        <span className="muted">
-                          {' '}
-                          ({count.unsubscribed} unsubscribed, {count.suppressed} suppressed left out)
-                        </span>
-                      ) : null}
-                    </td>
-                    <td>
-                      <DateTime value={segment.createdAt} />
-                    </td>
-                    <td>
-                      <div className="form-inline">
-                        <Link
-                          href={`/campaigns/new?audience=segment:${segment.id}`}
-                          className="button-secondary"
-                        >
-                          New campaign
-                        </Link>
-                        <form action={deleteSegmentAction}>
-                          <input type="hidden" name="segmentId" value={segment.id} />
-                          <button
-                            type="submit"
-                            className="button-danger"
-                            aria-label={`Delete ${segment.name}`}
-                          >
-                            Delete
-                          </button>
-                        </form>
-                      </div>
-                    </td>
-                  </tr>
-                )
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        label="Segments"
+        columns={SEGMENT_COLUMNS}
+        rows={segments.map((segment, index) => ({ segment, count: counts[index] }))}
+        rowKey={(row) => row.segment.id}
+        empty={
+          <p>
+            No segments yet. <Link href="/contacts">Filter your contacts</Link> by attribute (e.g. city =
+            Berlin) and save the filter as a segment.
+          </p>
+        }
+      />
     </>
   )
 }

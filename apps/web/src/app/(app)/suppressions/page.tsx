@@ -4,12 +4,14 @@ import {
   MAX_SUPPRESSION_IMPORT_ROWS,
   MAX_SUPPRESSIONS_PER_REQUEST,
   SUPPRESSION_REASONS,
+  type SuppressionEntry,
   type SuppressionPage,
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import { countSuppressionsByReason } from '@fairlane/db/queries/suppressions'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -200,6 +202,44 @@ export default async function SuppressionsPage({ searchParams }: { searchParams:
   )
 }
 
+function suppressionColumns(back: { email: string; reason: string }): DataColumn<SuppressionEntry>[] {
+  return [
+    { header: 'Email', rowHeader: true, className: styles.address, cell: (entry) => entry.email },
+    {
+      header: 'Reason',
+      className: styles.nowrap,
+      cell: (entry) => (
+        <>
+          {REASON_WORDS[entry.reason]}
+          {entry.scope === 'marketing' ? <span className="muted"> (campaigns only)</span> : null}
+        </>
+      ),
+    },
+    {
+      header: 'Detail',
+      className: styles.detail,
+      cell: (entry) => entry.detail ?? <span className="muted">—</span>,
+    },
+    { header: 'When', className: styles.nowrap, cell: (entry) => <DateTime value={entry.createdAt} /> },
+    {
+      header: <span className="visually-hidden">Actions</span>,
+      className: styles.nowrap,
+      cell: (entry) => (
+        <RemoveSuppression
+          entry={{
+            email: entry.email,
+            reason: entry.reason,
+            reasonWords: REASON_WORDS[entry.reason],
+            detail: entry.detail,
+            when: when.format(entry.createdAt),
+          }}
+          back={back}
+        />
+      ),
+    },
+  ]
+}
+
 function SuppressionTable({
   page,
   narrowed,
@@ -209,53 +249,14 @@ function SuppressionTable({
   narrowed: boolean
   back: { email: string; reason: string }
 }) {
-  if (page.items.length === 0) {
-    return <p>{narrowed ? 'No suppressed address matches.' : 'No address is suppressed.'}</p>
-  }
   return (
-    <div className="table-wrap">
-      <table className="table" aria-label="Suppressed addresses">
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Detail</th>
-            <th scope="col">When</th>
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.items.map((entry) => (
-            <tr key={entry.email} data-email={entry.email}>
-              <th scope="row" className={styles.address}>
-                {entry.email}
-              </th>
-              <td className={styles.nowrap}>
-                {REASON_WORDS[entry.reason]}
-                {entry.scope === 'marketing' ? <span className="muted"> (campaigns only)</span> : null}
-              </td>
-              <td className={styles.detail}>{entry.detail ?? <span className="muted">—</span>}</td>
-              <td className={styles.nowrap}>
-                <DateTime value={entry.createdAt} />
-              </td>
-              <td className={styles.nowrap}>
-                <RemoveSuppression
-                  entry={{
-                    email: entry.email,
-                    reason: entry.reason,
-                    reasonWords: REASON_WORDS[entry.reason],
-                    detail: entry.detail,
-                    when: when.format(entry.createdAt),
-                  }}
-                  back={back}
-                />
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      label="Suppressed addresses"
+      columns={suppressionColumns(back)}
+      rows={page.items}
+      rowKey={(entry) => entry.email}
+      rowData={(entry) => ({ 'data-email': entry.email })}
+      empty={<p>{narrowed ? 'No suppressed address matches.' : 'No address is suppressed.'}</p>}
+    />
   )
 }

@@ -1,6 +1,8 @@
+import type { StoredTemplate } from '@fairlane/core'
 import { listTemplates } from '@fairlane/db/queries/templates'
 import type { Metadata } from 'next'
 import Link from 'next/link'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -9,6 +11,14 @@ import { container } from '@/server/container'
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Templates' }
+
+const TEMPLATE_COLUMNS: DataColumn<StoredTemplate>[] = [
+  { header: 'Name', cell: (template) => <Link href={`/templates/${template.id}`}>{template.name}</Link> },
+  { header: 'Slug', cell: (template) => <code>{template.slug}</code> },
+  { header: 'Subject', cell: (template) => template.subject },
+  { header: 'Version', cell: (template) => template.version },
+  { header: 'Changed', cell: (template) => <DateTime value={template.updatedAt} /> },
+]
 
 export default async function TemplatesPage({
   searchParams,
@@ -32,45 +42,20 @@ export default async function TemplatesPage({
           keep their copy.
         </p>
       ) : null}
-      {templates.length === 0 ? (
-        <p className="card">
-          No templates yet. A template is content your code sends by slug with{' '}
-          <code>POST /api/v1/messages</code> and <code>"template": "your-slug"</code>, and a starting point
-          for campaigns.
-        </p>
-      ) : (
-        <div className="table-wrap card">
-          <table className="table">
-            <caption className="visually-hidden">Your templates, by slug</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Slug</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Version</th>
-                <th scope="col">Changed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {templates.map((template) => (
-                <tr key={template.id}>
-                  <td>
-                    <Link href={`/templates/${template.id}`}>{template.name}</Link>
-                  </td>
-                  <td>
-                    <code>{template.slug}</code>
-                  </td>
-                  <td>{template.subject}</td>
-                  <td>{template.version}</td>
-                  <td>
-                    <DateTime value={template.updatedAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <DataTable
+        caption="Your templates, by slug"
+        wrapClassName="card"
+        columns={TEMPLATE_COLUMNS}
+        rows={templates}
+        rowKey={(template) => template.id}
+        empty={
+          <p className="card">
+            No templates yet. A template is content your code sends by slug with{' '}
+            <code>POST /api/v1/messages</code> and <code>"template": "your-slug"</code>, and a starting point
+            for campaigns.
+          </p>
+        }
+      />
     </>
   )
 }

@@ -1,38 +1,35 @@
 'use client'
 
 import { useMemo, useState } from 'react'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
+import type { AuditEntryJson } from '@/server/api/admin/audit-log'
+import type { DeadLetterView } from '@/server/api/admin/dead-letter-view'
+import type { TenantLoadJson } from '@/server/api/admin/list-tenants'
 import styles from '../admin.module.css'
 import { formatInstant } from '../format'
 import { sendJson, usePolling } from '../use-polling'
 import { ActionDialog, type DeadLetterAction } from './action-dialog'
 import { DeadLetterDetail } from './dead-letter-detail'
 
-interface DeadLetter {
-  id: string
-  queue: string | null
-  messageId: string | null
-  tenantId: string | null
-  error: string
-  attempts: number
-  failedAt: string
-}
-
-interface AuditEntry {
-  id: number
-  actor: string
-  action: string
-  targetId: string | null
-  reason: string | null
-  createdAt: string
-  messageStatus?: string | null
-}
-
 interface BulkResult {
   results: { id: string; ok: boolean; status: number; error?: { message: string } }[]
   succeeded: number
   failed: number
 }
+
+const AUDIT_COLUMNS: DataColumn<AuditEntryJson>[] = [
+  { header: 'When', cell: (entry) => formatInstant(entry.createdAt) },
+  { header: 'Who', cell: (entry) => entry.actor },
+  { header: 'Action', cell: (entry) => entry.action },
+  { header: 'Target', className: styles.error, cell: (entry) => entry.targetId ?? '—' },
+  { header: 'Reason', cell: (entry) => entry.reason ?? <span className="muted">none given</span> },
+  {
+    header: 'Message now',
+    testId: 'audit-message-status',
+    cell: (entry) => (entry.messageStatus ? <StatusBadge status={entry.messageStatus} /> : '—'),
+  },
+]
 
 /** Dead letters, filterable, with replay/discard of one or a selection, and the latest admin actions. */
 export function DeadLettersLive() {
@@ -48,10 +45,10 @@ export function DeadLettersLive() {
   if (tenantId) query.set('tenantId', tenantId)
   if (queue) query.set('queue', queue)
   if (errorText.trim()) query.set('error', errorText.trim())
-  const list = usePolling<DeadLetter[]>(`/api/admin/dlq?${query}`)
+  const list = usePolling<DeadLetterView[]>(`/api/admin/dlq?${query}`)
   // Names for the first 500 tenants (a page); any other shows its id.
-  const tenants = usePolling<{ id: string; name: string }[]>('/api/admin/tenants?limit=500', 10_000)
-  const audit = usePolling<AuditEntry[]>('/api/admin/audit?limit=10')
+  const tenants = usePolling<TenantLoadJson[]>('/api/admin/tenants?limit=500', 10_000)
+  const audit = usePolling<AuditEntryJson[]>('/api/admin/audit?limit=10')
   const names = useMemo(() => new Map((tenants.data ?? []).map((t) => [t.id, t.name])), [tenants.data])
   const rows = list.data ?? []
   const visibleSelected = rows.filter((row) => selected.has(row.id)).map((row) => row.id)
@@ -105,6 +102,49 @@ export function DeadLettersLive() {
     audit.refresh()
     return null
   }
+
+  const deadLetterColumns: DataColumn<DeadLetterView>[] = [
+    {
+      header: <span className="visually-hidden">Select</span>,
+      cell: (row) => (
+        <input
+          type="checkbox"
+          aria-label={`Select dead letter ${row.id}`}
+          checked={selected.has(row.id)}
+          onChange={() => toggle(row.id)}
+        />
+      ),
+    },
+    { header: 'Failed at', cell: (row) => formatInstant(row.failedAt) },
+    { header: 'Tenant', cell: (row) => (row.tenantId ? (names.get(row.tenantId) ?? row.tenantId) : '—') },
+    { header: 'Lane', cell: (row) => row.queue ?? '—' },
+    { header: 'Error', className: styles.error, cell: (row) => row.error },
+    { header: 'Attempts', cell: (row) => row.attempts },
+    {
+      header: 'Actions',
+      cell: (row) => (
+        <div className={styles.actions}>
+          <button type="button" className="link-button" onClick={() => setDetailId(row.id)}>
+            Details
+          </button>
+          <button
+            type="button"
+            className="button-secondary"
+            onClick={() => setPending({ action: 'replay', ids: [row.id] })}
+          >
+            Replay…
+          </button>
+          <button
+            type="button"
+            className="button-danger"
+            onClick={() => setPending({ action: 'discard', ids: [row.id] })}
+          >
+            Discard…
+          </button>
+        </div>
+      ),
+    },
+  ]
 
   return (
     <>
@@ -170,105 +210,35 @@ export function DeadLettersLive() {
             </button>
           </div>
         </div>
-        {rows.length === 0 && list.data ? (
-          <p className="muted" data-testid="dead-letters-empty">
-            No dead letters{tenantId || queue || errorText ? ' match these filters' : ''}.
-          </p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="dead-letters-table">
-              <thead>
-                <tr>
-                  <th scope="col">
-                    <span className="visually-hidden">Select</span>
-                  </th>
-                  <th scope="col">Failed at</th>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Lane</th>
-                  <th scope="col">Error</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <tr key={row.id} data-dead-letter={row.id} data-message-id={row.messageId ?? ''}>
-                    <td>
-                      <input
-                        type="checkbox"
-                        aria-label={`Select dead letter ${row.id}`}
-                        checked={selected.has(row.id)}
-                        onChange={() => toggle(row.id)}
-                      />
-                    </td>
-                    <td>{formatInstant(row.failedAt)}</td>
-                    <td>{row.tenantId ? (names.get(row.tenantId) ?? row.tenantId) : '—'}</td>
-                    <td>{row.queue ?? '—'}</td>
-                    <td className={styles.error}>{row.error}</td>
-                    <td>{row.attempts}</td>
-                    <td>
-                      <div className={styles.actions}>
-                        <button type="button" className="link-button" onClick={() => setDetailId(row.id)}>
-                          Details
-                        </button>
-                        <button
-                          type="button"
-                          className="button-secondary"
-                          onClick={() => setPending({ action: 'replay', ids: [row.id] })}
-                        >
-                          Replay…
-                        </button>
-                        <button
-                          type="button"
-                          className="button-danger"
-                          onClick={() => setPending({ action: 'discard', ids: [row.id] })}
-                        >
-                          Discard…
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Dead letters"
+          testId="dead-letters-table"
+          columns={deadLetterColumns}
+          rows={rows}
+          rowKey={(row) => row.id}
+          rowData={(row) => ({ 'data-dead-letter': row.id, 'data-message-id': row.messageId ?? '' })}
+          // Before the first answer the table stands empty rather than claiming there are none.
+          empty={
+            list.data ? (
+              <p className="muted" data-testid="dead-letters-empty">
+                No dead letters{tenantId || queue || errorText ? ' match these filters' : ''}.
+              </p>
+            ) : undefined
+          }
+        />
       </section>
       {detailId ? <DeadLetterDetail id={detailId} onClose={() => setDetailId(null)} /> : null}
       <section className="card" aria-labelledby="audit-title">
         <h2 id="audit-title">Recent admin actions</h2>
-        {(audit.data ?? []).length === 0 ? (
-          <p className="muted">None yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="audit-table">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Target</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Message now</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(audit.data ?? []).map((entry) => (
-                  <tr key={entry.id} data-audit-target={entry.targetId ?? ''}>
-                    <td>{formatInstant(entry.createdAt)}</td>
-                    <td>{entry.actor}</td>
-                    <td>{entry.action}</td>
-                    <td className={styles.error}>{entry.targetId ?? '—'}</td>
-                    <td>{entry.reason ?? <span className="muted">none given</span>}</td>
-                    <td data-testid="audit-message-status">
-                      {entry.messageStatus ? <StatusBadge status={entry.messageStatus} /> : '—'}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Recent admin actions"
+          testId="audit-table"
+          columns={AUDIT_COLUMNS}
+          rows={audit.data ?? []}
+          rowKey={(entry) => entry.id}
+          rowData={(entry) => ({ 'data-audit-target': entry.targetId ?? '' })}
+          empty={<p className="muted">None yet.</p>}
+        />
       </section>
       {pending ? (
         <ActionDialog

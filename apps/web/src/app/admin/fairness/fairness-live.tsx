@@ -1,46 +1,65 @@
 'use client'
 
 import { Area, AreaChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
+import type { CampaignStartJson, FairnessJson } from '@/server/api/admin/fairness'
+import type { TenantShare } from '@/server/api/admin/fairness-view'
 import styles from '../admin.module.css'
 import { formatAge, formatCount, formatInstant, OTHERS_COLOUR, SERIES_COLOURS } from '../format'
 import { usePolling } from '../use-polling'
 
-interface Fairness {
-  windowSeconds: number
-  bucketSeconds: number
-  series: { key: string; name: string }[]
-  points: Array<{ t: number } & Record<string, number>>
-  shares: {
-    tenantId: string
-    name: string
-    weight: number
-    ratePerSec: number
-    sent: number
-    backlog: number
-    share: number
-    weightShare: number
-    fairShare: number
-  }[]
-  jainIndex: number | null
-  competedSeconds: number
-  campaigns: {
-    campaignId: string
-    tenantName: string
-    name: string
-    status: string
-    sendAt: string
-    firstSentAt: string | null
-    firstSendMs: number | null
-    recipientCount: number
-  }[]
-}
-
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`
+
+const SHARE_COLUMNS: DataColumn<TenantShare>[] = [
+  { header: 'Tenant', rowHeader: true, cell: (tenant) => tenant.name },
+  { header: 'Sent', testId: 'share-sent', cell: (tenant) => tenant.sent },
+  {
+    header: 'Share',
+    cell: (tenant) => (
+      <>
+        <div className={styles.barTrack} title={`share ${percent(tenant.share)}`}>
+          <div className={styles.bar} style={{ width: percent(tenant.share) }} />
+        </div>
+        {percent(tenant.share)}
+      </>
+    ),
+  },
+  {
+    header: 'Weight (share)',
+    cell: (tenant) => (
+      <>
+        <div className={styles.barTrack} title={`weight share ${percent(tenant.weightShare)}`}>
+          <div className={styles.weightBar} style={{ width: percent(tenant.weightShare) }} />
+        </div>
+        {tenant.weight} ({percent(tenant.weightShare)})
+      </>
+    ),
+  },
+  {
+    header: 'Fair share',
+    title: 'what weighted max-min fairness under the plans gives it',
+    cell: (tenant) => percent(tenant.fairShare),
+  },
+  { header: 'Rate limit', cell: (tenant) => `${tenant.ratePerSec}/s` },
+  { header: 'Waiting', cell: (tenant) => formatCount(tenant.backlog) },
+]
+
+const FIRST_SEND_COLUMNS: DataColumn<CampaignStartJson>[] = [
+  { header: 'Campaign', rowHeader: true, cell: (campaign) => campaign.name },
+  { header: 'Tenant', cell: (campaign) => campaign.tenantName },
+  { header: 'Status', cell: (campaign) => <StatusBadge status={campaign.status} /> },
+  { header: 'Recipients', cell: (campaign) => formatCount(campaign.recipientCount) },
+  { header: 'Send time', cell: (campaign) => formatInstant(campaign.sendAt) },
+  {
+    header: 'First send after',
+    cell: (campaign) => (campaign.firstSendMs === null ? 'not yet' : formatAge(campaign.firstSendMs)),
+  },
+]
 
 /** Per-tenant bulk rates (stacked), shares against weights, Jain's index, and time to first send. */
 export function FairnessLive() {
-  const { data, error } = usePolling<Fairness>('/api/admin/fairness')
+  const { data, error } = usePolling<FairnessJson>('/api/admin/fairness')
   if (!data) return <p className="muted">{error ?? 'Loading…'}</p>
   const newest = data.points.at(-1)?.t ?? 0
   const colourOf = (key: string, index: number) =>
@@ -116,85 +135,26 @@ export function FairnessLive() {
       </section>
       <section className="card" aria-labelledby="shares-title">
         <h2 id="shares-title">Share of bulk capacity against weight</h2>
-        {data.shares.length === 0 ? (
-          <p className="muted">No tenant is competing for the bulk lane right now.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="shares-table">
-              <thead>
-                <tr>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Sent</th>
-                  <th scope="col">Share</th>
-                  <th scope="col">Weight (share)</th>
-                  <th scope="col">Fair share</th>
-                  <th scope="col">Rate limit</th>
-                  <th scope="col">Waiting</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.shares.map((tenant) => (
-                  <tr key={tenant.tenantId} data-tenant={tenant.tenantId}>
-                    <th scope="row">{tenant.name}</th>
-                    <td data-testid="share-sent">{tenant.sent}</td>
-                    <td>
-                      <div className={styles.barTrack} title={`share ${percent(tenant.share)}`}>
-                        <div className={styles.bar} style={{ width: percent(tenant.share) }} />
-                      </div>
-                      {percent(tenant.share)}
-                    </td>
-                    <td>
-                      <div className={styles.barTrack} title={`weight share ${percent(tenant.weightShare)}`}>
-                        <div className={styles.weightBar} style={{ width: percent(tenant.weightShare) }} />
-                      </div>
-                      {tenant.weight} ({percent(tenant.weightShare)})
-                    </td>
-                    <td title="what weighted max-min fairness under the plans gives it">
-                      {percent(tenant.fairShare)}
-                    </td>
-                    <td>{tenant.ratePerSec}/s</td>
-                    <td>{formatCount(tenant.backlog)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Share of bulk capacity against weight"
+          testId="shares-table"
+          columns={SHARE_COLUMNS}
+          rows={data.shares}
+          rowKey={(tenant) => tenant.tenantId}
+          rowData={(tenant) => ({ 'data-tenant': tenant.tenantId })}
+          empty={<p className="muted">No tenant is competing for the bulk lane right now.</p>}
+        />
       </section>
       <section className="card" aria-labelledby="first-send-title">
         <h2 id="first-send-title">Time to first send, recent campaigns</h2>
-        {data.campaigns.length === 0 ? (
-          <p className="muted">No campaign has reached its send time yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" data-testid="first-send-table">
-              <thead>
-                <tr>
-                  <th scope="col">Campaign</th>
-                  <th scope="col">Tenant</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Recipients</th>
-                  <th scope="col">Send time</th>
-                  <th scope="col">First send after</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.campaigns.map((campaign) => (
-                  <tr key={campaign.campaignId}>
-                    <th scope="row">{campaign.name}</th>
-                    <td>{campaign.tenantName}</td>
-                    <td>
-                      <StatusBadge status={campaign.status} />
-                    </td>
-                    <td>{formatCount(campaign.recipientCount)}</td>
-                    <td>{formatInstant(campaign.sendAt)}</td>
-                    <td>{campaign.firstSendMs === null ? 'not yet' : formatAge(campaign.firstSendMs)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Time to first send, recent campaigns"
+          testId="first-send-table"
+          columns={FIRST_SEND_COLUMNS}
+          rows={data.campaigns}
+          rowKey={(campaign) => campaign.campaignId}
+          empty={<p className="muted">No campaign has reached its send time yet.</p>}
+        />
       </section>
     </>
   )

@@ -1,14 +1,9 @@
 'use client'
 
-import type { TenantFeedbackView } from '@/server/api/admin/feedback-rates'
+import { type DataColumn, DataTable } from '@/components/data-table'
+import type { FeedbackRatesJson, TenantFeedbackView } from '@/server/api/admin/feedback-rates'
 import { formatCount } from '../format'
 import { usePolling } from '../use-polling'
-
-interface FeedbackRatesAnswer {
-  windowHours: number
-  thresholds: { bounceRate: number; complaintRate: number; minSent: number }
-  tenants: TenantFeedbackView[]
-}
 
 /** The counts cover a day of events: a minute between reads is fresh enough and keeps the query rare. */
 const FEEDBACK_POLL_MS = 60_000
@@ -16,7 +11,7 @@ const FEEDBACK_POLL_MS = 60_000
 const percent = (rate: number | null, digits: number) =>
   rate === null ? '—' : `${(rate * 100).toFixed(digits)} %`
 
-function verdict(tenant: TenantFeedbackView, thresholds: FeedbackRatesAnswer['thresholds']) {
+function verdict(tenant: TenantFeedbackView, thresholds: FeedbackRatesJson['thresholds']) {
   if (tenant.flags.length > 0) {
     const what = tenant.flags.map((flag) =>
       flag === 'bounces'
@@ -33,12 +28,36 @@ function verdict(tenant: TenantFeedbackView, thresholds: FeedbackRatesAnswer['th
   return <span className="badge badge-active">Within limits</span>
 }
 
+function feedbackColumns(thresholds: FeedbackRatesJson['thresholds']): DataColumn<TenantFeedbackView>[] {
+  return [
+    { header: 'Tenant', rowHeader: true, cell: (tenant) => tenant.name },
+    { header: 'Sent', cell: (tenant) => formatCount(tenant.sent) },
+    {
+      header: 'Hard bounces',
+      cell: (tenant) => (
+        <>
+          {percent(tenant.bounceRate, 2)} <span className="muted">({formatCount(tenant.hardBounces)})</span>
+        </>
+      ),
+    },
+    {
+      header: 'Complaints',
+      cell: (tenant) => (
+        <>
+          {percent(tenant.complaintRate, 3)} <span className="muted">({formatCount(tenant.complaints)})</span>
+        </>
+      ),
+    },
+    { header: 'Status', cell: (tenant) => verdict(tenant, thresholds) },
+  ]
+}
+
 /**
  * Bounce and complaint rates per tenant over the last 24 hours (hard bounces / sent, complaints /
  * sent), flagged above the thresholds mailbox providers act on, the worst first.
  */
 export function FeedbackRatesLive() {
-  const { data, error } = usePolling<FeedbackRatesAnswer>('/api/admin/feedback-rates', FEEDBACK_POLL_MS)
+  const { data, error } = usePolling<FeedbackRatesJson>('/api/admin/feedback-rates', FEEDBACK_POLL_MS)
   const flagged = data?.tenants.filter((tenant) => tenant.flags.length > 0).length ?? 0
   return (
     <section className="card" aria-labelledby="feedback-title" data-testid="feedback-rates">
@@ -59,40 +78,14 @@ export function FeedbackRatesLive() {
               {flagged === 0 ? 'No tenant is flagged.' : `${formatCount(flagged)} flagged.`}
             </strong>
           </p>
-          {data.tenants.length === 0 ? (
-            <p>No tenant sent mail or had bounces or complaints in this window.</p>
-          ) : (
-            <div className="table-wrap">
-              <table className="table" aria-label="Bounce and complaint rates per tenant">
-                <thead>
-                  <tr>
-                    <th scope="col">Tenant</th>
-                    <th scope="col">Sent</th>
-                    <th scope="col">Hard bounces</th>
-                    <th scope="col">Complaints</th>
-                    <th scope="col">Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.tenants.map((tenant) => (
-                    <tr key={tenant.id} data-tenant={tenant.id}>
-                      <th scope="row">{tenant.name}</th>
-                      <td>{formatCount(tenant.sent)}</td>
-                      <td>
-                        {percent(tenant.bounceRate, 2)}{' '}
-                        <span className="muted">({formatCount(tenant.hardBounces)})</span>
-                      </td>
-                      <td>
-                        {percent(tenant.complaintRate, 3)}{' '}
-                        <span className="muted">({formatCount(tenant.complaints)})</span>
-                      </td>
-                      <td>{verdict(tenant, data.thresholds)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
+          <DataTable
+            label="Bounce and complaint rates per tenant"
+            columns={feedbackColumns(data.thresholds)}
+            rows={data.tenants}
+            rowKey={(tenant) => tenant.id}
+            rowData={(tenant) => ({ 'data-tenant': tenant.id })}
+            empty={<p>No tenant sent mail or had bounces or complaints in this window.</p>}
+          />
         </>
       ) : (
         <p>Loading…</p>

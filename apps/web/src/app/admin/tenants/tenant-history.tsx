@@ -1,13 +1,10 @@
 'use client'
 
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
+import type { TenantHistoryJson } from '@/server/api/admin/tenant-history'
 import styles from '../admin.module.css'
 import { formatCount } from '../format'
 import { usePolling } from '../use-polling'
-
-interface History {
-  days: { day: string; sent: number; failed: number; suppressed: number; deferred: number }[]
-}
 
 /** A tenant's last 30 rolled-up days (the worker's nightly rollup), or a note that there are none yet. */
 export function TenantHistory({
@@ -17,7 +14,7 @@ export function TenantHistory({
   tenant: { id: string; name: string }
   onClose(): void
 }) {
-  const { data, error } = usePolling<History>(`/api/admin/tenants/${tenant.id}/daily`, 60_000)
+  const { data, error } = usePolling<TenantHistoryJson>(`/api/admin/tenants/${tenant.id}/daily`, 60_000)
   const totals = (data?.days ?? []).reduce(
     (sum, day) => ({ sent: sum.sent + day.sent, failed: sum.failed + day.failed }),
     { sent: 0, failed: 0 },

@@ -1,32 +1,58 @@
 'use client'
 
-import { Fragment, useState } from 'react'
+import { useState } from 'react'
+import { type DataColumn, DataTable } from '@/components/data-table'
+import type { TenantLoadJson } from '@/server/api/admin/list-tenants'
 import styles from '../admin.module.css'
 import { formatCount } from '../format'
 import { usePolling } from '../use-polling'
 import { PlanEditor } from './plan-editor'
-import type { Plan } from './plan-form'
 import { TenantHistory } from './tenant-history'
-
-interface TenantRow {
-  id: string
-  name: string
-  plan: Plan
-  backlog: { pending: number; queued: number }
-  sentLastMinute: number
-  deferredLastMinute: number
-}
 
 type SortKey = 'name' | 'backlog' | 'sentLastMinute' | 'deferredLastMinute'
 
-const COLUMNS: { key: SortKey; label: string }[] = [
-  { key: 'name', label: 'Tenant' },
-  { key: 'backlog', label: 'Backlog' },
-  { key: 'sentLastMinute', label: 'Sent, last minute' },
-  { key: 'deferredLastMinute', label: 'Deferred, last minute' },
-]
+type Sort = { key: SortKey; descending: boolean }
 
-const sortValue = (row: TenantRow, key: SortKey) =>
+/** The sortable columns, each header a button that sorts by it (again: the other way). */
+function loadColumns(sort: Sort, sortBy: (key: SortKey) => void): DataColumn<TenantLoadJson>[] {
+  const sortable = (
+    key: SortKey,
+    label: string,
+    column: Omit<DataColumn<TenantLoadJson>, 'header'>,
+  ): DataColumn<TenantLoadJson> => ({
+    ...column,
+    sort: sort.key === key ? (sort.descending ? 'descending' : 'ascending') : undefined,
+    header: (
+      <button type="button" className={styles.sortButton} onClick={() => sortBy(key)}>
+        {label}
+        {sort.key === key ? (sort.descending ? ' ↓' : ' ↑') : ''}
+      </button>
+    ),
+  })
+  return [
+    sortable('name', 'Tenant', { rowHeader: true, cell: (row) => row.name }),
+    sortable('backlog', 'Backlog', {
+      testId: 'tenant-backlog',
+      cell: (row) => (
+        <>
+          {formatCount(row.backlog.pending + row.backlog.queued)}{' '}
+          <span className="muted">
+            ({formatCount(row.backlog.pending)} pending, {formatCount(row.backlog.queued)} queued)
+          </span>
+        </>
+      ),
+    }),
+    sortable('sentLastMinute', 'Sent, last minute', {
+      testId: 'tenant-sent',
+      cell: (row) => formatCount(row.sentLastMinute),
+    }),
+    sortable('deferredLastMinute', 'Deferred, last minute', {
+      cell: (row) => formatCount(row.deferredLastMinute),
+    }),
+  ]
+}
+
+const sortValue = (row: TenantLoadJson, key: SortKey) =>
   key === 'backlog' ? row.backlog.pending + row.backlog.queued : key === 'name' ? row.name : row[key]
 
 /** Tenants per page (by name); sorting applies within the page. */
@@ -37,12 +63,12 @@ export function TenantsLive() {
   // The cursors of the pages before this one (the API's cursor is the last tenant id of a page).
   const [cursors, setCursors] = useState<string[]>([])
   const cursor = cursors.at(-1)
-  const { data, error, refresh } = usePolling<TenantRow[]>(
+  const { data, error, refresh } = usePolling<TenantLoadJson[]>(
     `/api/admin/tenants?limit=${PAGE_SIZE}${cursor ? `&cursor=${cursor}` : ''}`,
   )
   // A full page may have a next one; the API's order is by name, so its last row is the cursor.
   const nextCursor = data && data.length === PAGE_SIZE ? data.at(-1)?.id : undefined
-  const [sort, setSort] = useState<{ key: SortKey; descending: boolean }>({
+  const [sort, setSort] = useState<Sort>({
     key: 'backlog',
     descending: true,
   })
@@ -77,90 +103,60 @@ export function TenantsLive() {
             ? `${data.length} tenants${cursors.length > 0 ? ` (page ${cursors.length + 1})` : ''}`
             : 'Loading…'}
         </h2>
-        <div className="table-wrap">
-          <table className="table" data-testid="tenants-table">
-            <thead>
-              <tr>
-                {COLUMNS.map((column) => (
-                  <th
-                    key={column.key}
-                    scope="col"
-                    aria-sort={
-                      sort.key === column.key ? (sort.descending ? 'descending' : 'ascending') : undefined
-                    }
+        <DataTable
+          label="Tenants"
+          testId="tenants-table"
+          columns={[
+            ...loadColumns(sort, sortBy),
+            {
+              header: 'Plan',
+              testId: 'tenant-plan',
+              cell: (row) => `${row.plan.ratePerSec}/s, burst ${row.plan.burst}, weight ${row.plan.weight}`,
+            },
+            {
+              header: <span className="visually-hidden">Actions</span>,
+              cell: (row) => (
+                <div className={styles.actions}>
+                  <button
+                    type="button"
+                    className="button-secondary"
+                    onClick={() => {
+                      setNotice(null)
+                      setEditing(editing === row.id ? null : row.id)
+                    }}
+                    aria-expanded={editing === row.id}
                   >
-                    <button type="button" className={styles.sortButton} onClick={() => sortBy(column.key)}>
-                      {column.label}
-                      {sort.key === column.key ? (sort.descending ? ' ↓' : ' ↑') : ''}
-                    </button>
-                  </th>
-                ))}
-                <th scope="col">Plan</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <Fragment key={row.id}>
-                  <tr data-tenant={row.id}>
-                    <th scope="row">{row.name}</th>
-                    <td data-testid="tenant-backlog">
-                      {formatCount(row.backlog.pending + row.backlog.queued)}{' '}
-                      <span className="muted">
-                        ({formatCount(row.backlog.pending)} pending, {formatCount(row.backlog.queued)} queued)
-                      </span>
-                    </td>
-                    <td data-testid="tenant-sent">{formatCount(row.sentLastMinute)}</td>
-                    <td>{formatCount(row.deferredLastMinute)}</td>
-                    <td data-testid="tenant-plan">
-                      {row.plan.ratePerSec}/s, burst {row.plan.burst}, weight {row.plan.weight}
-                    </td>
-                    <td>
-                      <div className={styles.actions}>
-                        <button
-                          type="button"
-                          className="button-secondary"
-                          onClick={() => {
-                            setNotice(null)
-                            setEditing(editing === row.id ? null : row.id)
-                          }}
-                          aria-expanded={editing === row.id}
-                        >
-                          Edit plan
-                        </button>
-                        <button
-                          type="button"
-                          className="link-button"
-                          onClick={() => setHistory({ id: row.id, name: row.name })}
-                        >
-                          30 days
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                  {editing === row.id ? (
-                    <tr>
-                      <td colSpan={6}>
-                        <PlanEditor
-                          tenant={row}
-                          onDone={(message) => {
-                            setEditing(null)
-                            if (message) {
-                              setNotice(message)
-                              refresh()
-                            }
-                          }}
-                        />
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                    Edit plan
+                  </button>
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => setHistory({ id: row.id, name: row.name })}
+                  >
+                    30 days
+                  </button>
+                </div>
+              ),
+            },
+          ]}
+          rows={rows}
+          rowKey={(row) => row.id}
+          rowData={(row) => ({ 'data-tenant': row.id })}
+          rowDetail={(row) =>
+            editing === row.id ? (
+              <PlanEditor
+                tenant={row}
+                onDone={(message) => {
+                  setEditing(null)
+                  if (message) {
+                    setNotice(message)
+                    refresh()
+                  }
+                }}
+              />
+            ) : null
+          }
+        />
         <nav className="pager" aria-label="Tenant pages">
           {cursors.length > 0 ? (
             <button type="button" className="button-secondary" onClick={() => setCursors([])}>

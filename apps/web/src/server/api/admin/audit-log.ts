@@ -1,3 +1,4 @@
+import type { MessageStatus } from '@fairlane/core'
 import { fieldIssues, validationFailed } from '@fairlane/core/errors'
 import { type AuditLogView, listAuditEntries } from '@fairlane/db/queries/admin-audit'
 import { messageStatuses } from '@fairlane/db/queries/admin-messages'
@@ -15,7 +16,13 @@ const auditQuery = z.strictObject({
   targetId: z.string().min(1).max(200).optional(),
 })
 
-export function auditJson(entry: AuditLogView) {
+/** One entry of `GET /api/admin/audit`; `messageStatus` only on entries about a message. */
+export type AuditEntryJson = Omit<AuditLogView, 'createdAt'> & {
+  createdAt: string
+  messageStatus?: MessageStatus | null
+}
+
+export function auditJson(entry: AuditLogView): AuditEntryJson {
   return { ...entry, createdAt: entry.createdAt.toISOString() }
 }
 
@@ -35,12 +42,14 @@ export function listAudit(request: Request, deps: AdminDeps): Promise<Response> 
       .map((entry) => entry.targetId as string)
     const statuses = await messageStatuses(deps.db, { messageIds: [...new Set(messageIds)] })
     return Response.json(
-      entries.map((entry) => ({
-        ...auditJson(entry),
-        ...(entry.targetType === 'message' && entry.targetId
-          ? { messageStatus: statuses.get(entry.targetId) ?? null }
-          : {}),
-      })),
+      entries.map(
+        (entry): AuditEntryJson => ({
+          ...auditJson(entry),
+          ...(entry.targetType === 'message' && entry.targetId
+            ? { messageStatus: statuses.get(entry.targetId) ?? null }
+            : {}),
+        }),
+      ),
       { headers: { 'cache-control': 'no-store' } },
     )
   })

@@ -1,11 +1,15 @@
 import { fieldIssues, validationFailed } from '@fairlane/core/errors'
-import { bulkSendsByTenant, recentCampaignStarts } from '@fairlane/db/queries/admin-fairness'
+import {
+  bulkSendsByTenant,
+  type CampaignStart,
+  recentCampaignStarts,
+} from '@fairlane/db/queries/admin-fairness'
 import { listTenantLoads } from '@fairlane/db/queries/admin-tenants'
 import { z } from 'zod'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import type { AdminDeps } from './deps'
-import { bulkShares, OTHERS, stackedRates } from './fairness-view'
+import { type BulkShares, bulkShares, OTHERS, stackedRates } from './fairness-view'
 
 const fairnessQuery = z.strictObject({
   windowSeconds: z.coerce
@@ -17,6 +21,24 @@ const fairnessQuery = z.strictObject({
   bucketSeconds: z.coerce.number('must be a number').int('must be a whole number').min(1).max(60).default(5),
   top: z.coerce.number('must be a number').int('must be a whole number').min(1).max(20).default(6),
 })
+
+/** The body of `GET /api/admin/fairness`, which the console's chart and tables read. */
+export interface FairnessJson extends BulkShares {
+  windowSeconds: number
+  bucketSeconds: number
+  /** The chart's stacks: the busiest tenants by id, then `others`. */
+  series: { key: string; name: string }[]
+  points: ReturnType<typeof stackedRates>['points']
+  campaigns: CampaignStartJson[]
+  at: string
+}
+
+export interface CampaignStartJson extends Omit<CampaignStart, 'sendAt' | 'firstSentAt'> {
+  sendAt: string
+  firstSentAt: string | null
+  /** From the send time to the first send; null until one is sent. */
+  firstSendMs: number | null
+}
 
 /**
  * `GET /api/admin/fairness?windowSeconds=180&bucketSeconds=5&top=6` → `{ windowSeconds, bucketSeconds,
@@ -80,7 +102,7 @@ export function getFairness(request: Request, deps: AdminDeps): Promise<Response
               : Math.max(0, campaign.firstSentAt.getTime() - campaign.sendAt.getTime()),
         })),
         at: now.toISOString(),
-      },
+      } satisfies FairnessJson,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

@@ -15,6 +15,14 @@ export interface TenantFeedbackView extends FeedbackRates {
   name: string
 }
 
+/** The body of `GET /api/admin/feedback-rates`, which the console's table reads. */
+export interface FeedbackRatesJson {
+  windowHours: number
+  thresholds: typeof FEEDBACK_THRESHOLDS
+  at: string
+  tenants: TenantFeedbackView[]
+}
+
 /**
  * `GET /api/admin/feedback-rates` → `{ windowHours, thresholds, at, tenants: [{ id, name, sent,
  * hardBounces, complaints, bounceRate, complaintRate, flags }] }`: every tenant with sends, bounces or
@@ -36,7 +44,12 @@ export function getFeedbackRates(request: Request, deps: AdminDeps): Promise<Res
           a.name.localeCompare(b.name),
       )
     return Response.json(
-      { windowHours: FEEDBACK_WINDOW_HOURS, thresholds: FEEDBACK_THRESHOLDS, at: now.toISOString(), tenants },
+      {
+        windowHours: FEEDBACK_WINDOW_HOURS,
+        thresholds: FEEDBACK_THRESHOLDS,
+        at: now.toISOString(),
+        tenants,
+      } satisfies FeedbackRatesJson,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

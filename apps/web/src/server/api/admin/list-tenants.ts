@@ -1,6 +1,6 @@
 import { LANES } from '@fairlane/core'
 import { fieldIssues, validationFailed } from '@fairlane/core/errors'
-import { listTenantLoads } from '@fairlane/db/queries/admin-tenants'
+import { listTenantLoads, type TenantLoad } from '@fairlane/db/queries/admin-tenants'
 import { createTokenBuckets } from '@fairlane/fairness'
 import { z } from 'zod'
 import { authorizeAdmin } from '../../auth/admin-access'
@@ -13,6 +13,12 @@ const listQuery = z.strictObject({
   /** The last tenant id of the previous page (`X-Next-Cursor`). */
   cursor: z.uuid('must be a tenant id (uuid), as X-Next-Cursor gave it').optional(),
 })
+
+/** One tenant of `GET /api/admin/tenants`, as the console's tenant table reads it. */
+export interface TenantLoadJson extends TenantLoad {
+  /** The token buckets' refusals over the last minute, all lanes. */
+  deferredLastMinute: number
+}
 
 /**
  * `GET /api/admin/tenants?limit=&cursor=` → one page of tenants by name, each `{ id, name, plan,
@@ -34,7 +40,7 @@ export function listTenants(request: Request, deps: AdminDeps): Promise<Response
     const deferred = await queueCall(() =>
       createTokenBuckets(deps.redis, { prefix: `${deps.queuePrefix}:` }).deferredRecently(buckets, 60_000),
     )
-    const body = loads.map((tenant) => ({
+    const body: TenantLoadJson[] = loads.map((tenant) => ({
       ...tenant,
       deferredLastMinute: LANES.reduce((sum, lane) => sum + (deferred.get(`${lane}:${tenant.id}`) ?? 0), 0),
     }))

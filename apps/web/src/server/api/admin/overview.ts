@@ -2,15 +2,27 @@ import { LANES, type Lane } from '@fairlane/core'
 import { type LaneMinute, outboxLagMs, sentPerMinuteByLane } from '@fairlane/db/queries/admin-overview'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
-import { readBulkGovernor } from './bulk-governor'
+import { type BulkGovernorView, readBulkGovernor } from './bulk-governor'
 import type { AdminDeps } from './deps'
-import { OVERVIEW_THRESHOLDS, overviewAlerts } from './overview-alerts'
-import { readQueueStats } from './queue-stats'
+import { OVERVIEW_THRESHOLDS, type OverviewAlert, overviewAlerts } from './overview-alerts'
+import { type LaneStats, readQueueStats } from './queue-stats'
 
 /** The throughput chart's span. */
 export const THROUGHPUT_MINUTES = 15
 
 export type ThroughputMinute = { t: number } & Record<Lane, number>
+
+/** The body of `GET /api/admin/overview`, the console's first page. */
+export interface OverviewJson {
+  lanes: Record<Lane, LaneStats>
+  deadLetter: number
+  outboxLagMs: number
+  throughput: { minutes: ThroughputMinute[] }
+  alerts: OverviewAlert[]
+  thresholds: typeof OVERVIEW_THRESHOLDS
+  bulkGovernor: BulkGovernorView
+  at: string
+}
 
 /**
  * `GET /api/admin/overview` → `{ lanes, deadLetter, outboxLagMs, throughput: { minutes: [{ t, critical,
@@ -38,7 +50,7 @@ export function getOverview(request: Request, deps: AdminDeps): Promise<Response
         thresholds: OVERVIEW_THRESHOLDS,
         bulkGovernor,
         at: now.toISOString(),
-      },
+      } satisfies OverviewJson,
       { headers: { 'cache-control': 'no-store' } },
     )
   })

@@ -1,5 +1,5 @@
 import { AppError } from '@fairlane/core/errors'
-import { tenantDailyHistory } from '@fairlane/db/queries/admin-tenants'
+import { type TenantDay, tenantDailyHistory } from '@fairlane/db/queries/admin-tenants'
 import { findTenant } from '@fairlane/db/queries/tenants'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
@@ -7,6 +7,12 @@ import { isUuid } from '../../http/ids'
 import type { AdminDeps } from './deps'
 
 export const HISTORY_DAYS = 30
+
+/** The body of `GET /api/admin/tenants/:id/daily`, which the console's 30-day chart reads. */
+export interface TenantHistoryJson {
+  tenantId: string
+  days: TenantDay[]
+}
 
 /**
  * `GET /api/admin/tenants/:id/daily` → `{ tenantId, days: [{ day, sent, failed, suppressed, deferred }] }`:
@@ -23,6 +29,8 @@ export function getTenantHistory(request: Request, id: string, deps: AdminDeps):
       today: deps.clock.now(),
       days: HISTORY_DAYS,
     })
-    return Response.json({ tenantId: id, days }, { headers: { 'cache-control': 'no-store' } })
+    return Response.json({ tenantId: id, days } satisfies TenantHistoryJson, {
+      headers: { 'cache-control': 'no-store' },
+    })
   })
 }

@@ -1,5 +1,6 @@
 import type { DomainRecordView } from '@fairlane/core'
 import { CopyButton } from '@/components/copy-button'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
 import styles from '../domains.module.css'
@@ -24,68 +25,70 @@ export function recordTitle(record: DomainRecordView): string {
  */
 export function RecordTable({ records }: { records: DomainRecordView[] }) {
   return (
-    <div className="table-wrap">
-      <table className={`table ${styles.records}`}>
-        <caption className="visually-hidden">DNS records to publish</caption>
-        <thead>
-          <tr>
-            <th scope="col">Record</th>
-            <th scope="col" className={styles.nowrap}>
-              Type
-            </th>
-            <th scope="col">Host name</th>
-            <th scope="col">Value</th>
-            <th scope="col">Status</th>
-            <th scope="col" className={styles.nowrap}>
-              Needed
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((record) => (
-            <RecordRow key={`${record.purpose}-${record.type}-${record.name}`} record={record} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="DNS records to publish"
+      className={styles.records}
+      columns={RECORD_COLUMNS}
+      rows={records}
+      rowKey={(record) => `${record.purpose}-${record.type}-${record.name}`}
+      rowData={(record) => ({ 'data-testid': `record-${record.purpose}`, 'data-selector': record.selector })}
+    />
   )
 }
 
-function RecordRow({ record }: { record: DomainRecordView }) {
-  const title = recordTitle(record)
-  return (
-    <tr data-testid={`record-${record.purpose}`} data-selector={record.selector}>
-      <th scope="row">{title}</th>
-      <td className={styles.nowrap}>{record.type}</td>
-      <td className={styles.copyable}>
+const RECORD_COLUMNS: DataColumn<DomainRecordView>[] = [
+  { header: 'Record', rowHeader: true, cell: recordTitle },
+  { header: 'Type', className: styles.nowrap, headerClassName: styles.nowrap, cell: (record) => record.type },
+  {
+    header: 'Host name',
+    className: styles.copyable,
+    cell: (record) => (
+      <>
         <code data-testid="record-name">{record.name}</code>
-        <CopyButton text={record.name} ariaLabel={`Copy host name of ${title}`} />
-      </td>
-      <td className={styles.copyable}>
+        <CopyButton text={record.name} ariaLabel={`Copy host name of ${recordTitle(record)}`} />
+      </>
+    ),
+  },
+  {
+    header: 'Value',
+    className: styles.copyable,
+    cell: (record) => (
+      <>
         <code data-testid="record-value">{record.value}</code>
-        <CopyButton text={record.value} ariaLabel={`Copy value of ${title}`} />
-      </td>
-      <td>
-        <span data-testid="record-status">
-          <StatusBadge status={record.status} />
-        </span>
-        {record.status === 'failed' && record.found !== undefined ? (
-          <p className={styles.found}>
-            Found: <code>{record.found}</code>
-          </p>
-        ) : null}
-        {record.reason && record.status !== 'verified' ? (
-          <p className={`${styles.found} muted`} data-testid="record-reason">
-            {record.reason}
-          </p>
-        ) : null}
-        {record.removableAfter ? (
-          <p className={`${styles.found} muted`} data-testid="record-removable">
-            Can be removed after <DateTime value={record.removableAfter} />
-          </p>
-        ) : null}
-      </td>
-      <td className={styles.nowrap}>{record.required ? 'Required' : 'Advice'}</td>
-    </tr>
+        <CopyButton text={record.value} ariaLabel={`Copy value of ${recordTitle(record)}`} />
+      </>
+    ),
+  },
+  { header: 'Status', cell: (record) => <RecordStatus record={record} /> },
+  {
+    header: 'Needed',
+    className: styles.nowrap,
+    headerClassName: styles.nowrap,
+    cell: (record) => (record.required ? 'Required' : 'Advice'),
+  },
+]
+
+function RecordStatus({ record }: { record: DomainRecordView }) {
+  return (
+    <>
+      <span data-testid="record-status">
+        <StatusBadge status={record.status} />
+      </span>
+      {record.status === 'failed' && record.found !== undefined ? (
+        <p className={styles.found}>
+          Found: <code>{record.found}</code>
+        </p>
+      ) : null}
+      {record.reason && record.status !== 'verified' ? (
+        <p className={`${styles.found} muted`} data-testid="record-reason">
+          {record.reason}
+        </p>
+      ) : null}
+      {record.removableAfter ? (
+        <p className={`${styles.found} muted`} data-testid="record-removable">
+          Can be removed after <DateTime value={record.removableAfter} />
+        </p>
+      ) : null}
+    </>
   )
 }

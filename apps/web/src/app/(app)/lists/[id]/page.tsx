@@ -1,7 +1,8 @@
-import { contactsNotInList, getList, listMembersPage } from '@fairlane/db/queries/lists'
+import { contactsNotInList, getList, type ListMemberView, listMembersPage } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
@@ -13,12 +14,33 @@ import {
   renameListAction,
 } from '../actions'
 import { SingleFieldForm } from '../single-field-form'
+import { SubscriptionBadge } from '../subscription-badge'
 
 export const metadata: Metadata = { title: 'List' }
 
 const PAGE_SIZE = 50
 
 type Search = { notice?: string; count?: string; q?: string; after?: string; confirm?: string }
+
+function memberColumns(listId: string): DataColumn<ListMemberView>[] {
+  return [
+    { header: 'Email', cell: (member) => <Link href={`/contacts/${member.id}`}>{member.email}</Link> },
+    { header: 'Name', cell: (member) => member.name ?? <span className="muted">—</span> },
+    { header: 'Status', cell: (member) => <SubscriptionBadge unsubscribedAt={member.unsubscribedAt} /> },
+    {
+      header: <span className="visually-hidden">Actions</span>,
+      cell: (member) => (
+        <form action={removeMemberAction}>
+          <input type="hidden" name="listId" value={listId} />
+          <input type="hidden" name="contactId" value={member.id} />
+          <button type="submit" className="link-button" aria-label={`Remove ${member.email} from the list`}>
+            Remove
+          </button>
+        </form>
+      ),
+    },
+  ]
+}
 
 function noticeText(search: Search): string | null {
   if (search.notice === 'created') return 'List created. Add contacts below.'
@@ -70,54 +92,13 @@ export default async function ListPage({
 
       <section className="card" aria-labelledby="members-heading">
         <h2 id="members-heading">Members</h2>
-        {page.members.length === 0 ? (
-          <p className="muted">No members yet.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table" aria-label="Members">
-              <thead>
-                <tr>
-                  <th scope="col">Email</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span className="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {page.members.map((member) => (
-                  <tr key={member.id}>
-                    <td>
-                      <Link href={`/contacts/${member.id}`}>{member.email}</Link>
-                    </td>
-                    <td>{member.name ?? <span className="muted">—</span>}</td>
-                    <td>
-                      {member.unsubscribedAt ? (
-                        <span className="badge badge-failed">unsubscribed</span>
-                      ) : (
-                        <span className="badge badge-active">subscribed</span>
-                      )}
-                    </td>
-                    <td>
-                      <form action={removeMemberAction}>
-                        <input type="hidden" name="listId" value={list.id} />
-                        <input type="hidden" name="contactId" value={member.id} />
-                        <button
-                          type="submit"
-                          className="link-button"
-                          aria-label={`Remove ${member.email} from the list`}
-                        >
-                          Remove
-                        </button>
-                      </form>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
+        <DataTable
+          label="Members"
+          columns={memberColumns(list.id)}
+          rows={page.members}
+          rowKey={(member) => member.id}
+          empty={<p className="muted">No members yet.</p>}
+        />
         <nav className="pager" aria-label="Member pages">
           {search.after ? <Link href={`/lists/${list.id}`}>← First page</Link> : null}
           {page.nextCursor ? (
