@@ -515,7 +515,8 @@ function startLanes(
     keys: options.dkimEncryptionKeys,
     ...(options.senderSignerTtlMs === undefined ? {} : { ttlMs: options.senderSignerTtlMs }),
   })
-  const sendDepsFor = (lane: Lane): SendDeps => ({
+  // The gate is the job's own (its tenant's bucket, with its lane slot): the processor gives it per send.
+  const sendDepsFor = (lane: Lane): Omit<SendDeps, 'gate'> => ({
     store,
     mailer: createSmtpMailer(resources.transports[lane], {
       deadlineMs: resources.deadlineMs,
@@ -564,7 +565,7 @@ function startLanes(
       })
       return createSendProcessor({
         lane,
-        send: (job, log, admit, attempt) => sendMessage(job, { ...deps, logger: log }, admit, attempt),
+        send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
         record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
