@@ -10,6 +10,8 @@ import {
   laneRetryBudgetMs,
   laneRetryDelayMs,
   parseSendJobId,
+  SEND_JOB_NAME,
+  sendJob,
   sendJobId,
 } from './catalog'
 import { QUEUE_NAMES } from './names'
@@ -100,5 +102,26 @@ describe('job ids', () => {
     expect(deadLetterJobId(sendJobId(id, 1))).toBe(deadLetterJobId(sendJobId(id, 1)))
     expect(deadLetterJobId(sendJobId(id, 1))).not.toBe(deadLetterJobId(sendJobId(id, 2)))
     expect(deadLetterJobId(sendJobId(id))).not.toContain(':')
+  })
+})
+
+describe('sendJob', () => {
+  const messageId = '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b'
+  const tenantId = '0193a4b2-7c1d-7e8f-9a0b-aaaaaaaaaaaa'
+
+  it("is the lane's send job: its name, a payload the worker accepts, the lane's options and the stable id", () => {
+    for (const lane of LANES) {
+      const job = sendJob({ lane, messageId, tenantId, generation: 0 })
+      expect(job.name).toBe(SEND_JOB_NAME)
+      expect(sendJobPayload.parse(job.data)).toEqual({ v: 1, messageId, tenantId })
+      expect(job.opts).toEqual({ ...laneJobOptions(lane), jobId: `m-${messageId}` })
+    }
+  })
+
+  it('gives a re-published generation its own job id, and carries nothing personal', () => {
+    const job = sendJob({ lane: 'bulk', messageId, tenantId, generation: 3 })
+    expect(job.opts.jobId).toBe(`m-${messageId}-g3`)
+    expect(parseSendJobId(job.opts.jobId)).toEqual({ messageId, generation: 3 })
+    expect(Object.keys(job.data).sort()).toEqual(['messageId', 'tenantId', 'v'])
   })
 })

@@ -1,6 +1,6 @@
 import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
-import type { DeadLetterPayload } from './payloads'
+import type { DeadLetterPayload, SendJobPayload } from './payloads'
 
 /**
  * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
@@ -117,6 +117,32 @@ export function parseSendJobId(jobId: string): { messageId: string; generation: 
   const match = SEND_JOB_ID.exec(jobId)
   if (!match?.[1]) return undefined
   return { messageId: match[1], generation: match[2] ? Number(match[2]) : 0 }
+}
+
+/** A message's delivery as its producers add it to its lane (`add` or `addBulk`). */
+export interface SendLaneJob {
+  name: typeof SEND_JOB_NAME
+  data: SendJobPayload
+  opts: JobsOptions & { jobId: string }
+}
+
+/**
+ * The lane job that delivers a message, the same whoever publishes it (the relay from the outbox, the
+ * pacer from the bulk backlog): the lane's one job name, a payload of ids only, the lane's retries
+ * and retention, and the message's stable job id, so a publish repeated after a crash adds nothing.
+ */
+export function sendJob(input: {
+  lane: Lane
+  messageId: string
+  tenantId: string
+  /** The message's publish generation (see `sendJobId`). */
+  generation: number
+}): SendLaneJob {
+  return {
+    name: SEND_JOB_NAME,
+    data: { v: 1, messageId: input.messageId, tenantId: input.tenantId },
+    opts: { ...laneJobOptions(input.lane), jobId: sendJobId(input.messageId, input.generation) },
+  }
 }
 
 /**

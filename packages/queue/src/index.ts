@@ -13,6 +13,8 @@ export {
   parseSendJobId,
   RETENTION,
   SEND_JOB_NAME,
+  type SendLaneJob,
+  sendJob,
   sendJobId,
 } from './catalog'
 export {

@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import {
-  type Admission,
+  type MailSlot,
   MessageLockedError,
   OutcomeUnknownSendError,
   type OutgoingMail,
+  openGate,
   recordAcceptedSend,
   type SendDeps,
   SendNotRecordedError,
@@ -42,23 +43,42 @@ afterAll(async () => {
   await database?.close()
 })
 
-/** Records accepted mail; `fail` decides per call (1-based) whether and how a send fails. */
+/**
+ * Records accepted mail; `fail` decides per call (1-based) whether and how a send fails. `held()` counts
+ * the connection slots reserved and not yet given back: every test ends with none.
+ */
 function recordingMailer(options: { fail?: (call: number) => Error | undefined; delayMs?: number } = {}) {
   const accepted: OutgoingMail[] = []
   let calls = 0
+  let held = 0
   return {
     accepted,
     calls: () => calls,
-    async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<Admission> {
-      const admission = admit ? await admit() : { ok: true as const }
-      if (!admission.ok) return admission
-      calls += 1
-      const call = calls
-      if (options.delayMs) await sleep(options.delayMs)
-      const error = options.fail?.(call)
-      if (error) throw error
-      accepted.push(mail)
-      return admission
+    held: () => held,
+    async reserve(): Promise<MailSlot> {
+      held += 1
+      let open = true
+      const release = () => {
+        if (!open) return
+        open = false
+        held -= 1
+      }
+      return {
+        release,
+        async send(mail: OutgoingMail) {
+          try {
+            calls += 1
+            const call = calls
+            if (options.delayMs) await sleep(options.delayMs)
+            const error = options.fail?.(call)
+            if (error) throw error
+            accepted.push(mail)
+            return {}
+          } finally {
+            release()
+          }
+        },
+      }
     },
   }
 }
@@ -67,6 +87,7 @@ function deps(mailer: ReturnType<typeof recordingMailer>, overrides: Partial<Sen
   return {
     store: createDeliveryStore(database.db),
     mailer,
+    gate: openGate,
     clock: { now: () => new Date() },
     lockMs: 30_000,
     mailFrom: 'mail@fairlane.test',
@@ -137,10 +158,14 @@ describe('sendMessage', () => {
       seen.push({ status: current?.status, attempts: current?.attempts })
       return { ok: false as const, delayMs: 320 }
     }
-    expect(await sendMessage(job, deps(mailer), refuse)).toEqual({ kind: 'deferred', delayMs: 320 })
+    expect(await sendMessage(job, deps(mailer, { gate: { admit: refuse } }))).toEqual({
+      kind: 'deferred',
+      delayMs: 320,
+    })
     // Asked while the row was claimed (sending, this attempt counted), then given back uncounted.
     expect(seen).toEqual([{ status: 'sending', attempts: 1 }])
     expect(mailer.calls()).toBe(0)
+    expect(mailer.held()).toBe(0)
     expect(await row(job.messageId)).toMatchObject({
       status: 'queued',
       attempts: 0,
@@ -148,7 +173,9 @@ describe('sendMessage', () => {
       lockedUntil: null,
     })
     // With a token the same job sends at once: nothing is left locked by the deferral.
-    expect((await sendMessage(job, deps(mailer), async () => ({ ok: true }))).kind).toBe('sent')
+    expect((await sendMessage(job, deps(mailer, { gate: { admit: async () => ({ ok: true }) } }))).kind).toBe(
+      'sent',
+    )
     expect(await row(job.messageId)).toMatchObject({ status: 'sent', attempts: 1 })
   })
 
@@ -160,12 +187,15 @@ describe('sendMessage', () => {
       asked += 1
       return { ok: true as const }
     }
-    expect((await sendMessage(job, deps(mailer), admit)).kind).toBe('sent')
-    expect(await sendMessage(job, deps(mailer), admit)).toEqual({ kind: 'skipped', reason: 'already-sent' })
+    expect((await sendMessage(job, deps(mailer, { gate: { admit } }))).kind).toBe('sent')
+    expect(await sendMessage(job, deps(mailer, { gate: { admit } }))).toEqual({
+      kind: 'skipped',
+      reason: 'already-sent',
+    })
     await claimMessage(database.db, { ...(await seedOne()), lockMs: 30_000 }).then(async (claim) => {
       if (!claim) throw new Error('expected a claim')
       await expect(
-        sendMessage({ messageId: claim.id, tenantId }, deps(mailer), admit),
+        sendMessage({ messageId: claim.id, tenantId }, deps(mailer, { gate: { admit } })),
       ).rejects.toBeInstanceOf(MessageLockedError)
     })
     expect(asked).toBe(1)
@@ -177,8 +207,11 @@ describe('sendMessage', () => {
     const down = async (): Promise<never> => {
       throw new Error('Connection is closed.')
     }
-    await expect(sendMessage(job, deps(mailer), down)).rejects.toThrow('Connection is closed.')
+    await expect(sendMessage(job, deps(mailer, { gate: { admit: down } }))).rejects.toThrow(
+      'Connection is closed.',
+    )
     expect(mailer.calls()).toBe(0)
+    expect(mailer.held()).toBe(0)
     expect(await row(job.messageId)).toMatchObject({ status: 'queued', lockToken: null })
   })
 
@@ -376,7 +409,7 @@ describe('sendMessage', () => {
   it('marks the message failed under outcome_unknown when the final attempt ends unknown', async () => {
     const job = await seedOne()
     const mailer = recordingMailer({ fail: () => new OutcomeUnknownSendError('read ECONNRESET') })
-    await expect(sendMessage(job, deps(mailer), undefined, { final: true })).rejects.toBeInstanceOf(
+    await expect(sendMessage(job, deps(mailer), { final: true })).rejects.toBeInstanceOf(
       OutcomeUnknownSendError,
     )
     expect(await row(job.messageId)).toMatchObject({

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { loadSigningKey, parseReturnPath, unsubscribeKey } from '@fairlane/core'
-import { type SendDeps, sendMessage } from '@fairlane/core/delivery'
+import { openGate, type SendDeps, sendMessage } from '@fairlane/core/delivery'
 import { messages } from '@fairlane/db'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
 import { notifyOutbox } from '@fairlane/db/queries/outbox'
@@ -224,6 +224,7 @@ describe('sendMessage with the SMTP mailer', () => {
   const deps = (overrides: Partial<SendDeps> = {}): SendDeps => ({
     store: createDeliveryStore(db()),
     mailer: createSmtpMailer(transports.bulk, { deadlineMs: 5_000, connections: 2 }),
+    gate: openGate,
     clock: { now: () => new Date() },
     lockMs: 30_000,
     mailFrom: 'mail@fairlane.test',

@@ -4,7 +4,6 @@ import { createDomainStore } from '@fairlane/db/queries/sending-domains'
 import { createDnsLookup, type DnsLookupOptions } from '@fairlane/mail/dns'
 import type { Job } from 'bullmq'
 import type { Logger } from 'pino'
-import type { Schedule } from '../system/schedules'
 
 /** Stable scheduler id: every worker process upserts the same one. */
 export const DOMAIN_CHECKS_SCHEDULER_ID = 'domain-checks'
@@ -28,14 +27,10 @@ export const DEFAULT_DOMAIN_CHECK_SETTINGS: DomainCheckSettings = {
   returnPathHost: 'bounces.fairlane.localhost',
 }
 
-export function domainCheckSchedules(): Schedule[] {
-  return [{ id: DOMAIN_CHECKS_SCHEDULER_ID, everyMs: DOMAIN_CHECKS_EVERY_MS }]
-}
-
 export function domainCheckHandlers(
   settings: DomainCheckSettings,
   deps: { db: Database; logger: Logger },
-): Record<string, (job: Job) => Promise<unknown>> {
+): Record<typeof DOMAIN_CHECKS_SCHEDULER_ID, (job: Job) => Promise<unknown>> {
   const dns = createDnsLookup({ servers: settings.dnsServers, ...settings.dns })
   const store = createDomainStore(deps.db)
   const clock = { now: () => new Date() }

@@ -8,7 +8,7 @@ import {
   tryTakePacerLeadership,
 } from '@fairlane/db/queries/pacer-leadership'
 import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
-import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
+import { sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { Sql } from 'postgres'
@@ -209,10 +209,10 @@ export async function paceOnce(
 }
 
 function bulkJob(row: ReleasedMessage) {
-  const data: SendJobPayload = { v: 1, messageId: row.messageId, tenantId: row.tenantId }
-  return {
-    name: SEND_JOB_NAME,
-    data,
-    opts: { ...laneJobOptions('bulk'), jobId: sendJobId(row.messageId, row.generation) },
-  }
+  return sendJob({
+    lane: 'bulk',
+    messageId: row.messageId,
+    tenantId: row.tenantId,
+    generation: row.generation,
+  })
 }

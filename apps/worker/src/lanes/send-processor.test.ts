@@ -5,6 +5,7 @@ import {
   OutcomeUnknownSendError,
   type RecordOutcome,
   type SendAttempt,
+  type SendGate,
   SendNotRecordedError,
   type SendOutcome,
 } from '@fairlane/core/delivery'
@@ -44,12 +45,7 @@ function fakeJob(
 }
 
 function processorWith(
-  send: (
-    job: unknown,
-    log: unknown,
-    admit: (() => Promise<Admission>) | undefined,
-    attempt: SendAttempt,
-  ) => Promise<SendOutcome>,
+  send: (job: unknown, log: unknown, gate: SendGate, attempt: SendAttempt) => Promise<SendOutcome>,
   gate?: TenantGate,
   record: (claim: HeldClaim) => Promise<RecordOutcome> = async () => {
     throw new Error('record called for a job that never had an accepted send')
@@ -134,9 +130,9 @@ describe('send processor', () => {
         left.push(`${tenantId}/${jobId}`)
       },
     }
-    const { process, registry, recorded } = processorWith(async (_job, _log, admit) => {
-      const admission = await admit?.()
-      return admission?.ok === false
+    const { process, registry, recorded } = processorWith(async (_job, _log, sendGate) => {
+      const admission = await sendGate.admit({ tenantId: ids.tenantId, lane: 'bulk' })
+      return !admission.ok
         ? { kind: 'deferred', delayMs: admission.delayMs }
         : { kind: 'skipped', reason: 'not-found' }
     }, gate)
@@ -154,21 +150,29 @@ describe('send processor', () => {
     expect(await registry.metrics()).toMatch(/fairlane_jobs_deferred_total\{lane="bulk"\} 1/)
   })
 
-  it('gives the use case no gate without a lock token (the job could not be delayed)', async () => {
-    let admitGiven = true
-    const gate: TenantGate = { admit: async () => ({ ok: true }), leave: async () => {} }
-    const { process } = processorWith(async (_job, _log, admit) => {
-      admitGiven = admit !== undefined
+  it("gives the use case an open gate, not the tenant's, without a lock token (the job could not be delayed)", async () => {
+    let tenantGateAsked = 0
+    const gate: TenantGate = {
+      admit: async () => {
+        tenantGateAsked += 1
+        return { ok: false, delayMs: 500 }
+      },
+      leave: async () => {},
+    }
+    let admission: Admission | undefined
+    const { process } = processorWith(async (_job, _log, sendGate) => {
+      admission = await sendGate.admit({ tenantId: ids.tenantId, lane: 'bulk' })
       return { kind: 'skipped', reason: 'not-found' }
     }, gate)
     await process(fakeJob().job)
-    expect(admitGiven).toBe(false)
+    expect(admission).toEqual({ ok: true })
+    expect(tenantGateAsked).toBe(0)
   })
 
   it('counts an unknown outcome and leaves the retry to find the kept claim', async () => {
     const unknown = new OutcomeUnknownSendError('Connection closed unexpectedly')
     const finals: boolean[] = []
-    const { process, registry } = processorWith(async (_job, _log, _admit, attempt) => {
+    const { process, registry } = processorWith(async (_job, _log, _gate, attempt) => {
       finals.push(attempt.final)
       throw unknown
     })

@@ -1,11 +1,12 @@
 import type { Lane } from '@fairlane/core'
 import {
-  type Admission,
   isOutcomeUnknown,
   isPermanentFailure,
   MessageLockedError,
+  openGate,
   type RecordOutcome,
   type SendAttempt,
+  type SendGate,
   type SendJob,
   SendNotRecordedError,
   type SendOutcome,
@@ -25,14 +26,9 @@ export interface SendProcessorDeps {
   lane: Lane
   /**
    * `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it.
-   * `admit` takes the tenant's token; the use case asks it right before the hand-off to SMTP.
+   * `gate` takes the tenant's token for this job; the use case asks it once an SMTP connection is held.
    */
-  send: (
-    job: SendJob,
-    log: Logger,
-    admit: (() => Promise<Admission>) | undefined,
-    attempt: SendAttempt,
-  ) => Promise<SendOutcome>
+  send: (job: SendJob, log: Logger, gate: SendGate, attempt: SendAttempt) => Promise<SendOutcome>
   /** Records a send the server accepted under `claim` (`recordAcceptedSend`); never sends. */
   record: (claim: SentClaim, log: Logger) => Promise<RecordOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
@@ -61,7 +57,7 @@ export type SendJobResult = { kind: 'sent' } | { kind: 'skipped'; reason: string
  * answers), so it is never resent by this job nor dead-lettered.
  *
  * The tenant's token is taken by the use case at the last moment, once the message is claimed and
- * composed (so a job with nothing to send spends none). Without one the use case gives the claim back
+ * composed and an SMTP connection is held (so a job with nothing to send spends none). Without one the use case gives the claim back
  * and the job is moved to delayed until its token is due: the same job, no new job, no attempt spent
  * (`attemptsMade` and the row's `attempts` still count real delivery tries only).
  */
@@ -75,14 +71,15 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     const log = deps.logger.child({ tenantId, messageId, lane: deps.lane, jobId: job.id })
     const gate = deps.gate
     // Without a lock token (a processor called outside a Worker) the job could not be moved to
-    // delayed, so there is no bucket either.
-    const admit = gate && token ? () => gate.admit(tenantId, job.id) : undefined
+    // delayed, so there is no bucket either. The tenant gate is the lane's own: the job's lane.
+    const sendGate: SendGate =
+      gate && token ? { admit: (input) => gate.admit(input.tenantId, job.id) } : openGate
     try {
       if (acceptedLockToken) {
         const claim = { messageId, tenantId, lockToken: acceptedLockToken, response: acceptedResponse }
         return await recordOnly(job, token, claim, log)
       }
-      return await sendOnce(job, token, parsed.data, log, admit)
+      return await sendOnce(job, token, parsed.data, log, sendGate)
     } finally {
       // Whatever the outcome, the job no longer waits in the lane: its slot goes back to its tenant.
       if (gate && job.id) {
@@ -100,14 +97,14 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     token: string | undefined,
     payload: SendJobPayload,
     log: Logger,
-    admit: (() => Promise<Admission>) | undefined,
+    gate: SendGate,
   ): Promise<SendJobResult> {
     const { messageId, tenantId } = payload
     const attempt = job.attemptsMade + 1
     const final = attempt >= (job.opts?.attempts ?? 1)
     let outcome: SendOutcome
     try {
-      outcome = await deps.send({ messageId, tenantId }, log, admit, { final })
+      outcome = await deps.send({ messageId, tenantId }, log, gate, { final })
     } catch (error) {
       return settle(error, { job, token, payload, log, attempt, final })
     }

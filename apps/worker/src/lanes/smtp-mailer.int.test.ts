@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
-import type { OutgoingMail } from '@fairlane/core/delivery'
+import type { Admission, HandOff, Mailer, OutgoingMail } from '@fairlane/core/delivery'
 import { closeLaneTransports, createLaneTransports, type LaneTransports } from '@fairlane/mail'
 import { OutcomeUnknownSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import type { MailSink } from '@fairlane/mailsink/sink'
@@ -36,7 +36,54 @@ const mail = (to: string): OutgoingMail => ({
   headers: {},
 })
 
+/** The use case's order: a connection held, then the token, then the send (or the slot given back). */
+async function sendVia(
+  mailer: Mailer,
+  message: OutgoingMail,
+  admit: () => Promise<Admission> = async () => ({ ok: true }),
+): Promise<HandOff | Admission> {
+  const slot = await mailer.reserve()
+  try {
+    const admission = await admit()
+    if (!admission.ok) return admission
+    return await slot.send(message)
+  } finally {
+    slot.release()
+  }
+}
+
 describe('createSmtpMailer', () => {
+  it('holds a connection from reserve until the slot is released or has sent, failed or not', async () => {
+    const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
+    const first = await mailer.reserve()
+    let secondHeld = false
+    const second = mailer.reserve().then((slot) => {
+      secondHeld = true
+      return slot
+    })
+    await first.send(mail('one@example.test'))
+    const held = await second
+    expect(secondHeld).toBe(true)
+    // A failed send gives its connection back too.
+    sink.faults.add({ match: 'nope@example.test', reply: '550 5.1.1 no such user', times: 1 })
+    await expect(held.send(mail('nope@example.test'))).rejects.toMatchObject({ responseCode: 550 })
+    const third = await mailer.reserve()
+    third.release()
+    // Given back twice, it still counts once: one connection, one holder.
+    third.release()
+    const fourth = await mailer.reserve()
+    let fifthHeld = false
+    const fifth = mailer.reserve().then((slot) => {
+      fifthHeld = true
+      return slot
+    })
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(fifthHeld).toBe(false)
+    fourth.release()
+    ;(await fifth).release()
+    expect(sink.store.list().map((message) => message.to)).toEqual(['one@example.test'])
+  })
+
   it('asks for a token only once a connection is free, so no send waits in the pool after its token', async () => {
     const mailer = createSmtpMailer(transports.bulk, { deadlineMs: 5_000, connections: 2 })
     // The first two are held 300 ms by the sink: the third may not take its token before one is done.
@@ -47,7 +94,7 @@ describe('createSmtpMailer', () => {
       return { ok: true as const }
     }
     await Promise.all(
-      ['a@slow.test', 'b@slow.test', 'c@fast.test'].map((to) => mailer.send(mail(to), admitting(to))),
+      ['a@slow.test', 'b@slow.test', 'c@fast.test'].map((to) => sendVia(mailer, mail(to), admitting(to))),
     )
     const acceptedAtMs = (to: string) => Date.parse(sink.store.list({ to })[0]?.receivedAt ?? '')
     // The sink stamps a message once it has waited out its fault, just before it answers.
@@ -60,13 +107,12 @@ describe('createSmtpMailer', () => {
 
   it('sends nothing when the token is refused, and says when to come back', async () => {
     const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
-    expect(await mailer.send(mail('x@example.test'), async () => ({ ok: false, delayMs: 420 }))).toEqual({
+    expect(await sendVia(mailer, mail('x@example.test'), async () => ({ ok: false, delayMs: 420 }))).toEqual({
       ok: false,
       delayMs: 420,
     })
     // Accepted: with the server's reply, for the message's `sent` event.
-    expect(await mailer.send(mail('y@example.test'))).toEqual({
-      ok: true,
+    expect(await sendVia(mailer, mail('y@example.test'))).toEqual({
       response: expect.stringMatching(/^250 /),
     })
     expect(sink.store.list().map((message) => message.to)).toEqual(['y@example.test'])
@@ -80,8 +126,8 @@ describe('createSmtpMailer', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_200))
       return { ok: true as const }
     }
-    const first = mailer.send(mail('a@example.test'), slowToken).catch((caught: unknown) => caught)
-    const second = mailer.send(mail('b@example.test')).catch((caught: unknown) => caught)
+    const first = sendVia(mailer, mail('a@example.test'), slowToken).catch((caught: unknown) => caught)
+    const second = sendVia(mailer, mail('b@example.test')).catch((caught: unknown) => caught)
     expect(await first).toBeInstanceOf(TransientSendError)
     const late = await second
     expect(late).toBeInstanceOf(TransientSendError)
@@ -92,7 +138,7 @@ describe('createSmtpMailer', () => {
   it('reports an unknown outcome when the connection drops after the body was handed over', async () => {
     const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
     sink.faults.add({ match: 'lost@example.test', dropAfterData: true, times: 1 })
-    const error = await mailer.send(mail('lost@example.test')).catch((caught: unknown) => caught)
+    const error = await sendVia(mailer, mail('lost@example.test')).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(OutcomeUnknownSendError)
     expect(error).toMatchObject({ kind: 'outcome-unknown' })
     // The sink did take it: this is the case a retry must not resend at once.
@@ -102,19 +148,19 @@ describe('createSmtpMailer', () => {
   it('reports an unknown outcome when the send deadline cuts off the wait for the reply to DATA', async () => {
     const mailer = createSmtpMailer(transports.critical, { deadlineMs: 1_000, connections: 1 })
     sink.faults.add({ match: 'slow-reply@example.test', delayMs: 3_000, times: 1 })
-    const error = await mailer.send(mail('slow-reply@example.test')).catch((caught: unknown) => caught)
+    const error = await sendVia(mailer, mail('slow-reply@example.test')).catch((caught: unknown) => caught)
     expect(error).toBeInstanceOf(OutcomeUnknownSendError)
   })
 
   it('keeps a reply after the data transient, and a failure before the body left transient', async () => {
     const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
     sink.faults.add({ match: 'later@example.test', reply: '451 4.7.1 try later', times: 1 })
-    const answered = await mailer.send(mail('later@example.test')).catch((caught: unknown) => caught)
+    const answered = await sendVia(mailer, mail('later@example.test')).catch((caught: unknown) => caught)
     expect(answered).toBeInstanceOf(TransientSendError)
     expect(answered).toMatchObject({ responseCode: 451 })
 
     await sink.close()
-    const refused = await mailer.send(mail('nobody-home@example.test')).catch((caught: unknown) => caught)
+    const refused = await sendVia(mailer, mail('nobody-home@example.test')).catch((caught: unknown) => caught)
     expect(refused).toBeInstanceOf(TransientSendError)
     expect(refused).not.toBeInstanceOf(OutcomeUnknownSendError)
   })
@@ -143,7 +189,7 @@ describe('createSmtpMailer', () => {
         ...mail('busy@example.test'),
         dkim: { domainName: 'news.example', keySelector: 's1', privateKey },
       }
-      const refused = await mailer.send(signed).catch((caught: unknown) => caught)
+      const refused = await sendVia(mailer, signed).catch((caught: unknown) => caught)
       expect(refused).toBeInstanceOf(TransientSendError)
       expect(refused).not.toBeInstanceOf(OutcomeUnknownSendError)
       expect(refused).toMatchObject({ responseCode: 450 })

@@ -21,7 +21,8 @@ describe('createSmtpMailer', () => {
     })
     try {
       const mailer = createSmtpMailer(transports.critical, { deadlineMs: 5_000, connections: 1 })
-      const error = await mailer
+      const slot = await mailer.reserve()
+      const error = await slot
         .send({
           from: 'a@example.com',
           to: 'b@example.com',

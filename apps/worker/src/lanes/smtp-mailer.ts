@@ -1,8 +1,8 @@
 import type { Lane } from '@fairlane/core'
 import {
-  type Admission,
   type HandOff,
   type Mailer,
+  type MailSlot,
   type OutgoingMail,
   SigningFailedError,
 } from '@fairlane/core/delivery'
@@ -22,12 +22,12 @@ type SendMailOptions = Parameters<Transport['sendMail']>[0]
 
 /**
  * The send use case's mailer over one lane's pooled nodemailer transport. At most `connections`
- * sends are handed to the pool at once (its size), so a send never waits in the pool's own queue: it
- * waits here, before the tenant's token is taken, and the token's moment is the mail's moment give
+ * slots are held at once (the pool's size), so a send never waits in the pool's own queue: it waits
+ * here, in `reserve`, before the tenant's token is taken, and the token's moment is the mail's moment give
  * or take one SMTP exchange (measured: a pool queue behind 20 concurrent jobs put up to 165 ms between
  * the two, enough to show a tenant above its plan at the receiving end).
  *
- * Each send has an overall deadline, counted from the call (the wait for a connection included), on
+ * Each send has an overall deadline, counted from the reserve (the wait for a connection included), on
  * top of nodemailer's per-phase timeouts: a server that trickles its replies never trips an inactivity
  * timeout, and the send claim (SEND_LOCK_MS) must outlast the longest send. Failures reject as
  * `TransientSendError` / `PermanentSendError`, or `OutcomeUnknownSendError` when the connection failed
@@ -43,53 +43,83 @@ export function createSmtpMailer(
   installBodyHandoff(transport)
   const connections = pLimit(options.connections)
   return {
-    async send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<HandOff> {
+    reserve(): Promise<MailSlot> {
+      // Counted from the reserve: the wait for a connection is part of the send's deadline.
       const deadline = AbortSignal.timeout(options.deadlineMs)
-      return connections(async () => {
-        if (deadline.aborted) {
-          throw new TransientSendError({
-            message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
-            suppressRecipient: false,
-          })
-        }
-        const admission = admit ? await admit() : { ok: true as const }
-        if (!admission.ok) return admission
-        let bodyHandedOff = false
-        const message = {
-          from: mail.from,
-          ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
-          to: mail.to,
-          // MAIL FROM is the message's VERP return path, not the From header.
-          envelope: mail.envelope,
-          // Per message, so the lane's pool serves every domain; the key is parsed once per domain.
-          ...(mail.dkim === undefined
-            ? {}
-            : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }),
-          subject: mail.subject,
-          html: mail.html,
-          text: mail.text,
-          messageId: mail.messageId,
-          headers: mail.headers,
-          // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
-          signal: deadline,
-          [BODY_HANDOFF]: () => {
-            bodyHandedOff = true
-          },
-        } as SendMailOptions
-        let info: { response?: unknown }
-        try {
-          info = await transport.sendMail(message)
-        } catch (error) {
-          // Checked before any byte of the message went out, although the stream had started.
-          if (error instanceof SigningFailedError) throw error
-          throw toSendError(error, { bodyHandedOff })
-        }
-        return typeof info.response === 'string'
-          ? { ok: true, response: tidyReply(info.response) }
-          : { ok: true }
+      return new Promise<MailSlot>((resolve, reject) => {
+        // The limiter's place is held until the slot is given back (sent or released).
+        connections(
+          () =>
+            new Promise<void>((giveBack) => {
+              if (deadline.aborted) {
+                giveBack()
+                reject(
+                  new TransientSendError({
+                    message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
+                    suppressRecipient: false,
+                  }),
+                )
+                return
+              }
+              resolve(heldSlot(transport, deadline, giveBack))
+            }),
+        ).catch(reject)
       })
     },
   }
+}
+
+/** One of the limiter's places, held: `send` gives it back once the server answered, `release` unused. */
+function heldSlot(transport: Transport, deadline: AbortSignal, giveBack: () => void): MailSlot {
+  let held = true
+  const release = () => {
+    if (!held) return
+    held = false
+    giveBack()
+  }
+  return {
+    release,
+    async send(mail) {
+      if (!held) throw new Error('this SMTP connection slot was already given back')
+      try {
+        return await sendOn(transport, mail, deadline)
+      } finally {
+        release()
+      }
+    },
+  }
+}
+
+async function sendOn(transport: Transport, mail: OutgoingMail, deadline: AbortSignal): Promise<HandOff> {
+  let bodyHandedOff = false
+  const message = {
+    from: mail.from,
+    ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
+    to: mail.to,
+    // MAIL FROM is the message's VERP return path, not the From header.
+    envelope: mail.envelope,
+    // Per message, so the lane's pool serves every domain; the key is parsed once per domain.
+    ...(mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }),
+    subject: mail.subject,
+    html: mail.html,
+    text: mail.text,
+    messageId: mail.messageId,
+    headers: mail.headers,
+    // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
+    signal: deadline,
+    [BODY_HANDOFF]: () => {
+      bodyHandedOff = true
+    },
+  } as SendMailOptions
+  let info: { response?: unknown }
+  try {
+    info = await transport.sendMail(message)
+  } catch (error) {
+    // Checked before any byte of the message went out, although the stream had started.
+    if (error instanceof SigningFailedError) throw error
+    throw toSendError(error, { bodyHandedOff })
+  }
+  return typeof info.response === 'string' ? { response: tidyReply(info.response) } : {}
 }
 
 /**

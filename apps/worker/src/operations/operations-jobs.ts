@@ -3,7 +3,6 @@ import type { Database } from '@fairlane/db'
 import { createRollupStore } from '@fairlane/db/queries/rollup'
 import type { Job } from 'bullmq'
 import type { Logger } from 'pino'
-import type { Schedule } from '../system/schedules'
 import { runNightlyCleanup } from './nightly-cleanup'
 
 /** Stable scheduler ids: every worker process upserts the same two, so each runs once per period. */
@@ -34,18 +33,10 @@ export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = { timeZone: 'UTC'
 export const DEFAULT_BODY_RETENTION = { days: 30, criticalDays: 7 }
 export const DEFAULT_EVENT_RETENTION_DAYS = 30
 
-export function operationsSchedules(settings: OperationsSettings): Schedule[] {
-  return ([CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID] as const).map((id) => ({
-    id,
-    pattern: OPERATIONS_PATTERNS[id],
-    timeZone: settings.timeZone,
-  }))
-}
-
 export function operationsHandlers(
   settings: OperationsSettings,
   deps: { db: Database; logger: Logger },
-): Record<string, (job: Job) => Promise<unknown>> {
+): Record<keyof typeof OPERATIONS_PATTERNS, (job: Job) => Promise<unknown>> {
   const clock = { now: () => new Date() }
   return {
     [CLEANUP_SCHEDULER_ID]: (job) =>

@@ -11,8 +11,8 @@ import {
   parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
 import { laneParkKey } from '@fairlane/fairness'
-import { laneJobOptions, SEND_JOB_NAME, type SendJobPayload, sendJobId } from '@fairlane/queue'
-import type { JobsOptions, Queue } from 'bullmq'
+import { type SendLaneJob, sendJob } from '@fairlane/queue'
+import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import { decideTenantRows, FAIR_LANES, type TenantRows, type TransactionalFairness } from './lane-parking'
@@ -49,18 +49,12 @@ export interface BatchResult {
   stillParked?: number
 }
 
-interface LaneJob {
-  name: string
-  data: SendJobPayload
-  opts: JobsOptions
-}
-
 interface ParsedRow {
   row: OutboxEntry
   lane: Lane
   tenantId: string
   jobId: string
-  job: LaneJob
+  job: SendLaneJob
 }
 
 /** Beyond this many unparseable rows the skip list starts over, so memory stays bounded. */
@@ -137,20 +131,15 @@ function planJobs(rows: OutboxEntry[]) {
       continue
     }
     const { lane, messageId, tenantId, generation } = event.data
-    const jobId = sendJobId(messageId, generation)
-    const job: LaneJob = {
-      name: SEND_JOB_NAME,
-      data: { v: 1, messageId, tenantId },
-      opts: { ...laneJobOptions(lane), jobId },
-    }
-    parsed.push({ row, lane, tenantId, jobId, job })
+    const job = sendJob({ lane, messageId, tenantId, generation })
+    parsed.push({ row, lane, tenantId, jobId: job.opts.jobId, job })
   }
   return { parsed, rejected }
 }
 
 /** Jobs per lane in publishing order; a job whose turn is ahead waits delayed until then. */
-function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, LaneJob[]> {
-  const jobs = new Map<Lane, LaneJob[]>()
+function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, SendLaneJob[]> {
+  const jobs = new Map<Lane, SendLaneJob[]>()
   for (const { entry, delayMs } of publish) {
     const job = delayMs > 0 ? { ...entry.job, opts: { ...entry.job.opts, delay: delayMs } } : entry.job
     const laneJobs = jobs.get(entry.lane)
@@ -251,7 +240,7 @@ async function rejectRows(
 }
 
 /** One debug line per job (off at the default level), so a message can be traced through the relay. */
-function logPublished(logger: Logger, jobs: Map<Lane, LaneJob[]>): void {
+function logPublished(logger: Logger, jobs: Map<Lane, SendLaneJob[]>): void {
   if (!logger.isLevelEnabled('debug')) return
   for (const [lane, laneJobs] of jobs) {
     for (const job of laneJobs) {
@@ -263,7 +252,7 @@ function logPublished(logger: Logger, jobs: Map<Lane, LaneJob[]>): void {
   }
 }
 
-async function addJobs(deps: PublishDeps, jobs: Map<Lane, LaneJob[]>): Promise<void> {
+async function addJobs(deps: PublishDeps, jobs: Map<Lane, SendLaneJob[]>): Promise<void> {
   const adds = Promise.all([...jobs].map(([lane, laneJobs]) => deps.queues[lane].addBulk(laneJobs)))
   // After a timeout nobody awaits the adds any more; their late rejection must not go unhandled.
   adds.catch(() => {})

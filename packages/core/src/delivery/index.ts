@@ -7,6 +7,7 @@ export {
   isDeliveryErrorCode,
 } from './delivery-error-code'
 export { MessageLockedError } from './message-locked-error'
+export { openGate } from './open-gate'
 export { OutcomeUnknownSendError } from './outcome-unknown-send-error'
 export type {
   Admission,
@@ -24,11 +25,13 @@ export type {
   HoldResult,
   MailAddress,
   Mailer,
+  MailSlot,
   OutgoingMail,
   ReleasedClaim,
   RenderedMail,
   SenderSigner,
   SenderSigning,
+  SendGate,
   SendJob,
   SentClaim,
   UnclaimedClaim,

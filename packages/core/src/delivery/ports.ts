@@ -187,18 +187,40 @@ export interface OutgoingMail {
 }
 
 /**
- * Hands mail to SMTP. `admit` (the tenant's token) is asked once a connection is free, right before
- * the mail is written to it, so the moment a token is taken is the moment the mail leaves, give or
- * take one SMTP exchange; refused, nothing is sent and the refusal is returned. Resolves `{ ok: true }`
- * with the server's reply once the server accepted the message; rejects with a `SendFailure` (see
- * send-failure.ts).
+ * Hands mail to SMTP, one held connection at a time. `reserve` waits until one of the mailer's
+ * connections is free and holds it for the caller, so whatever is asked between the reserve and the
+ * slot's `send` (the tenant's token) is asked at the moment the mail leaves, give or take one SMTP
+ * exchange. It rejects with a `SendFailure` (see send-failure.ts) when no connection came free in time.
  */
 export interface Mailer {
-  send(mail: OutgoingMail, admit?: () => Promise<Admission>): Promise<HandOff>
+  reserve(): Promise<MailSlot>
 }
 
-/** The mailer's answer: accepted, with the server's reply (addresses taken out), or refused a token. */
-export type HandOff = { ok: true; response?: string | undefined } | Extract<Admission, { ok: false }>
+/**
+ * One held SMTP connection. Exactly one of `send` or `release` gives it back: `send` always does,
+ * whatever happens; `release` is for a slot that sends nothing. Giving it back twice is harmless.
+ */
+export interface MailSlot {
+  /**
+   * Resolves with the server's reply (addresses taken out; absent if unknown) once the server accepted
+   * the message; rejects with a `SendFailure` (see send-failure.ts) or `SigningFailedError`.
+   */
+  send(mail: OutgoingMail): Promise<HandOff>
+  release(): void
+}
+
+/** The server accepted the message: its reply, for the message's `sent` event. */
+export interface HandOff {
+  response?: string | undefined
+}
+
+/**
+ * The tenant's token bucket in front of the SMTP hand-off: a token, or how long until one is due.
+ * Asked once a connection is held, right before the mail is written to it.
+ */
+export interface SendGate {
+  admit(input: { tenantId: string; lane: Lane }): Promise<Admission>
+}
 
 /**
  * How mail of one of a tenant's sending domains leaves: signed with its active DKIM key, its return

@@ -3,7 +3,6 @@ import { buildReturnPath } from '../sender-identity/return-path'
 import { deliveryErrorCodeOf } from './delivery-error-code'
 import { MessageLockedError } from './message-locked-error'
 import type {
-  Admission,
   CampaignRenderer,
   ClaimedMessage,
   Clock,
@@ -15,6 +14,7 @@ import type {
   OutgoingMail,
   SenderSigner,
   SenderSigning,
+  SendGate,
   SendJob,
 } from './ports'
 import { isOutcomeUnknown, isPermanentFailure } from './send-failure'
@@ -28,7 +28,14 @@ const STALE_HOLD_RETRY_MS = 1_000
 
 export interface SendDeps {
   store: DeliveryStore
+  /** SMTP: a connection is reserved first, and the mail sent on it once the gate admitted it. */
   mailer: Mailer
+  /**
+   * The tenant's token. Asked as late as possible — claimed, composed, and an SMTP connection held —
+   * so the bucket's bound holds where the mail leaves, give or take one SMTP exchange, and a message
+   * with nothing to send (sent, suppressed, held elsewhere) spends none.
+   */
+  gate: SendGate
   clock: Clock
   /**
    * How long a claim is exclusive (SEND_LOCK_MS). Must exceed the mailer's worst case, deadline
@@ -89,12 +96,6 @@ export interface SendAttempt {
 export async function sendMessage(
   job: SendJob,
   deps: SendDeps,
-  /**
-   * Takes the tenant's token. Asked as late as possible — claimed, composed, and by the mailer once
-   * an SMTP connection is free — so the bucket's bound holds where the mail leaves, give or take one
-   * SMTP exchange, and a message with nothing to send (sent, suppressed, held elsewhere) spends none.
-   */
-  admit?: () => Promise<Admission>,
   attempt: SendAttempt = { final: false },
 ): Promise<SendOutcome> {
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
@@ -126,9 +127,21 @@ export async function sendMessage(
       sender = await senderFor(message, deps)
       if (sender.kind === 'hold') return giveBack(claim, STALE_HOLD_RETRY_MS, deps)
     }
-    const handedOff = await deps.mailer.send(await composeMail(message, sender, deps), admit)
-    if (!handedOff.ok) return giveBack(claim, handedOff.delayMs, deps)
-    response = handedOff.response
+    const mail = await composeMail(message, sender, deps)
+    // A free connection first, then the token, then SMTP: the token is taken only when the mail can
+    // leave at once, so the tenant's plan holds at the receiving end. Whatever happens from here, the
+    // connection goes back (releasing a slot that sent is a no-op).
+    const slot = await deps.mailer.reserve()
+    try {
+      const admission = await deps.gate.admit({ tenantId: message.tenantId, lane: message.lane })
+      if (!admission.ok) {
+        slot.release()
+        return giveBack(claim, admission.delayMs, deps)
+      }
+      response = (await slot.send(mail)).response
+    } finally {
+      slot.release()
+    }
   } catch (error) {
     if (error instanceof SigningFailedError) {
       await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)

@@ -1,0 +1,262 @@
+import { describe, expect, it } from 'vitest'
+import type {
+  Admission,
+  ClaimedMessage,
+  DeliveryStore,
+  HandOff,
+  Mailer,
+  MailSlot,
+  OutgoingMail,
+  SendGate,
+} from './ports'
+import { type SendDeps, sendMessage } from './send-message'
+
+const job = { messageId: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', tenantId: 't1' }
+
+function claimed(): ClaimedMessage {
+  return {
+    id: job.messageId,
+    tenantId: job.tenantId,
+    lane: 'critical',
+    campaignId: null,
+    toAddress: 'to@example.com',
+    subject: 'Your code',
+    html: null,
+    text: '123456',
+    attempts: 1,
+    generation: 0,
+    createdAt: new Date(0),
+    lockToken: 'lock-1',
+    recipientSuppression: null,
+    recipientUnsubscribed: false,
+    contact: null,
+    fromAddress: null,
+    replyTo: null,
+    sendingDomainId: null,
+    tenantName: 'Acme',
+  }
+}
+
+/** The store in memory: one claimable message; the writes after the claim are noted in order. */
+function memoryStore(steps: string[]): DeliveryStore {
+  let claimable = true
+  return {
+    async claim() {
+      if (!claimable) return undefined
+      claimable = false
+      steps.push('claim')
+      return claimed()
+    },
+    async readState() {
+      return { status: 'sending', lockRemainingMs: 1_000 }
+    },
+    async markSent() {
+      steps.push('markSent')
+      return true
+    },
+    async release() {
+      steps.push('release')
+      return true
+    },
+    async noteOutcomeUnknown() {
+      return true
+    },
+    async unclaim(claim) {
+      steps.push(`unclaim until ${claim.untilMs}`)
+      return true
+    },
+    async markFailed() {
+      return true
+    },
+    async markSuppressed() {
+      return true
+    },
+    async markHeld() {
+      return 'held'
+    },
+    async suppress() {},
+  }
+}
+
+/** One connection slot at a time, like a pool of one: `held` says whether it is out. */
+function memoryMailer(steps: string[], send: (mail: OutgoingMail) => Promise<HandOff>) {
+  const state = { held: 0, reserved: 0 }
+  const mailer: Mailer = {
+    async reserve(): Promise<MailSlot> {
+      steps.push('reserve')
+      state.held += 1
+      state.reserved += 1
+      let open = true
+      const release = () => {
+        if (!open) return
+        open = false
+        state.held -= 1
+        steps.push('slot released')
+      }
+      return {
+        release,
+        async send(mail) {
+          try {
+            steps.push('smtp')
+            return await send(mail)
+          } finally {
+            release()
+          }
+        },
+      }
+    },
+  }
+  return { mailer, state }
+}
+
+function depsWith(steps: string[], gate: SendGate, mailer: Mailer): SendDeps {
+  return {
+    store: memoryStore(steps),
+    mailer,
+    gate,
+    clock: { now: () => new Date(10_000) },
+    lockMs: 30_000,
+    mailFrom: 'mail@fairlane.test',
+    returnPath: { bounceDomain: 'bounces.fairlane.test', secret: 'return-path-secret' },
+    signer: {
+      signingFor: async () => {
+        throw new Error('platform mail is not signed per domain')
+      },
+    },
+    messageIdFor: (id) => `<${id}@fairlane.test>`,
+  }
+}
+
+function recordingGate(steps: string[], answer: () => Promise<Admission>, held: () => number): SendGate {
+  return {
+    async admit(input) {
+      steps.push(`admit ${input.tenantId}/${input.lane} with ${held()} slot held`)
+      return answer()
+    },
+  }
+}
+
+describe('sendMessage: a free connection, then the tenant token, then SMTP', () => {
+  it('asks the gate only once a slot is held, and sends on that slot', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => ({ response: '250 2.0.0 OK' }))
+    const gate = recordingGate(
+      steps,
+      async () => ({ ok: true }),
+      () => state.held,
+    )
+    const outcome = await sendMessage(job, depsWith(steps, gate, mailer))
+    expect(outcome).toMatchObject({ kind: 'sent', recorded: true, acceptedAt: new Date(10_000) })
+    expect(steps).toEqual([
+      'claim',
+      'reserve',
+      'admit t1/critical with 1 slot held',
+      'smtp',
+      'slot released',
+      'markSent',
+    ])
+    expect(state.held).toBe(0)
+  })
+
+  it('refused a token: gives the slot back before the claim, sends nothing, defers', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => {
+      throw new Error('nothing may be sent without a token')
+    })
+    const gate = recordingGate(
+      steps,
+      async () => ({ ok: false, delayMs: 320 }),
+      () => state.held,
+    )
+    expect(await sendMessage(job, depsWith(steps, gate, mailer))).toEqual({ kind: 'deferred', delayMs: 320 })
+    expect(steps).toEqual([
+      'claim',
+      'reserve',
+      'admit t1/critical with 1 slot held',
+      'slot released',
+      'unclaim until 10320',
+    ])
+    expect(state.held).toBe(0)
+  })
+
+  it('gives the slot back when the gate throws, and releases the claim for the retry', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => ({}))
+    const gate = recordingGate(
+      steps,
+      async () => {
+        throw new Error('Connection is closed.')
+      },
+      () => state.held,
+    )
+    await expect(sendMessage(job, depsWith(steps, gate, mailer))).rejects.toThrow('Connection is closed.')
+    expect(steps).toEqual([
+      'claim',
+      'reserve',
+      'admit t1/critical with 1 slot held',
+      'slot released',
+      'release',
+    ])
+    expect(state.held).toBe(0)
+  })
+
+  it('reserves no slot and asks no token when composing fails', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => ({}))
+    const gate = recordingGate(
+      steps,
+      async () => ({ ok: true }),
+      () => state.held,
+    )
+    const deps = depsWith(steps, gate, mailer)
+    const store = deps.store
+    deps.store = {
+      ...store,
+      claim: async (input) => ({ ...(await store.claim(input)), subject: null }) as ClaimedMessage,
+    }
+    await expect(sendMessage(job, deps)).rejects.toThrow('no rendered subject and body')
+    expect(state.reserved).toBe(0)
+    expect(steps).not.toContain('reserve')
+  })
+
+  it('gives the slot back when the send fails', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => {
+      throw new Error('socket hang up')
+    })
+    const gate = recordingGate(
+      steps,
+      async () => ({ ok: true }),
+      () => state.held,
+    )
+    await expect(sendMessage(job, depsWith(steps, gate, mailer))).rejects.toThrow('socket hang up')
+    expect(steps).toEqual([
+      'claim',
+      'reserve',
+      'admit t1/critical with 1 slot held',
+      'smtp',
+      'slot released',
+      'release',
+    ])
+    expect(state.held).toBe(0)
+  })
+
+  it('spends neither a slot nor a token on a message that is not claimable', async () => {
+    const steps: string[] = []
+    const { mailer, state } = memoryMailer(steps, async () => ({}))
+    const gate = recordingGate(
+      steps,
+      async () => ({ ok: true }),
+      () => state.held,
+    )
+    const deps = depsWith(steps, gate, mailer)
+    deps.store = {
+      ...deps.store,
+      claim: async () => undefined,
+      readState: async () => ({ status: 'sent', lockRemainingMs: null }),
+    }
+    expect(await sendMessage(job, deps)).toEqual({ kind: 'skipped', reason: 'already-sent' })
+    expect(steps).toEqual([])
+    expect(state.reserved).toBe(0)
+  })
+})
