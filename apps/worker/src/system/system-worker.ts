@@ -1,6 +1,7 @@
 import { createWorkerConnection, SYSTEM_QUEUE } from '@fairlane/queue'
 import { type Job, type Queue, Worker } from 'bullmq'
 import type { Logger } from 'pino'
+import { withTimeout } from '../with-timeout'
 import { registerSchedules, type Schedule } from './schedules'
 
 export type { Schedule } from './schedules'
@@ -14,6 +15,11 @@ export const SCHEDULE_RECONCILE_MS = 30_000
  */
 const RECONCILE_RETRY_MS = 1_000
 const RECONCILE_RETRY_MAX_MS = 2_000
+/**
+ * One re-registration may take this long: a command caught by a dropped connection can wait for the
+ * reconnect, and an attempt that hangs must not hold back the next one (the reconnect's own).
+ */
+const RECONCILE_TIMEOUT_MS = 3_000
 
 export interface SystemWorkerOptions {
   redisUrl: string
@@ -64,9 +70,17 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
   const everyMs = options.reconcileEveryMs ?? SCHEDULE_RECONCILE_MS
   // Failed re-registrations are tried again sooner than the period (RECONCILE_RETRY_MS).
   let retryMs = RECONCILE_RETRY_MS
+  // A reason that came while an attempt ran (a reconnect during a timer's attempt): run again after it,
+  // since the attempt in flight may have written to the server that was just replaced.
+  let pending: string | undefined
   const reconcile = (why: string) => {
-    if (closed || reconciling) return
-    reconciling = registerSchedules(options.queue, options.schedules, options.logger, { quiet: true })
+    if (closed) return
+    if (reconciling) {
+      pending = why
+      return
+    }
+    const attempt = registerSchedules(options.queue, options.schedules, options.logger, { quiet: true })
+    reconciling = withTimeout(attempt, RECONCILE_TIMEOUT_MS, 'job scheduler re-registration')
       .then(() => {
         retryMs = RECONCILE_RETRY_MS
       })
@@ -82,6 +96,9 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
       })
       .finally(() => {
         reconciling = undefined
+        const again = pending
+        pending = undefined
+        if (again) reconcile(again)
       })
   }
   const timer = setInterval(() => reconcile('timer'), everyMs)
