@@ -6,6 +6,8 @@ import styles from './admin.module.css'
 import { LANE_COLOURS } from './format'
 
 const percent = (factor: number) => `${Math.round(factor * 100)} %`
+const SPAN_MS = 15 * 60_000
+const TICKS = [15, 10, 5, 0]
 
 /**
  * The bulk governor: the share of its depth and workers the bulk lane runs at, cut while login codes
@@ -32,8 +34,15 @@ export function GovernorChart({ governor, now }: { governor: BulkGovernorView; n
             margin={{ top: 8, right: 8, bottom: 0, left: 0 }}
           >
             <CartesianGrid strokeDasharray="3 3" vertical={false} />
-            <XAxis dataKey="t" tickFormatter={(t: number) => `${Math.round((t - now) / 60_000)} min`} />
-            <YAxis domain={[0, 1]} tickFormatter={percent} width={52} />
+            <XAxis
+              dataKey="t"
+              type="number"
+              scale="time"
+              domain={[now - SPAN_MS, now]}
+              ticks={TICKS.map((minutes) => now - minutes * 60_000)}
+              tickFormatter={(t: number) => (t >= now ? 'now' : `${Math.round((t - now) / 60_000)} min`)}
+            />
+            <YAxis domain={[0, 1]} tickFormatter={percent} width={64} />
             <Tooltip
               isAnimationActive={false}
               labelFormatter={(t) => (typeof t === 'number' ? new Date(t).toLocaleTimeString('en-GB') : '')}

@@ -470,6 +470,8 @@ describe('GET /api/admin/overview', () => {
 
     const start = Math.floor(Date.now() / 10_000) * 10_000
     const periods = [
+      // Older than the chart's 15 minutes: left out.
+      { t: start - 16 * 60_000, factor: 0.1, p95Ms: 900 },
       { t: start, factor: 1, p95Ms: 40 },
       { t: start + 1_000, factor: 0.5, p95Ms: 620 },
       { t: start + 10_000, factor: 0.6, p95Ms: null },

@@ -4,6 +4,8 @@ import { queueCall } from './queue-access'
 
 /** The chart's resolution: the worker steers every second; the console shows each 10 s's lowest factor. */
 export const GOVERNOR_CHART_STEP_MS = 10_000
+/** The chart's span. The list keeps 900 periods, which span longer when no worker steered for a while. */
+export const GOVERNOR_CHART_SPAN_MS = 15 * 60_000
 
 /** One step of the chart: the lowest factor and the highest critical p95 of its periods. */
 export interface GovernorStep {
@@ -24,7 +26,7 @@ export interface BulkGovernorView {
 
 /** The bulk governor as the worker left it in Redis (`governorKeys`); 503 when Redis does not answer. */
 export async function readBulkGovernor(
-  deps: Pick<AdminDeps, 'redis' | 'queuePrefix'>,
+  deps: Pick<AdminDeps, 'redis' | 'queuePrefix' | 'clock'>,
 ): Promise<BulkGovernorView> {
   const keys = governorKeys(deps.queuePrefix)
   const [stored, entries] = await queueCall(() =>
@@ -34,10 +36,11 @@ export async function readBulkGovernor(
     ]),
   )
   const factor = stored === null ? Number.NaN : Number(stored)
+  const since = deps.clock.now().getTime() - GOVERNOR_CHART_SPAN_MS
   return {
     factor: Number.isFinite(factor) ? factor : 1,
     steering: Number.isFinite(factor),
-    steps: governorSteps(decodeGovernorHistory(entries)),
+    steps: governorSteps(decodeGovernorHistory(entries).filter((period) => period.t >= since)),
   }
 }
 
