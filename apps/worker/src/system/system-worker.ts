@@ -103,13 +103,11 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
   }
   const timer = setInterval(() => reconcile('timer'), everyMs)
   timer.unref()
-  // The first `ready` is the initial connect; every later one follows a reconnect, after which the
-  // server may be a fresh one without our schedulers.
-  let connects = 0
-  connection.on('ready', () => {
-    connects += 1
-    if (connects > 1) reconcile('reconnect')
-  })
+  // Every `ready`, the first included: a reconnect may be to a fresh server without our schedulers,
+  // and the first connect may itself come after such a loss (the boot registration above went through
+  // the queue's connection, and this one can be slower to connect on a loaded machine). Upserts are
+  // idempotent, so one more at boot costs a few commands.
+  connection.on('ready', () => reconcile('ready'))
 
   return {
     async close() {
