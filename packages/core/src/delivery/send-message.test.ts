@@ -136,16 +136,24 @@ function recordingGate(steps: string[], answer: () => Promise<Admission>, held: 
   }
 }
 
+/** One run's parts: the steps noted in order, the slot state, and the deps wired to them. */
+function sendRun(options: {
+  admit: () => Promise<Admission>
+  smtp: (mail: OutgoingMail) => Promise<HandOff>
+}) {
+  const steps: string[] = []
+  const { mailer, state } = memoryMailer(steps, options.smtp)
+  const gate = recordingGate(steps, options.admit, () => state.held)
+  return { steps, state, deps: depsWith(steps, gate, mailer) }
+}
+
 describe('sendMessage: a free connection, then the tenant token, then SMTP', () => {
   it('asks the gate only once a slot is held, and sends on that slot', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => ({ response: '250 2.0.0 OK' }))
-    const gate = recordingGate(
-      steps,
-      async () => ({ ok: true }),
-      () => state.held,
-    )
-    const outcome = await sendMessage(job, depsWith(steps, gate, mailer))
+    const { steps, state, deps } = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async () => ({ response: '250 2.0.0 OK' }),
+    })
+    const outcome = await sendMessage(job, deps)
     expect(outcome).toMatchObject({ kind: 'sent', recorded: true, acceptedAt: new Date(10_000) })
     expect(steps).toEqual([
       'claim',
@@ -159,16 +167,13 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
   })
 
   it('refused a token: gives the slot back before the claim, sends nothing, defers', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => {
-      throw new Error('nothing may be sent without a token')
+    const { steps, state, deps } = sendRun({
+      admit: async () => ({ ok: false, delayMs: 320 }),
+      smtp: async () => {
+        throw new Error('nothing may be sent without a token')
+      },
     })
-    const gate = recordingGate(
-      steps,
-      async () => ({ ok: false, delayMs: 320 }),
-      () => state.held,
-    )
-    expect(await sendMessage(job, depsWith(steps, gate, mailer))).toEqual({ kind: 'deferred', delayMs: 320 })
+    expect(await sendMessage(job, deps)).toEqual({ kind: 'deferred', delayMs: 320 })
     expect(steps).toEqual([
       'claim',
       'reserve',
@@ -180,16 +185,13 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
   })
 
   it('gives the slot back when the gate throws, and releases the claim for the retry', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => ({}))
-    const gate = recordingGate(
-      steps,
-      async () => {
+    const { steps, state, deps } = sendRun({
+      admit: async () => {
         throw new Error('Connection is closed.')
       },
-      () => state.held,
-    )
-    await expect(sendMessage(job, depsWith(steps, gate, mailer))).rejects.toThrow('Connection is closed.')
+      smtp: async () => ({}),
+    })
+    await expect(sendMessage(job, deps)).rejects.toThrow('Connection is closed.')
     expect(steps).toEqual([
       'claim',
       'reserve',
@@ -201,14 +203,10 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
   })
 
   it('reserves no slot and asks no token when composing fails', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => ({}))
-    const gate = recordingGate(
-      steps,
-      async () => ({ ok: true }),
-      () => state.held,
-    )
-    const deps = depsWith(steps, gate, mailer)
+    const { steps, state, deps } = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async () => ({}),
+    })
     const store = deps.store
     deps.store = {
       ...store,
@@ -220,16 +218,13 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
   })
 
   it('gives the slot back when the send fails', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => {
-      throw new Error('socket hang up')
+    const { steps, state, deps } = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async () => {
+        throw new Error('socket hang up')
+      },
     })
-    const gate = recordingGate(
-      steps,
-      async () => ({ ok: true }),
-      () => state.held,
-    )
-    await expect(sendMessage(job, depsWith(steps, gate, mailer))).rejects.toThrow('socket hang up')
+    await expect(sendMessage(job, deps)).rejects.toThrow('socket hang up')
     expect(steps).toEqual([
       'claim',
       'reserve',
@@ -242,14 +237,10 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
   })
 
   it('spends neither a slot nor a token on a message that is not claimable', async () => {
-    const steps: string[] = []
-    const { mailer, state } = memoryMailer(steps, async () => ({}))
-    const gate = recordingGate(
-      steps,
-      async () => ({ ok: true }),
-      () => state.held,
-    )
-    const deps = depsWith(steps, gate, mailer)
+    const { steps, state, deps } = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async () => ({}),
+    })
     deps.store = {
       ...deps.store,
       claim: async () => undefined,
