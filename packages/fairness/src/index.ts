@@ -21,6 +21,7 @@ export {
   governorKeys,
   nextGovernorFactor,
   quantileOf,
+  readGovernorFactor,
 } from './governor/bulk-governor'
 export {
   type AdmitInput,

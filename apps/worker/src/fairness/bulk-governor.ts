@@ -7,6 +7,7 @@ import {
   governed,
   governorKeys,
   nextGovernorFactor,
+  readGovernorFactor,
 } from '@fairlane/fairness'
 import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
@@ -86,8 +87,7 @@ export function startBulkGovernor(options: BulkGovernorOptions): BulkGovernor {
 
   async function readShared(): Promise<number> {
     const stored = await redisCall('bulk governor read', options.redis.get(keys.factor))
-    const value = stored === null ? Number.NaN : Number(stored)
-    return Number.isFinite(value) ? value : 1
+    return readGovernorFactor(stored) ?? 1
   }
 
   async function steer(shared: number): Promise<number> {

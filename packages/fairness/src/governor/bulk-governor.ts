@@ -90,6 +90,12 @@ export function governorKeys(prefix: string) {
   return { factor, steer: `${factor}:steer`, history: `${factor}:history` }
 }
 
+/** The factor as stored under `governorKeys(prefix).factor`; undefined when absent or unreadable (bulk runs full). */
+export function readGovernorFactor(stored: string | null): number | undefined {
+  const value = stored === null ? Number.NaN : Number(stored)
+  return Number.isFinite(value) ? value : undefined
+}
+
 /** One steering period, as the admin console charts it. */
 export interface GovernorPeriod {
   /** Epoch ms. */

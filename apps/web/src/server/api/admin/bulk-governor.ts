@@ -1,4 +1,9 @@
-import { decodeGovernorHistory, GOVERNOR_HISTORY_LENGTH, governorKeys } from '@fairlane/fairness'
+import {
+  decodeGovernorHistory,
+  GOVERNOR_HISTORY_LENGTH,
+  governorKeys,
+  readGovernorFactor,
+} from '@fairlane/fairness'
 import type { AdminDeps } from './deps'
 import { queueCall } from './queue-access'
 
@@ -35,11 +40,11 @@ export async function readBulkGovernor(
       deps.redis.lrange(keys.history, 0, GOVERNOR_HISTORY_LENGTH - 1),
     ]),
   )
-  const factor = stored === null ? Number.NaN : Number(stored)
+  const factor = readGovernorFactor(stored)
   const since = deps.clock.now().getTime() - GOVERNOR_CHART_SPAN_MS
   return {
-    factor: Number.isFinite(factor) ? factor : 1,
-    steering: Number.isFinite(factor),
+    factor: factor ?? 1,
+    steering: factor !== undefined,
     steps: governorSteps(decodeGovernorHistory(entries).filter((period) => period.t >= since)),
   }
 }
