@@ -57,3 +57,5 @@ export * from './suppressions'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
 export * from './unsubscribe'
+// Webhooks (event types, signatures, retry schedule, address rules) are exported from the root like the rest.
+export * from './webhooks'

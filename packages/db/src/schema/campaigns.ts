@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, index, integer, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
 import { lists, segments } from './contacts'
 import { CAMPAIGN_STATUSES, type CampaignStatus } from './literals'
@@ -69,6 +69,9 @@ export const campaigns = pgTable(
     /** `Name <local@domain>` on a verified domain of the tenant; null: the tenant's default sender. */
     fromAddress: text('from_address'),
     replyTo: text('reply_to'),
+    /** Open pixel and click rewriting, resolved from the tenant's defaults when the campaign is created. */
+    trackOpens: boolean('track_opens').notNull().default(false),
+    trackClicks: boolean('track_clicks').notNull().default(false),
     /**
      * Null means every subscribed contact. No cascade: deleting a list must not silently turn a
      * scheduled campaign into a send to everyone, so the delete is refused while a campaign uses it.

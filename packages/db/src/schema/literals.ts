@@ -22,4 +22,9 @@ export {
   SUPPRESSION_SCOPES,
   type SuppressionReason,
   type SuppressionScope,
+  WEBHOOK_DELIVERY_EVENT_TYPES,
+  WEBHOOK_DELIVERY_STATUSES,
+  type WebhookDeliveryEventType,
+  type WebhookDeliveryStatus,
+  type WebhookEventType,
 } from '@fairlane/core'

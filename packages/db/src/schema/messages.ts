@@ -1,6 +1,6 @@
 import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { sql } from 'drizzle-orm'
-import { check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, index, integer, jsonb, pgTable, text, unique, uuid } from 'drizzle-orm/pg-core'
 import { campaigns } from './campaigns'
 import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
 import { contacts } from './contacts'
@@ -43,6 +43,12 @@ export const messages = pgTable(
     html: text('html'),
     text: text('text'),
     variables: jsonb('variables').$type<Record<string, unknown>>(),
+    /** API mail asks for tracking per message (off unless asked); campaign mail follows its campaign. */
+    trackOpens: boolean('track_opens').notNull().default(false),
+    trackClicks: boolean('track_clicks').notNull().default(false),
+    /** The first open and click not flagged as a bot's: the unique counts are rows where they are set. */
+    firstOpenedAt: timestamptz('first_opened_at'),
+    firstClickedAt: timestamptz('first_clicked_at'),
     attempts: integer('attempts').notNull().default(0),
     /**
      * Bumped by every deliberate re-publish (admin replay, the sweeper after Redis lost a job): the

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, updatedAt } from './columns'
 
 /** A tenant and its bulk plan: the token bucket (`rate_per_sec`, `burst`) and its share of spare capacity. */
@@ -14,6 +14,11 @@ export const tenants = pgTable(
     /** The From of mail that names none (`Name <local@domain>` on a verified domain); null: MAIL_FROM. */
     defaultFrom: text('default_from'),
     defaultReplyTo: text('default_reply_to'),
+    /** Whether new campaigns track opens and clicks unless they say otherwise. */
+    trackOpens: boolean('track_opens').notNull().default(false),
+    trackClicks: boolean('track_clicks').notNull().default(false),
+    /** The privacy switch: no pixel and no rewritten link in any of the tenant's mail, whatever a campaign says. */
+    trackingDisabled: boolean('tracking_disabled').notNull().default(false),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
