@@ -447,6 +447,17 @@ export const envSchema = z
      */
     MESSAGE_BODY_RETENTION_DAYS: positiveInt(30, 36_500),
     MESSAGE_BODY_RETENTION_DAYS_CRITICAL: positiveInt(7, 36_500),
+    /**
+     * `true` (development and tests only): webhook URLs may be plain `http` and may point at loopback,
+     * private, link-local and metadata addresses; otherwise both are refused, at creation and again at
+     * connect time, after DNS.
+     */
+    WEBHOOK_ALLOW_PRIVATE: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
+    /** A webhook attempt that has no 2xx answer within this long failed (connect, headers and body). */
+    WEBHOOK_TIMEOUT_MS: durationMs(10_000),
     /** A message's events (`message_events`, its timeline) are deleted by the nightly cleanup after this many days. */
     EVENT_RETENTION_DAYS: positiveInt(30, 36_500),
     /**

@@ -48,3 +48,9 @@ export const WEBHOOK_TYPE_OF_MESSAGE_EVENT = {
 export function isWebhookEventType(value: string): value is WebhookEventType {
   return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(value)
 }
+
+/**
+ * The PostgreSQL NOTIFY channel that wakes the webhook relay: sent in the transaction that makes a
+ * delivery due (a new event, a test event, a replay), so the relay does not wait for its next poll.
+ */
+export const WEBHOOK_CHANNEL = 'fairlane_webhooks'
