@@ -1,3 +1,4 @@
+export { forbiddenAddressReason, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem } from './address-rules'
 export {
   isWebhookEventType,
   WEBHOOK_CHANNEL,
