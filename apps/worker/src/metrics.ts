@@ -35,6 +35,10 @@ export interface WorkerMetrics {
   pacerBacklog: Gauge
   bulkGovernorFactor: Gauge
   dispatched: Counter<'status'>
+  /** Webhook attempts by outcome: `delivered` or the failure's kind (timeout, connection, status, …). */
+  webhookAttempts: Counter<'outcome'>
+  /** Webhook deliveries the relay leased and queued as attempts. */
+  webhookClaimed: Counter
 }
 
 /** Registers the delivery metrics; lane series start at 0 so rate() and alerts see them before traffic. */
@@ -135,6 +139,17 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       name: 'fairlane_campaign_messages_dispatched_total',
       help: 'Campaign messages created by dispatch, by initial status (pending, suppressed)',
       labelNames: ['status'],
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: 'fairlane_webhook_attempts_total',
+      help: 'Webhook attempts by outcome (delivered, or why it failed: timeout, connection, tls, redirect, status, body-too-large, forbidden-address)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    webhookClaimed: new Counter({
+      name: 'fairlane_webhook_claimed_total',
+      help: 'Webhook deliveries the relay leased and queued as attempts',
       registers,
     }),
   }
