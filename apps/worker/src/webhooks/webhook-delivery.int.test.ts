@@ -102,7 +102,8 @@ describe('webhook delivery', () => {
     )
     const verifier = new Webhook(endpoint.secret)
     const bodies = requests.map(
-      (request) => verifier.verify(request.body, request.headers) as Record<string, any>,
+      (request) =>
+        verifier.verify(request.body, request.headers) as { type: string; data: Record<string, unknown> },
     )
     const sent = bodies.find((body) => body.type === 'email.sent')
     const bounced = bodies.find((body) => body.type === 'email.bounced')

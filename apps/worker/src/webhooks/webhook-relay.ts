@@ -5,6 +5,7 @@ import {
   claimWebhookDeliveries,
   findReadyWebhookEndpoints,
   type ReadyWebhookEndpoint,
+  releaseWebhookClaims,
 } from '@fairlane/db/queries/webhook-deliveries'
 import type { BucketPlan, TokenBuckets } from '@fairlane/fairness'
 import { webhookJob } from '@fairlane/queue'
@@ -62,16 +63,20 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     const plan = planWebhookClaims({ endpoints, batchSize: options.batchSize, after, budgets })
     if (plan.perEndpoint.size === 0) return 0
     after = plan.lastTenant
-    const claimed = await options.db.transaction(async (tx) => {
-      const rows = await claimWebhookDeliveries(tx, {
-        perEndpoint: plan.perEndpoint,
-        leaseMs: options.leaseMs,
-      })
-      // Added before the claim commits: a failed add rolls the claim back, so no lease is left
-      // without its job (a commit that fails after the add leaves jobs the lease check skips).
-      await options.queue.addBulk(rows.map(jobOf))
-      return rows
+    // Claimed (committed) before the jobs are added: a job that ran before the claim committed would
+    // find the delivery unleased and skip it. An add that fails gives the leases back.
+    const claimed = await claimWebhookDeliveries(options.db, {
+      perEndpoint: plan.perEndpoint,
+      leaseMs: options.leaseMs,
     })
+    try {
+      await options.queue.addBulk(claimed.map(jobOf))
+    } catch (error) {
+      await releaseWebhookClaims(options.db, claimed).catch((release: Error) =>
+        options.logger.warn({ err: release.message }, 'could not give webhook leases back; they expire'),
+      )
+      throw error
+    }
     options.metrics?.webhookClaimed.inc(claimed.length)
     return claimed.length
   }

@@ -26,20 +26,21 @@ export function recordWebhookAttempt(
     const error = result.ok ? null : result.error
     const excerpt = result.excerpt ?? null
     const updated = await tx.execute(sql`
-      update webhook_deliveries
-      set status = ${delivery.status},
-        next_attempt_at = ${delivery.status === 'pending' ? sql`${delivery.nextAttemptAt.toISOString()}::timestamptz` : sql`next_attempt_at`},
-        locked_until = null, last_attempt_at = now(), last_status_code = ${statusCode}, last_error = ${error},
-        last_response = ${excerpt},
-        delivered_at = case when ${delivery.status} = 'delivered' then now() else delivered_at end,
-        failed_at = case when ${delivery.status} = 'failed' then now() else null end
-      where tenant_id = ${input.tenantId} and id = ${input.deliveryId} and attempts = ${input.attempt}
-        and status = 'pending'
-      returning id`)
-    if (updated.length === 0) return false
-    await tx.execute(sql`
+      with updated as (
+        update webhook_deliveries
+        set status = ${delivery.status},
+          next_attempt_at = ${delivery.status === 'pending' ? sql`${delivery.nextAttemptAt.toISOString()}::timestamptz` : sql`next_attempt_at`},
+          locked_until = null, last_attempt_at = now(), last_status_code = ${statusCode}, last_error = ${error},
+          last_response = ${excerpt},
+          delivered_at = case when ${delivery.status} = 'delivered' then now() else delivered_at end,
+          failed_at = case when ${delivery.status} = 'failed' then now() else null end
+        where tenant_id = ${input.tenantId} and id = ${input.deliveryId} and attempts = ${input.attempt}
+          and status = 'pending'
+        returning id, tenant_id)
       insert into webhook_attempts (tenant_id, delivery_id, duration_ms, status_code, error, response_excerpt)
-      values (${input.tenantId}, ${input.deliveryId}, ${Math.round(result.durationMs)}, ${statusCode}, ${error}, ${excerpt})`)
+      select tenant_id, id, ${Math.round(result.durationMs)}, ${statusCode}, ${error}, ${excerpt} from updated
+      returning delivery_id`)
+    if (updated.length === 0) return false
     await recordEndpointHealth(tx, input)
     return true
   })
@@ -53,16 +54,19 @@ async function recordEndpointHealth(
   const where = sql`tenant_id = ${input.tenantId} and id = ${input.endpointId}`
   if (endpoint.health === 'answering') {
     // Written at most once a second while healthy: a busy endpoint's successes would otherwise all
-    // queue on this one row's lock.
+    // queue on this one row's lock. `no key update`: the outbox trigger's inserts (their foreign key
+    // check takes a key-share lock on this row) are never blocked by it.
     const [row] = await tx.execute<{ was_parked: boolean }>(sql`
       with old as (
         select id, park_level > 0 or parked_until is not null as was_parked
-        from webhook_endpoints where ${where} for update)
+        from webhook_endpoints
+        where ${where} and (park_level > 0 or parked_until is not null or failing_since is not null
+          or last_success_at is null or last_success_at < now() - interval '1 second')
+        for no key update)
       update webhook_endpoints e
       set last_success_at = now(), failing_since = null, parked_until = null, park_level = 0
       from old
-      where e.id = old.id and (old.was_parked or e.failing_since is not null or e.last_success_at is null
-        or e.last_success_at < now() - interval '1 second')
+      where e.id = old.id
       returning old.was_parked`)
     // After a park the deliveries that waited (and those whose retries were pushed out by the
     // failures that parked it) are due now: the endpoint answers again.
