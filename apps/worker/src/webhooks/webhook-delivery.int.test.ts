@@ -174,4 +174,39 @@ describe('webhook delivery', () => {
       await failing.close()
     }
   })
+
+  it('records each failed attempt with its reason, and fails the delivery once the schedule is spent', async () => {
+    const redirecting = await startReceiver((request, response) => {
+      request.answeredWith = 302
+      response.writeHead(302, { location: 'http://127.0.0.1:9/elsewhere' }).end()
+    })
+    try {
+      const tenantId = await createTenant(db(), 'Redirecting')
+      const endpoint = await createEndpoint(db(), { tenantId, url: redirecting.url, events: ['email.sent'] })
+      await writeSentEvents(db(), { tenantId, count: 1 })
+      const [delivery] = await eventually(
+        async () => {
+          const rows = await db()
+            .select()
+            .from(webhookDeliveries)
+            .where(eq(webhookDeliveries.endpointId, endpoint.id))
+          return rows[0]?.status === 'failed' ? rows : undefined
+        },
+        { what: 'the delivery failed after 5 attempts', timeoutMs: 15_000, intervalMs: 50 },
+      )
+      // The schedule of 4 waits: 5 attempts, then failed.
+      expect(delivery).toMatchObject({ attempts: 5, lastStatusCode: 302 })
+      expect(delivery?.failedAt).toBeInstanceOf(Date)
+      expect(redirecting.received).toHaveLength(5)
+      const attempts = await db()
+        .select()
+        .from(webhookAttempts)
+        .where(eq(webhookAttempts.deliveryId, delivery?.id ?? ''))
+      expect(attempts.map((attempt) => attempt.error)).toEqual(
+        Array(5).fill('HTTP 302 redirect to http://127.0.0.1:9/elsewhere not followed'),
+      )
+    } finally {
+      await redirecting.close()
+    }
+  })
 })
