@@ -25,3 +25,25 @@ export async function insertWebhookDeliveries(
   if (rows.length > 0) await tx.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
   return rows.length
 }
+
+/**
+ * The nightly cleanup's webhook part (EVENT_RETENTION_DAYS): deliveries created before `before`,
+ * found through the BRIN on `created_at`, with their attempts (the foreign key's cascade, by the
+ * attempts' primary key). At most `limit` deliveries per statement; answers how many it deleted.
+ */
+export async function deleteWebhookDeliveriesBefore(
+  db: Executor,
+  batch: { before: Date; limit: number },
+): Promise<number> {
+  const [row] = await db.execute<{ deleted: number }>(sql`
+    with deleted as (
+      delete from webhook_deliveries
+      where id = any(array(
+        select id from webhook_deliveries
+        where created_at < ${batch.before.toISOString()}::timestamptz
+        limit ${batch.limit}))
+      returning 1
+    )
+    select count(*)::int as deleted from deleted`)
+  return row?.deleted ?? 0
+}
