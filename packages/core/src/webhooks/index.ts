@@ -15,6 +15,7 @@ export {
   decideAfterAttempt,
   type EndpointAfterAttempt,
 } from './attempt-outcome'
+export { endpointDisabledNotice, WEBHOOK_DISABLE_AFTER_MS } from './endpoint-disabled-notice'
 export {
   isWebhookEventType,
   WEBHOOK_CHANNEL,
