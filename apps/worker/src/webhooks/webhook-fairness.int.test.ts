@@ -113,5 +113,12 @@ describe('webhook fairness', () => {
     expect(new Set(answered.map((request) => request.id)).size).toBe(A_EVENTS)
     expect(await statusCount(endpointB.id, 'delivered')).toBe(B_EVENTS)
     expect(new Set(receiverB.received.map((request) => request.id)).size).toBe(B_EVENTS)
+
+    const metric = async (name: string) =>
+      (await pipeline.registry.getSingleMetric(name)?.get())?.values ?? []
+    expect((await metric('fairlane_webhook_pending_deliveries'))[0]?.value).toBe(0)
+    const attempts = await metric('fairlane_webhook_attempts_total')
+    expect(attempts.find((value) => value.labels.outcome === 'delivered')?.value).toBe(A_EVENTS + B_EVENTS)
+    expect(attempts.find((value) => value.labels.outcome === 'timeout')?.value).toBeGreaterThan(0)
   })
 })

@@ -140,3 +140,10 @@ export async function findWebhookAttemptTarget(
 export async function notifyWebhooks(db: Executor): Promise<void> {
   await db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
 }
+
+/** For the pending-deliveries gauge: read through the partial index of pending rows. */
+export async function countPendingWebhookDeliveries(db: Executor): Promise<number> {
+  const [row] = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from webhook_deliveries where status = 'pending'`)
+  return row?.n ?? 0
+}
