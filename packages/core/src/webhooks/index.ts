@@ -1,4 +1,21 @@
 export { forbiddenAddressReason, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem } from './address-rules'
+export { createWebhookEndpoint } from './create-webhook-endpoint'
+export { deleteWebhookEndpoint } from './delete-webhook-endpoint'
+export { type WebhookDeliveryDetail, type WebhookDeliveryView, webhookDeliveryView } from './delivery-view'
+export {
+  type NewWebhookEndpoint,
+  newWebhookEndpointSchema,
+  parseNewWebhookEndpoint,
+  parseWebhookEndpointPatch,
+  WEBHOOK_DESCRIPTION_MAX,
+  type WebhookEndpointPatch,
+  webhookEndpointPatchSchema,
+} from './endpoint-input'
+export {
+  type WebhookEndpointView,
+  type WebhookEndpointWithSecret,
+  webhookEndpointView,
+} from './endpoint-view'
 export {
   isWebhookEventType,
   WEBHOOK_CHANNEL,
@@ -11,3 +28,40 @@ export {
   type WebhookDeliveryStatus,
   type WebhookEventType,
 } from './event-types'
+export { deliveryNotFound, getWebhookDelivery } from './get-webhook-delivery'
+export { getWebhookEndpoint } from './get-webhook-endpoint'
+export {
+  DEFAULT_DELIVERIES_PAGE,
+  listWebhookDeliveries,
+  MAX_DELIVERIES_PAGE,
+  type WebhookDeliveryPage,
+  webhookDeliveriesQuerySchema,
+} from './list-webhook-deliveries'
+export { listWebhookEndpoints } from './list-webhook-endpoints'
+export type {
+  HostAddressLookup,
+  StoredWebhookAttempt,
+  StoredWebhookDelivery,
+  StoredWebhookEndpoint,
+  WebhookDeliveryDeps,
+  WebhookDeliveryStore,
+  WebhookDisabledReason,
+  WebhookEndpointChange,
+  WebhookEndpointDeps,
+  WebhookEndpointQuery,
+  WebhookEndpointStore,
+  WebhookSettings,
+  WebhookUrlDeps,
+} from './ports'
+export {
+  MAX_REPLAY_DELIVERIES,
+  parseReplayDeliveries,
+  type ReplayOutcome,
+  replayDeliveriesSchema,
+  replayWebhookDeliveries,
+} from './replay-webhook-deliveries'
+export { rotateWebhookSecret } from './rotate-webhook-secret'
+export { sendTestEvent } from './send-test-event'
+export { endpointChange, updateWebhookEndpoint } from './update-webhook-endpoint'
+export { generateWebhookSecret, WEBHOOK_SECRET_GRACE_MS, WEBHOOK_SECRET_PREFIX } from './webhook-secret'
+export { checkWebhookUrl } from './webhook-url'
