@@ -58,17 +58,19 @@ export default async function WebhookPage({
   if (!endpoint) notFound()
   const status = WEBHOOK_DELIVERY_STATUSES.find((known) => known === search.status) ?? ''
   const cursor = typeof search.cursor === 'string' ? search.cursor.slice(0, 100) : ''
+  const filter: Record<string, string> = { limit: String(PAGE_SIZE), ...(status ? { status } : {}) }
   let page: WebhookDeliveryPage = { items: [] }
   let cursorRefused = false
   try {
     page = await webhookUseCases().deliveries({
       ...query,
-      query: { status, cursor, limit: String(PAGE_SIZE) },
+      query: { ...filter, ...(cursor ? { cursor } : {}) },
     })
   } catch (error) {
+    // The status is one of the known ones by now: only an old or edited cursor can be refused.
     if (!isAppError(error) || error.code !== 'validation_failed') throw error
     cursorRefused = true
-    page = await webhookUseCases().deliveries({ ...query, query: { status, limit: String(PAGE_SIZE) } })
+    page = await webhookUseCases().deliveries({ ...query, query: filter })
   }
   const notice = search.notice
     ? NOTICES[search.notice]?.(Number.parseInt(search.count ?? '0', 10) || 0)

@@ -101,7 +101,9 @@ export default async function WebhookDeliveryPage({ params }: { params: Params }
       </section>
       <section className="card" aria-labelledby="payload">
         <h2 id="payload">Body sent</h2>
-        <pre className={`code-block ${styles.payload}`}>{JSON.stringify(delivery.payload, null, 2)}</pre>
+        <pre className={`code-block ${styles.payload}`} data-testid="delivery-payload">
+          {JSON.stringify(delivery.payload, null, 2)}
+        </pre>
       </section>
     </>
   )
