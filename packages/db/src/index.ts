@@ -6,7 +6,7 @@ export {
   type Executor,
   type Transaction,
 } from './client'
-export { pgErrorCode } from './errors'
+export { pgErrorCode, retryOnDeadlock } from './errors'
 export * as schema from './schema'
 export * from './schema'
 export { databaseNameOf, describeServer, quoteDatabaseName, withDatabaseName } from './url'

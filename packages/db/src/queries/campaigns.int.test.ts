@@ -151,6 +151,22 @@ describe('cancelCampaign on PostgreSQL', () => {
     expect(await statusesOf(id)).toEqual({ pending: 1, queued: 1, sent: 1 })
   })
 
+  it('runs again, whole, when PostgreSQL makes it the victim of a deadlock', async () => {
+    const id = await seedCampaign(acme, 'sending', ['pending', 'pending'])
+    let cancelling: Promise<unknown> | undefined
+    // The other side locks one of the campaign's messages, then the campaign: the reverse order. Its
+    // long deadlock_timeout leaves the detection, and so the abort, to the cancel's session.
+    await database.sql.begin(async (tx) => {
+      await tx`set local deadlock_timeout = '60s'`
+      await tx`select id from messages where campaign_id = ${id} limit 1 for update`
+      cancelling = cancel(acme, id).catch((error: unknown) => error)
+      await waitUntil(async () => (await lockWaiters()) > 0)
+      await tx`update campaigns set updated_at = now() where id = ${id}`
+    })
+    expect(await cancelling).toEqual({ status: 'cancelled', sent: 0, cancelled: 2 })
+    expect(await statusesOf(id)).toEqual({ cancelled: 2 })
+  })
+
   it('waits out a dispatch batch holding the campaign, then holds back the rows it inserted', async () => {
     const id = await seedCampaign(acme, 'dispatching', ['pending'])
     let batchLocked!: () => void
@@ -176,3 +192,19 @@ describe('cancelCampaign on PostgreSQL', () => {
     expect(await statusesOf(id)).toEqual({ cancelled: 6 })
   })
 })
+
+/** Sessions of this test's pool waiting for a lock (the cancel, once it reaches a locked row). */
+async function lockWaiters(): Promise<number> {
+  const [row] = await database.sql<{ count: number }[]>`
+    select count(*)::int as count from pg_stat_activity
+    where datname = current_database() and application_name = 'campaigns-test' and wait_event_type = 'Lock'`
+  return row?.count ?? 0
+}
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}

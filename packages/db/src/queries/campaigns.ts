@@ -9,6 +9,7 @@ import {
 } from '@fairlane/core'
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
+import { retryOnDeadlock } from '../errors'
 import { campaigns, lists, messages, segments } from '../schema'
 import { audienceListExists, countAudience } from './audience'
 import { segmentExists } from './segments'
@@ -230,6 +231,16 @@ async function withSegmentHeld<T>(
  * finds its row terminal and is skipped. Null when the status had moved on (sent, cancelled, gone).
  */
 async function cancelCampaign(
+  db: Executor,
+  input: { tenantId: string; campaignId: string; now: Date },
+): Promise<CampaignCancellation | null> {
+  // It locks the campaign, then its messages. A transaction locking them the other way round (one of
+  // its messages, then the campaign: none of Fairlane's today, an operator's SQL or a later path may)
+  // makes a deadlock PostgreSQL breaks by aborting one side: if this side, it is run again, whole.
+  return retryOnDeadlock(() => cancelCampaignOnce(db, input))
+}
+
+function cancelCampaignOnce(
   db: Executor,
   input: { tenantId: string; campaignId: string; now: Date },
 ): Promise<CampaignCancellation | null> {

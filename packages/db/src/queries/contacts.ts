@@ -64,10 +64,9 @@ export async function upsertContacts(
   })
 }
 
-/** drizzle wraps the driver's error; the SQLSTATE is on it or on its cause. */
+/** drizzle wraps the driver's error; `pgErrorCode` finds the SQLSTATE on it or on its cause. */
 export function hasPgCode(error: unknown, code: string): boolean {
-  const cause = error instanceof Error ? error.cause : undefined
-  return pgErrorCode(error) === code || pgErrorCode(cause) === code
+  return pgErrorCode(error) === code
 }
 
 export const isUniqueViolation = (error: unknown) => hasPgCode(error, '23505')
