@@ -1,5 +1,5 @@
 export { forbiddenAddressReason, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem } from './address-rules'
-export { createWebhookEndpoint } from './create-webhook-endpoint'
+export { createWebhookEndpoint, MAX_WEBHOOK_ENDPOINTS_PER_TENANT } from './create-webhook-endpoint'
 export { deleteWebhookEndpoint } from './delete-webhook-endpoint'
 export { type WebhookDeliveryDetail, type WebhookDeliveryView, webhookDeliveryView } from './delivery-view'
 export {

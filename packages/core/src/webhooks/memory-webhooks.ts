@@ -22,7 +22,9 @@ export function memoryWebhooks(now: () => Date) {
   const state = { endpoints, deliveries, attempts, notifications: 0 }
 
   const endpointStore: WebhookEndpointStore = {
-    async insertEndpoint(input) {
+    async insertEndpoint({ maxEndpoints, ...input }) {
+      const owned = [...endpoints.values()].filter((row) => sameTenant(row, input)).length
+      if (owned >= maxEndpoints) return null
       const row: StoredWebhookEndpoint = {
         ...input,
         id: randomUUID(),

@@ -47,13 +47,18 @@ export interface WebhookEndpointQuery {
 
 /** What the endpoint use cases need from PostgreSQL (`@fairlane/db/queries/webhook-endpoints`). */
 export interface WebhookEndpointStore {
+  /**
+   * Inserts the endpoint unless the tenant already has `maxEndpoints` (null then, writing nothing),
+   * counted under a per-tenant lock so two adds at once cannot both slip under the cap.
+   */
   insertEndpoint(input: {
     tenantId: string
     url: string
     description: string | null
     events: WebhookEventType[]
     secret: string
-  }): Promise<StoredWebhookEndpoint>
+    maxEndpoints: number
+  }): Promise<StoredWebhookEndpoint | null>
   findEndpoint(query: WebhookEndpointQuery): Promise<StoredWebhookEndpoint | null>
   /** Oldest first, so a tenant's list keeps its order as endpoints are added. */
   listEndpoints(query: { tenantId: string }): Promise<StoredWebhookEndpoint[]>

@@ -23,7 +23,9 @@ async function world() {
     description: null,
     events: ['email.sent'],
     secret: 'whsec_x',
+    maxEndpoints: 20,
   })
+  if (!endpoint) throw new Error('no endpoint')
   const query = { tenantId: TENANT, endpointId: endpoint.id }
   return { memory, deps, query, tick: () => (now = new Date(now.getTime() + 1000)) }
 }
@@ -99,7 +101,9 @@ describe('replayWebhookDeliveries', () => {
       description: null,
       events: ['email.sent'],
       secret: 'whsec_y',
+      maxEndpoints: 20,
     })
+    if (!other) throw new Error('no endpoint')
     const theirs = await sendTestEvent({ tenantId: TENANT, endpointId: other.id }, w.deps)
     const lone = await refusal(replayWebhookDeliveries({ ...w.query, deliveryIds: [theirs.id] }, w.deps))
     expect(lone.code).toBe('not_found')

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../errors/app-error'
-import { createWebhookEndpoint } from './create-webhook-endpoint'
+import { createWebhookEndpoint, MAX_WEBHOOK_ENDPOINTS_PER_TENANT } from './create-webhook-endpoint'
 import { deleteWebhookEndpoint } from './delete-webhook-endpoint'
 import { parseNewWebhookEndpoint, parseWebhookEndpointPatch } from './endpoint-input'
 import { WEBHOOK_EVENT_TYPES } from './event-types'
@@ -86,6 +86,15 @@ describe('createWebhookEndpoint', () => {
     expect(error.details?.[0]?.path).toBe('url')
     expect(error.details?.[0]?.message).toContain(why)
     expect(w.memory.state.endpoints.size).toBe(0)
+  })
+
+  it('refuses a tenant’s endpoint past the cap (422), not another tenant’s', async () => {
+    const w = world()
+    for (let n = 0; n < MAX_WEBHOOK_ENDPOINTS_PER_TENANT; n++) await create(w, 'https://hooks.example.com/in')
+    const error = await refusal(create(w, 'https://hooks.example.com/in'))
+    expect(error.code).toBe('unprocessable')
+    expect(error.message).toContain(`already has ${MAX_WEBHOOK_ENDPOINTS_PER_TENANT} webhook endpoints`)
+    await create(w, 'https://hooks.example.com/in', OTHER)
   })
 
   it('with WEBHOOK_ALLOW_PRIVATE takes http and private addresses without asking DNS', async () => {

@@ -6,7 +6,7 @@ import type {
   WebhookEndpointStore,
   WebhookEventType,
 } from '@fairlane/core'
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type WebhookEndpoint, webhookEndpoints } from '../schema'
 
@@ -19,7 +19,11 @@ import { type WebhookEndpoint, webhookEndpoints } from '../schema'
 const byId = (query: WebhookEndpointQuery) =>
   and(eq(webhookEndpoints.tenantId, query.tenantId), eq(webhookEndpoints.id, query.endpointId))
 
-export async function insertWebhookEndpoint(
+/**
+ * See `WebhookEndpointStore.insertEndpoint`: a transaction-level advisory lock per tenant makes the
+ * count and the insert one step for that tenant's concurrent adds.
+ */
+export function insertWebhookEndpoint(
   db: Executor,
   input: {
     tenantId: string
@@ -27,11 +31,23 @@ export async function insertWebhookEndpoint(
     description: string | null
     events: WebhookEventType[]
     secret: string
+    maxEndpoints: number
   },
-): Promise<StoredWebhookEndpoint> {
-  const [row] = await db.insert(webhookEndpoints).values(input).returning()
-  if (!row) throw new Error('insert into webhook_endpoints returned no row')
-  return toEndpoint(row)
+): Promise<StoredWebhookEndpoint | null> {
+  const { maxEndpoints, ...values } = input
+  return db.transaction(async (tx) => {
+    await tx.execute(
+      sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${input.tenantId}`}, 0))`,
+    )
+    const [owned] = await tx
+      .select({ count: count() })
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.tenantId, input.tenantId))
+    if ((owned?.count ?? 0) >= maxEndpoints) return null
+    const [row] = await tx.insert(webhookEndpoints).values(values).returning()
+    if (!row) throw new Error('insert into webhook_endpoints returned no row')
+    return toEndpoint(row)
+  })
 }
 
 export async function findWebhookEndpoint(

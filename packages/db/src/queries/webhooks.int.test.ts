@@ -36,7 +36,9 @@ async function tenantWithEndpoint(name: string) {
     description: null,
     events: ['email.sent', 'email.bounced'],
     secret: 'whsec_c2VjcmV0',
+    maxEndpoints: 20,
   })
+  if (!endpoint) throw new Error('no endpoint')
   return { tenantId: tenant.id, endpointId: endpoint.id }
 }
 
@@ -87,6 +89,25 @@ describe('another tenant', () => {
     expect(
       await listWebhookAttempts(database.db, { tenantId: acme.tenantId, deliveryId: delivery.id }),
     ).toHaveLength(1)
+  })
+})
+
+describe('the endpoint cap', () => {
+  it('lets exactly the cap of concurrent adds in', async () => {
+    const tenant = await createTenant(database.db, { name: 'Many hooks' })
+    const adds = Array.from({ length: 8 }, () =>
+      insertWebhookEndpoint(database.db, {
+        tenantId: tenant.id,
+        url: 'https://hooks.example.com/in',
+        description: null,
+        events: ['email.sent'],
+        secret: 'whsec_c2VjcmV0',
+        maxEndpoints: 5,
+      }),
+    )
+    const outcomes = await Promise.all(adds)
+    expect(outcomes.filter((outcome) => outcome !== null)).toHaveLength(5)
+    expect(await listWebhookEndpointRows(database.db, { tenantId: tenant.id })).toHaveLength(5)
   })
 })
 

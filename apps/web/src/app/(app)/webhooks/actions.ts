@@ -43,7 +43,7 @@ function fieldErrors(error: AppError): Record<string, string> {
 }
 
 const refusable = (error: unknown): error is AppError =>
-  isAppError(error) && ['validation_failed', 'conflict'].includes(error.code)
+  isAppError(error) && ['validation_failed', 'conflict', 'unprocessable'].includes(error.code)
 
 /** Adds an endpoint by the same use case and checks as `POST /api/v1/webhooks`; its secret is answered once. */
 export async function createWebhookAction(

@@ -1,3 +1,4 @@
+import { MAX_WEBHOOK_ENDPOINTS_PER_TENANT } from '@fairlane/core'
 import { setupTestEnvironment, startTestDnsServer, type TestDnsServer } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { RouteDeps } from '../../routes'
@@ -139,6 +140,18 @@ describe('POST /api/v1/webhooks', () => {
       { using: allowPrivate },
     )
     expect(response.status).toBe(201)
+  })
+
+  it('answers 422 past the cap of endpoints per tenant', async () => {
+    const crowded = await seedTenant(harness, 'Crowded')
+    const body = { url: 'http://127.0.0.1:9/in', events: ['email.sent'] }
+    for (let n = 0; n < MAX_WEBHOOK_ENDPOINTS_PER_TENANT; n++) {
+      expect((await add(body, { key: crowded.apiKey, using: allowPrivate })).status).toBe(201)
+    }
+    const refused = await add(body, { key: crowded.apiKey, using: allowPrivate })
+    expect(refused.status).toBe(422)
+    const { error } = await documentedAnswer<ErrorBody>(checked, COLLECTION, refused)
+    expect(error).toMatchObject({ code: 'unprocessable' })
   })
 
   it('answers 401 without a key', async () => {

@@ -1,5 +1,6 @@
 import {
   MAX_REPLAY_DELIVERIES,
+  MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
   newWebhookEndpointSchema,
   replayDeliveriesSchema,
   WEBHOOK_EVENT_TYPES,
@@ -66,6 +67,7 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         'public addresses (not loopback, private, link-local or metadata ones): otherwise a 400 naming `url`.',
         `An unknown event type is a 400 listing the valid ones (${WEBHOOK_EVENT_TYPES.join(', ')}).`,
         'The answer carries the signing secret, shown this once.',
+        `A tenant has at most ${MAX_WEBHOOK_ENDPOINTS_PER_TENANT} endpoints (422 beyond).`,
       ].join(' '),
       requestBody: body(request.newEndpoint, {
         bounces: {
@@ -81,7 +83,7 @@ export function webhookOperations(): Record<RouteKey, Operation> {
             locationHeader('endpoint'),
           ),
         },
-        [400, 401, 413, 415, 429],
+        [400, 401, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/webhooks/:id': {
