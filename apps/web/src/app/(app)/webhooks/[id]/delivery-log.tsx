@@ -41,14 +41,26 @@ function columns(endpointId: string): DataColumn<WebhookDeliveryView>[] {
         />
       ),
     },
-    { header: 'Event', cell: (delivery) => <code>{delivery.eventType}</code>, testId: 'delivery-event' },
+    {
+      header: 'Event',
+      cell: (delivery) => <code>{delivery.eventType}</code>,
+      testId: 'delivery-event',
+      className: styles.nowrap,
+    },
     { header: 'webhook-id', cell: (delivery) => <code>{delivery.webhookId}</code> },
     {
       header: 'Status',
       cell: (delivery) => <StatusBadge status={delivery.status} />,
       testId: 'delivery-status',
+      className: styles.nowrap,
     },
-    { header: 'Attempts', cell: (delivery) => delivery.attempts, align: 'end', testId: 'delivery-attempts' },
+    {
+      header: 'Attempts',
+      cell: (delivery) => delivery.attempts,
+      align: 'end',
+      testId: 'delivery-attempts',
+      headerClassName: styles.nowrap,
+    },
     { header: 'Last answer', cell: lastAnswer },
     {
       header: 'Time',
@@ -125,6 +137,7 @@ export function DeliveryLog(props: {
       <DataTable
         label="Deliveries"
         testId="delivery-log"
+        className={styles.log}
         columns={columns(endpointId)}
         rows={page.items}
         rowKey={(delivery) => delivery.id}

@@ -115,7 +115,7 @@ export default async function WebhookPage({
           The previous secret also signs requests until <DateTime value={endpoint.previousSecretExpiresAt} />.
         </p>
       ) : null}
-      <div className={styles.actions}>
+      <div className={styles.toolbar}>
         <EndpointActionForm
           endpointId={endpoint.id}
           action={sendTestEventAction}
