@@ -81,6 +81,8 @@ export default defineConfig({
       DEMO_ADMIN_PASSWORD: E2E.adminPassword,
       // Every test signs up a tenant of its own, all from 127.0.0.1.
       SIGN_UP_LIMIT_PER_HOUR: '100000',
+      // Webhook receivers in the suites are local HTTP servers (e2e/webhooks.spec.ts).
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     },
   },
 })

@@ -1,6 +1,6 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
-import { createDnsLookup } from '@fairlane/mail/dns'
+import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
 import pino from 'pino'
@@ -109,6 +109,10 @@ export function buildWebContainer(config: Config): WebContainer {
         dns: createDnsLookup({ servers: config.DNS_SERVERS }),
         settings: { returnPathHost: config.RETURN_PATH_HOST },
         encryptionKeys: config.DKIM_ENCRYPTION_KEY,
+      },
+      webhooks: {
+        hosts: createHostAddressLookup({ servers: config.DNS_SERVERS }),
+        settings: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
       },
     },
     admin: {

@@ -2,7 +2,7 @@ import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
-import { createDnsLookup } from '@fairlane/mail/dns'
+import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
@@ -32,6 +32,8 @@ export interface WebHarness {
     /** DNS_SERVERS for domain verification (the test DNS server's address); the system's when left out. */
     dnsServers?: readonly string[]
     dnsTimeoutMs?: number
+    /** WEBHOOK_ALLOW_PRIVATE; false (production's rule) when left out. */
+    webhookAllowPrivate?: boolean
   }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
   /** better-auth on this harness's database, as the web app's container makes it. */
@@ -122,6 +124,13 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
         }),
         settings: { returnPathHost: TEST_RETURN_PATH_HOST },
         encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
+      },
+      webhooks: {
+        hosts: createHostAddressLookup({
+          servers: overrides.dnsServers,
+          ...(overrides.dnsTimeoutMs !== undefined ? { timeoutMs: overrides.dnsTimeoutMs, tries: 1 } : {}),
+        }),
+        settings: { allowPrivate: overrides.webhookAllowPrivate ?? false },
       },
     }),
     adminDeps: (adminToken = TEST_ADMIN_TOKEN) => ({
