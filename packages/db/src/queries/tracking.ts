@@ -29,7 +29,7 @@ export async function upsertTrackedLinks(
  */
 const hitMessage = (hit: TrackingHit) => sql`
   select m.id, m.tenant_id, m.campaign_id,
-    (${hit.botUserAgent}::boolean or m.sent_at is null or m.sent_at >= ${hit.scannerSentAfter}::timestamptz) as bot
+    (${hit.botUserAgent}::boolean or m.sent_at is null or m.sent_at >= ${hit.scannerSentAfter.toISOString()}::timestamptz) as bot
   from messages m where m.id = ${hit.messageId}::uuid`
 
 /**
@@ -41,12 +41,12 @@ export async function recordOpen(db: Executor, hit: TrackingHit): Promise<boolea
   const [row] = await db.execute<{ found: boolean }>(sql`
     with m as (${hitMessage(hit)}),
     marked as (
-      update messages set first_opened_at = ${hit.now}::timestamptz
+      update messages set first_opened_at = ${hit.now.toISOString()}::timestamptz
       from m where messages.id = m.id and not m.bot and messages.first_opened_at is null
       returning messages.id),
     event as (
       insert into message_events (tenant_id, message_id, type, at, detail)
-      select m.tenant_id, m.id, 'opened', ${hit.now}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
+      select m.tenant_id, m.id, 'opened', ${hit.now.toISOString()}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
         'bot', m.bot, 'first', exists (select 1 from marked), 'userAgent', ${hit.userAgent}::text))
       from m
       returning 1)
@@ -70,14 +70,14 @@ export async function recordClick(
         on l.tenant_id = m.tenant_id and l.campaign_id is not distinct from m.campaign_id
       where l.id = ${hit.linkId}::bigint),
     marked as (
-      update messages set first_clicked_at = ${hit.now}::timestamptz
+      update messages set first_clicked_at = ${hit.now.toISOString()}::timestamptz
       from m, link where messages.id = m.id and not m.bot and messages.first_clicked_at is null
       returning messages.id),
     counted as (
       insert into link_clicks (tenant_id, link_id, message_id, clicks, bot_clicks, first_clicked_at, last_clicked_at)
       select m.tenant_id, link.id, m.id,
         case when m.bot then 0 else 1 end, case when m.bot then 1 else 0 end,
-        case when m.bot then null else ${hit.now}::timestamptz end, ${hit.now}::timestamptz
+        case when m.bot then null else ${hit.now.toISOString()}::timestamptz end, ${hit.now.toISOString()}::timestamptz
       from m, link
       on conflict (link_id, message_id) do update set
         clicks = link_clicks.clicks + excluded.clicks,
@@ -87,7 +87,7 @@ export async function recordClick(
       returning 1),
     event as (
       insert into message_events (tenant_id, message_id, type, at, detail)
-      select m.tenant_id, m.id, 'clicked', ${hit.now}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
+      select m.tenant_id, m.id, 'clicked', ${hit.now.toISOString()}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
         'linkId', link.id, 'url', link.url, 'bot', m.bot, 'first', exists (select 1 from marked),
         'userAgent', ${hit.userAgent}::text))
       from m, link

@@ -38,7 +38,11 @@ export interface WebHarness {
   }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
   /** The tracking routes' deps, keys from `TEST_UNSUBSCRIBE_SECRETS` (the worker harness signs with them). */
-  trackingDeps(overrides?: { scannerWindowMs?: number; now?: () => Date }): TrackingRouteDeps
+  trackingDeps(overrides?: {
+    scannerWindowMs?: number
+    now?: () => Date
+    secrets?: readonly { kid: number; secret: string }[]
+  }): TrackingRouteDeps
   /** better-auth on this harness's database, as the web app's container makes it. */
   auth: Auth
   /** The sign-in/sign-up throttle `auth` runs (default policy, this file's Redis prefix). */
@@ -144,7 +148,7 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
       clock,
     }),
     trackingDeps: (overrides = {}) => ({
-      key: trackingKey(TEST_UNSUBSCRIBE_SECRETS),
+      key: trackingKey(overrides.secrets ?? TEST_UNSUBSCRIBE_SECRETS),
       store: createTrackingStore(database.db),
       clock: { now: overrides.now ?? (() => new Date()) },
       isBotUserAgent: isbot,

@@ -1,7 +1,7 @@
 import { recordTrackingHit, type TrackingDeps } from '@fairlane/core'
 import type { Logger } from '../logger'
 
-/** The smallest transparent GIF (1×1, 43 bytes). */
+/** A transparent 1×1 GIF (42 bytes). */
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
 
 /** Every open must reach us: no cache of the pixel or the redirect, neither the browser's nor a proxy's. */
