@@ -34,6 +34,8 @@ export interface CampaignView {
   timeZone: string | null
   recipientCount: number
   cancelledAt: Date | null
+  trackOpens: boolean
+  trackClicks: boolean
   createdAt: Date
   updatedAt: Date
 }
@@ -71,6 +73,8 @@ const columns = {
   timeZone: campaigns.timeZone,
   recipientCount: campaigns.recipientCount,
   cancelledAt: campaigns.cancelledAt,
+  trackOpens: campaigns.trackOpens,
+  trackClicks: campaigns.trackClicks,
   createdAt: campaigns.createdAt,
   updatedAt: campaigns.updatedAt,
 }
