@@ -10,6 +10,7 @@ import {
 } from '@fairlane/worker/test-support/pipeline'
 import { startTestSink } from '@fairlane/worker/test-support/sink'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { loadCampaignEngagement } from '../campaigns/campaign-engagement'
 import { createRouter } from '../fast-path/router'
 import { createWebServer, listen, type WebServer } from '../fast-path/web-server'
 import { API_ROUTES } from '../routes'
@@ -205,6 +206,14 @@ describe('open and click tracking', () => {
     const last = (await eventsOf(messageId)).at(-1)
     expect(last?.detail).toMatchObject({ bot: true, first: false, userAgent: BROWSER })
     expect(await campaignCounts(apiKey, campaignId)).toMatchObject({ opened: 1 })
+  })
+
+  it('gives the campaign page its figures, per-link clicks and opens over time', async () => {
+    const engagement = await loadCampaignEngagement(harness.database.db, { tenantId, campaignId })
+    expect(engagement).toMatchObject({ delivered: 2, opened: 1, clicked: 1, bounced: 0, unsubscribed: 0 })
+    expect(engagement.links).toEqual([expect.objectContaining({ url: SALE, clicks: 2, uniqueClicks: 1 })])
+    expect(engagement.opens.unit).toBe('minute')
+    expect(engagement.opens.points).toEqual([{ label: expect.stringMatching(/^\d\d:\d\d UTC$/), opens: 1 }])
   })
 
   it('answers 404 and writes nothing for a forged token or one naming another tenant’s link', async () => {
