@@ -1,43 +1,14 @@
 'use client'
 
 import { StatusBadge } from '@/components/status-badge'
+import type { DeadLetterDetailJson } from '@/server/api/admin/dead-letter-detail'
 import styles from '../admin.module.css'
 import { formatInstant } from '../format'
 import { usePolling } from '../use-polling'
 
-interface Detail {
-  id: string
-  queue: string | null
-  error: string
-  attempts: number
-  failedAt: string
-  deadLetteredAt: string
-  laneJobId: string | null
-  message: {
-    id: string
-    tenantName: string
-    campaignName: string | null
-    lane: string
-    status: string
-    template: string | null
-    toAddress: string
-    subject: string | null
-    variableNames: string[]
-    attempts: number
-    generation: number
-    lastError: string | null
-    lastErrorCode: string | null
-    createdAt: string
-    queuedAt: string | null
-    sentAt: string | null
-    failedAt: string | null
-  } | null
-  history: { id: number; actor: string; action: string; reason: string | null; createdAt: string }[]
-}
-
 /** One dead letter in full: the failure, the message's metadata (no body, no variable values), its history. */
 export function DeadLetterDetail({ id, onClose }: { id: string; onClose(): void }) {
-  const { data, error } = usePolling<Detail>(`/api/admin/dlq/${encodeURIComponent(id)}`, 5000)
+  const { data, error } = usePolling<DeadLetterDetailJson>(`/api/admin/dlq/${encodeURIComponent(id)}`, 5000)
   return (
     <section className="card" aria-labelledby="detail-title" data-testid="dead-letter-detail">
       <div className="page-header">

@@ -4,6 +4,7 @@ import { useMemo, useState } from 'react'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
 import type { AuditEntryJson } from '@/server/api/admin/audit-log'
+import type { BulkDeadLetterJson } from '@/server/api/admin/bulk-dead-letters'
 import type { DeadLetterView } from '@/server/api/admin/dead-letter-view'
 import type { TenantLoadJson } from '@/server/api/admin/list-tenants'
 import styles from '../admin.module.css'
@@ -11,12 +12,6 @@ import { formatInstant } from '../format'
 import { sendJson, usePolling } from '../use-polling'
 import { ActionDialog, type DeadLetterAction } from './action-dialog'
 import { DeadLetterDetail } from './dead-letter-detail'
-
-interface BulkResult {
-  results: { id: string; ok: boolean; status: number; error?: { message: string } }[]
-  succeeded: number
-  failed: number
-}
 
 const AUDIT_COLUMNS: DataColumn<AuditEntryJson>[] = [
   { header: 'When', cell: (entry) => formatInstant(entry.createdAt) },
@@ -30,6 +25,11 @@ const AUDIT_COLUMNS: DataColumn<AuditEntryJson>[] = [
     cell: (entry) => (entry.messageStatus ? <StatusBadge status={entry.messageStatus} /> : '—'),
   },
 ]
+
+/** What one id's replay or discard came to, from the single route or the bulk one. */
+type ActionOutcome = Pick<BulkDeadLetterJson['results'][number], 'id' | 'ok' | 'status'> & {
+  error?: { message: string }
+}
 
 /** Dead letters, filterable, with replay/discard of one or a selection, and the latest admin actions. */
 export function DeadLettersLive() {
@@ -63,7 +63,7 @@ export function DeadLettersLive() {
 
   const act = async (action: DeadLetterAction, ids: string[], reason: string): Promise<string | null> => {
     const [only] = ids
-    let outcomes: BulkResult['results']
+    let outcomes: ActionOutcome[]
     if (ids.length === 1 && only !== undefined) {
       const path = `/api/admin/dlq/${encodeURIComponent(only)}`
       const answer =
@@ -80,10 +80,12 @@ export function DeadLettersLive() {
         },
       ]
     } else {
-      const answer = await sendJson<BulkResult>(`/api/admin/dlq/${action}`, 'POST', { ids, reason })
+      const answer = await sendJson<BulkDeadLetterJson>(`/api/admin/dlq/${action}`, 'POST', { ids, reason })
       if (answer.status !== 200 || !answer.body)
         return answer.body?.error?.message ?? `The server answered ${answer.status}`
-      outcomes = answer.body.results
+      outcomes = answer.body.results.map((result) =>
+        result.ok ? { id: result.id, ok: true, status: result.status } : result,
+      )
     }
     const done = outcomes.filter((outcome) => outcome.ok).length
     const refused = outcomes.filter((outcome) => !outcome.ok)

@@ -10,6 +10,13 @@ type Outcome =
   | ({ id: string; ok: true; status: 200 } & Record<string, unknown>)
   | { id: string; ok: false; status: number; error: { code: string; message: string } }
 
+/** The answer of both bulk routes, as their client reads it. */
+export interface BulkDeadLetterJson {
+  results: Outcome[]
+  succeeded: number
+  failed: number
+}
+
 /**
  * `POST /api/admin/dlq/replay` and `POST /api/admin/dlq/discard`, `{ ids, reason }` →
  * `{ results: [{ id, ok, status, … }], succeeded, failed }`. Each id is acted on as its single
@@ -48,9 +55,7 @@ async function bulk(
       }
     }
     const succeeded = results.filter((result) => result.ok).length
-    return Response.json(
-      { results, succeeded, failed: results.length - succeeded },
-      { headers: { 'cache-control': 'no-store' } },
-    )
+    const answer: BulkDeadLetterJson = { results, succeeded, failed: results.length - succeeded }
+    return Response.json(answer, { headers: { 'cache-control': 'no-store' } })
   })
 }

@@ -1,12 +1,23 @@
 import { listAuditEntries } from '@fairlane/db/queries/admin-audit'
-import { findMessageForAdmin } from '@fairlane/db/queries/admin-messages'
+import { type AdminMessageDetail, findMessageForAdmin } from '@fairlane/db/queries/admin-messages'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
-import { auditJson } from './audit-log'
+import { type AuditEntryJson, auditJson } from './audit-log'
 import { findDeadLetterJob } from './dead-letter-action'
-import { deadLetterView } from './dead-letter-view'
+import { type DeadLetterView, deadLetterView } from './dead-letter-view'
 import type { AdminDeps } from './deps'
+
+type InstantsAsText<T, K extends keyof T> = Omit<T, K> & {
+  [P in K]: null extends T[P] ? string | null : string
+}
+
+/** The answer of `GET /api/admin/dlq/:id`, as its client reads it. */
+export type DeadLetterDetailJson = DeadLetterView & {
+  deadLetteredAt: string
+  message: InstantsAsText<AdminMessageDetail, 'createdAt' | 'queuedAt' | 'sentAt' | 'failedAt'> | null
+  history: AuditEntryJson[]
+}
 
 /**
  * `GET /api/admin/dlq/:id` → the dead letter as the list shows it, plus `message` (its row: addresses,
@@ -26,20 +37,18 @@ export function getDeadLetter(request: Request, id: string, deps: AdminDeps): Pr
           listAuditEntries(deps.db, { limit: 20, targetType: 'message', targetId: messageId }),
         ])
       : [null, []]
-    return Response.json(
-      {
-        ...view,
-        deadLetteredAt: new Date(job.timestamp).toISOString(),
-        message: message && {
-          ...message,
-          createdAt: message.createdAt.toISOString(),
-          queuedAt: message.queuedAt?.toISOString() ?? null,
-          sentAt: message.sentAt?.toISOString() ?? null,
-          failedAt: message.failedAt?.toISOString() ?? null,
-        },
-        history: history.map(auditJson),
+    const detail: DeadLetterDetailJson = {
+      ...view,
+      deadLetteredAt: new Date(job.timestamp).toISOString(),
+      message: message && {
+        ...message,
+        createdAt: message.createdAt.toISOString(),
+        queuedAt: message.queuedAt?.toISOString() ?? null,
+        sentAt: message.sentAt?.toISOString() ?? null,
+        failedAt: message.failedAt?.toISOString() ?? null,
       },
-      { headers: { 'cache-control': 'no-store' } },
-    )
+      history: history.map(auditJson),
+    }
+    return Response.json(detail, { headers: { 'cache-control': 'no-store' } })
   })
 }
