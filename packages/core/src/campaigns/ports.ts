@@ -52,7 +52,16 @@ export interface CampaignStore {
     campaignId: string
   }): Promise<Pick<
     CampaignFields,
-    'name' | 'subject' | 'html' | 'text' | 'listId' | 'segmentId' | 'fromAddress' | 'replyTo'
+    | 'name'
+    | 'subject'
+    | 'html'
+    | 'text'
+    | 'listId'
+    | 'segmentId'
+    | 'fromAddress'
+    | 'replyTo'
+    | 'trackOpens'
+    | 'trackClicks'
   > | null>
   /**
    * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,

@@ -208,6 +208,8 @@ export function createCampaignStore(db: Executor): CampaignStore {
           segmentId: campaigns.segmentId,
           fromAddress: campaigns.fromAddress,
           replyTo: campaigns.replyTo,
+          trackOpens: campaigns.trackOpens,
+          trackClicks: campaigns.trackClicks,
         })
         .from(campaigns)
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
