@@ -94,3 +94,26 @@ test('a tracked campaign’s page shows the open and the click made from the rec
     clicked: 1,
   })
 })
+
+test('the settings page sets new campaigns’ tracking defaults and the no-tracking switch', async ({
+  page,
+}) => {
+  test.setTimeout(60_000)
+  await signUp(page)
+  await page.goto('/campaigns/new')
+  await expect(page.getByLabel('Track opens (a 1×1 image)')).not.toBeChecked()
+  await page.goto('/settings')
+  await page.getByLabel('Track opens of new campaigns').check()
+  await page.getByLabel('Track clicks of new campaigns').check()
+  await page.getByRole('button', { name: 'Save tracking' }).click()
+  await expect(page.getByTestId('tracking-saved')).toHaveText('Saved.')
+  await page.goto('/campaigns/new')
+  await expect(page.getByLabel('Track opens (a 1×1 image)')).toBeChecked()
+  await expect(page.getByLabel('Track clicks (links go through')).toBeChecked()
+  await page.goto('/settings')
+  await page.getByLabel('No tracking (privacy)').check()
+  await page.getByRole('button', { name: 'Save tracking' }).click()
+  await expect(page.getByTestId('tracking-saved')).toContainText('Nothing you send is tracked now.')
+  await page.reload()
+  await expect(page.getByLabel('No tracking (privacy)')).toBeChecked()
+})

@@ -50,12 +50,18 @@ describe('recordTrackingHit', () => {
     expect(hits[1]?.scannerSentAfter).toEqual(new Date('2026-12-04T11:59:55Z'))
   })
 
-  it('flags bot user agents and requests without one', async () => {
+  it('flags bot user agents, requests without one, and HEAD requests', async () => {
     const { store, hits } = fakeStore({})
     const open = signTrackingToken({ kind: 'open', messageId }, key)
     await recordTrackingHit({ kind: 'open', token: open, userAgent: 'Googlebot/2.1' }, deps(store))
     await recordTrackingHit({ kind: 'open', token: open, userAgent: null }, deps(store))
-    expect(hits.map((hit) => hit.botUserAgent)).toEqual([true, true])
+    // A HEAD request is a link checker's, whatever its user agent says.
+    await recordTrackingHit(
+      { kind: 'open', token: open, userAgent: 'Mozilla/5.0', automated: true },
+      deps(store),
+    )
+    await recordTrackingHit({ kind: 'open', token: open, userAgent: 'Mozilla/5.0' }, deps(store))
+    expect(hits.map((hit) => hit.botUserAgent)).toEqual([true, true, true, false])
   })
 
   it('answers not-found and writes nothing for forged, cross-kind and unknown-link tokens', async () => {
