@@ -51,6 +51,8 @@ describe('the route table', () => {
       'DELETE /api/admin/dlq/:id',
       'GET /api/auth/*path',
       'POST /api/auth/*path',
+      'GET /t/o/:token',
+      'GET /t/c/:token',
     ]) {
       expect(served, call).toContain(call)
     }

@@ -61,6 +61,7 @@ import {
   postWebhook,
   postWebhookRotateSecret,
 } from './api/v1/webhooks'
+import { clickRedirect, openPixel } from './tracking/tracking-routes'
 import type { WebContainer } from './web-container'
 
 /**
@@ -85,7 +86,10 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
 export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string }
 
 /** What handlers may take from the container (a test can pass just these). */
-export type RouteDeps = Pick<WebContainer, 'api' | 'admin' | 'database' | 'redis' | 'auth' | 'logger'>
+export type RouteDeps = Pick<
+  WebContainer,
+  'api' | 'admin' | 'database' | 'redis' | 'auth' | 'logger' | 'tracking'
+>
 
 export interface ApiRoute<Path extends string = string> {
   method: HttpMethod
@@ -102,6 +106,14 @@ export function route<Path extends string>(
 }
 
 export const API_ROUTES = {
+  // Open and click tracking (public; the signed token is the credential): answered here, not by
+  // Next.js, because every open of every tracked mail comes this way.
+  trackOpen: route('GET', '/t/o/:token', (request, { token }, deps) =>
+    openPixel(request, token, deps.tracking),
+  ),
+  trackClick: route('GET', '/t/c/:token', (request, { token }, deps) =>
+    clickRedirect(request, token, deps.tracking),
+  ),
   postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api)),
   getMessage: route('GET', '/api/v1/messages/:id', (request, { id }, deps) =>
     getMessage(request, id, deps.api),

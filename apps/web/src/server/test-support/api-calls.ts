@@ -15,6 +15,7 @@ export function routeDeps(harness: WebHarness, api: RouteDeps['api']): RouteDeps
     redis: harness.redis,
     auth: harness.auth,
     logger: harness.logger,
+    tracking: harness.trackingDeps(),
   }
 }
 
