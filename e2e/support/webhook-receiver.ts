@@ -1,8 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders
@@ -41,20 +38,4 @@ export async function startWebhookReceiver(options: { failFirst?: number } = {})
     received,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   }
-}
-
-/**
- * Whether the platform under test has a webhook worker: its relay listens on core's WEBHOOK_CHANNEL,
- * so some file of the worker names it. Delivery itself is the worker's (issue 17's engine); without
- * it deliveries stay pending and the tests that need a request at the receiver are skipped.
- */
-export function webhookWorkerPresent(): boolean {
-  const workerSource = fileURLToPath(new URL('../../apps/worker/src', import.meta.url))
-  const files = readdirSync(workerSource, { recursive: true, encoding: 'utf8' })
-  return files.some(
-    (file) =>
-      file.endsWith('.ts') &&
-      !file.endsWith('.test.ts') &&
-      readFileSync(join(workerSource, file), 'utf8').includes('WEBHOOK_CHANNEL'),
-  )
 }
