@@ -9,6 +9,8 @@ import {
   type TestPipeline,
 } from '@fairlane/worker/test-support/pipeline'
 import { startTestSink } from '@fairlane/worker/test-support/sink'
+import { createEndpoint, startReceiver, type TestReceiver } from '@fairlane/worker/test-support/webhooks'
+import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadCampaignEngagement } from '../campaigns/campaign-engagement'
 import { createRouter } from '../fast-path/router'
@@ -32,10 +34,12 @@ let sink: MailSink
 let web: WebServer
 let base: string
 let pipeline: TestPipeline
+let receiver: TestReceiver
 
 beforeAll(async () => {
   harness = createWebHarness(env)
   sink = await startTestSink()
+  receiver = await startReceiver()
   web = createWebServer({
     router: createRouter(Object.values(API_ROUTES)),
     deps: {
@@ -53,12 +57,25 @@ beforeAll(async () => {
   })
   await listen(web.server, '127.0.0.1', 0)
   base = `http://127.0.0.1:${(web.server.address() as AddressInfo).port}`
-  pipeline = await startTestPipeline(env, sink, { appUrl: base })
+  pipeline = await startTestPipeline(env, sink, {
+    appUrl: base,
+    webhooks: {
+      concurrency: 4,
+      endpointConcurrency: 2,
+      timeoutMs: 2_000,
+      allowPrivate: true,
+      tenantPlan: { ratePerSec: 100, burst: 100 },
+      retryScheduleMs: [100, 200],
+      park: { baseMs: 300, maxMs: 1_000 },
+      pollMs: 100,
+    },
+  })
 })
 
 afterAll(async () => {
   await pipeline?.stop()
   await web?.close()
+  await receiver?.close()
   await sink?.close()
   await harness?.close()
 })
@@ -80,6 +97,18 @@ async function receivedHtml(to: string): Promise<string> {
     },
     { what: `mail to ${to}`, timeoutMs: 20_000 },
   )
+}
+
+interface WebhookBody {
+  type: string
+  data: {
+    messageId: string
+    to: string
+    campaignId: string | null
+    first?: boolean
+    bot?: boolean
+    url?: string
+  }
 }
 
 const hrefs = (html: string) => [...html.matchAll(/href="([^"]*)"/g)].map((match) => match[1] as string)
@@ -106,11 +135,17 @@ describe('open and click tracking', () => {
   let apiKey: string
   let tenantId: string
   let campaignId: string
+  let webhookSecret: string
   const jane = `jane-${Date.now()}@example.com`
   const bob = `bob-${Date.now()}@example.com`
 
   beforeAll(async () => {
     ;({ apiKey, tenantId } = await seedTenant(harness, 'Tracked Shop'))
+    ;({ secret: webhookSecret } = await createEndpoint(harness.database.db, {
+      tenantId,
+      url: receiver.url,
+      events: ['email.opened', 'email.clicked'],
+    }))
     const contacts = await api(apiKey, 'POST', '/api/v1/contacts', {
       contacts: [
         { email: jane, name: 'Jane' },
@@ -175,6 +210,34 @@ describe('open and click tracking', () => {
     const [clicks] = await harness.database.sql<{ clicks: number; bot_clicks: number }[]>`
       select clicks, bot_clicks from link_clicks where message_id = ${messageId}`
     expect(clicks).toEqual({ clicks: 2, bot_clicks: 0 })
+  })
+
+  it("posts the open and the clicks to the tenant's endpoint, signed, as email.opened and email.clicked", async () => {
+    const messageId = await messageIdOf(jane)
+    const verifier = new Webhook(webhookSecret)
+    const posted = await eventually(
+      async () => {
+        const bodies = receiver.received.map(
+          (request) => verifier.verify(request.body, request.headers) as WebhookBody,
+        )
+        const mine = bodies.filter((body) => body.data.messageId === messageId)
+        return mine.length >= 3 ? mine : undefined
+      },
+      { what: "jane's three webhooks", timeoutMs: 20_000 },
+    )
+    const summary = posted.map((body) => [body.type, body.data.first, body.data.bot, body.data.url ?? null])
+    expect(summary).toHaveLength(3)
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        ['email.opened', true, false, null],
+        ['email.clicked', true, false, SALE],
+        ['email.clicked', false, false, SALE],
+      ]),
+    )
+    expect(posted.every((body) => body.data.to === jane && body.data.campaignId === campaignId)).toBe(true)
+    expect(new Set(receiver.received.map((request) => request.headers['webhook-id'])).size).toBe(
+      receiver.received.length,
+    )
   })
 
   it('flags a bot user agent: the event is written, the unique counts do not move', async () => {
