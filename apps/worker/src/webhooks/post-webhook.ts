@@ -67,6 +67,11 @@ export function postWebhook(input: PostWebhookInput): Promise<AttemptResult> {
       fail(kind, reason)
     })
     request.on('response', (response) => {
+      // A body cut short (by the endpoint, or by us past 4 KB) errors the response: after the
+      // attempt settled that is a no-op, before it a connection failure.
+      response.on('error', (error: NodeJS.ErrnoException) =>
+        fail('connection', `response failed: ${error.message}`),
+      )
       readExcerpt(response, (excerpt, complete) => {
         const statusCode = response.statusCode ?? 0
         if (!complete) {
