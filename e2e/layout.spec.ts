@@ -28,6 +28,7 @@ test.describe('at 390 px', () => {
       '/messages',
       '/api-keys',
       '/api-docs',
+      '/webhooks',
     ]
     const wide: string[] = []
     for (const path of pages) {

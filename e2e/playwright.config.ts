@@ -79,8 +79,12 @@ export default defineConfig({
       SESSION_SECRET: E2E.sessionSecret,
       UNSUBSCRIBE_SECRET: `${E2E.unsubscribeKey.kid}:${E2E.unsubscribeKey.secret}`,
       DEMO_ADMIN_PASSWORD: E2E.adminPassword,
+      // The suites open tracked mail the moment it arrives: only user agents tell bots apart here.
+      TRACKING_SCANNER_WINDOW_MS: '0',
       // Every test signs up a tenant of its own, all from 127.0.0.1.
       SIGN_UP_LIMIT_PER_HOUR: '100000',
+      // Webhook receivers in the suites are local HTTP servers (e2e/webhooks.spec.ts).
+      WEBHOOK_ALLOW_PRIVATE: 'true',
     },
   },
 })

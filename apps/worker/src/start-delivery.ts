@@ -1,4 +1,4 @@
-import { LANES, unsubscribeKey } from '@fairlane/core'
+import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
@@ -27,6 +27,7 @@ import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
 import { startSweeper } from './sweeper/sweeper'
 import { startSystem } from './system/start-system'
+import { createApiMailTracker } from './tracking/api-mail-tracker'
 import { startWebhooks } from './webhooks/start-webhooks'
 
 export {
@@ -148,6 +149,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     write: (counts) => addDeferralCounts(database.db, counts),
     logger: logger.child({ component: 'deferral-counts' }),
   })
+  // The web app verifies with the same keys: both derive them from UNSUBSCRIBE_SECRET.
+  const tracking = trackingKey(options.unsubscribe.secrets)
   const lanes = startLanes(options, {
     queues,
     transports,
@@ -162,7 +165,9 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
       db: database.db,
       appUrl: options.appUrl,
       unsubscribeKey: unsubscribeKey(options.unsubscribe),
+      trackingKey: tracking,
     }),
+    tracker: createApiMailTracker({ db: database.db, appUrl: options.appUrl, key: tracking }),
   })
 
   // The webhook lane lives with the default lane: under WORKER_LAYOUT=split that is worker-tx, so a

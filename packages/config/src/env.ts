@@ -479,6 +479,16 @@ export const envSchema = z
         'expected durations such as 5s,5m,30m,2h (units ms, s, m, h)',
       )
       .optional(),
+    /**
+     * Opens and clicks within this long of the message's send are taken for link scanners (mail
+     * gateways fetch every link and image seconds after delivery): flagged as bots, left out of the
+     * unique counts. 0: only user agents decide (tests that open mail the moment it arrives).
+     */
+    TRACKING_SCANNER_WINDOW_MS: z.coerce
+      .number({ message: 'expected a duration in milliseconds' })
+      .int('expected a whole number of milliseconds')
+      .min(0, 'expected 0 or a positive number of milliseconds')
+      .default(5_000),
     /** A message's events (`message_events`, its timeline) are deleted by the nightly cleanup after this many days. */
     EVENT_RETENTION_DAYS: positiveInt(30, 36_500),
     /**

@@ -56,6 +56,8 @@ export * from './senders'
 export * from './suppressions'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
+// Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.
+export * from './tracking'
 export * from './unsubscribe'
 // Webhooks (event types, signatures, retry schedule, address rules) are exported from the root like the rest.
 export * from './webhooks'

@@ -19,6 +19,18 @@ describe('parseDnsRecord', () => {
     })
   })
 
+  it('reads A and AAAA records and refuses an address of the wrong family', () => {
+    expect(parseDnsRecord({ type: 'a', name: 'x.test', value: '127.0.0.1' })).toEqual({
+      ok: true,
+      value: { type: 'A', name: 'x.test', value: '127.0.0.1' },
+    })
+    expect(parseDnsRecord({ type: 'AAAA', name: 'x.test', value: '::1' })).toMatchObject({ ok: true })
+    expect(parseDnsRecord({ type: 'AAAA', name: 'x.test', value: '127.0.0.1' })).toMatchObject({
+      ok: false,
+      field: 'value',
+    })
+  })
+
   it('names the field that is wrong', () => {
     const field = (input: unknown) => {
       const parsed = parseDnsRecord(input)
@@ -26,7 +38,7 @@ describe('parseDnsRecord', () => {
     }
     expect(field(null)).toBe('body')
     expect(field([])).toBe('body')
-    expect(field({ type: 'A', name: 'shop.test', value: '127.0.0.1' })).toBe('type')
+    expect(field({ type: 'SRV', name: 'shop.test', value: 'x' })).toBe('type')
     expect(field({ name: 'shop.test', value: 'x' })).toBe('type')
     expect(field({ type: 'TXT', name: 'bad name.test', value: 'x' })).toBe('name')
     expect(field({ type: 'TXT', name: `${'a'.repeat(64)}.test`, value: 'x' })).toBe('name')

@@ -1,10 +1,15 @@
-export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX'] as const
+import { isIPv4, isIPv6 } from 'node:net'
+
+export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX', 'A', 'AAAA'] as const
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number]
 
 export type DnsRecord =
   | { type: 'TXT'; name: string; value: string }
   | { type: 'CNAME'; name: string; value: string }
   | { type: 'MX'; name: string; value: string; priority?: number }
+  /** Addresses, so a test can point a name at 127.0.0.1 or 10.0.0.1 (the webhook URL check). */
+  | { type: 'A'; name: string; value: string }
+  | { type: 'AAAA'; name: string; value: string }
 
 export type ParsedDnsRecord =
   | { ok: true; value: DnsRecord }
@@ -54,6 +59,18 @@ export function parseDnsRecord(input: unknown): ParsedDnsRecord {
         field: 'value',
         message: '"value" of a TXT record must be printable ASCII of at most 4000 characters',
       }
+    return { ok: true, value: { type: kind, name, value } }
+  }
+  if (kind === 'A' || kind === 'AAAA') {
+    const valid = kind === 'A' ? isIPv4(value) : isIPv6(value)
+    if (!valid) {
+      const family = kind === 'A' ? 'IPv4' : 'IPv6'
+      return {
+        ok: false,
+        field: 'value',
+        message: `"value" of an ${kind} record must be an ${family} address`,
+      }
+    }
     return { ok: true, value: { type: kind, name, value } }
   }
   if (!isDnsName(value))

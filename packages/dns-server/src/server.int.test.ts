@@ -41,6 +41,15 @@ describe('the DNS server', () => {
     expect(await resolver.resolveTxt('fl-bounces.shop.test')).toEqual([['v=spf1 ip4:127.0.0.1 -all']])
   })
 
+  it('answers A and AAAA records, through a CNAME too', async () => {
+    dns.publish({ type: 'A', name: 'hooks.shop.test', value: '10.0.0.7' })
+    dns.publish({ type: 'AAAA', name: 'hooks.shop.test', value: '::1' })
+    dns.publish({ type: 'CNAME', name: 'alias.shop.test', value: 'hooks.shop.test' })
+    expect(await resolver.resolve4('hooks.shop.test')).toEqual(['10.0.0.7'])
+    expect(await resolver.resolve6('hooks.shop.test')).toEqual(['::1'])
+    expect(await resolver.resolve4('alias.shop.test')).toEqual(['10.0.0.7'])
+  })
+
   it('ends a CNAME loop instead of following it for ever', async () => {
     dns.publish({ type: 'CNAME', name: 'a.loop.test', value: 'b.loop.test' })
     dns.publish({ type: 'CNAME', name: 'b.loop.test', value: 'a.loop.test' })

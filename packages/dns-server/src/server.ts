@@ -32,8 +32,8 @@ export interface DnsServer {
 }
 
 /**
- * A small authoritative DNS server (dns2, over UDP) for development and tests: it answers TXT, CNAME
- * and MX queries with the records published to it and NXDOMAIN for names it has nothing for, so
+ * A small authoritative DNS server (dns2, over UDP) for development and tests: it answers TXT, CNAME,
+ * MX, A and AAAA queries with the records published to it and NXDOMAIN for names it has nothing for, so
  * code that looks records up with node:dns goes through a real DNS round trip. A TXT value longer
  * than 255 bytes is sent as several character-strings, as real zones do with DKIM keys. A TXT or MX
  * question for a name that is a CNAME is answered as a real server does: the CNAME, then the
@@ -109,5 +109,6 @@ function toAnswer(base: { name: string; class: number; ttl: number }, record: Dn
   const type = Packet.TYPE[record.type]
   if (record.type === 'TXT') return answer({ ...base, type, data: splitTxt(record.value) })
   if (record.type === 'CNAME') return answer({ ...base, type, domain: record.value })
+  if (record.type === 'A' || record.type === 'AAAA') return answer({ ...base, type, address: record.value })
   return answer({ ...base, type, exchange: record.value, priority: record.priority ?? 10 })
 }

@@ -33,6 +33,13 @@ describe('the route table', () => {
       'PATCH /api/v1/templates/:ref',
       'PUT /api/v1/templates/:ref',
       'DELETE /api/v1/templates/:ref',
+      'POST /api/v1/webhooks',
+      'GET /api/v1/webhooks',
+      'GET /api/v1/webhooks/:id',
+      'PATCH /api/v1/webhooks/:id',
+      'DELETE /api/v1/webhooks/:id',
+      'GET /api/v1/webhooks/:id/deliveries',
+      'POST /api/v1/webhooks/:id/deliveries/:deliveryId/replay',
       'GET /api/health/live',
       'GET /api/health/ready',
       'POST /api/admin/tenants',
@@ -44,6 +51,8 @@ describe('the route table', () => {
       'DELETE /api/admin/dlq/:id',
       'GET /api/auth/*path',
       'POST /api/auth/*path',
+      'GET /t/o/:token',
+      'GET /t/c/:token',
     ]) {
       expect(served, call).toContain(call)
     }

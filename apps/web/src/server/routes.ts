@@ -46,6 +46,22 @@ import {
   getTemplates,
   postTemplate,
 } from './api/v1/templates'
+import {
+  getWebhookDeliveries,
+  getWebhookDeliveryById,
+  postWebhookDeliveriesReplay,
+  postWebhookDeliveryReplay,
+  postWebhookTest,
+} from './api/v1/webhook-deliveries'
+import {
+  deleteWebhookById,
+  getWebhookById,
+  getWebhooks,
+  patchWebhook,
+  postWebhook,
+  postWebhookRotateSecret,
+} from './api/v1/webhooks'
+import { clickRedirect, openPixel } from './tracking/tracking-routes'
 import type { WebContainer } from './web-container'
 
 /**
@@ -70,7 +86,10 @@ type ParamNames<Path extends string> = Path extends `${string}:${infer Name}/${i
 export type RouteParams<Path extends string> = { [Name in ParamNames<Path>]: string }
 
 /** What handlers may take from the container (a test can pass just these). */
-export type RouteDeps = Pick<WebContainer, 'api' | 'admin' | 'database' | 'redis' | 'auth' | 'logger'>
+export type RouteDeps = Pick<
+  WebContainer,
+  'api' | 'admin' | 'database' | 'redis' | 'auth' | 'logger' | 'tracking'
+>
 
 export interface ApiRoute<Path extends string = string> {
   method: HttpMethod
@@ -87,6 +106,14 @@ export function route<Path extends string>(
 }
 
 export const API_ROUTES = {
+  // Open and click tracking (public; the signed token is the credential): answered here, not by
+  // Next.js, because every open of every tracked mail comes this way.
+  trackOpen: route('GET', '/t/o/:token', (request, { token }, deps) =>
+    openPixel(request, token, deps.tracking),
+  ),
+  trackClick: route('GET', '/t/c/:token', (request, { token }, deps) =>
+    clickRedirect(request, token, deps.tracking),
+  ),
   postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api)),
   getMessage: route('GET', '/api/v1/messages/:id', (request, { id }, deps) =>
     getMessage(request, id, deps.api),
@@ -159,6 +186,40 @@ export const API_ROUTES = {
   ),
   deleteDomain: route('DELETE', '/api/v1/domains/:id', (request, { id }, deps) =>
     deleteDomainById(request, id, deps.api),
+  ),
+  listWebhooks: route('GET', '/api/v1/webhooks', (request, _, deps) => getWebhooks(request, deps.api)),
+  addWebhook: route('POST', '/api/v1/webhooks', (request, _, deps) => postWebhook(request, deps.api)),
+  getWebhook: route('GET', '/api/v1/webhooks/:id', (request, { id }, deps) =>
+    getWebhookById(request, id, deps.api),
+  ),
+  updateWebhook: route('PATCH', '/api/v1/webhooks/:id', (request, { id }, deps) =>
+    patchWebhook(request, id, deps.api),
+  ),
+  deleteWebhook: route('DELETE', '/api/v1/webhooks/:id', (request, { id }, deps) =>
+    deleteWebhookById(request, id, deps.api),
+  ),
+  listWebhookDeliveries: route('GET', '/api/v1/webhooks/:id/deliveries', (request, { id }, deps) =>
+    getWebhookDeliveries(request, id, deps.api),
+  ),
+  replayWebhookDelivery: route(
+    'POST',
+    '/api/v1/webhooks/:id/deliveries/:deliveryId/replay',
+    (request, { id, deliveryId }, deps) => postWebhookDeliveryReplay(request, id, deliveryId, deps.api),
+  ),
+  // Beyond the contract's rows: the secret's rotation, the test event, a delivery's attempts, bulk replay.
+  rotateWebhookSecret: route('POST', '/api/v1/webhooks/:id/rotate-secret', (request, { id }, deps) =>
+    postWebhookRotateSecret(request, id, deps.api),
+  ),
+  testWebhook: route('POST', '/api/v1/webhooks/:id/test', (request, { id }, deps) =>
+    postWebhookTest(request, id, deps.api),
+  ),
+  getWebhookDelivery: route(
+    'GET',
+    '/api/v1/webhooks/:id/deliveries/:deliveryId',
+    (request, { id, deliveryId }, deps) => getWebhookDeliveryById(request, id, deliveryId, deps.api),
+  ),
+  replayWebhookDeliveries: route('POST', '/api/v1/webhooks/:id/deliveries/replay', (request, { id }, deps) =>
+    postWebhookDeliveriesReplay(request, id, deps.api),
   ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),

@@ -1,8 +1,11 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
+import { trackingKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
-import { createDnsLookup } from '@fairlane/mail/dns'
+import { createTrackingStore } from '@fairlane/db/queries/tracking'
+import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
+import { isbot } from 'isbot'
 import pino from 'pino'
 import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
@@ -14,6 +17,7 @@ import { type Auth, createAuth } from './auth/better-auth'
 import type { Logger } from './logger'
 import { createWebMetrics, type WebMetrics } from './metrics'
 import { type ApiLimiters, createApiLimiters, rateLimitSettings } from './rate-limits'
+import type { TrackingRouteDeps } from './tracking/tracking-routes'
 
 /**
  * The web process's one composition root: the database pool, the Redis connection, the limiters,
@@ -40,6 +44,8 @@ export interface WebContainer {
   metrics: WebMetrics
   api: ApiDeps
   admin: AdminDeps
+  /** `/t/o/:token` and `/t/c/:token`: the keys (from UNSUBSCRIBE_SECRET, as the worker's) and the store. */
+  tracking: TrackingRouteDeps
   /** Closes the queues (if made), the database pool and the Redis connection. */
   close(): Promise<void>
 }
@@ -110,6 +116,18 @@ export function buildWebContainer(config: Config): WebContainer {
         settings: { returnPathHost: config.RETURN_PATH_HOST },
         encryptionKeys: config.DKIM_ENCRYPTION_KEY,
       },
+      webhooks: {
+        hosts: createHostAddressLookup({ servers: config.DNS_SERVERS }),
+        settings: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+      },
+    },
+    tracking: {
+      key: trackingKey(config.UNSUBSCRIBE_SECRET),
+      store: createTrackingStore(database.db),
+      clock,
+      isBotUserAgent: isbot,
+      scannerWindowMs: config.TRACKING_SCANNER_WINDOW_MS,
+      logger,
     },
     admin: {
       db: database.db,

@@ -1,31 +1,54 @@
-import { signUnsubscribeToken, type UnsubscribeKey } from '@fairlane/core'
+import { signUnsubscribeToken, type TrackingKey, type UnsubscribeKey } from '@fairlane/core'
 import { type CampaignRenderer, UndeliverableMessageError } from '@fairlane/core/delivery'
 import type { Executor } from '@fairlane/db'
 import { type CampaignContentRow, findCampaignContent } from '@fairlane/db/queries/campaign-content'
+import { upsertTrackedLinks } from '@fairlane/db/queries/tracking'
 import { renderCampaignMessage } from '@fairlane/mail/campaign'
+import { trackableUrls, trackHtml } from '@fairlane/mail/tracking'
+import { isPlatformUrl, trackingUrls } from '../tracking/tracking-urls'
 
 export interface CampaignRendererOptions {
   db: Executor
-  /** APP_URL: the unsubscribe link points at the web app's `/u/<token>`. */
+  /** APP_URL: the unsubscribe link points at the web app's `/u/<token>`, tracking at `/t/…`. */
   appUrl: string
   unsubscribeKey: UnsubscribeKey
+  /** Signs open and click URLs; without it, campaign mail goes out untracked. */
+  trackingKey?: TrackingKey
   /** Campaigns kept in memory; a worker sends a handful at a time, each thousands of times. */
   cacheSize?: number
+}
+
+/** A campaign as rendered: its content, and (tracking clicks) its links' ids, URL → id. */
+interface CachedCampaign {
+  content: CampaignContentRow
+  linkIds: Map<string, number>
 }
 
 /**
  * Renders one recipient's copy of a campaign at send time: the campaign's content (cached: it is
  * frozen once dispatched), the contact's name and attributes as the claim read them, and a signed
- * unsubscribe link in the footer and the RFC 8058 headers.
+ * unsubscribe link in the footer and the RFC 8058 headers. A campaign that tracks gets its links'
+ * ids once per worker (one upsert of the template's literal URLs), then each copy is rewritten.
  */
 export function createCampaignRenderer(options: CampaignRendererOptions): CampaignRenderer {
   const cacheSize = options.cacheSize ?? 200
-  const cache = new Map<string, Promise<CampaignContentRow | undefined>>()
+  const cache = new Map<string, Promise<CachedCampaign | undefined>>()
 
-  const content = (tenantId: string, campaignId: string) => {
+  const load = async (tenantId: string, campaignId: string): Promise<CachedCampaign | undefined> => {
+    const content = await findCampaignContent(options.db, { tenantId, campaignId })
+    if (!content) return undefined
+    if (!content.trackClicks || !options.trackingKey) return { content, linkIds: new Map() }
+    // Only the template's literal URLs: an href built from a placeholder differs per recipient and
+    // has no link of its own, so it stays as rendered.
+    const urls = trackableUrls(content.html, (url) => isPlatformUrl(options.appUrl, url))
+    const linkIds = await upsertTrackedLinks(options.db, { tenantId, campaignId, urls })
+    return { content, linkIds }
+  }
+
+  const campaign = (tenantId: string, campaignId: string) => {
     const cached = cache.get(campaignId)
     if (cached) return cached
-    const loading = findCampaignContent(options.db, { tenantId, campaignId })
+    const loading = load(tenantId, campaignId)
     // A failed read is not cached: the send is retried and reads again.
     loading.catch(() => cache.delete(campaignId))
     if (cache.size >= cacheSize) {
@@ -38,17 +61,28 @@ export function createCampaignRenderer(options: CampaignRendererOptions): Campai
 
   return {
     async render(input) {
-      const campaign = await content(input.tenantId, input.campaignId)
-      if (!campaign) throw new UndeliverableMessageError(`campaign ${input.campaignId} no longer exists`)
+      const loaded = await campaign(input.tenantId, input.campaignId)
+      if (!loaded) throw new UndeliverableMessageError(`campaign ${input.campaignId} no longer exists`)
       const token = signUnsubscribeToken(
         { tenantId: input.tenantId, contactId: input.contact.id, campaignId: input.campaignId },
         options.unsubscribeKey,
       )
-      return renderCampaignMessage({
-        campaign,
+      const rendered = renderCampaignMessage({
+        campaign: loaded.content,
         contact: { email: input.toAddress, name: input.contact.name, attributes: input.contact.attributes },
         unsubscribeUrl: new URL(`/u/${token}`, options.appUrl).toString(),
       })
+      const { trackOpens, trackClicks } = loaded.content
+      if (!options.trackingKey || input.trackingDisabled || (!trackOpens && !trackClicks)) return rendered
+      const urls = trackingUrls(options.appUrl, options.trackingKey, input.messageId)
+      const html = trackHtml(rendered.html, {
+        clickUrl: (url) => {
+          const id = trackClicks ? loaded.linkIds.get(url) : undefined
+          return id === undefined ? null : urls.click(id)
+        },
+        pixelUrl: trackOpens ? urls.pixel() : undefined,
+      })
+      return { ...rendered, html }
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { Lane } from '@fairlane/core'
 import {
   type CampaignRenderer,
+  type MailTracker,
   recordAcceptedSend,
   type SendDeps,
   sendMessage,
@@ -32,6 +33,8 @@ export function startLanes(
     buckets: TokenBuckets
     plans: PlanCache
     campaigns: CampaignRenderer
+    /** Open and click tracking of API mail that asked for it. */
+    tracker?: MailTracker
     deferrals: DeferralRecorder
     admission: LaneAdmission
     relay: Pick<Relay, 'slotFreed'>
@@ -64,6 +67,7 @@ export function startLanes(
     signer,
     messageIdFor: (id) => messageIdFor(id, options.mailDomain),
     campaigns: resources.campaigns,
+    ...(resources.tracker ? { tracker: resources.tracker } : {}),
     logger: logger.child({ lane }),
   })
   const workers = startLaneWorkers({

@@ -116,6 +116,8 @@ function newMessage(
     idempotencyKey: context.idempotencyKey,
     requestHash: context.hash,
     queuedAt: context.now,
+    trackOpens: request.tracking.opens,
+    trackClicks: request.tracking.clicks,
   }
 }
 

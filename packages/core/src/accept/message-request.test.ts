@@ -18,6 +18,7 @@ describe('POST /api/v1/messages body', () => {
       to: 'a@b.test',
       content: { kind: 'template', template: 'otp', variables: { code: '1234' } },
       sender: {},
+      tracking: { opens: false, clicks: false },
     })
     expect(parseMessageRequest({ to: 'a@b.test', template: 'welcome' }).content).toEqual({
       kind: 'template',
@@ -31,7 +32,25 @@ describe('POST /api/v1/messages body', () => {
       to: 'a@b.test',
       content: { kind: 'custom', subject: 'Hi', html: undefined, text: 'hello' },
       sender: {},
+      tracking: { opens: false, clicks: false },
     })
+  })
+
+  it('reads tracking (off unless asked for) and names a wrong switch', () => {
+    const body = { to: 'a@b.test', subject: 'Hi', html: '<p>x</p>' }
+    expect(parseMessageRequest({ ...body, tracking: { opens: true } }).tracking).toEqual({
+      opens: true,
+      clicks: false,
+    })
+    expect(
+      parseMessageRequest({ to: 'a@b.test', template: 'otp', tracking: { clicks: true } }).tracking,
+    ).toEqual({
+      opens: false,
+      clicks: true,
+    })
+    expect(refusal({ ...body, tracking: { opens: 'yes' } }).details).toEqual([
+      expect.objectContaining({ path: 'tracking.opens' }),
+    ])
   })
 
   it('reads from and replyTo, normalised, with either kind of content', () => {

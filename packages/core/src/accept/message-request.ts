@@ -20,6 +20,23 @@ export interface MessageRequest {
   content: MessageContent
   /** `from` / `replyTo` as given (normalised header values); absent ones fall back (see resolveSender). */
   sender: Partial<SenderChoice>
+  /** Open and click tracking: off unless asked for (and never when the tenant turned tracking off). */
+  tracking: { opens: boolean; clicks: boolean }
+}
+
+/** `"tracking": { "opens", "clicks" }` of API mail; a switch left out is off. */
+export const messageTrackingField = {
+  tracking: z
+    .strictObject({
+      opens: z.boolean('must be true or false').optional(),
+      clicks: z.boolean('must be true or false').optional(),
+    })
+    .optional()
+    .describe('Track opens (a pixel) and clicks (links rewritten to signed redirects); both off by default'),
+}
+
+function trackingOf(value: { opens?: boolean | undefined; clicks?: boolean | undefined } | undefined) {
+  return { opens: value?.opens === true, clicks: value?.clicks === true }
 }
 
 /** RFC 5321 caps a forward path at 256 octets including the angle brackets. */
@@ -53,6 +70,7 @@ export const templateMessageRequestSchema = z.strictObject({
     .default({})
     .describe('The template’s variables: OtpVariables, PasswordResetVariables, or those your template uses'),
   ...senderFields,
+  ...messageTrackingField,
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
@@ -65,6 +83,7 @@ export const customMessageRequestSchema = z
     html: body('an HTML string'),
     text: body('a string'),
     ...senderFields,
+    ...messageTrackingField,
   })
   .refine((value) => value.html !== undefined || value.text !== undefined, {
     path: ['html'],
@@ -79,8 +98,13 @@ export function parseMessageRequest(input: unknown): MessageRequest {
   if ('template' in input) {
     const result = templateMessageRequestSchema.safeParse(input)
     if (!result.success) throw validationFailed(fieldIssues(result.error))
-    const { to, template, variables, from, replyTo } = result.data
-    return { to, content: { kind: 'template', template, variables }, sender: senderOf(from, replyTo) }
+    const { to, template, variables, from, replyTo, tracking } = result.data
+    return {
+      to,
+      content: { kind: 'template', template, variables },
+      sender: senderOf(from, replyTo),
+      tracking: trackingOf(tracking),
+    }
   }
   const result = customMessageRequestSchema.safeParse(input)
   if (!result.success) {
@@ -89,8 +113,13 @@ export function parseMessageRequest(input: unknown): MessageRequest {
     const hint = 'variables' in input ? [{ path: 'template', message: 'is required with variables' }] : []
     throw validationFailed([...hint, ...issues.filter((issue) => issue.path !== 'variables')])
   }
-  const { to, subject, html, text, from, replyTo } = result.data
-  return { to, content: { kind: 'custom', subject, html, text }, sender: senderOf(from, replyTo) }
+  const { to, subject, html, text, from, replyTo, tracking } = result.data
+  return {
+    to,
+    content: { kind: 'custom', subject, html, text },
+    sender: senderOf(from, replyTo),
+    tracking: trackingOf(tracking),
+  }
 }
 
 function senderOf(from: string | undefined, replyTo: string | undefined): Partial<SenderChoice> {

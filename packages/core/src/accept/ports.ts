@@ -39,6 +39,9 @@ export interface NewQueuedMessage {
   idempotencyKey: string | null
   requestHash: string
   queuedAt: Date
+  /** Asked for in the request; the tenant's privacy switch is applied at send time. */
+  trackOpens?: boolean | undefined
+  trackClicks?: boolean | undefined
 }
 
 /** What both the store and a transaction of it can do. */

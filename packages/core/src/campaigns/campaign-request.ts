@@ -55,6 +55,8 @@ export interface CampaignDraft {
   /** From / Reply-To (normalised header values); null or absent: the tenant's default at dispatch time. */
   sender?: SenderChoice | undefined
   schedule: CampaignSchedule
+  /** Open and click tracking; a switch left out takes the tenant's setting. */
+  tracking?: { opens?: boolean | undefined; clicks?: boolean | undefined } | undefined
 }
 
 const instant = z.iso
@@ -91,13 +93,20 @@ export const campaignRequestSchema = z.strictObject({
     })
     .describe('An ISO instant with a zone, or a wall time in an IANA zone; in the future'),
   ...campaignSenderFields,
+  tracking: z
+    .strictObject({
+      opens: z.boolean('must be true or false').optional(),
+      clicks: z.boolean('must be true or false').optional(),
+    })
+    .optional()
+    .describe('Track opens and clicks; a switch left out takes the tenant’s setting'),
 })
 
 /** The `POST /api/v1/campaigns` body as a draft to schedule; throws a 400 naming each bad field. */
 export function parseCampaignRequest(body: unknown): CampaignDraft {
   const parsed = campaignRequestSchema.safeParse(body)
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
-  const { sendAt, from, replyTo, ...rest } = parsed.data
+  const { sendAt, from, replyTo, tracking, ...rest } = parsed.data
   if (rest.listId !== undefined && rest.segmentId !== undefined) {
     throw validationFailed([
       {
@@ -115,5 +124,6 @@ export function parseCampaignRequest(body: unknown): CampaignDraft {
     segmentId: rest.segmentId ?? null,
     sender: { from: from ?? null, replyTo: replyTo ?? null },
     schedule: sendAt instanceof Date ? { kind: 'instant', sendAt } : { kind: 'local', ...sendAt },
+    tracking,
   }
 }

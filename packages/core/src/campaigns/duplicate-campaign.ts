@@ -30,6 +30,9 @@ export async function duplicateCampaign(
     segmentId: source.segmentId,
     fromAddress: source.fromAddress,
     replyTo: source.replyTo,
+    // The copy tracks what the original tracked, whatever the tenant's defaults are now.
+    trackOpens: source.trackOpens,
+    trackClicks: source.trackClicks,
     status: 'draft',
     sendAt: null,
     sendAtLocal: null,

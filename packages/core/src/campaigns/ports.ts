@@ -22,6 +22,12 @@ export interface CampaignFields {
   sendAt: Date | null
   sendAtLocal: string | null
   timeZone: string | null
+  /**
+   * Open and click tracking; a switch left undefined takes the tenant's default when the campaign is
+   * created and stays as it was when it is edited.
+   */
+  trackOpens?: boolean | undefined
+  trackClicks?: boolean | undefined
 }
 
 export interface CampaignStore {
@@ -46,7 +52,16 @@ export interface CampaignStore {
     campaignId: string
   }): Promise<Pick<
     CampaignFields,
-    'name' | 'subject' | 'html' | 'text' | 'listId' | 'segmentId' | 'fromAddress' | 'replyTo'
+    | 'name'
+    | 'subject'
+    | 'html'
+    | 'text'
+    | 'listId'
+    | 'segmentId'
+    | 'fromAddress'
+    | 'replyTo'
+    | 'trackOpens'
+    | 'trackClicks'
   > | null>
   /**
    * In one transaction: the campaign becomes `cancelled`, only while its status is cancellable (null,

@@ -124,6 +124,8 @@ export async function scheduleCampaign(
     segmentId: draft.segmentId,
     fromAddress: draft.sender?.from ?? null,
     replyTo: draft.sender?.replyTo ?? null,
+    trackOpens: draft.tracking?.opens,
+    trackClicks: draft.tracking?.clicks,
     ...when,
   }
   if (input.campaignId === undefined) {

@@ -26,6 +26,7 @@ export type {
   MailAddress,
   Mailer,
   MailSlot,
+  MailTracker,
   OutgoingMail,
   ReleasedClaim,
   RenderedMail,

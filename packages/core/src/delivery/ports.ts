@@ -47,6 +47,14 @@ export interface ClaimedMessage {
   sendingDomainId: string | null
   /** The display name of platform-sender mail. */
   tenantName: string
+  /**
+   * What to track, as resolved in the claim: API mail's own switches (off unless asked for), both
+   * false when the tenant turned tracking off; campaign mail's come from its campaign (the renderer),
+   * under the same tenant switch (`trackingDisabled`).
+   */
+  tracking: { opens: boolean; clicks: boolean }
+  /** The tenant's "no tracking" privacy switch: overrides every campaign's and message's switches. */
+  trackingDisabled: boolean
 }
 
 export interface CampaignRecipient {
@@ -74,7 +82,22 @@ export interface CampaignRenderer {
     messageId: string
     toAddress: string
     contact: CampaignRecipient
+    /** The tenant's privacy switch: when on, nothing is tracked whatever the campaign says. */
+    trackingDisabled: boolean
   }): Promise<RenderedMail>
+}
+
+/**
+ * Open and click tracking of API mail (campaign mail is tracked by its renderer): the HTML with its
+ * links rewritten to signed `/t/c/` URLs and the `/t/o/` pixel added, as `tracking` asks.
+ */
+export interface MailTracker {
+  track(input: {
+    tenantId: string
+    messageId: string
+    html: string
+    tracking: { opens: boolean; clicks: boolean }
+  }): Promise<string>
 }
 
 export interface HeldClaim extends SendJob {

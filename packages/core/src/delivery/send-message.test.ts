@@ -29,6 +29,8 @@ function claimed(): ClaimedMessage {
     lockToken: 'lock-1',
     recipientSuppression: null,
     recipientUnsubscribed: false,
+    tracking: { opens: false, clicks: false },
+    trackingDisabled: false,
     contact: null,
     fromAddress: null,
     replyTo: null,

@@ -11,6 +11,7 @@ import type {
   FailureNote,
   HeldClaim,
   Mailer,
+  MailTracker,
   OutgoingMail,
   SenderSigner,
   SenderSigning,
@@ -55,6 +56,8 @@ export interface SendDeps {
   messageIdFor: (messageId: string) => string
   /** Campaign mail is rendered here, at send time; without one, campaign rows are undeliverable. */
   campaigns?: CampaignRenderer
+  /** API mail that asked for tracking; without one, such mail goes out untracked. */
+  tracker?: MailTracker
   logger?: DeliveryLogger
 }
 
@@ -332,18 +335,27 @@ async function composeMail(message: ClaimedMessage, sender: Sender, deps: SendDe
       messageId: message.id,
       toAddress: message.toAddress,
       contact: message.contact,
+      trackingDisabled: message.trackingDisabled,
     })
     return { ...addressed, ...rendered }
   }
   if (message.subject === null || (message.html === null && message.text === null)) {
     throw new UndeliverableMessageError('message has no rendered subject and body')
   }
+  const html = message.html === null ? null : await trackedHtml(message, message.html, deps)
   return {
     ...addressed,
     subject: message.subject,
-    ...(message.html !== null ? { html: message.html } : {}),
+    ...(html !== null ? { html } : {}),
     ...(message.text !== null ? { text: message.text } : {}),
     // RFC 3834: codes and resets are machine-sent; auto-responders must not answer them.
     headers: { 'Auto-Submitted': 'auto-generated' },
   }
+}
+
+/** Most API mail tracks nothing: then no parsing, no query, the stored HTML as it is. */
+async function trackedHtml(message: ClaimedMessage, html: string, deps: SendDeps): Promise<string> {
+  const { tracking } = message
+  if (!deps.tracker || message.trackingDisabled || (!tracking.opens && !tracking.clicks)) return html
+  return deps.tracker.track({ tenantId: message.tenantId, messageId: message.id, html, tracking })
 }

@@ -76,13 +76,13 @@ export async function insertQueuedMessage(
     with inserted as (
       insert into ${messages} (id, tenant_id, lane, status, template, template_version, to_address,
         from_address, reply_to, sending_domain_id,
-        subject, html, text, variables, idempotency_key, request_hash, queued_at)
+        subject, html, text, variables, idempotency_key, request_hash, queued_at, track_opens, track_clicks)
       values (${message.id}, ${message.tenantId}, ${message.lane}, 'queued', ${message.template},
         ${message.templateVersion ?? null}, ${message.toAddress},
         ${message.fromAddress ?? null}, ${message.replyTo ?? null}, ${message.sendingDomainId ?? null}::uuid,
         ${message.subject}, ${message.html}, ${message.text},
         ${json(message.variables)}::jsonb, ${message.idempotencyKey}, ${message.requestHash},
-        ${message.queuedAt.toISOString()}::timestamptz)
+        ${message.queuedAt.toISOString()}::timestamptz, ${message.trackOpens === true}, ${message.trackClicks === true})
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
     ), accepted as (

@@ -6,6 +6,9 @@ export interface CampaignContentRow {
   subject: string
   html: string
   text: string | null
+  /** The campaign's tracking switches (the tenant's privacy switch is read with each claim). */
+  trackOpens: boolean
+  trackClicks: boolean
 }
 
 /**
@@ -17,7 +20,13 @@ export async function findCampaignContent(
   query: { tenantId: string; campaignId: string },
 ): Promise<CampaignContentRow | undefined> {
   const [row] = await db
-    .select({ subject: campaigns.subject, html: campaigns.html, text: campaigns.text })
+    .select({
+      subject: campaigns.subject,
+      html: campaigns.html,
+      text: campaigns.text,
+      trackOpens: campaigns.trackOpens,
+      trackClicks: campaigns.trackClicks,
+    })
     .from(campaigns)
     .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
   return row

@@ -34,6 +34,8 @@ export interface CampaignView {
   timeZone: string | null
   recipientCount: number
   cancelledAt: Date | null
+  trackOpens: boolean
+  trackClicks: boolean
   createdAt: Date
   updatedAt: Date
 }
@@ -71,6 +73,8 @@ const columns = {
   timeZone: campaigns.timeZone,
   recipientCount: campaigns.recipientCount,
   cancelledAt: campaigns.cancelledAt,
+  trackOpens: campaigns.trackOpens,
+  trackClicks: campaigns.trackClicks,
   createdAt: campaigns.createdAt,
   updatedAt: campaigns.updatedAt,
 }
@@ -157,7 +161,17 @@ export function createCampaignStore(db: Executor): CampaignStore {
     countAudience: (query) => countAudience(db, query),
     insertCampaign: (input) =>
       withSegmentHeld(db, input, async (tx) => {
-        const [row] = await tx.insert(campaigns).values(input).returning({ id: campaigns.id })
+        // A switch not given takes the tenant's default (its settings page), read in the insert itself.
+        const tenantDefault = (column: 'track_opens' | 'track_clicks') =>
+          sql<boolean>`(select t.${sql.raw(column)} from tenants t where t.id = ${input.tenantId}::uuid)`
+        const [row] = await tx
+          .insert(campaigns)
+          .values({
+            ...input,
+            trackOpens: input.trackOpens ?? tenantDefault('track_opens'),
+            trackClicks: input.trackClicks ?? tenantDefault('track_clicks'),
+          })
+          .returning({ id: campaigns.id })
         if (!row) throw new Error('insert into campaigns returned no row')
         return row
       }),
@@ -165,7 +179,7 @@ export function createCampaignStore(db: Executor): CampaignStore {
       withSegmentHeld(db, { tenantId, segmentId: fields.segmentId }, async (tx) => {
         const rows = await tx
           .update(campaigns)
-          .set({ ...(fields satisfies CampaignFields), updatedAt: new Date() })
+          .set({ ...withoutUndefined(fields satisfies CampaignFields), updatedAt: new Date() })
           .where(
             and(
               eq(campaigns.tenantId, tenantId),
@@ -194,6 +208,8 @@ export function createCampaignStore(db: Executor): CampaignStore {
           segmentId: campaigns.segmentId,
           fromAddress: campaigns.fromAddress,
           replyTo: campaigns.replyTo,
+          trackOpens: campaigns.trackOpens,
+          trackClicks: campaigns.trackClicks,
         })
         .from(campaigns)
         .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
@@ -286,4 +302,9 @@ async function countSentMessages(
       ),
     )
   return row?.count ?? 0
+}
+
+/** An edit that leaves a switch out keeps the stored value (drizzle would otherwise write null). */
+function withoutUndefined<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T
 }

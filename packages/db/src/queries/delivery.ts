@@ -95,6 +95,13 @@ function claimStatement(
       replyTo: messages.replyTo,
       sendingDomainId: messages.sendingDomainId,
       tenantName: sql<string>`(select t.name from tenants t where t.id = messages.tenant_id)`,
+      trackOpens: messages.trackOpens,
+      trackClicks: messages.trackClicks,
+      // The tenant's privacy switch, read only for mail that may be tracked: API mail that asked for
+      // it, and campaign mail (whose switches the renderer has); untracked API mail pays nothing.
+      trackingDisabled: sql<boolean>`case when messages.campaign_id is not null or messages.track_opens or messages.track_clicks
+        then coalesce((select t.tracking_disabled from tenants t where t.id = messages.tenant_id), false)
+        else false end`,
       // Campaign mail: the contact as it is now (it is rendered at send time), and whether it left
       // after dispatch, so an unsubscribe between dispatch and send is honoured.
       contactId: messages.contactId,
@@ -112,11 +119,12 @@ type ClaimRow = Awaited<ReturnType<typeof claimStatement>>[number]
 
 function toClaimedMessage(row: ClaimRow | undefined): ClaimedMessage | undefined {
   if (!row) return undefined
-  const { lockToken, contactId, contact, ...rest } = row
+  const { lockToken, contactId, contact, trackOpens, trackClicks, ...rest } = row
   if (lockToken === null) throw new Error(`claim of message ${rest.id} returned no lock token`)
   return {
     ...rest,
     lockToken,
+    tracking: { opens: trackOpens, clicks: trackClicks },
     contact:
       contactId && contact ? { id: contactId, name: contact.name, attributes: contact.attributes } : null,
     recipientUnsubscribed: contact?.unsubscribed === true,

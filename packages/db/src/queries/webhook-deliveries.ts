@@ -5,7 +5,7 @@ import type { Executor } from '../client'
 /**
  * The webhook lane's side of `webhook_deliveries` (the outbox the trigger of migration 0018 and the
  * domain checks write): which endpoints have due work, the claim (a lease per attempt), and what an
- * attempt leaves behind. The tenant-facing reads and replays are in `webhook-endpoints.ts`.
+ * attempt leaves behind. The tenant-facing reads and replays are in `webhook-delivery-log.ts`.
  */
 
 export interface ReadyWebhookEndpoint {

@@ -41,6 +41,7 @@ const APP_SECTIONS = [
   { href: '/templates', label: 'Templates' },
   { href: '/messages', label: 'Messages' },
   { href: '/domains', label: 'Domains' },
+  { href: '/webhooks', label: 'Webhooks' },
   { href: '/api-keys', label: 'API keys' },
   { href: '/settings', label: 'Settings' },
 ] as const

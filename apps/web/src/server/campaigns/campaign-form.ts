@@ -32,6 +32,9 @@ export function editorValuesOf(form: FormData): EditorValues {
     local: suggested || text('local'),
     timeZone: text('timeZone'),
     fold: fold === 'earlier' || fold === 'later' ? fold : '',
+    // Checkboxes: in the form data only when ticked.
+    trackOpens: form.get('trackOpens') === 'on',
+    trackClicks: form.get('trackClicks') === 'on',
   }
 }
 
@@ -119,6 +122,7 @@ export function parseEditorForm(values: EditorValues, now: Date): FormOutcome {
       segmentId,
       sender: { from: sender.data.from ?? null, replyTo: sender.data.replyTo ?? null },
       schedule,
+      tracking: { opens: values.trackOpens, clicks: values.trackClicks },
     },
   }
 }

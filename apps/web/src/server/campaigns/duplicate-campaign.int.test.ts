@@ -23,7 +23,7 @@ afterAll(async () => {
 })
 
 describe('duplicating a campaign', () => {
-  it('makes a draft with the content and audience, not the schedule or the progress', async () => {
+  it('makes a draft with the content, audience and tracking, not the schedule or the progress', async () => {
     const { db } = harness.database
     const [list] = await db.insert(lists).values({ tenantId: acme.tenantId, name: 'VIP' }).returning()
     const [sent] = await db
@@ -40,6 +40,8 @@ describe('duplicating a campaign', () => {
         sendAtLocal: '2026-03-01T10:00',
         timeZone: 'Europe/Berlin',
         recipientCount: 12,
+        trackOpens: true,
+        trackClicks: false,
       })
       .returning()
     if (!sent) throw new Error('no campaign')
@@ -48,7 +50,7 @@ describe('duplicating a campaign', () => {
     expect(copy.id).not.toBe(sent.id)
     const [row] = await harness.database.sql`
       select tenant_id, name, subject, html, text, list_id, status, send_at, send_at_local, time_zone,
-        recipient_count from campaigns where id = ${copy.id}`
+        recipient_count, track_opens, track_clicks from campaigns where id = ${copy.id}`
     expect(row).toEqual({
       tenant_id: acme.tenantId,
       name: 'Copy of Spring news',
@@ -61,6 +63,8 @@ describe('duplicating a campaign', () => {
       send_at_local: null,
       time_zone: null,
       recipient_count: 0,
+      track_opens: true,
+      track_clicks: false,
     })
 
     // Another tenant's campaign reads as missing, and nothing is written for it.

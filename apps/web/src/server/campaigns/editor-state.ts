@@ -15,6 +15,9 @@ export interface EditorValues {
   local: string
   timeZone: string
   fold: '' | 'earlier' | 'later'
+  /** Open and click tracking (new campaigns start from the tenant's defaults). */
+  trackOpens: boolean
+  trackClicks: boolean
 }
 
 export interface EditorState {
@@ -58,6 +61,8 @@ export function emptyValues(): EditorValues {
     local: '',
     timeZone: '',
     fold: '',
+    trackOpens: false,
+    trackClicks: false,
   }
 }
 

@@ -5,7 +5,7 @@ import type { ApiRoute } from '../routes'
  * - `route`: a table entry answers it, with its decoded parameters;
  * - `not-found`: an `/api` path no entry has (404);
  * - `method-not-allowed`: an `/api` path some entries have, but not with this method (405, `allow`);
- * - `null`: not an `/api` path at all: pages, server actions, `/u/:token` — Next.js's.
+ * - `null`: not an `/api` or `/t/` path at all: pages, server actions, `/u/:token` — Next.js's.
  */
 export type RouteLookup =
   | { kind: 'route'; route: ApiRoute; params: Record<string, string> }
@@ -26,6 +26,8 @@ interface CompiledRoute {
 
 /** Everything under this prefix belongs to the route table: nothing there reaches Next.js. */
 export const API_PREFIX = '/api/'
+/** Open and click tracking (`/t/o/:token`, `/t/c/:token`): the route table's too, never Next.js's. */
+export const TRACKING_PREFIX = '/t/'
 
 /**
  * Matches a request line against the route table. Every path under `/api/` is the table's: a path
@@ -49,7 +51,7 @@ export function createRouter(routes: readonly ApiRoute[]): Router {
   return (method, url) => {
     const queryAt = url.indexOf('?')
     const path = queryAt === -1 ? url : url.slice(0, queryAt)
-    if (!path.startsWith(API_PREFIX) && path !== '/api') return null
+    if (!path.startsWith(API_PREFIX) && path !== '/api' && !path.startsWith(TRACKING_PREFIX)) return null
     const segments = path.split('/').slice(1)
     // HEAD is GET without the body (Node's response drops it).
     const wanted = method === 'HEAD' ? 'GET' : method

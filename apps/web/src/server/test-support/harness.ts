@@ -1,11 +1,13 @@
-import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
+import { apiKeyPrefix, generateApiKey, hashApiKey, trackingKey } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
-import { createDnsLookup } from '@fairlane/mail/dns'
+import { createTrackingStore } from '@fairlane/db/queries/tracking'
+import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
+import { isbot } from 'isbot'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
 import { type AuthThrottle, type AuthThrottlePolicy, createAuthThrottle } from '../auth/auth-throttle'
@@ -13,6 +15,7 @@ import { type Auth, createAuth } from '../auth/better-auth'
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import { createWebMetrics } from '../metrics'
 import { createApiLimiters, type RateLimitSettings } from '../rate-limits'
+import type { TrackingRouteDeps } from '../tracking/tracking-routes'
 import { sessionReader } from '../web-container'
 import { type CollectingLogger, collectingLogger } from './logger'
 
@@ -32,8 +35,16 @@ export interface WebHarness {
     /** DNS_SERVERS for domain verification (the test DNS server's address); the system's when left out. */
     dnsServers?: readonly string[]
     dnsTimeoutMs?: number
+    /** WEBHOOK_ALLOW_PRIVATE; false (production's rule) when left out. */
+    webhookAllowPrivate?: boolean
   }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
+  /** The tracking routes' deps, keys from `TEST_UNSUBSCRIBE_SECRETS` (the worker harness signs with them). */
+  trackingDeps(overrides?: {
+    scannerWindowMs?: number
+    now?: () => Date
+    secrets?: readonly { kid: number; secret: string }[]
+  }): TrackingRouteDeps
   /** better-auth on this harness's database, as the web app's container makes it. */
   auth: Auth
   /** The sign-in/sign-up throttle `auth` runs (default policy, this file's Redis prefix). */
@@ -51,6 +62,8 @@ export interface WebHarness {
 export const TEST_SESSION_SECRET = 'web-test-session-secret-0123456789abcdef'
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
 export const TEST_APP_ORIGIN = 'http://127.0.0.1:3000'
+/** UNSUBSCRIBE_SECRET of the web handlers' tests: unsubscribe and tracking keys derive from it. */
+export const TEST_UNSUBSCRIBE_SECRETS = [{ kid: 1, secret: 'unsubscribe-test-secret-0123456789abcdef' }]
 export const TEST_RETURN_PATH_HOST = 'bounces.fairlane.test'
 /** A DKIM key-encryption key for the handlers' tests (32 bytes, key id `t1`). */
 export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) }]
@@ -123,6 +136,13 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
         settings: { returnPathHost: TEST_RETURN_PATH_HOST },
         encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
       },
+      webhooks: {
+        hosts: createHostAddressLookup({
+          servers: overrides.dnsServers,
+          ...(overrides.dnsTimeoutMs !== undefined ? { timeoutMs: overrides.dnsTimeoutMs, tries: 1 } : {}),
+        }),
+        settings: { allowPrivate: overrides.webhookAllowPrivate ?? false },
+      },
     }),
     adminDeps: (adminToken = TEST_ADMIN_TOKEN) => ({
       db: database.db,
@@ -135,6 +155,14 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
       metrics: metrics.registry,
       logger,
       clock,
+    }),
+    trackingDeps: (overrides = {}) => ({
+      key: trackingKey(overrides.secrets ?? TEST_UNSUBSCRIBE_SECRETS),
+      store: createTrackingStore(database.db),
+      clock: { now: overrides.now ?? (() => new Date()) },
+      isBotUserAgent: isbot,
+      scannerWindowMs: overrides.scannerWindowMs ?? 0,
+      logger,
     }),
     async close() {
       // The shared test Redis keeps nothing of this file: its queues go, the limiter keys expire.

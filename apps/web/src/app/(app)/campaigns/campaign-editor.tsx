@@ -8,6 +8,7 @@ import { saveCampaignAction } from './actions'
 import styles from './campaigns.module.css'
 import { PreviewPanel } from './preview-panel'
 import { ScheduleFields } from './schedule-fields'
+import { TrackingFields } from './tracking-fields'
 
 interface Props {
   campaignId?: string | undefined
@@ -186,6 +187,7 @@ export function CampaignEditor({
               {errorOf('audience')}
             </div>
           </div>
+          <TrackingFields values={values} onChange={change} />
           <ScheduleFields values={values} state={state} zones={zones} onChange={change} />
           <div className={styles.actions}>
             <button type="submit" className="button" disabled={pending}>

@@ -20,6 +20,9 @@ import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { planInWords } from '@/server/dashboard/plan-words'
 import { REASON_WORDS } from '../suppressions/reason-words'
+import { failingDisabled } from '../webhooks/endpoint-status'
+import { FailingWebhooksBanner } from '../webhooks/failing-banner'
+import { webhookUseCases } from '../webhooks/use-cases'
 
 export const metadata: Metadata = { title: 'Dashboard' }
 
@@ -45,15 +48,18 @@ export default async function DashboardPage() {
   const session = await requireTenantSession()
   const { db } = container().database
   const tenantId = session.tenantId
-  const [tenant, sentToday, backlog, campaigns, messages, progress, suppressed] = await Promise.all([
-    findTenant(db, { tenantId }),
-    countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
-    countBacklog(db, { tenantId }),
-    listRecentCampaigns(db, { tenantId, limit: 5 }),
-    listRecentMessages(db, { tenantId, limit: 10 }),
-    onboardingProgress(db, { tenantId }),
-    countSuppressionsByReason(db, { tenantId }),
-  ])
+  const [tenant, sentToday, backlog, campaigns, messages, progress, suppressed, webhooks] = await Promise.all(
+    [
+      findTenant(db, { tenantId }),
+      countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
+      countBacklog(db, { tenantId }),
+      listRecentCampaigns(db, { tenantId, limit: 5 }),
+      listRecentMessages(db, { tenantId, limit: 10 }),
+      onboardingProgress(db, { tenantId }),
+      countSuppressionsByReason(db, { tenantId }),
+      webhookUseCases().list({ tenantId }),
+    ],
+  )
   if (!tenant) notFound()
   const plan = planInWords(tenant.plan)
   const steps = [
@@ -87,6 +93,7 @@ export default async function DashboardPage() {
       <div className="page-header">
         <h1>{tenant.name}</h1>
       </div>
+      <FailingWebhooksBanner endpoints={failingDisabled(webhooks)} />
       {gettingStarted ? (
         <section className="card" aria-labelledby="first-steps" data-testid="first-steps">
           <h2 id="first-steps">First steps</h2>

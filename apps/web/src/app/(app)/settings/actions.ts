@@ -1,5 +1,6 @@
 'use server'
 
+import { saveTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import { revalidatePath } from 'next/cache'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -8,6 +9,7 @@ import {
   saveDefaultSenderForm,
   senderFormValuesOf,
 } from '@/server/settings/default-sender'
+import { type TrackingFormState, trackingSettingsOf } from '@/server/settings/tracking-settings'
 
 /** Sets or clears the tenant's default sender (From and Reply-To of mail that names none). */
 export async function saveDefaultSenderAction(
@@ -21,4 +23,16 @@ export async function saveDefaultSenderAction(
   )
   if (state.saved) revalidatePath('/settings')
   return state
+}
+
+/** Saves the tenant's tracking defaults and its "no tracking" privacy switch. */
+export async function saveTrackingSettingsAction(
+  _state: TrackingFormState,
+  form: FormData,
+): Promise<TrackingFormState> {
+  const session = await requireTenantSession()
+  const values = trackingSettingsOf(form)
+  await saveTrackingSettings(container().database.db, { tenantId: session.tenantId, ...values })
+  revalidatePath('/settings')
+  return { values, saved: true }
 }

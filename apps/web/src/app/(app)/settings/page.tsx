@@ -1,22 +1,25 @@
 import { findDefaultSender, listVerifiedDomainNames } from '@fairlane/db/queries/senders'
+import { findTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import type { Metadata } from 'next'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { fromFieldHint } from '@/server/settings/from-hint'
 import { SenderForm } from './sender-form'
+import { TrackingForm } from './tracking-form'
 
 // Per-tenant and per-request: never prerendered at build time (which would build the container).
 export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Settings' }
 
-/** The tenant's settings; for now its default sender. */
+/** The tenant's settings: its default sender, and open and click tracking. */
 export default async function SettingsPage() {
   const session = await requireTenantSession()
   const { db } = container().database
-  const [sender, domains] = await Promise.all([
+  const [sender, domains, tracking] = await Promise.all([
     findDefaultSender(db, { tenantId: session.tenantId }),
     listVerifiedDomainNames(db, { tenantId: session.tenantId }),
+    findTrackingSettings(db, { tenantId: session.tenantId }),
   ])
   return (
     <>
@@ -35,6 +38,15 @@ export default async function SettingsPage() {
           initial={{ from: sender.from ?? '', replyTo: sender.replyTo ?? '' }}
           fromHint={fromFieldHint(domains)}
         />
+      </section>
+      <section className="card">
+        <h2>Open and click tracking</h2>
+        <p className="muted">
+          Tracking adds a 1×1 image to HTML mail and sends its links through this platform, so you see opens
+          and clicks per campaign. Each campaign has its own switches; these are the defaults of new ones. API
+          messages are tracked only when they ask for it.
+        </p>
+        <TrackingForm initial={tracking} />
       </section>
     </>
   )

@@ -209,6 +209,7 @@ describe('GET /api/v1/campaigns/:id', () => {
         lane: 'bulk',
         status: 'sent',
         toAddress: 'ann@example.com',
+        firstOpenedAt: new Date(),
       },
       {
         tenantId: acme.tenantId,
@@ -249,8 +250,38 @@ describe('GET /api/v1/campaigns/:id', () => {
         cancelled: 0,
         bounced: 0,
         complained: 0,
+        opened: 1,
+        clicked: 0,
       },
     })
+  })
+
+  it('takes tracking switches, each left out taking the tenant’s default, and names a wrong one', async () => {
+    await harness.database
+      .sql`update tenants set track_opens = true, track_clicks = false where id = ${acme.tenantId}`
+    try {
+      const switches = async (body: object) => {
+        const created = await readJson(await post({ ...base, sendAt: future(), ...body }))
+        const [row] = await harness.database.sql<{ track_opens: boolean; track_clicks: boolean }[]>`
+          select track_opens, track_clicks from campaigns where id = ${created.id as string}`
+        return row
+      }
+      expect(await switches({})).toEqual({ track_opens: true, track_clicks: false })
+      expect(await switches({ tracking: { clicks: true } })).toEqual({
+        track_opens: true,
+        track_clicks: true,
+      })
+      expect(await switches({ tracking: { opens: false, clicks: false } })).toEqual({
+        track_opens: false,
+        track_clicks: false,
+      })
+      const bad = await post({ ...base, sendAt: future(), tracking: { opens: 'yes' } })
+      expect(bad.status).toBe(400)
+      expect(JSON.stringify(await readJson(bad))).toContain('tracking.opens')
+    } finally {
+      await harness.database
+        .sql`update tenants set track_opens = false, track_clicks = false where id = ${acme.tenantId}`
+    }
   })
 
   it("answers 404 for another tenant's campaign and for malformed or unknown ids", async () => {

@@ -1,4 +1,10 @@
-import type { DnsLookup, DomainSettings, KeyEncryptionKey } from '@fairlane/core'
+import type {
+  DnsLookup,
+  DomainSettings,
+  HostAddressLookup,
+  KeyEncryptionKey,
+  WebhookSettings,
+} from '@fairlane/core'
 import type { Clock, MessageRenderer } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
@@ -24,6 +30,11 @@ export interface ApiDeps {
     dns: DnsLookup
     settings: DomainSettings
     encryptionKeys: readonly KeyEncryptionKey[]
+  }
+  /** Webhook endpoints: the URL check's DNS lookup (DNS_SERVERS) and WEBHOOK_ALLOW_PRIVATE. */
+  webhooks: {
+    hosts: HostAddressLookup
+    settings: WebhookSettings
   }
 }
 

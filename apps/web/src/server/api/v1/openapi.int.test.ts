@@ -47,6 +47,7 @@ beforeAll(async () => {
     redis: harness.redis,
     auth: harness.auth,
     logger: harness.logger,
+    tracking: harness.trackingDeps(),
   }
   checked = await checkOpenApiDocument(document)
   expect(checked.valid).toBe(true)

@@ -115,6 +115,12 @@ export const campaignResponse = z.object({
       cancelled: count.meta({ description: 'Not sent because the campaign was cancelled first' }),
       bounced: count.meta({ description: 'Sent, then reported as bounced by the receiving side' }),
       complained: count.meta({ description: 'Sent, then reported as spam by the recipient' }),
+      opened: count.meta({
+        description: 'Recipients who opened it (unique; bots and link scanners left out)',
+      }),
+      clicked: count.meta({
+        description: 'Recipients who clicked a link (unique; bots and link scanners left out)',
+      }),
     })
     .meta({ description: 'The campaign’s messages by status' }),
 })

@@ -13,6 +13,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
+import { loadCampaignEngagement } from '@/server/campaigns/campaign-engagement'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
@@ -20,6 +21,7 @@ import { MessageTable } from '../../messages/message-table'
 import { cancelCampaignAction, duplicateCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
 import { scheduleText } from '../schedule-text'
+import { Engagement } from './engagement'
 import { LiveCampaignProvider, WhileStatus } from './live-campaign'
 import { LiveCounts } from './live-counts'
 
@@ -75,7 +77,7 @@ export default async function CampaignPage({
     typeof search.status === 'string' && (MESSAGE_STATUSES as readonly string[]).includes(search.status)
       ? (search.status as MessageStatus)
       : undefined
-  const [progress, audience, recipientRows] = await Promise.all([
+  const [progress, audience, recipientRows, engagement] = await Promise.all([
     loadCampaignProgress(db, { tenantId: session.tenantId, campaign, now: new Date() }),
     countAudience(db, { tenantId: session.tenantId, listId: campaign.listId, segmentId: campaign.segmentId }),
     listMessageLog(db, {
@@ -86,6 +88,7 @@ export default async function CampaignPage({
       after: typeof search.after === 'string' && isUuid(search.after) ? search.after : undefined,
       limit: RECIPIENTS_PAGE,
     }),
+    loadCampaignEngagement(db, { tenantId: session.tenantId, campaignId: campaign.id }),
   ])
   const recipients = recipientRows.slice(0, RECIPIENTS_PAGE)
   const lastRecipient = recipients.at(-1)
@@ -125,6 +128,13 @@ export default async function CampaignPage({
       <section className="card" aria-labelledby="progress-title">
         <h2 id="progress-title">Progress</h2>
         <LiveCounts />
+      </section>
+      <section className="card" aria-labelledby="engagement-title">
+        <h2 id="engagement-title">Engagement</h2>
+        <Engagement
+          engagement={engagement}
+          tracking={{ opens: campaign.trackOpens, clicks: campaign.trackClicks }}
+        />
       </section>
       <section className="card" aria-labelledby="details-title">
         <h2 id="details-title">Details</h2>

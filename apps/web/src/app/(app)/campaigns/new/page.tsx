@@ -1,4 +1,5 @@
 import { findTemplate } from '@fairlane/db/queries/templates'
+import { findTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { requireTenantSession } from '@/server/auth/session'
@@ -30,10 +31,15 @@ export default async function NewCampaignPage({
     templateId && isUuid(templateId)
       ? await findTemplate(container().database.db, { tenantId: session.tenantId, ref: templateId })
       : null
-  const data = await loadEditorData(session.tenantId)
+  const [data, tracking] = await Promise.all([
+    loadEditorData(session.tenantId),
+    findTrackingSettings(container().database.db, { tenantId: session.tenantId }),
+  ])
+  // A new campaign starts from the tenant's tracking defaults (the settings page).
+  const defaults = { ...emptyValues(), trackOpens: tracking.trackOpens, trackClicks: tracking.trackClicks }
   const initial: EditorValues = template
     ? {
-        ...emptyValues(),
+        ...defaults,
         name: template.name,
         from: template.from ?? '',
         replyTo: template.replyTo ?? '',
@@ -41,7 +47,7 @@ export default async function NewCampaignPage({
         html: template.html ?? '',
         text: template.text ?? '',
       }
-    : emptyValues()
+    : defaults
   const { audience } = await searchParams
   const offered = new Set([
     ...data.lists.map((list) => list.id),

@@ -25,12 +25,7 @@ import {
 import { otpVariables, passwordResetVariables } from '@fairlane/mail/templates'
 import { z } from 'zod'
 import type { oas31 } from 'zod-openapi'
-import {
-  createDocument,
-  type ZodOpenApiOperationObject,
-  type ZodOpenApiPathsObject,
-  type ZodOpenApiResponsesObject,
-} from 'zod-openapi'
+import { createDocument, type ZodOpenApiPathsObject } from 'zod-openapi'
 import {
   campaignCancelledResponse,
   campaignResponse,
@@ -53,7 +48,8 @@ import {
   templateResponse,
   templatesResponse,
 } from '../responses'
-import { type ErrorStatus, errorResponses } from './error-responses'
+import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
+import { webhookOperations, webhookSchemas } from './webhook-operations'
 
 /** The document as zod-openapi types it (OpenAPI 3.1 and 3.2 objects alike). */
 export type OpenApiDocument = ReturnType<typeof createDocument>
@@ -62,22 +58,6 @@ export type OpenApiDocument = ReturnType<typeof createDocument>
 export type RouteKey = `${'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} /api/v1/${string}`
 
 export const OPENAPI_PATH = '/api/v1/openapi.json'
-
-interface Operation extends ZodOpenApiOperationObject {
-  operationId: string
-  tags: [Tag]
-  summary: string
-}
-
-type Tag =
-  | 'Messages'
-  | 'Templates'
-  | 'Campaigns'
-  | 'Contacts'
-  | 'Segments'
-  | 'Suppressions'
-  | 'Domains'
-  | 'Reference'
 
 const TAGS: oas31.TagObject[] = [
   {
@@ -109,36 +89,18 @@ const TAGS: oas31.TagObject[] = [
     description:
       'Domains you send from: the DNS records to publish (DKIM, return path, SPF and DMARC advice), their verification and DKIM key rotation.',
   },
+  {
+    name: 'Webhooks',
+    description:
+      'Endpoints that receive your events as signed POSTs (Standard Webhooks), their delivery log, test events and replays.',
+  },
   { name: 'Reference', description: 'This document.' },
 ]
-
-const idParam = (what: string) => ({
-  path: z.object({
-    id: z.string().meta({
-      description: `The ${what}’s id (a UUID). Another tenant’s id answers 404, like a missing one.`,
-      example: '0193c3d1-5b7e-7f2a-9c1d-2b3c4d5e6f70',
-    }),
-  }),
-})
 
 const refParam = {
   path: z.object({
     ref: z.string().meta({ description: 'The template’s slug or id', example: 'welcome' }),
   }),
-}
-
-const json = (schema: z.ZodType, description: string, headers?: oas31.HeadersObject) => ({
-  description,
-  ...(headers ? { headers } : {}),
-  content: { 'application/json': { schema } },
-})
-
-const locationHeader = (what: string): oas31.HeadersObject => ({
-  Location: { description: `The ${what}’s URL`, schema: { type: 'string' } },
-})
-
-function responses(success: ZodOpenApiResponsesObject, failures: ErrorStatus[]): ZodOpenApiResponsesObject {
-  return { ...success, ...errorResponses(failures, errorResponse) }
 }
 
 /**
@@ -714,6 +676,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
         [400, 401, 429],
       ),
     },
+    ...webhookOperations(),
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
       tags: ['Reference'],
@@ -786,6 +749,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         SuppressionsAdded: suppressionsAddedResponse,
         SuppressionRemoved: suppressionRemovedResponse,
         SuppressionImport: suppressionImportResponse,
+        ...webhookSchemas,
         Error: errorResponse,
       },
     },

@@ -56,6 +56,8 @@ export default async function EditCampaignPage({ params }: { params: Promise<{ i
           local: campaign.sendAtLocal ?? '',
           timeZone: campaign.timeZone ?? '',
           fold,
+          trackOpens: campaign.trackOpens,
+          trackClicks: campaign.trackClicks,
         }}
         defaultTestAddress={session.email}
         {...data}
