@@ -73,6 +73,22 @@ describe('environment schema', () => {
     expect(parseConfig({}).SIGN_UP_LIMIT_PER_HOUR).toBe(10)
   })
 
+  it('reads the webhook lane settings, refusing a retry schedule it cannot read', () => {
+    const config = parseConfig({})
+    expect(config.WEBHOOK_CONCURRENCY).toBe(50)
+    expect(config.WEBHOOK_ENDPOINT_CONCURRENCY).toBe(8)
+    expect([config.WEBHOOK_TENANT_RATE_PER_SEC, config.WEBHOOK_TENANT_BURST]).toEqual([100, 200])
+    expect(config.WEBHOOK_RETRY_SCHEDULE).toBeUndefined()
+    expect(parseConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 1s,5m,2h' }).WEBHOOK_RETRY_SCHEDULE).toBe(
+      '100ms, 1s,5m,2h',
+    )
+    const problems = problemsOf({ WEBHOOK_RETRY_SCHEDULE: '5s,soon', WEBHOOK_ENDPOINT_CONCURRENCY: '0' })
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'WEBHOOK_ENDPOINT_CONCURRENCY',
+      'WEBHOOK_RETRY_SCHEDULE',
+    ])
+  })
+
   it('reads WORKER_LANES as a list of lanes, every lane by default', () => {
     expect(parseConfig({}).WORKER_LANES).toEqual(['critical', 'default', 'bulk'])
     expect(parseConfig({ WORKER_LANES: 'critical, default' }).WORKER_LANES).toEqual(['critical', 'default'])

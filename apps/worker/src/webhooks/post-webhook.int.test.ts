@@ -117,6 +117,17 @@ describe('postWebhook against bad endpoints', () => {
     expect(result.ok ? '' : result.error).toMatch(/ECONNREFUSED/)
   })
 
+  it('a connection dropped in the middle of the body is a connection failure, at once', async () => {
+    const url = await serve((_request, response) => {
+      response.writeHead(200, { 'content-length': 1000 })
+      response.write('partial')
+      setTimeout(() => response.socket?.destroy(), 20)
+    })
+    const result = await post(url, { timeoutMs: 5_000 })
+    expect(result).toMatchObject({ ok: false, kind: 'connection' })
+    expect(result.durationMs).toBeLessThan(1_000)
+  })
+
   it('a non-2xx keeps its status and the start of its body', async () => {
     const url = await serve((_request, response) => response.writeHead(500).end('database down'))
     expect(await post(url)).toMatchObject({

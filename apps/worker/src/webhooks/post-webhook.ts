@@ -67,34 +67,44 @@ export function postWebhook(input: PostWebhookInput): Promise<AttemptResult> {
       fail(kind, reason)
     })
     request.on('response', (response) => {
+      // A body cut short (by the endpoint, or by us past 4 KB) errors the response: after the
+      // attempt settled that is a no-op, before it a connection failure.
+      response.on('error', (error: NodeJS.ErrnoException) =>
+        fail('connection', `response failed: ${error.message}`),
+      )
       readExcerpt(response, (excerpt, complete) => {
-        const statusCode = response.statusCode ?? 0
-        if (!complete) {
-          request.destroy()
-          return fail(
-            'body-too-large',
-            `HTTP ${statusCode} with a body over ${RESPONSE_EXCERPT_BYTES} bytes (not read further)`,
-            {
-              statusCode,
-              excerpt,
-            },
-          )
-        }
-        if (statusCode >= 200 && statusCode < 300)
-          return finish({ ok: true, statusCode, excerpt, durationMs: elapsed() })
-        if (statusCode >= 300 && statusCode < 400) {
-          const location = response.headers.location
-          return fail(
-            'redirect',
-            `HTTP ${statusCode} redirect${location ? ` to ${location}` : ''} not followed`,
-            { statusCode, excerpt },
-          )
-        }
-        return fail('status', `HTTP ${statusCode}`, { statusCode, excerpt })
+        if (!complete) request.destroy()
+        const judged = judgeResponse(response, complete)
+        if (judged === 'ok')
+          finish({ ok: true, statusCode: response.statusCode ?? 0, excerpt, durationMs: elapsed() })
+        else fail(judged.kind, judged.error, { statusCode: response.statusCode ?? 0, excerpt })
       })
     })
     request.end(input.body)
   })
+}
+
+/** A 2xx whose body ended within 4 KB is a success; a redirect is never followed. */
+function judgeResponse(
+  response: IncomingMessage,
+  complete: boolean,
+): 'ok' | { kind: AttemptFailureKind; error: string } {
+  const statusCode = response.statusCode ?? 0
+  if (!complete) {
+    return {
+      kind: 'body-too-large',
+      error: `HTTP ${statusCode} with a body over ${RESPONSE_EXCERPT_BYTES} bytes (not read further)`,
+    }
+  }
+  if (statusCode >= 200 && statusCode < 300) return 'ok'
+  if (statusCode >= 300 && statusCode < 400) {
+    const location = response.headers.location
+    return {
+      kind: 'redirect',
+      error: `HTTP ${statusCode} redirect${location ? ` to ${location}` : ''} not followed`,
+    }
+  }
+  return { kind: 'status', error: `HTTP ${statusCode}` }
 }
 
 /** Reads up to 4 KB; `complete` is false when there was more (the caller drops the socket). */

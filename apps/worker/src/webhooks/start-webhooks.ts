@@ -58,6 +58,8 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
     db: deps.database.db,
     listenSql: listen.sql,
     queue,
+    // Twice what this process runs at once: the next attempts are ready when a slot frees.
+    maxQueued: 2 * settings.concurrency,
     buckets: deps.buckets,
     tenantPlan: settings.tenantPlan,
     endpointConcurrency: settings.endpointConcurrency,

@@ -1,4 +1,5 @@
 import { createDatabase, type DatabaseHandle, webhookAttempts, webhookDeliveries } from '@fairlane/db'
+import { insertWebhookDelivery, replayWebhookDeliveries } from '@fairlane/db/queries/webhook-delivery-log'
 import { type Inbound, startInbound } from '@fairlane/inbound/start'
 import { type MailSink, startMailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
@@ -207,6 +208,59 @@ describe('webhook delivery', () => {
       )
     } finally {
       await redirecting.close()
+    }
+  })
+
+  it('delivers a test event, and a replay of a failed delivery as one more attempt with the same webhook-id', async () => {
+    const flaky = await startReceiver(answer(500, 'down'))
+    try {
+      const tenantId = await createTenant(db(), 'Replaying')
+      const endpoint = await createEndpoint(db(), { tenantId, url: flaky.url, events: ['email.sent'] })
+      await writeSentEvents(db(), { tenantId, count: 1 })
+      const byEndpoint = () =>
+        db().select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, endpoint.id))
+      const [failed] = await eventually(
+        async () => {
+          const rows = await byEndpoint()
+          return rows[0]?.status === 'failed' ? rows : undefined
+        },
+        { what: 'the delivery failed', timeoutMs: 15_000, intervalMs: 50 },
+      )
+      flaky.respond = answer(200, 'ok')
+      await replayWebhookDeliveries(db(), {
+        tenantId,
+        endpointId: endpoint.id,
+        deliveryIds: [failed?.id ?? ''],
+      })
+      const test = await insertWebhookDelivery(db(), {
+        tenantId,
+        endpointId: endpoint.id,
+        eventType: 'webhook.test',
+        payload: { type: 'webhook.test', createdAt: new Date().toISOString(), data: {} },
+      })
+      const rows = await eventually(
+        async () => {
+          const current = await byEndpoint()
+          return current.length === 2 && current.every((row) => row.status === 'delivered')
+            ? current
+            : undefined
+        },
+        { what: 'the replay and the test event delivered', timeoutMs: 15_000, intervalMs: 50 },
+      )
+      const replayed = rows.find((row) => row.id === failed?.id)
+      expect(replayed).toMatchObject({ attempts: 6, webhookId: failed?.webhookId, failedAt: null })
+      const answered = flaky.received.filter((request) => request.answeredWith === 200)
+      expect(answered.map((request) => request.id).sort()).toEqual(
+        [failed?.webhookId, test?.webhookId].sort(),
+      )
+      const testRequest = answered.find((request) => request.id === test?.webhookId)
+      expect(
+        new Webhook(endpoint.secret).verify(testRequest?.body ?? '', testRequest?.headers ?? {}),
+      ).toMatchObject({
+        type: 'webhook.test',
+      })
+    } finally {
+      await flaky.close()
     }
   })
 })

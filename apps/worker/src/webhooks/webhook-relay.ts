@@ -19,7 +19,12 @@ export interface WebhookRelayOptions {
   db: Database
   /** A dedicated connection for LISTEN (see the outbox relay's). */
   listenSql?: Sql
-  queue: Pick<Queue, 'addBulk'>
+  queue: Pick<Queue, 'addBulk' | 'getJobCounts'>
+  /**
+   * Jobs the queue may hold (waiting and running) before the relay stops claiming: leases are meant
+   * for attempts about to run, not for a backlog in Redis whose leases would run out while it waits.
+   */
+  maxQueued: number
   buckets: TokenBuckets
   /** WEBHOOK_TENANT_RATE_PER_SEC and WEBHOOK_TENANT_BURST: each tenant's webhook bucket. */
   tenantPlan: BucketPlan
@@ -57,10 +62,15 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   async function pass(): Promise<number> {
     const ready = await findReadyWebhookEndpoints(options.db)
     const endpoints = ready.flatMap((endpoint) => readyFor(endpoint, options.endpointConcurrency, blocked))
-    const demand = planWebhookClaims({ endpoints, batchSize: options.batchSize, after })
+    if (endpoints.length === 0) return 0
+    const counts = await options.queue.getJobCounts('waiting', 'active', 'prioritized')
+    const queued = (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0)
+    const batchSize = Math.min(options.batchSize, options.maxQueued - queued)
+    if (batchSize <= 0) return 0
+    const demand = planWebhookClaims({ endpoints, batchSize, after })
     if (demand.perEndpoint.size === 0) return 0
     const budgets = await takeTokens(demand.perTenant, options, blocked)
-    const plan = planWebhookClaims({ endpoints, batchSize: options.batchSize, after, budgets })
+    const plan = planWebhookClaims({ endpoints, batchSize, after, budgets })
     if (plan.perEndpoint.size === 0) return 0
     after = plan.lastTenant
     // Claimed (committed) before the jobs are added: a job that ran before the claim committed would
