@@ -40,6 +40,7 @@ const logRows = (page: Page) => page.getByTestId('delivery-log').locator('tbody 
 test('a tenant adds an endpoint (secret once), sends a test event, sees it in the log and replays it', async ({
   page,
 }) => {
+  test.setTimeout(90_000)
   // Answers 500 to everything: with a worker, the test delivery keeps retrying, so it stays pending.
   receiver = await startWebhookReceiver({ failFirst: Number.POSITIVE_INFINITY })
   await signUp(page)
