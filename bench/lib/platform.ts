@@ -44,7 +44,7 @@ export interface BenchPlatform {
 }
 
 /** Each benchmark its own ports, so two can run side by side (while developing; never when measuring). */
-const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness: 20, chaos: 30 }
+const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness: 20, chaos: 30, webhooks: 50 }
 
 /**
  * The whole platform on ports and a database of the benchmark's own (for `otp`: web 3200, sink

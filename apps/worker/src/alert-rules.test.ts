@@ -14,6 +14,7 @@ const unusedSource: DepthSource = {
   deadLetterSize: () => Promise.reject(new Error('not collected in this test')),
   redisMemory: () => Promise.reject(new Error('not collected in this test')),
   outboxLagMs: () => Promise.reject(new Error('not collected in this test')),
+  webhookPending: () => Promise.reject(new Error('not collected in this test')),
   tenantBacklogs: () => Promise.reject(new Error('not collected in this test')),
   tenantFeedback: () => Promise.reject(new Error('not collected in this test')),
 }

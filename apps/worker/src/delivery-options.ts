@@ -1,6 +1,6 @@
 import type { Config } from '@fairlane/config'
 import { mailDomain } from '@fairlane/config'
-import type { KeyEncryptionKey, Lane } from '@fairlane/core'
+import { type KeyEncryptionKey, type Lane, parseRetrySchedule } from '@fairlane/core'
 import type { DatabaseHandle } from '@fairlane/db'
 import type { BucketPlan } from '@fairlane/fairness'
 import type { Logger } from 'pino'
@@ -11,6 +11,7 @@ import type { WorkerMetrics } from './metrics'
 import type { OperationsSettings } from './operations/operations-jobs'
 import type { RelayHooks } from './relay/publish-batch'
 import { SCHEDULE_RECONCILE_MS } from './system/system-worker'
+import type { WebhookSettings } from './webhooks/start-webhooks'
 
 /**
  * Relay and sweeper tuning. Not environment variables (yet): the defaults suit production, and tests
@@ -90,6 +91,11 @@ export interface DeliveryOptions {
   caps?: FailureCaps
   /** BULK_GOVERNOR_TARGET_MS: the critical lane's p95 the bulk lane yields to; 0 or absent: no governor. */
   bulkGovernorTargetMs?: number
+  /**
+   * The webhook lane (WEBHOOK_*); it runs in the process that serves the default lane (with the
+   * transactional lanes under WORKER_LAYOUT=split). Absent: no webhook lane in this process.
+   */
+  webhooks?: WebhookSettings
 }
 
 export interface TransactionalLaneSettings {
@@ -172,11 +178,28 @@ export function deliveryOptionsFromConfig(
       eventRetentionDays: config.EVENT_RETENTION_DAYS,
     },
     domains: { returnPathHost: config.RETURN_PATH_HOST, dnsServers: config.DNS_SERVERS },
+    webhooks: webhookSettingsFromConfig(config),
     lanes: config.WORKER_LANES,
     caps: {
       failedJobs: { maxCount: config.FAILED_JOBS_MAX_COUNT, maxAgeHours: config.FAILED_JOBS_MAX_AGE_HOURS },
       deadLetters: { maxCount: config.DEAD_LETTER_MAX_COUNT, maxAgeDays: config.DEAD_LETTER_MAX_AGE_DAYS },
     },
+  }
+}
+
+function webhookSettingsFromConfig(config: Config): WebhookSettings {
+  const schedule = config.WEBHOOK_RETRY_SCHEDULE
+    ? parseRetrySchedule(config.WEBHOOK_RETRY_SCHEDULE)
+    : undefined
+  // The env schema's pattern admits only what this parser reads.
+  if (typeof schedule === 'string') throw new Error(`WEBHOOK_RETRY_SCHEDULE: ${schedule}`)
+  return {
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
+    tenantPlan: { ratePerSec: config.WEBHOOK_TENANT_RATE_PER_SEC, burst: config.WEBHOOK_TENANT_BURST },
+    ...(schedule ? { retryScheduleMs: schedule } : {}),
   }
 }
 

@@ -63,6 +63,7 @@ function registryWith(options: { topTenants: number }) {
     deadLetterSize: unused,
     redisMemory: unused,
     outboxLagMs: unused,
+    webhookPending: unused,
     tenantBacklogs: unused,
     tenantFeedback: createTenantFeedbackSource({ db: database.db, now: () => now }),
   }

@@ -1,6 +1,7 @@
 import { FEEDBACK_WINDOW_HOURS, type Lane } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { tenantFeedbackSince } from '@fairlane/db/queries/admin-feedback'
+import { countPendingWebhookDeliveries } from '@fairlane/db/queries/webhook-deliveries'
 import { largestTenantBacklogs, oldestUnpublishedOutboxAgeMs } from '@fairlane/db/queries/worker-metrics'
 import { DEAD_LETTER_QUEUE, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
@@ -45,6 +46,7 @@ export function createDepthSource(deps: {
       return { usedBytes, maxBytes: field('maxmemory') || 0 }
     },
     outboxLagMs: () => oldestUnpublishedOutboxAgeMs(deps.db),
+    webhookPending: () => countPendingWebhookDeliveries(deps.db),
     tenantBacklogs: (limit) => largestTenantBacklogs(deps.db, { limit }),
     tenantFeedback: createTenantFeedbackSource({ db: deps.db, now }),
   }

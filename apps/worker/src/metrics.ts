@@ -35,6 +35,10 @@ export interface WorkerMetrics {
   pacerBacklog: Gauge
   bulkGovernorFactor: Gauge
   dispatched: Counter<'status'>
+  /** Webhook attempts by outcome: `delivered` or the failure's kind (timeout, connection, status, …). */
+  webhookAttempts: Counter<'outcome'>
+  /** Webhook deliveries the relay leased and queued as attempts. */
+  webhookClaimed: Counter
 }
 
 /** Registers the delivery metrics; lane series start at 0 so rate() and alerts see them before traffic. */
@@ -137,6 +141,17 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       labelNames: ['status'],
       registers,
     }),
+    webhookAttempts: new Counter({
+      name: 'fairlane_webhook_attempts_total',
+      help: 'Webhook attempts by outcome (delivered, or why it failed: timeout, connection, tls, redirect, status, body-too-large, forbidden-address)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    webhookClaimed: new Counter({
+      name: 'fairlane_webhook_claimed_total',
+      help: 'Webhook deliveries the relay leased and queued as attempts',
+      registers,
+    }),
   }
   for (const lane of LANES) {
     metrics.jobsCompleted.inc({ lane }, 0)
@@ -166,6 +181,8 @@ export interface DepthSource {
   /** The queue Redis's `used_memory` and `maxmemory` (0: no limit). */
   redisMemory(): Promise<{ usedBytes: number; maxBytes: number }>
   outboxLagMs(): Promise<number>
+  /** Webhook deliveries waiting for a 2xx (due, retrying later, or held by a parked endpoint). */
+  webhookPending(): Promise<number>
   /** The `limit` tenants with the largest backlog; never called with 0. */
   tenantBacklogs(limit: number): Promise<{ tenantId: string; pending: number; queued: number }[]>
   /** Per tenant with any in the last 24 hours: sends, hard bounces, complaints (`message_events`). */
@@ -292,6 +309,15 @@ export function registerDepthGauges(
     collect: () =>
       guarded(outboxLag, 'fairlane_outbox_lag_seconds', async () => {
         outboxLag.set((await source.outboxLagMs()) / 1000)
+      }),
+  })
+  const webhookPending: Gauge = new Gauge({
+    name: 'fairlane_webhook_pending_deliveries',
+    help: 'Webhook deliveries not yet answered 2xx (due, waiting for a retry, or held by a parked endpoint)',
+    registers,
+    collect: () =>
+      guarded(webhookPending, 'fairlane_webhook_pending_deliveries', async () => {
+        webhookPending.set(await source.webhookPending())
       }),
   })
   const tenantBacklog: Gauge<'tenant' | 'status'> = new Gauge({

@@ -27,6 +27,7 @@ import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
 import { startSweeper } from './sweeper/sweeper'
 import { startSystem } from './system/start-system'
+import { startWebhooks } from './webhooks/start-webhooks'
 
 export {
   DEFAULT_FAILURE_CAPS,
@@ -164,6 +165,22 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     }),
   })
 
+  // The webhook lane lives with the default lane: under WORKER_LAYOUT=split that is worker-tx, so a
+  // bulk-only process (nice 10) never delays an event, and the lane runs in exactly one kind of process.
+  const webhooks =
+    options.webhooks && (options.lanes ?? LANES).includes('default')
+      ? startWebhooks(options.webhooks, {
+          database,
+          databaseUrl: options.databaseUrl,
+          redisUrl: options.redisUrl,
+          queuePrefix: options.queuePrefix,
+          producer,
+          buckets,
+          logger,
+          metrics,
+        })
+      : undefined
+
   return {
     settings: { sendDeadlineMs: deadlineMs, ...tuning },
     depthSource: createDepthSource({ queues, db: database.db, redis: producer }),
@@ -175,6 +192,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])
         },
       },
+      ...(webhooks ? webhooks.shutdownSteps() : []),
       { name: 'lane workers', run: () => lanes.close() },
       { name: 'deferral counts', run: () => deferrals.close() },
       { name: 'smtp transports', run: () => closeLaneTransports(transports) },

@@ -458,6 +458,27 @@ export const envSchema = z
       .transform((value) => value === 'true'),
     /** A webhook attempt that has no 2xx answer within this long failed (connect, headers and body). */
     WEBHOOK_TIMEOUT_MS: durationMs(10_000),
+    /** Webhook attempts one worker process runs at once (its own BullMQ worker, never a mail lane's). */
+    WEBHOOK_CONCURRENCY: positiveInt(50, 1000),
+    /**
+     * Attempts in flight per endpoint, all worker processes together: an endpoint that hangs holds at
+     * most this many of the webhook lane's workers (and only until it is parked).
+     */
+    WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(8, 100),
+    /** Each tenant's webhook bucket: attempts per second and burst, all its endpoints together. */
+    WEBHOOK_TENANT_RATE_PER_SEC: positiveInt(100, 100_000),
+    WEBHOOK_TENANT_BURST: positiveInt(200, 100_000),
+    /**
+     * The waits after each failed attempt, e.g. `5s,5m,30m,2h,5h,10h,10h` (the default); a delivery
+     * whose last wait is spent fails. Units ms, s, m, h.
+     */
+    WEBHOOK_RETRY_SCHEDULE: z
+      .string()
+      .regex(
+        /^\s*[1-9]\d*(ms|s|m|h)?(\s*,\s*[1-9]\d*(ms|s|m|h)?)*\s*$/,
+        'expected durations such as 5s,5m,30m,2h (units ms, s, m, h)',
+      )
+      .optional(),
     /** A message's events (`message_events`, its timeline) are deleted by the nightly cleanup after this many days. */
     EVENT_RETENTION_DAYS: positiveInt(30, 36_500),
     /**

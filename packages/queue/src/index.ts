@@ -27,3 +27,10 @@ export { DEAD_LETTER_QUEUE, laneQueueName, QUEUE_NAMES, type QueueName, SYSTEM_Q
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
 export { closeQueues, createQueues, type Queues } from './queues'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
+export {
+  WEBHOOK_JOB_NAME,
+  WEBHOOK_QUEUE,
+  type WebhookJobPayload,
+  webhookJob,
+  webhookJobPayload,
+} from './webhook-jobs'

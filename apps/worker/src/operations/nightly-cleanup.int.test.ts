@@ -6,6 +6,9 @@ import {
   messageEvents,
   messages,
   outbox,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
 } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { recordMessageEvents } from '@fairlane/db/queries/message-events'
@@ -73,6 +76,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     deferralCountsDeleted: 1,
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,
+    webhookDeliveriesDeleted: 0,
   })
   const [left] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox)
   expect(left?.n).toBe(2)
@@ -96,6 +100,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     deferralCountsDeleted: 0,
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,
+    webhookDeliveriesDeleted: 0,
   })
 })
 
@@ -201,4 +206,43 @@ it('deletes events past EVENT_RETENTION_DAYS in batches, every tenant’s, and k
   expect(result.messageEventsDeleted).toBe(6)
   const left = await db.select({ messageId: messageEvents.messageId }).from(messageEvents)
   expect(left.map((row) => row.messageId).sort()).toEqual(kept.map((event) => event.messageId).sort())
+})
+
+it('deletes webhook deliveries past EVENT_RETENTION_DAYS with their attempts, in batches', async () => {
+  const { db } = database
+  const now = new Date()
+  const tenantId = await createTenant(db, 'Webhook retention')
+  const [endpoint] = await db
+    .insert(webhookEndpoints)
+    .values({ tenantId, url: 'https://hooks.example.com/in', events: ['email.sent'], secret: 'whsec_x' })
+    .returning({ id: webhookEndpoints.id })
+  const delivery = (days: number) => ({
+    tenantId,
+    endpointId: endpoint?.id ?? '',
+    eventType: 'email.sent' as const,
+    payload: { type: 'email.sent' },
+    status: 'delivered' as const,
+    createdAt: new Date(now.getTime() - days * DAY_MS),
+  })
+  const rows = await db
+    .insert(webhookDeliveries)
+    .values([delivery(31), delivery(40), delivery(35), delivery(29)])
+    .returning({ id: webhookDeliveries.id })
+  await db
+    .insert(webhookAttempts)
+    .values(rows.map((row) => ({ tenantId, deliveryId: row.id, durationMs: 5 })))
+  const result = await runNightlyCleanup({
+    db,
+    auditRetentionDays: 30,
+    bodyRetention,
+    eventRetentionDays: 30,
+    clock: { now: () => now },
+    logger: testLogger(),
+    batchSize: 2,
+  })
+  expect(result.webhookDeliveriesDeleted).toBe(3)
+  const left = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries)
+  expect(left.map((row) => row.id)).toEqual([rows[3]?.id])
+  const attemptsLeft = await db.select({ deliveryId: webhookAttempts.deliveryId }).from(webhookAttempts)
+  expect(attemptsLeft.map((row) => row.deliveryId)).toEqual([rows[3]?.id])
 })

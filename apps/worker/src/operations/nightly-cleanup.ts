@@ -9,6 +9,7 @@ import {
 } from '@fairlane/db/queries/cleanup'
 import { deleteDeferralCountsBefore } from '@fairlane/db/queries/deferral-counts'
 import { deleteMessageEventsBefore } from '@fairlane/db/queries/message-events'
+import { deleteWebhookDeliveriesBefore } from '@fairlane/db/queries/webhook-outbox'
 import type { Logger } from 'pino'
 
 /** Published outbox rows are kept this long: enough to trace a message's publish in an incident. */
@@ -38,14 +39,16 @@ export interface CleanupResult {
   deferralCountsDeleted: number
   messageBodiesCleared: number
   messageEventsDeleted: number
+  /** Webhook deliveries past EVENT_RETENTION_DAYS, with their attempts. */
+  webhookDeliveriesDeleted: number
 }
 
 /**
  * The nightly cleanup: published outbox rows past a week, idempotency keys past their 24 h window
  * (the messages stay), audit entries past AUDIT_RETENTION_DAYS, message bodies past their retention
  * (critical mail — login codes, reset links — sooner than the rest), messages' events past
- * EVENT_RETENTION_DAYS. Each in batches until one comes back short; a cleanup that dies half-way just
- * leaves less for the next night.
+ * EVENT_RETENTION_DAYS, webhook deliveries (with their attempts) past the same. Each in batches
+ * until one comes back short; a cleanup that dies half-way just leaves less for the next night.
  */
 export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResult> {
   const now = deps.clock.now().getTime()
@@ -85,6 +88,11 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
       )),
     messageEventsDeleted: await inBatches(
       (batch) => deleteMessageEventsBefore(deps.db, batch),
+      new Date(now - deps.eventRetentionDays * DAY_MS),
+      limit,
+    ),
+    webhookDeliveriesDeleted: await inBatches(
+      (batch) => deleteWebhookDeliveriesBefore(deps.db, batch),
       new Date(now - deps.eventRetentionDays * DAY_MS),
       limit,
     ),

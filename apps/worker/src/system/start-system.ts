@@ -19,6 +19,11 @@ import {
   ROLLUP_SCHEDULER_ID,
 } from '../operations/operations-jobs'
 import {
+  disableFailingEndpoints,
+  WEBHOOK_HEALTH_EVERY_MS,
+  WEBHOOK_HEALTH_SCHEDULER_ID,
+} from '../webhooks/endpoint-health-jobs'
+import {
   CAMPAIGN_DUE_JOB,
   DEAD_LETTER_RESTORE_SCHEDULER_ID,
   DISPATCH_SCHEDULER_ID,
@@ -32,7 +37,15 @@ import { startSystemWorker } from './system-worker'
 
 type SystemOptions = Pick<
   DeliveryOptions,
-  'database' | 'redisUrl' | 'queuePrefix' | 'logger' | 'metrics' | 'operations' | 'caps' | 'domains'
+  | 'database'
+  | 'redisUrl'
+  | 'queuePrefix'
+  | 'logger'
+  | 'metrics'
+  | 'operations'
+  | 'caps'
+  | 'domains'
+  | 'appUrl'
 >
 
 interface SystemResources {
@@ -46,7 +59,8 @@ interface SystemResources {
 /**
  * The system queue's worker: campaign dispatch every second and at each campaign's send time, the
  * nightly cleanup and the daily rollup (cron, in SCHEDULE_TIME_ZONE), the dead-letter check and the
- * sending domains' DNS checks; every job as `systemJobCatalog` defines it.
+ * sending domains' DNS checks, the webhook endpoints' health (disabling those failing for 3 days);
+ * every job as `systemJobCatalog` defines it.
  */
 export function startSystem(options: SystemOptions, resources: SystemResources) {
   const catalog = systemJobCatalog(options, resources)
@@ -139,6 +153,17 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
       payload: SYSTEM_JOB_PAYLOADS[DOMAIN_CHECKS_SCHEDULER_ID],
       schedule: { everyMs: DOMAIN_CHECKS_EVERY_MS },
       handle: (_payload, job) => domains[DOMAIN_CHECKS_SCHEDULER_ID](job),
+    },
+    [WEBHOOK_HEALTH_SCHEDULER_ID]: {
+      payload: SYSTEM_JOB_PAYLOADS[WEBHOOK_HEALTH_SCHEDULER_ID],
+      schedule: { everyMs: WEBHOOK_HEALTH_EVERY_MS },
+      handle: () =>
+        disableFailingEndpoints({
+          db,
+          appUrl: options.appUrl,
+          clock: { now: () => new Date() },
+          logger: options.logger.child({ component: 'webhooks' }),
+        }),
     },
   }
 }

@@ -35,6 +35,11 @@ function catalogRecording(seen: unknown[]): SystemJobCatalog {
     },
     'tenant-daily-rollup': { payload: SYSTEM_JOB_PAYLOADS['tenant-daily-rollup'], handle },
     'domain-checks': { payload: SYSTEM_JOB_PAYLOADS['domain-checks'], schedule: { everyMs: 60_000 }, handle },
+    'webhook-endpoint-health': {
+      payload: SYSTEM_JOB_PAYLOADS['webhook-endpoint-health'],
+      schedule: { everyMs: 600_000 },
+      handle,
+    },
   }
 }
 
@@ -47,6 +52,7 @@ describe('system job catalog', () => {
       { id: 'dead-letter-restore', everyMs: 10_000 },
       { id: 'nightly-cleanup', pattern: '15 3 * * *', timeZone: 'Europe/Paris' },
       { id: 'domain-checks', everyMs: 60_000 },
+      { id: 'webhook-endpoint-health', everyMs: 600_000 },
     ])
   })
 

@@ -2,6 +2,7 @@ import { type Job, UnrecoverableError } from 'bullmq'
 import { z } from 'zod'
 import { DOMAIN_CHECKS_SCHEDULER_ID } from '../domains/domain-checks-jobs'
 import { CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID } from '../operations/operations-jobs'
+import { WEBHOOK_HEALTH_SCHEDULER_ID } from '../webhooks/endpoint-health-jobs'
 import type { Schedule } from './schedules'
 
 /** The dispatcher's job scheduler id (stable: every worker process upserts the same schedule). */
@@ -19,6 +20,7 @@ export const SYSTEM_JOB_IDS = [
   CLEANUP_SCHEDULER_ID,
   ROLLUP_SCHEDULER_ID,
   DOMAIN_CHECKS_SCHEDULER_ID,
+  WEBHOOK_HEALTH_SCHEDULER_ID,
 ] as const
 export type SystemJobId = (typeof SYSTEM_JOB_IDS)[number]
 
@@ -37,6 +39,7 @@ export const SYSTEM_JOB_PAYLOADS = {
   [CLEANUP_SCHEDULER_ID]: z.object(version),
   [ROLLUP_SCHEDULER_ID]: z.object(version),
   [DOMAIN_CHECKS_SCHEDULER_ID]: z.object(version),
+  [WEBHOOK_HEALTH_SCHEDULER_ID]: z.object(version),
 } satisfies Record<SystemJobId, z.ZodType<{ v: 1 }>>
 
 export type SystemJobPayload<Id extends SystemJobId> = z.output<(typeof SYSTEM_JOB_PAYLOADS)[Id]>

@@ -24,6 +24,7 @@ import {
 } from '../start-delivery'
 import { testLogger } from '../test-support/pipeline'
 import { createTenant } from '../test-support/seed'
+import { WEBHOOK_HEALTH_SCHEDULER_ID } from '../webhooks/endpoint-health-jobs'
 import type { SystemWorker } from './system-worker'
 
 const env = setupTestEnvironment('system-schedulers')
@@ -33,6 +34,7 @@ const KEYS = [
   DISPATCH_SCHEDULER_ID,
   DOMAIN_CHECKS_SCHEDULER_ID,
   ROLLUP_SCHEDULER_ID,
+  WEBHOOK_HEALTH_SCHEDULER_ID,
 ].sort()
 
 let database: DatabaseHandle
@@ -72,6 +74,7 @@ async function start(
       logger: testLogger(process.env.TEST_LOG_LEVEL),
       metrics: createWorkerMetrics(new Registry()),
       operations: { timeZone: 'Asia/Ho_Chi_Minh', auditRetentionDays: 365 },
+      appUrl: 'http://127.0.0.1:3999',
     },
     {
       queues,

@@ -1,7 +1,24 @@
 export { forbiddenAddressReason, WEBHOOK_URL_MAX_LENGTH, webhookUrlProblem } from './address-rules'
+export {
+  type AttemptDeliveryDeps,
+  type AttemptDeliveryOutcome,
+  type AttemptStore,
+  type AttemptTarget,
+  attemptWebhookDelivery,
+} from './attempt-delivery'
+export {
+  type AttemptDecision,
+  type AttemptFailureKind,
+  type AttemptResult,
+  type AttemptRules,
+  type DeliveryAfterAttempt,
+  decideAfterAttempt,
+  type EndpointAfterAttempt,
+} from './attempt-outcome'
 export { createWebhookEndpoint, MAX_WEBHOOK_ENDPOINTS_PER_TENANT } from './create-webhook-endpoint'
 export { deleteWebhookEndpoint } from './delete-webhook-endpoint'
 export { type WebhookDeliveryDetail, type WebhookDeliveryView, webhookDeliveryView } from './delivery-view'
+export { endpointDisabledNotice, WEBHOOK_DISABLE_AFTER_MS } from './endpoint-disabled-notice'
 export {
   type NewWebhookEndpoint,
   newWebhookEndpointSchema,
@@ -38,6 +55,8 @@ export {
   webhookDeliveriesQuerySchema,
 } from './list-webhook-deliveries'
 export { listWebhookEndpoints } from './list-webhook-endpoints'
+export { DEFAULT_PARK_SETTINGS, PARKING_FAILURES, type ParkSettings, parkMs } from './park'
+export { type ClaimPlan, planWebhookClaims, type ReadyEndpoint } from './plan-claims'
 export type {
   HostAddressLookup,
   StoredWebhookAttempt,
@@ -60,8 +79,15 @@ export {
   replayDeliveriesSchema,
   replayWebhookDeliveries,
 } from './replay-webhook-deliveries'
+export {
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS,
+  parseRetrySchedule,
+  RETRY_JITTER,
+  retryDelayMs,
+} from './retry-schedule'
 export { rotateWebhookSecret } from './rotate-webhook-secret'
 export { sendTestEvent } from './send-test-event'
+export { signWebhook, type WebhookHeaders } from './sign'
 export { endpointChange, updateWebhookEndpoint } from './update-webhook-endpoint'
 export { generateWebhookSecret, WEBHOOK_SECRET_GRACE_MS, WEBHOOK_SECRET_PREFIX } from './webhook-secret'
 export { checkWebhookUrl } from './webhook-url'

@@ -102,7 +102,7 @@ export interface StoredWebhookAttempt {
   responseExcerpt: string | null
 }
 
-/** What the delivery use cases need from PostgreSQL (`@fairlane/db/queries/webhook-deliveries`). */
+/** What the delivery use cases need from PostgreSQL (`@fairlane/db/queries/webhook-delivery-log`). */
 export interface WebhookDeliveryStore {
   /**
    * Inserts a delivery of the endpoint due now and wakes the webhook relay (NOTIFY) in the same

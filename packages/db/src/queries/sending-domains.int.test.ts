@@ -3,7 +3,7 @@ import { setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../index'
-import { dkimKeys, messages, outbox, sendingDomains } from '../schema'
+import { dkimKeys, messages, outbox, sendingDomains, webhookDeliveries, webhookEndpoints } from '../schema'
 import { findSigningDomain } from './sender-signing'
 import {
   claimDueSendingDomains,
@@ -136,6 +136,38 @@ describe('sending domain queries', () => {
     expect(events.map((event) => event.payload)).toEqual([
       { v: 1, messageId: api?.id, tenantId: acme, lane: 'default', generation: 1 },
     ])
+  })
+
+  it('tells subscribed webhook endpoints when a domain turns verified or failed, once per change', async () => {
+    const tenantId = (await createTenant(database.db, { name: 'Hooked domains' })).id
+    const [endpoint] = await database.db
+      .insert(webhookEndpoints)
+      .values({
+        tenantId,
+        url: 'https://hooks.example.com/in',
+        events: ['domain.verified', 'domain.failed'],
+        secret: 'whsec_x',
+      })
+      .returning({ id: webhookEndpoints.id })
+    const domain = await add(tenantId, 'hooked.test')
+    if (!domain || !endpoint) throw new Error('not added')
+    const where = { tenantId, domainId: domain.id }
+    await updateSendingDomain(database.db, where, () => ({ status: 'verified' }))
+    await updateSendingDomain(database.db, where, () => ({ status: 'verified', checkCount: 2 }))
+    await updateSendingDomain(database.db, where, () => ({
+      status: 'failed',
+      failureReason: 'DKIM record gone',
+    }))
+    const rows = await database.db
+      .select({ type: webhookDeliveries.eventType, payload: webhookDeliveries.payload })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.endpointId, endpoint.id))
+      .orderBy(webhookDeliveries.createdAt)
+    expect(rows.map((row) => row.type)).toEqual(['domain.verified', 'domain.failed'])
+    expect(rows[1]?.payload).toMatchObject({
+      type: 'domain.failed',
+      data: { domainId: domain.id, name: 'hooked.test', status: 'failed', failureReason: 'DKIM record gone' },
+    })
   })
 
   it('refuses to delete a domain with open mail, saying how many; deletes it (and its keys) otherwise', async () => {

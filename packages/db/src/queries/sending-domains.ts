@@ -20,6 +20,7 @@ import {
   sendingDomains,
 } from '../schema'
 import { notifyOutbox } from './outbox'
+import { insertWebhookDeliveries } from './webhook-outbox'
 
 /**
  * Sending domains and their DKIM keys. Reads for the use cases never select `private_key_ciphertext`,
@@ -158,7 +159,29 @@ export function updateSendingDomain(
       .where(where)
       .returning()
     const releasedMessages = next.releaseHeld ? await releaseHeldMessages(tx, query) : 0
+    if (updated && updated.status !== row.status) await reportDomainStatus(tx, updated)
     return { domain: await withKeys(tx, updated ?? row), releasedMessages }
+  })
+}
+
+/**
+ * `domain.verified` / `domain.failed` to the tenant's webhook endpoints, in the transaction that
+ * changed the status, so the webhook and the change are one fact (the outbox rule of every event).
+ */
+async function reportDomainStatus(
+  tx: Transaction,
+  domain: typeof sendingDomains.$inferSelect,
+): Promise<void> {
+  if (domain.status !== 'verified' && domain.status !== 'failed') return
+  await insertWebhookDeliveries(tx, {
+    tenantId: domain.tenantId,
+    type: domain.status === 'verified' ? 'domain.verified' : 'domain.failed',
+    data: {
+      domainId: domain.id,
+      name: domain.name,
+      status: domain.status,
+      ...(domain.status === 'failed' && domain.failureReason ? { failureReason: domain.failureReason } : {}),
+    },
   })
 }
 

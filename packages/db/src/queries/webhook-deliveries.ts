@@ -1,188 +1,149 @@
-import {
-  type StoredWebhookAttempt,
-  type StoredWebhookDelivery,
-  WEBHOOK_CHANNEL,
-  type WebhookDeliveryEventType,
-  type WebhookDeliveryStatus,
-  type WebhookDeliveryStore,
-} from '@fairlane/core'
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
+import { type AttemptTarget, WEBHOOK_CHANNEL } from '@fairlane/core'
+import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { type WebhookDelivery, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema'
 
 /**
- * The delivery log's reads and the two writes the tenant makes (a test event, a replay). Every
- * statement names the tenant and the endpoint: a delivery id of another endpoint or tenant matches
- * nothing. Each write wakes the webhook relay with NOTIFY in its own transaction, so the relay sees
- * the committed row as soon as it wakes and never waits for its next poll.
+ * The webhook lane's side of `webhook_deliveries` (the outbox the trigger of migration 0018 and the
+ * domain checks write): which endpoints have due work, the claim (a lease per attempt), and what an
+ * attempt leaves behind. The tenant-facing reads and replays are in `webhook-delivery-log.ts`.
  */
 
-const DELIVERY_COLUMNS = {
-  id: webhookDeliveries.id,
-  endpointId: webhookDeliveries.endpointId,
-  webhookId: webhookDeliveries.webhookId,
-  eventType: webhookDeliveries.eventType,
-  payload: webhookDeliveries.payload,
-  status: webhookDeliveries.status,
-  attempts: webhookDeliveries.attempts,
-  nextAttemptAt: webhookDeliveries.nextAttemptAt,
-  lastAttemptAt: webhookDeliveries.lastAttemptAt,
-  lastStatusCode: webhookDeliveries.lastStatusCode,
-  lastError: webhookDeliveries.lastError,
-  lastResponse: webhookDeliveries.lastResponse,
-  deliveredAt: webhookDeliveries.deliveredAt,
-  failedAt: webhookDeliveries.failedAt,
-  createdAt: webhookDeliveries.createdAt,
+export interface ReadyWebhookEndpoint {
+  endpointId: string
+  tenantId: string
+  /** Parked before and its park is over: one probe at a time until an attempt is answered. */
+  probing: boolean
+  inFlight: number
 }
 
-type DeliveryRow = Pick<WebhookDelivery, keyof typeof DELIVERY_COLUMNS>
+/**
+ * Enabled endpoints that are not parked and have a due delivery whose lease is free, with their
+ * attempts in flight (leases not yet expired, read through the partial index of leased rows, so an
+ * endpoint's backlog of thousands costs nothing here).
+ */
+export async function findReadyWebhookEndpoints(db: Executor): Promise<ReadyWebhookEndpoint[]> {
+  const rows = await db.execute<{ id: string; tenant_id: string; probing: boolean; in_flight: number }>(sql`
+    select e.id, e.tenant_id, e.parked_until is not null as probing,
+      (select count(*) from webhook_deliveries l
+        where l.endpoint_id = e.id and l.status = 'pending' and l.locked_until is not null
+          and l.locked_until > now())::int as in_flight
+    from webhook_endpoints e
+    where e.enabled and (e.parked_until is null or e.parked_until <= now())
+      and exists (
+        select 1 from webhook_deliveries d
+        where d.endpoint_id = e.id and d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.locked_until is null or d.locked_until <= now()))`)
+  return rows.map((row) => ({
+    endpointId: row.id,
+    tenantId: row.tenant_id,
+    probing: row.probing,
+    inFlight: row.in_flight,
+  }))
+}
 
-export async function notifyWebhookRelay(db: Executor): Promise<void> {
+export interface ClaimedWebhookDelivery {
+  deliveryId: string
+  tenantId: string
+  endpointId: string
+  /** This attempt's number: the lease's token (the attempt is recorded only while it is current). */
+  attempt: number
+}
+
+/**
+ * Leases up to `count` due deliveries of each endpoint, oldest due first, and counts the attempt:
+ * `locked_until` keeps every other relay off them until the attempt is recorded or the lease runs out
+ * (a crashed worker's attempt is taken again then, under a new attempt number).
+ */
+export async function claimWebhookDeliveries(
+  db: Executor,
+  input: { perEndpoint: ReadonlyMap<string, number>; leaseMs: number },
+): Promise<ClaimedWebhookDelivery[]> {
+  if (input.perEndpoint.size === 0) return []
+  const wanted = JSON.stringify([...input.perEndpoint].map(([endpoint_id, n]) => ({ endpoint_id, n })))
+  const rows = await db.execute<{ id: string; tenant_id: string; endpoint_id: string; attempts: number }>(sql`
+    with wanted as (
+      select * from jsonb_to_recordset(${wanted}::jsonb) as w(endpoint_id uuid, n int)
+    ), picked as (
+      select d.id from wanted w
+      cross join lateral (
+        select d.id from webhook_deliveries d
+        where d.endpoint_id = w.endpoint_id and d.status = 'pending' and d.next_attempt_at <= now()
+          and (d.locked_until is null or d.locked_until <= now())
+        order by d.next_attempt_at
+        limit w.n
+        for update skip locked) d
+    )
+    update webhook_deliveries d
+    set locked_until = now() + make_interval(secs => ${input.leaseMs / 1000}), attempts = d.attempts + 1
+    from picked
+    where d.id = picked.id
+    returning d.id, d.tenant_id, d.endpoint_id, d.attempts`)
+  return rows.map((row) => ({
+    deliveryId: row.id,
+    tenantId: row.tenant_id,
+    endpointId: row.endpoint_id,
+    attempt: row.attempts,
+  }))
+}
+
+/** A lease given back unused (its job could not be added): due again at once, the attempt uncounted. */
+export async function releaseWebhookClaims(
+  db: Executor,
+  claims: readonly ClaimedWebhookDelivery[],
+): Promise<void> {
+  if (claims.length === 0) return
+  const list = JSON.stringify(claims.map((claim) => ({ id: claim.deliveryId, attempts: claim.attempt })))
+  await db.execute(sql`
+    update webhook_deliveries d
+    set locked_until = null, attempts = d.attempts - 1
+    from jsonb_to_recordset(${list}::jsonb) as c(id uuid, attempts int)
+    where d.id = c.id and d.attempts = c.attempts and d.status = 'pending'`)
+}
+
+export type WebhookAttemptTarget = AttemptTarget
+
+/** The delivery and its endpoint, if this attempt still holds the lease and the endpoint is enabled. */
+export async function findWebhookAttemptTarget(
+  db: Executor,
+  input: { tenantId: string; deliveryId: string; attempt: number },
+): Promise<WebhookAttemptTarget | null> {
+  const [row] = await db.execute<{
+    id: string
+    endpoint_id: string
+    url: string
+    webhook_id: string
+    payload: Record<string, unknown>
+    secret: string
+    previous_secret: string | null
+    park_level: number
+  }>(sql`
+    select d.id, d.endpoint_id, e.url, d.webhook_id, d.payload, e.secret, e.park_level,
+      case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret
+    from webhook_deliveries d
+    join webhook_endpoints e on e.id = d.endpoint_id and e.tenant_id = d.tenant_id
+    where d.tenant_id = ${input.tenantId} and d.id = ${input.deliveryId} and d.attempts = ${input.attempt}
+      and d.status = 'pending' and d.locked_until > now() and e.enabled`)
+  if (!row) return null
+  return {
+    deliveryId: row.id,
+    tenantId: input.tenantId,
+    endpointId: row.endpoint_id,
+    url: row.url,
+    webhookId: row.webhook_id,
+    payload: row.payload,
+    secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
+    parkLevel: row.park_level,
+  }
+}
+
+/** Wakes the webhook relays; inside a transaction PostgreSQL delivers it at COMMIT. */
+export async function notifyWebhooks(db: Executor): Promise<void> {
   await db.execute(sql`select pg_notify(${WEBHOOK_CHANNEL}, '')`)
 }
 
-/**
- * A delivery due now, inserted only when the tenant has the endpoint, with NOTIFY in the same
- * transaction. The endpoint row is read FOR KEY SHARE, so a delete of it waits for this commit (and
- * then takes the delivery with it) rather than leaving a delivery whose endpoint vanished in between.
- */
-export function insertWebhookDelivery(
-  db: Executor,
-  input: {
-    tenantId: string
-    endpointId: string
-    eventType: WebhookDeliveryEventType
-    payload: Record<string, unknown>
-  },
-): Promise<StoredWebhookDelivery | null> {
-  return db.transaction(async (tx) => {
-    const [endpoint] = await tx
-      .select({ id: webhookEndpoints.id })
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.tenantId, input.tenantId), eq(webhookEndpoints.id, input.endpointId)))
-      .for('key share')
-    if (!endpoint) return null
-    const [row] = await tx
-      .insert(webhookDeliveries)
-      .values({
-        tenantId: input.tenantId,
-        endpointId: endpoint.id,
-        eventType: input.eventType,
-        payload: input.payload,
-      })
-      .returning(DELIVERY_COLUMNS)
-    if (!row) throw new Error('insert into webhook_deliveries returned no row')
-    await notifyWebhookRelay(tx)
-    return toDelivery(row)
-  })
-}
-
-/**
- * Replay: the deliveries become pending and due now, `failed_at` cleared; `webhook_id`, `attempts`
- * and `locked_until` stay (an attempt in flight keeps its lease, so the replay cannot run beside it).
- */
-export function replayWebhookDeliveries(
-  db: Executor,
-  input: { tenantId: string; endpointId: string; deliveryIds: readonly string[] },
-): Promise<StoredWebhookDelivery[]> {
-  if (input.deliveryIds.length === 0) return Promise.resolve([])
-  return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', nextAttemptAt: sql`now()`, failedAt: null })
-      .where(
-        and(
-          eq(webhookDeliveries.tenantId, input.tenantId),
-          eq(webhookDeliveries.endpointId, input.endpointId),
-          inArray(webhookDeliveries.id, [...input.deliveryIds]),
-        ),
-      )
-      .returning(DELIVERY_COLUMNS)
-    if (rows.length > 0) await notifyWebhookRelay(tx)
-    return rows.map(toDelivery)
-  })
-}
-
-/**
- * The log, newest first by (created_at, id) on its index; `after` is the previous page's last id,
- * whose place is read in the statement itself (by tenant too, so another tenant's id finds nothing).
- */
-export async function listWebhookDeliveryRows(
-  db: Executor,
-  input: {
-    tenantId: string
-    endpointId: string
-    status?: WebhookDeliveryStatus
-    after?: string
-    limit: number
-  },
-): Promise<StoredWebhookDelivery[]> {
-  const conditions = [
-    eq(webhookDeliveries.tenantId, input.tenantId),
-    eq(webhookDeliveries.endpointId, input.endpointId),
-  ]
-  if (input.status) conditions.push(eq(webhookDeliveries.status, input.status))
-  if (input.after) {
-    const place = sql`(select d.created_at, d.id from webhook_deliveries d
-      where d.id = ${input.after} and d.tenant_id = ${input.tenantId})`
-    conditions.push(sql`(${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < ${place}`)
-  }
-  const rows = await db
-    .select(DELIVERY_COLUMNS)
-    .from(webhookDeliveries)
-    .where(and(...conditions))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(input.limit)
-  return rows.map(toDelivery)
-}
-
-export async function findWebhookDelivery(
-  db: Executor,
-  input: { tenantId: string; endpointId: string; deliveryId: string },
-): Promise<StoredWebhookDelivery | null> {
-  const [row] = await db
-    .select(DELIVERY_COLUMNS)
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.tenantId, input.tenantId),
-        eq(webhookDeliveries.endpointId, input.endpointId),
-        eq(webhookDeliveries.id, input.deliveryId),
-      ),
-    )
-  return row ? toDelivery(row) : null
-}
-
-export function listWebhookAttempts(
-  db: Executor,
-  input: { tenantId: string; deliveryId: string },
-): Promise<StoredWebhookAttempt[]> {
-  return db
-    .select({
-      id: webhookAttempts.id,
-      attemptedAt: webhookAttempts.attemptedAt,
-      durationMs: webhookAttempts.durationMs,
-      statusCode: webhookAttempts.statusCode,
-      error: webhookAttempts.error,
-      responseExcerpt: webhookAttempts.responseExcerpt,
-    })
-    .from(webhookAttempts)
-    .where(
-      and(eq(webhookAttempts.tenantId, input.tenantId), eq(webhookAttempts.deliveryId, input.deliveryId)),
-    )
-    .orderBy(asc(webhookAttempts.attemptedAt), asc(webhookAttempts.id))
-}
-
-export function createWebhookDeliveryStore(db: Executor): WebhookDeliveryStore {
-  return {
-    insertDelivery: (input) => insertWebhookDelivery(db, input),
-    replayDeliveries: (input) => replayWebhookDeliveries(db, input),
-    listDeliveries: (input) => listWebhookDeliveryRows(db, input),
-    findDelivery: (input) => findWebhookDelivery(db, input),
-    listAttempts: (input) => listWebhookAttempts(db, input),
-  }
-}
-
-function toDelivery(row: DeliveryRow): StoredWebhookDelivery {
-  return { ...row }
+/** For the pending-deliveries gauge: read through the partial index of pending rows. */
+export async function countPendingWebhookDeliveries(db: Executor): Promise<number> {
+  const [row] = await db.execute<{ n: number }>(sql`
+    select count(*)::int as n from webhook_deliveries where status = 'pending'`)
+  return row?.n ?? 0
 }

@@ -8,7 +8,7 @@ import {
   listWebhookAttempts,
   listWebhookDeliveryRows,
   replayWebhookDeliveries,
-} from './webhook-deliveries'
+} from './webhook-delivery-log'
 import {
   deleteWebhookEndpoint,
   findWebhookEndpoint,

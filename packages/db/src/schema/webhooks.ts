@@ -56,6 +56,9 @@ export const webhookEndpoints = pgTable(
   },
   (t) => [
     index('webhook_endpoints_tenant_idx').on(t.tenantId, t.createdAt),
+    // The outbox trigger on message_events looks a tenant's enabled endpoints up for every statement
+    // that writes a reported event: this index holds only the enabled ones, so it is tiny.
+    index('webhook_endpoints_enabled_tenant_idx').on(t.tenantId).where(sql`${t.enabled}`),
     check('webhook_endpoints_url_length_check', sql`length(${t.url}) <= 2048`),
     check('webhook_endpoints_events_check', sql`cardinality(${t.events}) > 0`),
   ],
@@ -106,6 +109,10 @@ export const webhookDeliveries = pgTable(
     unique('webhook_deliveries_endpoint_event_unique').on(t.endpointId, t.messageEventId),
     // The claim: each endpoint's due deliveries, oldest first, without reading delivered history.
     index('webhook_deliveries_due_idx').on(t.endpointId, t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // An endpoint's attempts in flight (its concurrency cap): only leased rows, however long its backlog.
+    index('webhook_deliveries_leased_idx')
+      .on(t.endpointId)
+      .where(sql`${t.status} = 'pending' and ${t.lockedUntil} is not null`),
     // The delivery log: an endpoint's deliveries, newest first (the tenant cascade uses the FK's).
     index('webhook_deliveries_log_idx').on(t.tenantId, t.endpointId, t.createdAt),
     // Retention (EVENT_RETENTION_DAYS): rows arrive in time order, so a BRIN is nearly free.

@@ -11,7 +11,7 @@ import {
   type WebhookEndpointWithSecret,
 } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
-import { createWebhookDeliveryStore } from '@fairlane/db/queries/webhook-deliveries'
+import { createWebhookDeliveryStore } from '@fairlane/db/queries/webhook-delivery-log'
 import { createWebhookEndpointStore } from '@fairlane/db/queries/webhook-endpoints'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'

@@ -1,0 +1,108 @@
+import { randomBytes } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import type { WebhookEventType } from '@fairlane/core'
+import { type Database, webhookEndpoints } from '@fairlane/db'
+import { sql } from 'drizzle-orm'
+
+/** A webhook receiver of the test's own: records every request, answers as `respond` says. */
+export interface ReceivedWebhook {
+  id: string
+  body: string
+  headers: Record<string, string>
+  receivedAtMs: number
+  /** Set once the receiver answered it (absent while it hangs). */
+  answeredWith?: number
+}
+
+export type Respond = (request: ReceivedWebhook, response: ServerResponse) => void
+
+export interface TestReceiver {
+  url: string
+  received: ReceivedWebhook[]
+  respond: Respond
+  close(): Promise<void>
+}
+
+export const answer =
+  (status: number, body = ''): Respond =>
+  (request, response) => {
+    request.answeredWith = status
+    response.writeHead(status, { 'content-type': 'text/plain' }).end(body)
+  }
+
+/** Never answers: the request hangs until the client gives up. */
+export const hang: Respond = () => {}
+
+export async function startReceiver(respond: Respond = answer(200, 'ok')): Promise<TestReceiver> {
+  const received: ReceivedWebhook[] = []
+  const receiver: TestReceiver = { url: '', received, respond, close: async () => {} }
+  const server: Server = createServer((request: IncomingMessage, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
+      )
+      const entry: ReceivedWebhook = {
+        id: headers['webhook-id'] ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers,
+        receivedAtMs: Date.now(),
+      }
+      received.push(entry)
+      receiver.respond(entry, response)
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`
+  receiver.close = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections()
+      server.close(() => resolve())
+    })
+  return receiver
+}
+
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`
+}
+
+export async function createEndpoint(
+  db: Database,
+  input: { tenantId: string; url: string; events: WebhookEventType[]; secret?: string },
+): Promise<{ id: string; secret: string }> {
+  const secret = input.secret ?? newWebhookSecret()
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ tenantId: input.tenantId, url: input.url, events: input.events, secret })
+    .returning({ id: webhookEndpoints.id })
+  if (!row) throw new Error('no endpoint')
+  return { id: row.id, secret }
+}
+
+/**
+ * `count` sent messages of the tenant with their `sent` events, written as mark-sent writes them (one
+ * statement per batch): the trigger turns each into deliveries. Returns each event's time by message.
+ */
+export async function writeSentEvents(
+  db: Database,
+  input: { tenantId: string; count: number; batch?: number },
+): Promise<Map<string, number>> {
+  const at = new Map<string, number>()
+  const batch = input.batch ?? 500
+  for (let start = 0; start < input.count; start += batch) {
+    const size = Math.min(batch, input.count - start)
+    const rows = await db.execute<{ id: string; at: Date | string }>(sql`
+      with m as (
+        insert into messages (tenant_id, lane, status, to_address, subject, text, sent_at)
+        select ${input.tenantId}, 'default', 'sent', 'reader-' || g || '@example.com', 'Hi', 'Hi', now()
+        from generate_series(1, ${size}) g
+        returning id, tenant_id)
+      insert into message_events (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'sent', '{"response":"250 ok"}'::jsonb from m
+      returning message_id as id, at`)
+    for (const row of rows) at.set(row.id, new Date(row.at).getTime())
+  }
+  return at
+}

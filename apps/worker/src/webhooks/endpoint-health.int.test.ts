@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto'
+import {
+  createDatabase,
+  type DatabaseHandle,
+  memberships,
+  messages,
+  outbox,
+  users,
+  webhookEndpoints,
+} from '@fairlane/db'
+import { setupTestEnvironment } from '@fairlane/testing'
+import { eq } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { testLogger } from '../test-support/pipeline'
+import { createTenant } from '../test-support/seed'
+import { disableFailingEndpoints } from './endpoint-health-jobs'
+
+const env = setupTestEnvironment('webhook-endpoint-health')
+let database: DatabaseHandle
+const DAY_MS = 24 * 60 * 60 * 1000
+
+beforeAll(() => {
+  database = createDatabase(env.databaseUrl, { max: 3, applicationName: 'test-webhook-health' })
+})
+afterAll(async () => {
+  await database?.close()
+})
+
+async function endpoint(tenantId: string, values: Partial<typeof webhookEndpoints.$inferInsert>) {
+  const [row] = await database.db
+    .insert(webhookEndpoints)
+    .values({
+      tenantId,
+      url: `https://hooks.example.com/${randomUUID()}`,
+      events: ['email.sent'],
+      secret: 'whsec_x',
+      ...values,
+    })
+    .returning()
+  if (!row) throw new Error('no endpoint')
+  return row
+}
+
+describe('the webhook endpoint health job', () => {
+  it('disables endpoints failing for 3 days and mails the owner through the default lane, once', async () => {
+    const { db } = database
+    const now = new Date()
+    const tenantId = await createTenant(db, 'Failing endpoints')
+    const userId = randomUUID()
+    await db.insert(users).values({ id: userId, name: 'Owner', email: `owner-${userId}@example.com` })
+    await db.insert(memberships).values({ tenantId, userId, role: 'owner' })
+    const dead = await endpoint(tenantId, { failingSince: new Date(now.getTime() - 4 * DAY_MS) })
+    const recent = await endpoint(tenantId, { failingSince: new Date(now.getTime() - 2 * DAY_MS) })
+    const healthy = await endpoint(tenantId, { lastSuccessAt: now })
+    const deps = { db, appUrl: 'https://app.fairlane.test', clock: { now: () => now }, logger: testLogger() }
+
+    expect(await disableFailingEndpoints(deps)).toEqual({ disabled: 1 })
+    const rows = await db.select().from(webhookEndpoints).where(eq(webhookEndpoints.tenantId, tenantId))
+    const byId = new Map(rows.map((row) => [row.id, row]))
+    expect(byId.get(dead.id)).toMatchObject({ enabled: false, disabledReason: 'failing' })
+    expect(byId.get(dead.id)?.disabledAt).toBeInstanceOf(Date)
+    expect(byId.get(recent.id)).toMatchObject({ enabled: true, disabledReason: null })
+    expect(byId.get(healthy.id)).toMatchObject({ enabled: true })
+
+    const notices = await db.select().from(messages).where(eq(messages.tenantId, tenantId))
+    expect(notices).toHaveLength(1)
+    expect(notices[0]).toMatchObject({
+      lane: 'default',
+      status: 'queued',
+      toAddress: `owner-${userId}@example.com`,
+      subject: 'Your webhook endpoint was disabled',
+      fromAddress: null,
+    })
+    expect(notices[0]?.text).toContain(dead.url)
+    const published = await db.select().from(outbox).where(eq(outbox.tenantId, tenantId))
+    expect(published.map((row) => row.payload)).toEqual([
+      { v: 1, messageId: notices[0]?.id, tenantId, lane: 'default', generation: 0 },
+    ])
+
+    // A second run finds nothing more to disable and sends nothing.
+    expect(await disableFailingEndpoints(deps)).toEqual({ disabled: 0 })
+    expect(await db.select().from(messages).where(eq(messages.tenantId, tenantId))).toHaveLength(1)
+  })
+})

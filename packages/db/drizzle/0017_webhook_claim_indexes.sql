@@ -1,0 +1,2 @@
+CREATE INDEX "webhook_deliveries_leased_idx" ON "webhook_deliveries" USING btree ("endpoint_id") WHERE "webhook_deliveries"."status" = 'pending' and "webhook_deliveries"."locked_until" is not null;--> statement-breakpoint
+CREATE INDEX "webhook_endpoints_enabled_tenant_idx" ON "webhook_endpoints" USING btree ("tenant_id") WHERE "webhook_endpoints"."enabled";
