@@ -85,6 +85,11 @@ export default defineConfig({
       SIGN_UP_LIMIT_PER_HOUR: '100000',
       // Webhook receivers in the suites are local HTTP servers (e2e/webhooks.spec.ts).
       WEBHOOK_ALLOW_PRIVATE: 'true',
+      // One retry a second after the first failure, then failed: a suite sees a failed delivery in
+      // seconds instead of a day (e2e/webhooks.spec.ts replays one).
+      WEBHOOK_RETRY_SCHEDULE: '1s',
+      // A receiver that hangs keeps its delivery pending this long (the first webhooks story needs it so).
+      WEBHOOK_TIMEOUT_MS: '60000',
     },
   },
 })

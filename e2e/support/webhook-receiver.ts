@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders
   body: string
-  /** The status this receiver answered it with. */
+  /** The status this receiver answered it with (0: none, it hangs). */
   answered: number
 }
 
@@ -17,14 +17,21 @@ export interface WebhookReceiver {
 
 /**
  * A tenant's webhook receiver for a test: records every request and answers `failFirst` of them 500
- * (the rest 200), so a test can watch a failed attempt and a replay that succeeds.
+ * (the rest 200), so a test can watch a failed attempt and a replay that succeeds. `hang` never
+ * answers: the attempt stays in flight (its delivery pending) until WEBHOOK_TIMEOUT_MS.
  */
-export async function startWebhookReceiver(options: { failFirst?: number } = {}): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  options: { failFirst?: number; hang?: boolean } = {},
+): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = []
   const server = createServer((request, response) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
+      if (options.hang) {
+        received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answered: 0 })
+        return
+      }
       const answered = received.length < (options.failFirst ?? 0) ? 500 : 200
       received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), answered })
       response.writeHead(answered, { 'content-type': 'text/plain' })
@@ -36,6 +43,11 @@ export async function startWebhookReceiver(options: { failFirst?: number } = {})
   return {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve())
+        // Hanging requests would keep close() waiting for ever.
+        server.closeAllConnections()
+      }),
   }
 }

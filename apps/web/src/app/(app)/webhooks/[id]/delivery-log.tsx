@@ -138,6 +138,7 @@ export function DeliveryLog(props: {
         label="Deliveries"
         testId="delivery-log"
         className={styles.log}
+        wrapClassName={styles.logWrap}
         columns={columns(endpointId)}
         rows={page.items}
         rowKey={(delivery) => delivery.id}
