@@ -252,7 +252,8 @@ describe("the sink's own DNS server", () => {
 
   it('answers 400 naming the field for a bad record', async () => {
     const cases: Array<[unknown, string]> = [
-      [{ type: 'A', name: DOMAIN, value: '127.0.0.1' }, 'type'],
+      [{ type: 'SRV', name: DOMAIN, value: '0 5 5060 sip.example.test' }, 'type'],
+      [{ type: 'A', name: DOMAIN, value: 'not-an-address' }, 'value'],
       [{ type: 'TXT', name: 'not a name', value: 'v=spf1 -all' }, 'name'],
       [{ type: 'TXT', name: DOMAIN, value: 7 }, 'value'],
       [{ type: 'CNAME', name: `fl-bounces.${DOMAIN}`, value: 'no spaces allowed' }, 'value'],
@@ -271,7 +272,7 @@ describe("the sink's own DNS server", () => {
     expect(((await badDelete.json()) as { error: { details: unknown } }).error.details).toEqual([
       { path: 'name', message: expect.any(String) },
     ])
-    const badType = await client.records({ method: 'DELETE', query: `?name=${DOMAIN}&type=AAAA` })
+    const badType = await client.records({ method: 'DELETE', query: `?name=${DOMAIN}&type=SRV` })
     expect(badType.status).toBe(400)
   })
 

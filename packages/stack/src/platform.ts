@@ -53,6 +53,9 @@ export async function preparePlatform(
     NEXT_TELEMETRY_DISABLED: '1',
     // Domains published on the sink's DNS server verify (web, worker) and pass its DKIM check (sink).
     ...localDnsEnv(baseConfig),
+    // A local platform's webhooks go to receivers on this machine (a dev server, a tunnel's near end):
+    // plain http and private addresses allowed, unless the caller says otherwise or runs production.
+    WEBHOOK_ALLOW_PRIVATE: base.WEBHOOK_ALLOW_PRIVATE || (base.NODE_ENV === 'production' ? 'false' : 'true'),
     // The sink reports bounces and complaints to the inbound server on the port this launch gives it.
     INBOUND_SMTP_URL:
       base.INBOUND_SMTP_URL || `smtp://${localHost(baseConfig)}:${baseConfig.INBOUND_SMTP_PORT}`,
