@@ -4,12 +4,11 @@ import { SUPPRESSION_REASONS } from '../domain/statuses'
 import { SUPPRESSION_SCOPES } from '../domain/suppression-scopes'
 import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
+import { cursorField, encodeCursor, pageLimitField } from '../paging/cursor'
 import type { SuppressionEntry, SuppressionQuery, SuppressionStore } from './ports'
 
 export const DEFAULT_SUPPRESSIONS_PAGE = 100
 export const MAX_SUPPRESSIONS_PAGE = 1000
-
-const CURSOR_REFUSED = 'is not a cursor this API gave out'
 
 /** The filters the list and the CSV export share. */
 const filters = {
@@ -32,25 +31,8 @@ export const suppressionsFilterSchema = z.strictObject(filters)
 /** The query of `GET /api/v1/suppressions` (the API document renders it). */
 export const suppressionsQuerySchema = z.strictObject({
   ...filters,
-  cursor: z
-    .string()
-    .max(400, CURSOR_REFUSED)
-    .transform((cursor, context) => {
-      const email = decodeCursor(cursor)
-      if (email === null) {
-        context.addIssue({ code: 'custom', message: CURSOR_REFUSED })
-        return z.NEVER
-      }
-      return email
-    })
-    .optional()
-    .meta({ description: 'The `nextCursor` of the previous page' }),
-  limit: z.coerce
-    .number('must be a number')
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_SUPPRESSIONS_PAGE, `must be at most ${MAX_SUPPRESSIONS_PAGE}`)
-    .optional(),
+  cursor: cursorField({ maxLength: 400, accepts: (email) => email !== '' }),
+  limit: pageLimitField(MAX_SUPPRESSIONS_PAGE),
 })
 
 export interface SuppressionPage {
@@ -59,20 +41,9 @@ export interface SuppressionPage {
   nextCursor?: string
 }
 
-/**
- * The cursor is the page's last address, base64url: the list is in address order, which the primary
- * key `(tenant_id, email)` keeps unique and stable, so a page starts right after it whatever was
- * added or removed meanwhile. Anything that does not decode to the same text is refused, never
- * guessed at.
- */
-function encodeCursor(email: string): string {
-  return Buffer.from(email, 'utf8').toString('base64url')
-}
-
-function decodeCursor(cursor: string): string | null {
-  const email = Buffer.from(cursor, 'base64url').toString('utf8')
-  return email === '' || encodeCursor(email) !== cursor ? null : email
-}
+// The cursor is the page's last address: the list is in address order, which the primary key
+// `(tenant_id, email)` keeps unique and stable, so a page starts right after it whatever was added
+// or removed meanwhile.
 
 /** `?email=` (empty) counts as absent; an unknown parameter is a 400 naming it. */
 function parseQuery<Schema extends z.ZodType>(

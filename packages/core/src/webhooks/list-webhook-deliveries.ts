@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
+import { cursorField, encodeCursor, pageLimitField } from '../paging/cursor'
 import { type WebhookDeliveryView, webhookDeliveryView } from './delivery-view'
 import { WEBHOOK_DELIVERY_STATUSES } from './event-types'
 import { findOwnEndpoint } from './get-webhook-endpoint'
@@ -9,7 +10,6 @@ import type { WebhookDeliveryDeps, WebhookEndpointQuery } from './ports'
 export const DEFAULT_DELIVERIES_PAGE = 50
 export const MAX_DELIVERIES_PAGE = 200
 
-const CURSOR_REFUSED = 'is not a cursor this API gave out'
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 /** The query of `GET /api/v1/webhooks/:id/deliveries` (the API document renders it). */
@@ -18,25 +18,8 @@ export const webhookDeliveriesQuerySchema = z.strictObject({
     .enum(WEBHOOK_DELIVERY_STATUSES, `must be one of ${WEBHOOK_DELIVERY_STATUSES.join(', ')}`)
     .optional()
     .meta({ description: 'Only deliveries in this status' }),
-  cursor: z
-    .string()
-    .max(100, CURSOR_REFUSED)
-    .transform((cursor, context) => {
-      const id = decodeCursor(cursor)
-      if (id === null) {
-        context.addIssue({ code: 'custom', message: CURSOR_REFUSED })
-        return z.NEVER
-      }
-      return id
-    })
-    .optional()
-    .meta({ description: 'The `nextCursor` of the previous page' }),
-  limit: z.coerce
-    .number('must be a number')
-    .int('must be a whole number')
-    .min(1, 'must be at least 1')
-    .max(MAX_DELIVERIES_PAGE, `must be at most ${MAX_DELIVERIES_PAGE}`)
-    .optional(),
+  cursor: cursorField({ maxLength: 100, accepts: (id) => UUID.test(id) }),
+  limit: pageLimitField(MAX_DELIVERIES_PAGE),
 })
 
 export interface WebhookDeliveryPage {
@@ -45,18 +28,8 @@ export interface WebhookDeliveryPage {
   nextCursor?: string
 }
 
-/**
- * The cursor is the page's last delivery id, base64url: the log is newest first by (created_at, id),
- * and the store finds that row's place itself, so no timestamp is rounded on its way through a client.
- */
-function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url')
-}
-
-function decodeCursor(cursor: string): string | null {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8')
-  return UUID.test(id) && encodeCursor(id) === cursor ? id : null
-}
+// The cursor is the page's last delivery id: the log is newest first by (created_at, id), and the
+// store finds that row's place itself, so no timestamp is rounded on its way through a client.
 
 /** An endpoint's delivery log, newest first, a page at a time; a filter or cursor that is wrong is a 400 naming it. */
 export async function listWebhookDeliveries(

@@ -1,6 +1,6 @@
 import { type CampaignStatus, cancelCampaign, type MessageStatus } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
-import { setupTestEnvironment } from '@fairlane/testing'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
@@ -160,7 +160,7 @@ describe('cancelCampaign on PostgreSQL', () => {
       await tx`set local deadlock_timeout = '60s'`
       await tx`select id from messages where campaign_id = ${id} limit 1 for update`
       cancelling = cancel(acme, id).catch((error: unknown) => error)
-      await waitUntil(async () => (await lockWaiters()) > 0)
+      await eventually(async () => (await lockWaiters()) > 0, { what: 'the cancel waiting for the row lock' })
       await tx`update campaigns set updated_at = now() where id = ${id}`
     })
     expect(await cancelling).toEqual({ status: 'cancelled', sent: 0, cancelled: 2 })
@@ -199,12 +199,4 @@ async function lockWaiters(): Promise<number> {
     select count(*)::int as count from pg_stat_activity
     where datname = current_database() and application_name = 'campaigns-test' and wait_event_type = 'Lock'`
   return row?.count ?? 0
-}
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
 }
