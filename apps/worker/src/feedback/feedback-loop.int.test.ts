@@ -1,26 +1,11 @@
-import {
-  addressBounces,
-  campaigns,
-  contacts,
-  createDatabase,
-  type DatabaseHandle,
-  messageEvents,
-  messages,
-  suppressions,
-} from '@fairlane/db'
-import { type Inbound, startInbound } from '@fairlane/inbound/start'
-import { type MailSink, startMailSink } from '@fairlane/mailsink/sink'
+import { addressBounces, campaigns, contacts, messageEvents, messages, suppressions } from '@fairlane/db'
+import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import nodemailer from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  startTestPipeline,
-  TEST_BOUNCE_DOMAIN,
-  TEST_UNSUBSCRIBE_SECRETS,
-  type TestPipeline,
-  testLogger,
-} from '../test-support/pipeline'
+import { type FeedbackStack, startFeedbackStack } from '../test-support/feedback-stack'
+import { startTestPipeline, type TestPipeline } from '../test-support/pipeline'
 import { createTenant, seedCampaign } from '../test-support/seed'
 
 /**
@@ -32,42 +17,19 @@ import { createTenant, seedCampaign } from '../test-support/seed'
 const env = setupTestEnvironment('feedback-loop')
 const AUDIENCE = 100
 let sink: MailSink
-let inbound: Inbound
-let inboundDatabase: DatabaseHandle
+let feedback: FeedbackStack
 let pipeline: TestPipeline
 const db = () => pipeline.database.db
 
 beforeAll(async () => {
-  // In the order each needs the other's port: the inbound server, the sink reporting to it, the worker.
-  inboundDatabase = createDatabase(env.databaseUrl, { max: 5, applicationName: 'test-inbound' })
-  inbound = await startInbound({
-    db: inboundDatabase.db,
-    logger: testLogger(),
-    host: '127.0.0.1',
-    smtpPort: 0,
-    httpPort: 0,
-    // The worker signs return paths with the first unsubscribe secret; the inbound server verifies.
-    secrets: TEST_UNSUBSCRIBE_SECRETS.map((key) => key.secret),
-    bounceDomain: TEST_BOUNCE_DOMAIN,
-    softBounceLimit: 3,
-    settleIntervalMs: 200,
-  })
-  sink = await startMailSink({
-    host: '127.0.0.1',
-    smtpPort: 0,
-    httpPort: 0,
-    maxMessages: 10_000,
-    logger: testLogger(),
-    inboundSmtpUrl: `smtp://127.0.0.1:${inbound.smtpPort}`,
-  })
+  feedback = await startFeedbackStack(env.databaseUrl)
+  sink = feedback.sink
   pipeline = await startTestPipeline(env, sink)
 })
 
 afterAll(async () => {
   await pipeline?.stop()
-  await sink?.close()
-  await inbound?.close()
-  await inboundDatabase?.close()
+  await feedback?.close()
 })
 
 describe('the feedback loop', () => {
@@ -198,7 +160,7 @@ describe('the feedback loop', () => {
     ].join('\r\n')
     const client = nodemailer.createTransport({
       host: '127.0.0.1',
-      port: inbound.smtpPort,
+      port: feedback.inbound.smtpPort,
       secure: false,
       ignoreTLS: true,
     })

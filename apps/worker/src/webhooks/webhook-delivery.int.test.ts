@@ -1,18 +1,12 @@
-import { createDatabase, type DatabaseHandle, webhookAttempts, webhookDeliveries } from '@fairlane/db'
+import { webhookAttempts, webhookDeliveries } from '@fairlane/db'
 import { insertWebhookDelivery, replayWebhookDeliveries } from '@fairlane/db/queries/webhook-delivery-log'
-import { type Inbound, startInbound } from '@fairlane/inbound/start'
-import { type MailSink, startMailSink } from '@fairlane/mailsink/sink'
+import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { asc, eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  startTestPipeline,
-  TEST_BOUNCE_DOMAIN,
-  TEST_UNSUBSCRIBE_SECRETS,
-  type TestPipeline,
-  testLogger,
-} from '../test-support/pipeline'
+import { type FeedbackStack, startFeedbackStack } from '../test-support/feedback-stack'
+import { startTestPipeline, type TestPipeline } from '../test-support/pipeline'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import {
   answer,
@@ -29,33 +23,14 @@ import {
  */
 const env = setupTestEnvironment('webhook-delivery')
 let sink: MailSink
-let inbound: Inbound
-let inboundDatabase: DatabaseHandle
+let feedback: FeedbackStack
 let pipeline: TestPipeline
 let receiver: TestReceiver
 const db = () => pipeline.database.db
 
 beforeAll(async () => {
-  inboundDatabase = createDatabase(env.databaseUrl, { max: 5, applicationName: 'test-inbound' })
-  inbound = await startInbound({
-    db: inboundDatabase.db,
-    logger: testLogger(),
-    host: '127.0.0.1',
-    smtpPort: 0,
-    httpPort: 0,
-    secrets: TEST_UNSUBSCRIBE_SECRETS.map((key) => key.secret),
-    bounceDomain: TEST_BOUNCE_DOMAIN,
-    softBounceLimit: 3,
-    settleIntervalMs: 200,
-  })
-  sink = await startMailSink({
-    host: '127.0.0.1',
-    smtpPort: 0,
-    httpPort: 0,
-    maxMessages: 10_000,
-    logger: testLogger(),
-    inboundSmtpUrl: `smtp://127.0.0.1:${inbound.smtpPort}`,
-  })
+  feedback = await startFeedbackStack(env.databaseUrl)
+  sink = feedback.sink
   receiver = await startReceiver()
   pipeline = await startTestPipeline(env, sink, {
     webhooks: {
@@ -74,9 +49,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pipeline?.stop()
   await receiver?.close()
-  await sink?.close()
-  await inbound?.close()
-  await inboundDatabase?.close()
+  await feedback?.close()
 })
 
 describe('webhook delivery', () => {
