@@ -10,10 +10,11 @@
  *   pnpm bench:webhooks [--a-events 5000] [--b-events 200] [--seconds 10]
  */
 import { parseArgs } from 'node:util'
+import { generateWebhookSecret } from '@fairlane/core'
 import postgres from 'postgres'
 import { startBenchPlatform } from './lib/platform'
 import { percentile, round } from './lib/stats'
-import { benchSecret, startBenchReceiver } from './lib/webhook-receiver'
+import { startBenchReceiver } from './lib/webhook-receiver'
 
 const { values: args } = parseArgs({
   options: {
@@ -39,7 +40,7 @@ async function tenantWithEndpoint(
   const [tenant] = await sql<{ id: string }[]>`insert into tenants (name) values (${name}) returning id`
   const [endpoint] = await sql<{ id: string }[]>`
     insert into webhook_endpoints (tenant_id, url, events, secret)
-    values (${tenant?.id ?? ''}, ${url}, ${['email.sent']}, ${benchSecret()}) returning id`
+    values (${tenant?.id ?? ''}, ${url}, ${['email.sent']}, ${generateWebhookSecret()}) returning id`
   return { tenantId: tenant?.id ?? '', endpointId: endpoint?.id ?? '' }
 }
 

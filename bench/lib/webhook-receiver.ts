@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 
@@ -41,5 +40,3 @@ export async function startBenchReceiver(hanging: boolean): Promise<BenchReceive
     })
   return receiver
 }
-
-export const benchSecret = () => `whsec_${randomBytes(32).toString('base64')}`

@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import type { WebhookEventType } from '@fairlane/core'
+import { generateWebhookSecret, type WebhookEventType } from '@fairlane/core'
 import { type Database, webhookEndpoints } from '@fairlane/db'
 import { sql } from 'drizzle-orm'
 
@@ -64,15 +63,11 @@ export async function startReceiver(respond: Respond = answer(200, 'ok')): Promi
   return receiver
 }
 
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`
-}
-
 export async function createEndpoint(
   db: Database,
   input: { tenantId: string; url: string; events: WebhookEventType[]; secret?: string },
 ): Promise<{ id: string; secret: string }> {
-  const secret = input.secret ?? newWebhookSecret()
+  const secret = input.secret ?? generateWebhookSecret()
   const [row] = await db
     .insert(webhookEndpoints)
     .values({ tenantId: input.tenantId, url: input.url, events: input.events, secret })
