@@ -1,3 +1,5 @@
+// Access (roles, permissions, good standing) is pure logic, exported from the root.
+export * from './access/permissions'
 export {
   API_KEY_PREFIX_LENGTH,
   apiKeyMatches,
@@ -18,6 +20,8 @@ export * from './campaigns'
 export * from './contacts'
 export { isLane, LANES, type Lane } from './domain/lanes'
 export {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
   CAMPAIGN_STATUSES,
   type CampaignStatus,
   DOMAIN_RECORD_PURPOSES,

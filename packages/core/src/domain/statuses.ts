@@ -38,8 +38,17 @@ export const CAMPAIGN_STATUSES = [
 ] as const
 export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
 
-export const MEMBERSHIP_ROLES = ['owner', 'member'] as const
+/**
+ * A member's role in a tenant, most powerful first: owners manage billing-like settings (the plan,
+ * deleting the tenant), admins manage members, domains, keys and webhooks, members work with
+ * contacts and campaigns. What each may do is `access/permissions.ts`.
+ */
+export const MEMBERSHIP_ROLES = ['owner', 'admin', 'member'] as const
 export type MembershipRole = (typeof MEMBERSHIP_ROLES)[number]
+
+/** What an API key may do: `full` (every `/api/v1` route) or `sending` (send messages, read their status). */
+export const API_KEY_SCOPES = ['full', 'sending'] as const
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number]
 
 export const SUPPRESSION_REASONS = ['hard-bounce', 'complaint', 'manual', 'unsubscribe'] as const
 export type SuppressionReason = (typeof SUPPRESSION_REASONS)[number]

@@ -16,6 +16,8 @@ export const users = pgTable('users', {
   image: text('image'),
   /** Platform admins see every tenant in the admin console; never settable through sign-up. */
   isPlatformAdmin: boolean('is_platform_admin').notNull().default(false),
+  /** The IANA zone times are shown in (`Europe/Paris`); null: the browser's. */
+  timeZone: text('time_zone'),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 })

@@ -4,6 +4,8 @@
  * never holds a value the code cannot name. Adding a value: edit core, then `pnpm db:generate`.
  */
 export {
+  API_KEY_SCOPES,
+  type ApiKeyScope,
   CAMPAIGN_STATUSES,
   type CampaignStatus,
   DOMAIN_RECORD_PURPOSES,

@@ -82,9 +82,17 @@ export const tenantAuditLog = pgTable(
     targetId: text('target_id').notNull(),
     reason: text('reason'),
     details: jsonb('details').$type<Record<string, unknown>>(),
+    /** The client address the action came from (the web entry's, TRUSTED_PROXIES applied); null: a job. */
+    ipAddress: text('ip_address'),
     createdAt: createdAt(),
   },
-  (t) => [index('tenant_audit_log_tenant_target_idx').on(t.tenantId, t.targetType, t.targetId)],
+  (t) => [
+    index('tenant_audit_log_tenant_target_idx').on(t.tenantId, t.targetType, t.targetId),
+    // The audit page: one tenant's entries, newest first, whatever the filters.
+    index('tenant_audit_log_tenant_id_idx').on(t.tenantId, t.id),
+    // Retention (AUDIT_RETENTION_DAYS) deletes the oldest entries of every tenant in batches.
+    index('tenant_audit_log_created_at_idx').on(t.createdAt),
+  ],
 )
 
 export type JobCursor = typeof jobCursors.$inferSelect

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, updatedAt } from './columns'
+import { boolean, check, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { createdAt, timestamptz, updatedAt } from './columns'
 
 /** A tenant and its bulk plan: the token bucket (`rate_per_sec`, `burst`) and its share of spare capacity. */
 export const tenants = pgTable(
@@ -19,6 +19,17 @@ export const tenants = pgTable(
     trackClicks: boolean('track_clicks').notNull().default(false),
     /** The privacy switch: no pixel and no rewritten link in any of the tenant's mail, whatever a campaign says. */
     trackingDisabled: boolean('tracking_disabled').notNull().default(false),
+    /**
+     * Fairlane's own tenant: its account mail (verification, password reset, invitations, notices)
+     * goes out as this tenant's messages, through the same API use case and lanes as everyone's.
+     * At most one; made on first use (`ensurePlatformTenant`).
+     */
+    isPlatform: boolean('is_platform').notNull().default(false),
+    /**
+     * When the platform admin let the tenant send; null: held for approval (SIGNUP_MODE=approve).
+     * Tenants made before 0019, by the admin API or in another mode are approved when made.
+     */
+    approvedAt: timestamptz('approved_at').defaultNow(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -26,6 +37,7 @@ export const tenants = pgTable(
     check('tenants_rate_per_sec_check', sql`${t.ratePerSec} > 0`),
     check('tenants_burst_check', sql`${t.burst} > 0`),
     check('tenants_weight_check', sql`${t.weight} > 0`),
+    uniqueIndex('tenants_platform_unique').on(t.isPlatform).where(sql`${t.isPlatform}`),
   ],
 )
 

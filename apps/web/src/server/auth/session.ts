@@ -1,4 +1,5 @@
 import 'server-only'
+import type { MembershipRole } from '@fairlane/core'
 import { findActingMembership } from '@fairlane/db/queries/accounts'
 import { headers } from 'next/headers'
 import { forbidden, redirect } from 'next/navigation'
@@ -12,7 +13,7 @@ export interface TenantSession {
   name: string
   tenantId: string
   tenantName: string
-  role: 'owner' | 'member'
+  role: MembershipRole
 }
 
 /**
