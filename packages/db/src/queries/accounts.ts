@@ -6,6 +6,8 @@ export interface TenantMembership {
   tenantId: string
   tenantName: string
   role: MembershipRole
+  /** False while the tenant is held for the platform admin's approval (SIGNUP_MODE=approve). */
+  tenantApproved: boolean
 }
 
 /**
@@ -35,7 +37,12 @@ export async function findActingMembership(
   const preferred = query.preferredTenantId ?? null
   const oldestFirst = [asc(memberships.createdAt), asc(memberships.tenantId)]
   const [row] = await db
-    .select({ tenantId: memberships.tenantId, tenantName: tenants.name, role: memberships.role })
+    .select({
+      tenantId: memberships.tenantId,
+      tenantName: tenants.name,
+      role: memberships.role,
+      tenantApproved: sql<boolean>`${tenants.approvedAt} is not null`,
+    })
     .from(memberships)
     .innerJoin(tenants, eq(tenants.id, memberships.tenantId))
     .where(eq(memberships.userId, query.userId))

@@ -1,5 +1,5 @@
 import 'server-only'
-import type { MembershipRole } from '@fairlane/core'
+import { type AccessDecision, decideAccess, type MembershipRole, type Permission } from '@fairlane/core'
 import { findActingMembership } from '@fairlane/db/queries/accounts'
 import { headers } from 'next/headers'
 import { forbidden, redirect } from 'next/navigation'
@@ -14,6 +14,10 @@ export interface TenantSession {
   tenantId: string
   tenantName: string
   role: MembershipRole
+  /** The user's address is verified (better-auth's `emailVerified`). */
+  emailVerified: boolean
+  /** The tenant is not held for approval. */
+  tenantApproved: boolean
 }
 
 /**
@@ -41,6 +45,8 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
     tenantId: membership.tenantId,
     tenantName: membership.tenantName,
     role: membership.role,
+    emailVerified: found.user.emailVerified === true,
+    tenantApproved: membership.tenantApproved,
   }
 })
 
@@ -49,6 +55,25 @@ export async function requireTenantSession(): Promise<TenantSession> {
   const session = await getTenantSession()
   if (!session) redirect('/sign-in')
   return session
+}
+
+/** Why a permitted role is still refused (unverified email, tenant held), or null when it may act. */
+export type StandingRefusal = Extract<AccessDecision, { allowed: false }> | null
+
+/**
+ * The one place a page or server action checks what the signed-in user may do for their tenant
+ * (core's `decideAccess`): nobody signed in → /sign-in; a role without `permission` → the 403 page.
+ * A role with it but a tenant not yet in good standing (email unverified, held for approval) gets
+ * the session and the refusal, for the caller to show (a form error, a disabled button with why).
+ */
+export async function authorize(
+  permission: Permission,
+): Promise<{ session: TenantSession; refusal: StandingRefusal }> {
+  const session = await requireTenantSession()
+  const decision = decideAccess(session, permission)
+  if (decision.allowed) return { session, refusal: null }
+  if (decision.reason === 'role') forbidden()
+  return { session, refusal: decision }
 }
 
 /** A signed-in user of the admin console: a platform admin, whatever tenants they belong to. */
