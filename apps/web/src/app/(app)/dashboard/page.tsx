@@ -14,7 +14,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
@@ -29,7 +29,7 @@ export const metadata: Metadata = { title: 'Dashboard' }
 const CAMPAIGN_COLUMNS: DataColumn<RecentCampaign>[] = [
   { header: 'Name', cell: (campaign) => <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link> },
   { header: 'Status', cell: (campaign) => <StatusBadge status={campaign.status} /> },
-  { header: 'Send time', cell: (campaign) => <DateTime value={campaign.sendAt} empty="Not scheduled" /> },
+  { header: 'Send time', cell: (campaign) => <LocalTime value={campaign.sendAt} empty="Not scheduled" /> },
 ]
 
 const MESSAGE_COLUMNS: DataColumn<RecentMessage>[] = [
@@ -37,7 +37,7 @@ const MESSAGE_COLUMNS: DataColumn<RecentMessage>[] = [
   { header: 'Template', cell: (message) => message.template ?? <span className="muted">custom</span> },
   { header: 'Lane', cell: (message) => message.lane },
   { header: 'Status', cell: (message) => <StatusBadge status={message.status} /> },
-  { header: 'Created', cell: (message) => <DateTime value={message.createdAt} /> },
+  { header: 'Created', cell: (message) => <LocalTime value={message.createdAt} /> },
 ]
 
 function startOfUtcDay(now: Date): Date {

@@ -1,0 +1,57 @@
+import { isValidTimeZone } from '@fairlane/core'
+
+export { TIME_ZONE_COOKIE } from './time-zone-cookie'
+
+/**
+ * Times in the reader's zone, as pure functions (the component and the server's zone lookup wrap
+ * them). The zone is the profile's when set, else the one the browser reported in this cookie, else
+ * UTC (a first visit before the browser has said; the page refreshes once it has).
+ */
+export type ReaderTimeZone = { zone: string; source: 'profile' | 'browser' | 'utc' }
+
+export function resolveReaderTimeZone(input: {
+  profile: string | null | undefined
+  browser: string | null | undefined
+}): ReaderTimeZone {
+  // A stored zone the runtime no longer knows, or a cookie anyone could write, falls through.
+  if (input.profile && isValidTimeZone(input.profile)) return { zone: input.profile, source: 'profile' }
+  if (input.browser && isValidTimeZone(input.browser)) return { zone: input.browser, source: 'browser' }
+  return { zone: 'UTC', source: 'utc' }
+}
+
+const BASE_OPTIONS: Intl.DateTimeFormatOptions = {
+  year: 'numeric',
+  month: 'short',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZoneName: 'short',
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatter(zone: string, seconds: boolean): Intl.DateTimeFormat {
+  const key = `${zone} ${seconds}`
+  let found = formatters.get(key)
+  if (!found) {
+    // en-GB whatever the zone: day before month, 24-hour clock, as the app has always written times.
+    found = new Intl.DateTimeFormat('en-GB', {
+      ...BASE_OPTIONS,
+      ...(seconds ? { second: '2-digit' } : {}),
+      timeZone: zone,
+    })
+    formatters.set(key, found)
+  }
+  return found
+}
+
+/** `5 Dec 2026, 14:09 GMT+9`: the instant's wall time in `zone`, with the zone's short name. */
+export function formatInZone(instant: Date, zone: string, options: { seconds?: boolean } = {}): string {
+  return formatter(zone, options.seconds === true).format(instant)
+}
+
+/** `5 Dec 2026, 05:09:16 UTC`: the hover text, to the second, for comparing with logs and the API. */
+export function formatUtcTitle(instant: Date): string {
+  return formatInZone(instant, 'UTC', { seconds: true })
+}
