@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatInZone, formatUtcTitle, resolveReaderTimeZone } from './local-time-format'
+import { formatInZone, formatUtcTitle, resolveReaderTimeZone, startOfDayInZone } from './local-time-format'
 
 describe('resolveReaderTimeZone', () => {
   it('prefers the profile zone to the browser one', () => {
@@ -62,5 +62,31 @@ describe('formatInZone', () => {
 describe('formatUtcTitle', () => {
   it('is the UTC time to the second', () => {
     expect(formatUtcTitle(new Date('2026-12-05T05:09:16.500Z'))).toBe('5 Dec 2026, 05:09:16 UTC')
+  })
+})
+
+describe('startOfDayInZone', () => {
+  const now = new Date('2026-12-05T05:09:16Z')
+
+  it('is midnight of the reader’s date, which may be another UTC day', () => {
+    expect(startOfDayInZone(now, 'UTC').toISOString()).toBe('2026-12-05T00:00:00.000Z')
+    expect(startOfDayInZone(now, 'Asia/Tokyo').toISOString()).toBe('2026-12-04T15:00:00.000Z')
+    expect(startOfDayInZone(now, 'America/New_York').toISOString()).toBe('2026-12-05T05:00:00.000Z')
+    expect(startOfDayInZone(now, 'America/Los_Angeles').toISOString()).toBe('2026-12-04T08:00:00.000Z')
+    expect(startOfDayInZone(now, 'Asia/Kolkata').toISOString()).toBe('2026-12-04T18:30:00.000Z')
+  })
+
+  it('uses the offset midnight had on a day the clocks change', () => {
+    // Paris moves to summer time at 01:00 UTC on 29 March 2026; midnight was still winter time.
+    expect(startOfDayInZone(new Date('2026-03-29T12:00:00Z'), 'Europe/Paris').toISOString()).toBe(
+      '2026-03-28T23:00:00.000Z',
+    )
+  })
+
+  it('starts a day whose midnight is skipped at the end of the gap', () => {
+    // Santiago springs forward at 24:00 on 5 September 2026: that day begins at 01:00 (UTC-3).
+    expect(startOfDayInZone(new Date('2026-09-06T15:00:00Z'), 'America/Santiago').toISOString()).toBe(
+      '2026-09-06T04:00:00.000Z',
+    )
   })
 })

@@ -55,3 +55,42 @@ export function formatInZone(instant: Date, zone: string, options: { seconds?: b
 export function formatUtcTitle(instant: Date): string {
   return formatInZone(instant, 'UTC', { seconds: true })
 }
+
+const wallFormatters = new Map<string, Intl.DateTimeFormat>()
+
+/** The wall clock in `zone` at `instantMs`, read back as if it were UTC (milliseconds dropped). */
+function wallClockAsUtc(instantMs: number, zone: string): number {
+  let found = wallFormatters.get(zone)
+  if (!found) {
+    found = new Intl.DateTimeFormat('en-US', {
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      hourCycle: 'h23',
+      timeZone: zone,
+    })
+    wallFormatters.set(zone, found)
+  }
+  const parts = found.formatToParts(instantMs)
+  const part = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value)
+  return Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'))
+}
+
+/**
+ * The instant the reader's day began: midnight of `now`'s date in `zone` ("sent today" counts from
+ * it). Where a zone skips midnight (a daylight-saving change at 00:00), the day starts at the first
+ * instant after the gap.
+ */
+export function startOfDayInZone(now: Date, zone: string): Date {
+  const wall = wallClockAsUtc(now.getTime(), zone)
+  const midnight = Math.floor(wall / 86_400_000) * 86_400_000
+  // The zone's offset at midnight may differ from now's (a change earlier today): correct once more.
+  const first = midnight - (wallClockAsUtc(midnight, zone) - midnight)
+  const start = midnight - (wallClockAsUtc(first, zone) - first)
+  // Inside a gap the arithmetic lands before the change, still on the day before: step over it.
+  const short = midnight - wallClockAsUtc(start, zone)
+  return new Date(short > 0 ? start + short : start)
+}

@@ -38,13 +38,6 @@ type Search = {
   count?: string
 }
 
-const when = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  timeZone: 'UTC',
-})
-
 function href(params: Record<string, string | undefined>, path = '/suppressions'): string {
   const query = new URLSearchParams()
   for (const [key, value] of Object.entries(params)) if (value) query.set(key, value)
@@ -231,7 +224,7 @@ function suppressionColumns(back: { email: string; reason: string }): DataColumn
             reason: entry.reason,
             reasonWords: REASON_WORDS[entry.reason],
             detail: entry.detail,
-            when: when.format(entry.createdAt),
+            when: <LocalTime value={entry.createdAt} />,
           }}
           back={back}
         />
