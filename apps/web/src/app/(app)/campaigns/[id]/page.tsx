@@ -12,6 +12,7 @@ import { listMessageLog } from '@fairlane/db/queries/messages-log'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { loadCampaignEngagement } from '@/server/campaigns/campaign-engagement'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
@@ -163,6 +164,10 @@ export default async function CampaignPage({
           <dd data-testid="send-local">{when?.local || '—'}</dd>
           <dt>Send time (UTC)</dt>
           <dd data-testid="send-utc">{when?.utc ?? '—'}</dd>
+          <dt>Send time (your zone)</dt>
+          <dd data-testid="send-reader">
+            <LocalTime value={campaign.sendAt} />
+          </dd>
         </dl>
       </section>
       {cancellable ? (
