@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { formatInZone, formatUtcTitle, resolveReaderTimeZone, startOfDayInZone } from './local-time-format'
+import {
+  formatBucketLabel,
+  formatInZone,
+  formatUtcTitle,
+  resolveReaderTimeZone,
+  startOfDayInZone,
+} from './local-time-format'
 
 describe('resolveReaderTimeZone', () => {
   it('prefers the profile zone to the browser one', () => {
@@ -88,5 +94,19 @@ describe('startOfDayInZone', () => {
     expect(startOfDayInZone(new Date('2026-09-06T15:00:00Z'), 'America/Santiago').toISOString()).toBe(
       '2026-09-06T04:00:00.000Z',
     )
+  })
+})
+
+describe('formatBucketLabel', () => {
+  const at = new Date('2026-12-05T05:00:00Z')
+
+  it('labels minutes and hours in the zone', () => {
+    expect(formatBucketLabel(new Date('2026-12-05T05:07:00Z'), 'minute', 'Asia/Tokyo')).toBe('14:07 GMT+9')
+    expect(formatBucketLabel(at, 'hour', 'UTC')).toBe('5 Dec 05h UTC')
+    expect(formatBucketLabel(at, 'hour', 'America/Los_Angeles')).toBe('4 Dec 21h GMT-8')
+  })
+
+  it('keeps the minutes of an hour bucket in a zone off by half an hour', () => {
+    expect(formatBucketLabel(at, 'hour', 'Asia/Kolkata')).toBe('5 Dec 10:30 GMT+5:30')
   })
 })

@@ -94,3 +94,16 @@ export function startOfDayInZone(now: Date, zone: string): Date {
   const short = midnight - wallClockAsUtc(start, zone)
   return new Date(short > 0 ? start + short : start)
 }
+
+/**
+ * A chart bucket's label in `zone`: `14:05 GMT+9` for minutes, `5 Dec 14h GMT+9` for hours. Hours
+ * are bucketed in UTC, so a zone half an hour off UTC labels them `10:30`-style rather than `10h`.
+ */
+export function formatBucketLabel(at: Date, unit: 'minute' | 'hour', zone: string): string {
+  const parts = formatter(zone, false).formatToParts(at)
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? ''
+  const zoneName = part('timeZoneName')
+  if (unit === 'minute') return `${part('hour')}:${part('minute')} ${zoneName}`
+  const clock = part('minute') === '00' ? `${part('hour')}h` : `${part('hour')}:${part('minute')}`
+  return `${part('day')} ${part('month')} ${clock} ${zoneName}`
+}

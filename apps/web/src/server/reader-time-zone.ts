@@ -1,7 +1,7 @@
 import 'server-only'
 import { cookies } from 'next/headers'
 import { cache } from 'react'
-import { type ReaderTimeZone, resolveReaderTimeZone, TIME_ZONE_COOKIE } from '@/components/local-time-format'
+import { type ReaderTimeZone, resolveReaderTimeZone, TIME_ZONE_COOKIE } from '../components/local-time-format'
 import { getTenantSession } from './auth/session'
 
 /**

@@ -18,6 +18,7 @@ import { loadCampaignEngagement } from '@/server/campaigns/campaign-engagement'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
+import { getReaderTimeZone } from '@/server/reader-time-zone'
 import { MessageTable } from '../../messages/message-table'
 import { cancelCampaignAction, duplicateCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
@@ -89,7 +90,11 @@ export default async function CampaignPage({
       after: typeof search.after === 'string' && isUuid(search.after) ? search.after : undefined,
       limit: RECIPIENTS_PAGE,
     }),
-    loadCampaignEngagement(db, { tenantId: session.tenantId, campaignId: campaign.id }),
+    loadCampaignEngagement(db, {
+      tenantId: session.tenantId,
+      campaignId: campaign.id,
+      timeZone: (await getReaderTimeZone()).zone,
+    }),
   ])
   const recipients = recipientRows.slice(0, RECIPIENTS_PAGE)
   const lastRecipient = recipients.at(-1)
