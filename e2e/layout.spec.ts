@@ -17,6 +17,7 @@ test.describe('at 390 px', () => {
     await signUp(page)
     const pages = [
       '/dashboard',
+      '/account',
       '/contacts',
       '/contacts/new',
       '/contacts/import',

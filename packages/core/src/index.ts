@@ -48,6 +48,8 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// A user's own profile (name, the zone times are shown in).
+export * from './profile'
 // Sender reputation (bounce and complaint rates, the providers' thresholds) is pure logic, exported from the root.
 export * from './reputation'
 // Segments (the attribute filter, saved as an audience) are exported from the root like campaigns.

@@ -1,11 +1,13 @@
 import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { signOutAction } from '@/app/(app)/actions'
+import { ReaderTimeZoneReport } from './reader-time-zone-report'
 import { type SectionLink, SectionNav } from './section-nav'
 
 /**
  * The signed-in page frame shared by the tenant app and the admin console: skip link, brand with
- * whose space this is, the account with sign-out, the section nav, and the main landmark.
+ * whose space this is, the account with sign-out, the section nav, and the main landmark; and the
+ * browser's zone reported for the times on every page (ReaderTimeZoneReport).
  */
 export function AppShell(props: {
   homeHref: string
@@ -45,6 +47,7 @@ export function AppShell(props: {
       <main id="main" className="app-main" tabIndex={-1}>
         {props.children}
       </main>
+      <ReaderTimeZoneReport />
     </>
   )
 }

@@ -12,6 +12,8 @@ import type { MembershipRole } from '../domain/statuses'
 export const PERMISSIONS = {
   /** Dashboard, messages, delivery logs: what every member may read. */
   'tenant.read': ['owner', 'admin', 'member'],
+  /** One's own name and time zone (the /account page): the user's, whatever their role. */
+  'profile.manage': ['owner', 'admin', 'member'],
   'contacts.manage': ['owner', 'admin', 'member'],
   'templates.manage': ['owner', 'admin', 'member'],
   /** Drafts, previews, duplicates, cancelling. */

@@ -1,3 +1,4 @@
+import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { AppShell } from '@/components/app-shell'
 import { requireTenantSession } from '@/server/auth/session'
@@ -18,9 +19,9 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
         </span>
       }
       account={
-        <span>
-          {session.name} <span className="visually-hidden">({session.email})</span>
-        </span>
+        <Link href="/account" data-testid="account-link">
+          {session.name} <span className="visually-hidden">({session.email}), your account</span>
+        </Link>
       }
       navLabel="Main"
       sections={APP_SECTIONS}

@@ -55,6 +55,9 @@ export function createAuth(settings: AuthSettings) {
       additionalFields: {
         // Granted by an operator in the database, never through sign-up or profile updates.
         isPlatformAdmin: { type: 'boolean', required: false, defaultValue: false, input: false },
+        // Read with the session so every page knows the reader's zone; written only by the /account
+        // page's action (core's updateProfile validates it), never through better-auth's update-user.
+        timeZone: { type: 'string', required: false, input: false },
       },
     },
     // Sign-up must create the tenant and owner too (server/accounts/sign-up-tenant.ts), so better-auth's

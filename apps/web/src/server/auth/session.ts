@@ -18,6 +18,8 @@ export interface TenantSession {
   emailVerified: boolean
   /** The tenant is not held for approval. */
   tenantApproved: boolean
+  /** The profile's IANA zone for showing times; null: the browser's. */
+  timeZone: string | null
 }
 
 /**
@@ -47,6 +49,7 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
     role: membership.role,
     emailVerified: found.user.emailVerified === true,
     tenantApproved: membership.tenantApproved,
+    timeZone: found.user.timeZone ?? null,
   }
 })
 

@@ -7,6 +7,7 @@ import {
   type LinkClickRow,
 } from '@fairlane/db/queries/campaign-engagement'
 import { campaignMessageCounts, emptyCampaignCounts } from '@fairlane/db/queries/campaigns'
+import { formatBucketLabel } from '../../components/local-time-format'
 
 export interface CampaignEngagement {
   /** Accepted by the receiving server and not bounced since (complaints were delivered too). */
@@ -18,14 +19,18 @@ export interface CampaignEngagement {
   complained: number
   unsubscribed: number
   links: LinkClickRow[]
-  /** Unique opens per minute or hour; `label` is the bucket's UTC time, the same on server and browser. */
+  /** Unique opens per minute or hour; `label` is the bucket's time in the reader's zone, written on the server. */
   opens: { unit: 'minute' | 'hour'; points: { label: string; opens: number }[] }
 }
 
 /** What the campaign page's engagement section shows, read in parallel. */
 export async function loadCampaignEngagement(
   db: Executor,
-  query: { tenantId: string; campaignId: string },
+  query: {
+    tenantId: string
+    campaignId: string /** The reader's, for the chart's labels. */
+    timeZone: string
+  },
 ): Promise<CampaignEngagement> {
   const [counts, engagement, unsubscribed, links, opens] = await Promise.all([
     campaignMessageCounts(db, { tenantId: query.tenantId, campaignIds: [query.campaignId] }),
@@ -35,12 +40,7 @@ export async function loadCampaignEngagement(
     campaignOpensOverTime(db, query),
   ])
   const byStatus = counts.get(query.campaignId) ?? emptyCampaignCounts()
-  const label = (at: Date) => {
-    const iso = at.toISOString()
-    return opens.unit === 'minute'
-      ? `${iso.slice(11, 16)} UTC`
-      : `${iso.slice(5, 10)} ${iso.slice(11, 13)}h UTC`
-  }
+  const label = (at: Date) => formatBucketLabel(at, opens.unit, query.timeZone)
   return {
     delivered: byStatus.sent + byStatus.complained,
     opened: engagement.opened,

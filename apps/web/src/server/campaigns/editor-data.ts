@@ -1,21 +1,9 @@
 import 'server-only'
-import { isValidTimeZone } from '@fairlane/core'
 import { audienceLists, previewContacts } from '@fairlane/db/queries/audience'
 import { listSegments } from '@fairlane/db/queries/segments'
 import { findDefaultSender, listVerifiedDomainNames } from '@fairlane/db/queries/senders'
 import { container } from '../container'
-import { currentZoneName } from './editor-state'
-
-/** Every IANA zone the runtime knows, by current names, plus UTC (which `supportedValuesOf` leaves out). */
-function timeZones(): string[] {
-  const zones = new Set(
-    Intl.supportedValuesOf('timeZone')
-      .map(currentZoneName)
-      .filter((zone) => isValidTimeZone(zone)),
-  )
-  zones.add('UTC')
-  return [...zones].sort()
-}
+import { selectableTimeZones } from '../time-zones'
 
 /**
  * What the editor offers: the tenant's lists and segments, a few contacts to preview for, the zones,
@@ -36,6 +24,6 @@ export async function loadEditorData(tenantId: string) {
     lists,
     segments: segments.map(({ id, name }) => ({ id, name })),
     contacts: contacts.map(({ id, email, name }) => ({ id, email, name })),
-    zones: timeZones(),
+    zones: selectableTimeZones(),
   }
 }

@@ -272,7 +272,11 @@ describe('open and click tracking', () => {
   })
 
   it('gives the campaign page its figures, per-link clicks and opens over time', async () => {
-    const engagement = await loadCampaignEngagement(harness.database.db, { tenantId, campaignId })
+    const engagement = await loadCampaignEngagement(harness.database.db, {
+      tenantId,
+      campaignId,
+      timeZone: 'UTC',
+    })
     expect(engagement).toMatchObject({ delivered: 2, opened: 1, clicked: 1, bounced: 0, unsubscribed: 0 })
     expect(engagement.links).toEqual([expect.objectContaining({ url: SALE, clicks: 2, uniqueClicks: 1 })])
     expect(engagement.opens.unit).toBe('minute')

@@ -4,7 +4,7 @@ import { listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { SingleFieldForm } from '../lists/single-field-form'
@@ -54,7 +54,7 @@ const CONTACT_COLUMNS: DataColumn<ContactView>[] = [
       ),
   },
   { header: 'Status', cell: (contact) => <SubscriptionBadge unsubscribedAt={contact.unsubscribedAt} /> },
-  { header: 'Added', cell: (contact) => <DateTime value={contact.createdAt} /> },
+  { header: 'Added', cell: (contact) => <LocalTime value={contact.createdAt} /> },
 ]
 
 function contactsHref(params: Record<string, string | undefined>): string {

@@ -14,11 +14,13 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
+import { startOfDayInZone } from '@/components/local-time-format'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { planInWords } from '@/server/dashboard/plan-words'
+import { getReaderTimeZone } from '@/server/reader-time-zone'
 import { REASON_WORDS } from '../suppressions/reason-words'
 import { failingDisabled } from '../webhooks/endpoint-status'
 import { FailingWebhooksBanner } from '../webhooks/failing-banner'
@@ -29,7 +31,7 @@ export const metadata: Metadata = { title: 'Dashboard' }
 const CAMPAIGN_COLUMNS: DataColumn<RecentCampaign>[] = [
   { header: 'Name', cell: (campaign) => <Link href={`/campaigns/${campaign.id}`}>{campaign.name}</Link> },
   { header: 'Status', cell: (campaign) => <StatusBadge status={campaign.status} /> },
-  { header: 'Send time', cell: (campaign) => <DateTime value={campaign.sendAt} empty="Not scheduled" /> },
+  { header: 'Send time', cell: (campaign) => <LocalTime value={campaign.sendAt} empty="Not scheduled" /> },
 ]
 
 const MESSAGE_COLUMNS: DataColumn<RecentMessage>[] = [
@@ -37,21 +39,18 @@ const MESSAGE_COLUMNS: DataColumn<RecentMessage>[] = [
   { header: 'Template', cell: (message) => message.template ?? <span className="muted">custom</span> },
   { header: 'Lane', cell: (message) => message.lane },
   { header: 'Status', cell: (message) => <StatusBadge status={message.status} /> },
-  { header: 'Created', cell: (message) => <DateTime value={message.createdAt} /> },
+  { header: 'Created', cell: (message) => <LocalTime value={message.createdAt} /> },
 ]
-
-function startOfUtcDay(now: Date): Date {
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
-}
 
 export default async function DashboardPage() {
   const session = await requireTenantSession()
   const { db } = container().database
   const tenantId = session.tenantId
+  const { zone } = await getReaderTimeZone()
   const [tenant, sentToday, backlog, campaigns, messages, progress, suppressed, webhooks] = await Promise.all(
     [
       findTenant(db, { tenantId }),
-      countSentSince(db, { tenantId, since: startOfUtcDay(new Date()) }),
+      countSentSince(db, { tenantId, since: startOfDayInZone(new Date(), zone) }),
       countBacklog(db, { tenantId }),
       listRecentCampaigns(db, { tenantId, limit: 5 }),
       listRecentMessages(db, { tenantId, limit: 10 }),
@@ -116,7 +115,7 @@ export default async function DashboardPage() {
       ) : null}
       <dl className="stats">
         <div>
-          <dt>Sent today (UTC)</dt>
+          <dt>Sent today ({zone})</dt>
           <dd>{sentToday.toLocaleString('en')}</dd>
         </div>
         <div>

@@ -2,7 +2,7 @@ import type { DomainView } from '@fairlane/core'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { AddDomainForm } from './add-domain-form'
@@ -19,7 +19,7 @@ const DOMAIN_COLUMNS: DataColumn<DomainView>[] = [
   { header: 'Domain', cell: (domain) => <Link href={`/domains/${domain.id}`}>{domain.name}</Link> },
   { header: 'Status', cell: (domain) => <StatusBadge status={domain.status} /> },
   { header: 'Why', cell: (domain) => domain.failureReason ?? <span className="muted">—</span> },
-  { header: 'Added', cell: (domain) => <DateTime value={domain.createdAt} /> },
+  { header: 'Added', cell: (domain) => <LocalTime value={domain.createdAt} /> },
 ]
 
 /** The tenant's sending domains: add one, see which may send (verified) and why one may not. */

@@ -2,7 +2,7 @@ import { type ListView, listLists } from '@fairlane/db/queries/lists'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { createListAction } from './actions'
@@ -13,7 +13,7 @@ export const metadata: Metadata = { title: 'Lists' }
 const LIST_COLUMNS: DataColumn<ListView>[] = [
   { header: 'Name', cell: (list) => <Link href={`/lists/${list.id}`}>{list.name}</Link> },
   { header: 'Members', cell: (list) => list.memberCount.toLocaleString('en') },
-  { header: 'Created', cell: (list) => <DateTime value={list.createdAt} /> },
+  { header: 'Created', cell: (list) => <LocalTime value={list.createdAt} /> },
 ]
 
 export default async function ListsPage({ searchParams }: { searchParams: Promise<{ notice?: string }> }) {

@@ -2,7 +2,7 @@ import { DELIVERY_ERROR_REASONS } from '@fairlane/core/delivery'
 import type { MessageLogEntry } from '@fairlane/db/queries/messages-log'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 
 function messageColumns(
@@ -41,8 +41,8 @@ function messageColumns(
           <span className="muted">—</span>
         ),
     },
-    { header: 'Created', cell: (message) => <DateTime value={message.createdAt} /> },
-    { header: 'Sent', cell: (message) => <DateTime value={message.sentAt} /> },
+    { header: 'Created', cell: (message) => <LocalTime value={message.createdAt} /> },
+    { header: 'Sent', cell: (message) => <LocalTime value={message.sentAt} /> },
   ]
 }
 

@@ -4,7 +4,7 @@ import { campaignsUsingSegment, listSegments } from '@fairlane/db/queries/segmen
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
@@ -64,7 +64,7 @@ const SEGMENT_COLUMNS: DataColumn<SegmentRow>[] = [
       </>
     ),
   },
-  { header: 'Created', cell: ({ segment }) => <DateTime value={segment.createdAt} /> },
+  { header: 'Created', cell: ({ segment }) => <LocalTime value={segment.createdAt} /> },
   {
     header: 'Actions',
     cell: ({ segment }) => (

@@ -12,7 +12,7 @@ import { countSuppressionsByReason } from '@fairlane/db/queries/suppressions'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { AddSuppressionsForm } from './add-form'
@@ -37,13 +37,6 @@ type Search = {
   address?: string
   count?: string
 }
-
-const when = new Intl.DateTimeFormat('en-GB', {
-  year: 'numeric',
-  month: 'short',
-  day: 'numeric',
-  timeZone: 'UTC',
-})
 
 function href(params: Record<string, string | undefined>, path = '/suppressions'): string {
   const query = new URLSearchParams()
@@ -220,7 +213,7 @@ function suppressionColumns(back: { email: string; reason: string }): DataColumn
       className: styles.detail,
       cell: (entry) => entry.detail ?? <span className="muted">—</span>,
     },
-    { header: 'When', className: styles.nowrap, cell: (entry) => <DateTime value={entry.createdAt} /> },
+    { header: 'When', className: styles.nowrap, cell: (entry) => <LocalTime value={entry.createdAt} /> },
     {
       header: <span className="visually-hidden">Actions</span>,
       className: styles.nowrap,
@@ -231,7 +224,7 @@ function suppressionColumns(back: { email: string; reason: string }): DataColumn
             reason: entry.reason,
             reasonWords: REASON_WORDS[entry.reason],
             detail: entry.detail,
-            when: when.format(entry.createdAt),
+            when: <LocalTime value={entry.createdAt} />,
           }}
           back={back}
         />

@@ -1,6 +1,6 @@
 'use client'
 
-import { useEffect, useId, useRef, useState } from 'react'
+import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { removeSuppressionAction } from './actions'
 import styles from './suppressions.module.css'
 
@@ -10,8 +10,8 @@ export interface RemovableEntry {
   reasonWords: string
   reason: string
   detail: string | null
-  /** When it was suppressed, as the table shows it. */
-  when: string
+  /** When it was suppressed, as the table shows it (a server-rendered LocalTime). */
+  when: ReactNode
 }
 
 /**

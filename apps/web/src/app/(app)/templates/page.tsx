@@ -3,7 +3,7 @@ import { listTemplates } from '@fairlane/db/queries/templates'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 
@@ -17,7 +17,7 @@ const TEMPLATE_COLUMNS: DataColumn<StoredTemplate>[] = [
   { header: 'Slug', cell: (template) => <code>{template.slug}</code> },
   { header: 'Subject', cell: (template) => template.subject },
   { header: 'Version', cell: (template) => template.version },
-  { header: 'Changed', cell: (template) => <DateTime value={template.updatedAt} /> },
+  { header: 'Changed', cell: (template) => <LocalTime value={template.updatedAt} /> },
 ]
 
 export default async function TemplatesPage({

@@ -1,5 +1,5 @@
 import type { WebhookEndpointView } from '@fairlane/core'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 
 /** Enabled, or disabled with the reason in words (and since when, for a disable for failing). */
@@ -11,7 +11,7 @@ export function EndpointStatus({ endpoint }: { endpoint: WebhookEndpointView }) 
         {endpoint.failingSince ? (
           <span className="muted">
             {' '}
-            failing since <DateTime value={endpoint.failingSince} />
+            failing since <LocalTime value={endpoint.failingSince} />
           </span>
         ) : null}
       </>

@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_TYPES, type WebhookEndpointView } from '@fairlane/core'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { createWebhookAction } from './actions'
 import { EndpointStatus, failingDisabled } from './endpoint-status'
@@ -32,7 +32,7 @@ const ENDPOINT_COLUMNS: DataColumn<WebhookEndpointView>[] = [
   { header: 'Status', cell: (endpoint) => <EndpointStatus endpoint={endpoint} />, testId: 'webhook-status' },
   {
     header: 'Last success',
-    cell: (endpoint) => <DateTime value={endpoint.lastSuccessAt} empty="Never" />,
+    cell: (endpoint) => <LocalTime value={endpoint.lastSuccessAt} empty="Never" />,
   },
 ]
 

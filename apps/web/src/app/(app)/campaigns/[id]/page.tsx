@@ -12,11 +12,13 @@ import { listMessageLog } from '@fairlane/db/queries/messages-log'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { loadCampaignEngagement } from '@/server/campaigns/campaign-engagement'
 import { loadCampaignProgress } from '@/server/campaigns/campaign-progress'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
+import { getReaderTimeZone } from '@/server/reader-time-zone'
 import { MessageTable } from '../../messages/message-table'
 import { cancelCampaignAction, duplicateCampaignAction } from '../actions'
 import styles from '../campaigns.module.css'
@@ -88,7 +90,11 @@ export default async function CampaignPage({
       after: typeof search.after === 'string' && isUuid(search.after) ? search.after : undefined,
       limit: RECIPIENTS_PAGE,
     }),
-    loadCampaignEngagement(db, { tenantId: session.tenantId, campaignId: campaign.id }),
+    loadCampaignEngagement(db, {
+      tenantId: session.tenantId,
+      campaignId: campaign.id,
+      timeZone: (await getReaderTimeZone()).zone,
+    }),
   ])
   const recipients = recipientRows.slice(0, RECIPIENTS_PAGE)
   const lastRecipient = recipients.at(-1)
@@ -163,6 +169,10 @@ export default async function CampaignPage({
           <dd data-testid="send-local">{when?.local || '—'}</dd>
           <dt>Send time (UTC)</dt>
           <dd data-testid="send-utc">{when?.utc ?? '—'}</dd>
+          <dt>Send time (your zone)</dt>
+          <dd data-testid="send-reader">
+            <LocalTime value={campaign.sendAt} />
+          </dd>
         </dl>
       </section>
       {cancellable ? (

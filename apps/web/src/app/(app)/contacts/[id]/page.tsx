@@ -6,7 +6,7 @@ import { listTenantAudit } from '@fairlane/db/queries/tenant-audit'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { attributesText } from '@/server/contacts/contact-form'
 import { container } from '@/server/container'
@@ -85,7 +85,7 @@ export default async function ContactPage({
         {suppression?.scope === 'all' ? (
           <p role="note">
             <span className="badge badge-failed">suppressed on every lane</span> since{' '}
-            <DateTime value={suppression.createdAt} />: {REASONS[suppression.reason]}. No mail reaches this
+            <LocalTime value={suppression.createdAt} />: {REASONS[suppression.reason]}. No mail reaches this
             address, not even sign-in codes or password resets. Remove it with{' '}
             <code>DELETE /api/v1/suppressions/:email</code> once the address works again.
           </p>
@@ -94,7 +94,7 @@ export default async function ContactPage({
           <>
             <p>
               <span className="badge badge-failed">unsubscribed from campaigns</span> since{' '}
-              <DateTime value={contact.unsubscribedAt ?? suppression?.createdAt ?? contact.createdAt} />.
+              <LocalTime value={contact.unsubscribedAt ?? suppression?.createdAt ?? contact.createdAt} />.
               Campaigns skip this contact. Messages they ask for, such as sign-in codes and password resets,
               still reach them.
             </p>
@@ -118,7 +118,7 @@ export default async function ContactPage({
             <input type="hidden" name="contactId" value={contact.id} />
             <p>
               <span className="badge badge-active">subscribed</span> Added{' '}
-              <DateTime value={contact.createdAt} />.
+              <LocalTime value={contact.createdAt} />.
             </p>
             <button type="submit" className="button-secondary">
               Unsubscribe
@@ -143,7 +143,7 @@ export default async function ContactPage({
           <ul>
             {history.map((entry) => (
               <li key={entry.id}>
-                <DateTime value={entry.createdAt} />:{' '}
+                <LocalTime value={entry.createdAt} />:{' '}
                 {entry.action === RESUBSCRIBE_ACTION ? 'resubscribed on their request' : entry.action} by{' '}
                 {entry.actor}
                 {entry.reason ? <> — “{entry.reason}”</> : null}

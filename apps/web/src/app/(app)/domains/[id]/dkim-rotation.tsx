@@ -1,5 +1,5 @@
 import type { DomainView } from '@fairlane/core'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 
 const PHASES: Record<DomainView['dkim']['phase'], string> = {
   'awaiting-first-record': 'Nothing is signed yet: the first key signs once its record verifies.',
@@ -53,7 +53,7 @@ function Retired({
       <dt>Old key</dt>
       <dd data-testid="dkim-retired">
         <code>{selector}</code> — no longer signs; its record can be removed after{' '}
-        <DateTime value={removableAfter ?? null} />
+        <LocalTime value={removableAfter ?? null} />
       </dd>
     </>
   )

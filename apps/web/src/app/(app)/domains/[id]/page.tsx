@@ -2,7 +2,7 @@ import type { DomainView } from '@fairlane/core'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
@@ -57,11 +57,11 @@ export default async function DomainPage({
         <dl className="details">
           <dt>Last checked</dt>
           <dd>
-            <DateTime value={domain.lastCheckedAt} empty="Not yet" />
+            <LocalTime value={domain.lastCheckedAt} empty="Not yet" />
           </dd>
           <dt>Next check</dt>
           <dd>
-            <DateTime value={domain.nextCheckAt} empty="None scheduled: verify after publishing" />
+            <LocalTime value={domain.nextCheckAt} empty="None scheduled: verify after publishing" />
           </dd>
         </dl>
         <div className={styles.actions}>

@@ -1,7 +1,7 @@
 import type { DomainRecordView } from '@fairlane/core'
 import { CopyButton } from '@/components/copy-button'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import styles from '../domains.module.css'
 
@@ -86,7 +86,7 @@ function RecordStatus({ record }: { record: DomainRecordView }) {
       ) : null}
       {record.removableAfter ? (
         <p className={`${styles.found} muted`} data-testid="record-removable">
-          Can be removed after <DateTime value={record.removableAfter} />
+          Can be removed after <LocalTime value={record.removableAfter} />
         </p>
       ) : null}
     </>

@@ -1,7 +1,7 @@
 import type { MessageEventView } from '@fairlane/db/queries/message-events'
 import type { MessageDetail } from '@fairlane/db/queries/messages-read'
 import type { ReactNode } from 'react'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { describeEvent } from '@/server/messages/event-story'
 
 /**
@@ -21,7 +21,7 @@ export function EventTimeline({
 }) {
   const removed = message.bodyRemovedAt ? (
     <li data-testid="message-event" data-type="body-removed">
-      <DateTime value={message.bodyRemovedAt} /> — Body removed (retention)
+      <LocalTime value={message.bodyRemovedAt} /> — Body removed (retention)
     </li>
   ) : null
   if (events.length === 0)
@@ -32,7 +32,7 @@ export function EventTimeline({
         const line = describeEvent(event)
         return (
           <li key={event.id} data-testid="message-event" data-type={event.type}>
-            <DateTime value={event.at} seconds /> — {line.label}
+            <LocalTime value={event.at} seconds /> — {line.label}
             {line.facts.length > 0 ? (
               <dl className="event-facts">
                 {line.facts.map((fact) => (
@@ -75,7 +75,7 @@ function RowTimes({
           .filter((step) => step.at !== null)
           .map((step) => (
             <li key={step.label}>
-              <DateTime value={step.at} /> — {step.label}
+              <LocalTime value={step.at} /> — {step.label}
             </li>
           ))}
         {removed}

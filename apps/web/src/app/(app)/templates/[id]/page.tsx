@@ -2,7 +2,7 @@ import { findTemplate, listTemplateVersions } from '@fairlane/db/queries/templat
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { loadEditorData } from '@/server/campaigns/editor-data'
 import { container } from '@/server/container'
@@ -66,7 +66,7 @@ export default async function TemplatePage({
             <ul>
               {versions.map((version) => (
                 <li key={version.version}>
-                  Version {version.version}, <DateTime value={version.createdAt} />: {version.subject}
+                  Version {version.version}, <LocalTime value={version.createdAt} />: {version.subject}
                 </li>
               ))}
             </ul>

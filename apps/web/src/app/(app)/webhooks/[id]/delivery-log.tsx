@@ -1,7 +1,7 @@
 import { WEBHOOK_DELIVERY_STATUSES, type WebhookDeliveryPage, type WebhookDeliveryView } from '@fairlane/core'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { replayDeliveriesAction } from '../actions'
 import styles from '../webhooks.module.css'
@@ -66,10 +66,10 @@ function columns(endpointId: string): DataColumn<WebhookDeliveryView>[] {
       header: 'Time',
       cell: (delivery) => (
         <>
-          <DateTime value={delivery.createdAt} seconds />
+          <LocalTime value={delivery.createdAt} seconds />
           {delivery.status === 'pending' && delivery.attempts > 0 && delivery.nextAttemptAt ? (
             <div className="muted">
-              next try <DateTime value={delivery.nextAttemptAt} seconds />
+              next try <LocalTime value={delivery.nextAttemptAt} seconds />
             </div>
           ) : null}
         </>

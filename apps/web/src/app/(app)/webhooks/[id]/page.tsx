@@ -3,7 +3,7 @@ import { isAppError } from '@fairlane/core/errors'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { requireTenantSession } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import {
@@ -100,19 +100,20 @@ export default async function WebhookPage({
         <div>
           <dt>Last success</dt>
           <dd>
-            <DateTime value={endpoint.lastSuccessAt} empty="Never" />
+            <LocalTime value={endpoint.lastSuccessAt} empty="Never" />
           </dd>
         </div>
         <div>
           <dt>Added</dt>
           <dd>
-            <DateTime value={endpoint.createdAt} />
+            <LocalTime value={endpoint.createdAt} />
           </dd>
         </div>
       </dl>
       {endpoint.previousSecretExpiresAt ? (
         <p className="muted">
-          The previous secret also signs requests until <DateTime value={endpoint.previousSecretExpiresAt} />.
+          The previous secret also signs requests until <LocalTime value={endpoint.previousSecretExpiresAt} />
+          .
         </p>
       ) : null}
       <div className={styles.toolbar}>

@@ -3,7 +3,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
-import { DateTime } from '@/components/date-time'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
@@ -18,7 +18,7 @@ export const metadata: Metadata = { title: 'Webhook delivery' }
 type Params = Promise<{ id: string; deliveryId: string }>
 
 const ATTEMPT_COLUMNS: DataColumn<StoredWebhookAttempt>[] = [
-  { header: 'When', cell: (attempt) => <DateTime value={attempt.attemptedAt} seconds /> },
+  { header: 'When', cell: (attempt) => <LocalTime value={attempt.attemptedAt} seconds /> },
   { header: 'Took', cell: (attempt) => `${attempt.durationMs.toLocaleString('en')} ms`, align: 'end' },
   {
     header: 'Status',
@@ -85,7 +85,7 @@ export default async function WebhookDeliveryPage({ params }: { params: Params }
         <div>
           <dt>Created</dt>
           <dd>
-            <DateTime value={delivery.createdAt} seconds />
+            <LocalTime value={delivery.createdAt} seconds />
           </dd>
         </div>
       </dl>
