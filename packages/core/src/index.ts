@@ -12,8 +12,13 @@ export {
   API_KEY_NAME_MAX,
   type ApiKeyStore,
   type IssueApiKeyDeps,
+  type IssueApiKeyInput,
+  type IssuedApiKey,
   issueApiKey,
+  type NewApiKeyRow,
 } from './api-keys/issue-api-key'
+export { checkKeyDomain, checkKeyScope, scopeAllows } from './api-keys/key-scope'
+export { type AuditActor, apiKeyActorLabel } from './audit/audit-actor'
 // Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
 export * from './campaigns'
 // Contacts are exported from the root: the package's export map is fixed for now.

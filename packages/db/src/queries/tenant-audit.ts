@@ -1,3 +1,4 @@
+import type { AuditActor } from '@fairlane/core'
 import { and, desc, eq } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { tenantAuditLog } from '../schema'
@@ -12,6 +13,13 @@ export interface TenantAuditEntry {
   targetId: string
   reason?: string | null
   details?: Record<string, unknown>
+  /** The client address the action came from; null or left out for a job. */
+  ipAddress?: string | null
+}
+
+/** The entry's who, from core's `AuditActor` (a user's email, or `API key <prefix>`). */
+export function auditWho(actor: AuditActor): Pick<TenantAuditEntry, 'actorUserId' | 'actor' | 'ipAddress'> {
+  return { actorUserId: actor.userId, actor: actor.label, ipAddress: actor.ipAddress }
 }
 
 /**
@@ -30,6 +38,7 @@ export async function insertTenantAuditEntry(
       ...entry,
       reason: entry.reason ?? null,
       details: entry.details ?? null,
+      ipAddress: entry.ipAddress ?? null,
     })
     .returning({ id: tenantAuditLog.id })
   if (!row) throw new Error('insert into tenant_audit_log returned no row')
