@@ -18,6 +18,7 @@ export {
   type NewApiKeyRow,
 } from './api-keys/issue-api-key'
 export { checkKeyDomain, checkKeyScope, scopeAllows } from './api-keys/key-scope'
+export { platformActorLabel, TENANT_AUDIT_ACTIONS, type TenantAuditAction } from './audit/audit-actions'
 export { type AuditActor, apiKeyActorLabel } from './audit/audit-actor'
 // Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
 export * from './campaigns'

@@ -1,11 +1,14 @@
-import type { ApiKeyScope, ApiKeyStore, AuditActor, NewApiKeyRow } from '@fairlane/core'
+import {
+  type ApiKeyScope,
+  type ApiKeyStore,
+  type AuditActor,
+  type NewApiKeyRow,
+  TENANT_AUDIT_ACTIONS,
+} from '@fairlane/core'
 import { and, count, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { apiKeys, tenants, users } from '../schema'
 import { auditWho, insertTenantAuditEntry } from './tenant-audit'
-
-/** The audit log's actions for keys. */
-export const API_KEY_AUDIT_ACTIONS = { create: 'api_key.create', revoke: 'api_key.revoke' } as const
 
 export interface StoredApiKey {
   id: string
@@ -100,7 +103,7 @@ export function createApiKeyStore(db: Database): ApiKeyStore {
           tenantId: key.tenantId,
           entry: {
             ...auditWho(actor),
-            action: API_KEY_AUDIT_ACTIONS.create,
+            action: TENANT_AUDIT_ACTIONS.apiKeyCreate,
             targetType: 'api_key',
             targetId: id,
             details: { name: key.name, prefix: key.prefix, scope: key.scope, domain: key.domain },
@@ -138,7 +141,7 @@ export async function revokeApiKey(
       tenantId: input.tenantId,
       entry: {
         ...auditWho(input.actor),
-        action: API_KEY_AUDIT_ACTIONS.revoke,
+        action: TENANT_AUDIT_ACTIONS.apiKeyRevoke,
         targetType: 'api_key',
         targetId: row.id,
         details: { name: row.name, prefix: row.prefix },

@@ -1,5 +1,5 @@
 import type { AuditActor } from '@fairlane/core'
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, gte, ilike, lt } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { tenantAuditLog } from '../schema'
 
@@ -69,4 +69,74 @@ export async function listTenantAudit(
     )
     .orderBy(desc(tenantAuditLog.id))
     .limit(input.limit)
+}
+
+export interface TenantAuditFilter {
+  /** An exact action (`webhook.update`). */
+  action?: string | undefined
+  /** Part of the actor's label, any case (`alice@`, `API key fl_abc`). */
+  actor?: string | undefined
+  /** Entries at or after `from`, and before `to`. */
+  from?: Date | undefined
+  to?: Date | undefined
+}
+
+export interface TenantAuditRow {
+  id: number
+  actor: string
+  action: string
+  targetType: string
+  targetId: string
+  reason: string | null
+  details: Record<string, unknown> | null
+  ipAddress: string | null
+  createdAt: Date
+}
+
+/**
+ * One page of the tenant's audit log, newest first, by keyset on the id (the identity column grows
+ * with time, and `(tenant_id, id)` is indexed): `beforeId` is the last id of the previous page. Up to
+ * `limit + 1` rows, so the caller knows whether there is a next page.
+ */
+export async function listTenantAuditPage(
+  db: Executor,
+  query: { tenantId: string; filter: TenantAuditFilter; beforeId?: number | undefined; limit: number },
+): Promise<TenantAuditRow[]> {
+  const { filter } = query
+  const conditions = [eq(tenantAuditLog.tenantId, query.tenantId)]
+  if (query.beforeId !== undefined) conditions.push(lt(tenantAuditLog.id, query.beforeId))
+  if (filter.action) conditions.push(eq(tenantAuditLog.action, filter.action))
+  if (filter.actor) {
+    // The typed text is matched literally: % and _ are not wildcards here.
+    const literal = filter.actor.replace(/[\\%_]/g, (char) => `\\${char}`)
+    conditions.push(ilike(tenantAuditLog.actor, `%${literal}%`))
+  }
+  if (filter.from) conditions.push(gte(tenantAuditLog.createdAt, filter.from))
+  if (filter.to) conditions.push(lt(tenantAuditLog.createdAt, filter.to))
+  return db
+    .select({
+      id: tenantAuditLog.id,
+      actor: tenantAuditLog.actor,
+      action: tenantAuditLog.action,
+      targetType: tenantAuditLog.targetType,
+      targetId: tenantAuditLog.targetId,
+      reason: tenantAuditLog.reason,
+      details: tenantAuditLog.details,
+      ipAddress: tenantAuditLog.ipAddress,
+      createdAt: tenantAuditLog.createdAt,
+    })
+    .from(tenantAuditLog)
+    .where(and(...conditions))
+    .orderBy(desc(tenantAuditLog.id))
+    .limit(query.limit + 1)
+}
+
+/** The actions the tenant's log holds, A to Z (the audit page's filter choices). */
+export async function listTenantAuditActions(db: Executor, query: { tenantId: string }): Promise<string[]> {
+  const rows = await db
+    .selectDistinct({ action: tenantAuditLog.action })
+    .from(tenantAuditLog)
+    .where(eq(tenantAuditLog.tenantId, query.tenantId))
+    .orderBy(tenantAuditLog.action)
+  return rows.map((row) => row.action)
 }
