@@ -438,7 +438,7 @@ export const envSchema = z
 
     /** The zone the worker's cron schedulers (nightly cleanup, daily rollup) and the rollup's days are read in. */
     SCHEDULE_TIME_ZONE: timeZone('UTC'),
-    /** Admin audit log entries older than this many days are deleted by the nightly cleanup. */
+    /** Admin and tenant audit log entries older than this many days are deleted by the nightly cleanup. */
     AUDIT_RETENTION_DAYS: positiveInt(365, 36_500),
     /**
      * Message bodies, template variables (login codes, reset links) and rendered content are cleared

@@ -1,3 +1,4 @@
+import type { ApiKeyScope } from '@fairlane/core'
 import { listAudit } from './api/admin/audit-log'
 import { bulkDiscardDeadLetters, bulkReplayDeadLetters } from './api/admin/bulk-dead-letters'
 import { postTenant } from './api/admin/create-tenant'
@@ -94,15 +95,34 @@ export type RouteDeps = Pick<
 export interface ApiRoute<Path extends string = string> {
   method: HttpMethod
   path: Path
+  /** `/api/v1` routes only: the API key scope the route needs (`authorizeApiCall` enforces it). */
+  scope?: ApiKeyScope
   handle(request: Request, params: RouteParams<Path>, deps: RouteDeps): Response | Promise<Response>
 }
 
+const API_V1 = '/api/v1/'
+
+/**
+ * A route of the table. Every `/api/v1` route needs a `full` key unless it declares `{ scope:
+ * 'sending' }`: its handler is given the scope with its deps (`ApiDeps.requiredScope`), and
+ * `authorizeApiCall`, where every `/api/v1` call starts, refuses a key without it. So a new route is
+ * closed to sending keys until someone opens it here (`api-key-scopes.int.test.ts` walks them all).
+ */
 export function route<Path extends string>(
   method: HttpMethod,
   path: Path,
   handle: ApiRoute<Path>['handle'],
+  options: { scope?: ApiKeyScope } = {},
 ): ApiRoute<Path> {
-  return { method, path, handle }
+  if (!path.startsWith(API_V1)) return { method, path, handle }
+  const scope = options.scope ?? 'full'
+  return {
+    method,
+    path,
+    scope,
+    handle: (request, params, deps) =>
+      handle(request, params, { ...deps, api: { ...deps.api, requiredScope: scope } }),
+  }
 }
 
 export const API_ROUTES = {
@@ -114,9 +134,15 @@ export const API_ROUTES = {
   trackClick: route('GET', '/t/c/:token', (request, { token }, deps) =>
     clickRedirect(request, token, deps.tracking),
   ),
-  postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api)),
-  getMessage: route('GET', '/api/v1/messages/:id', (request, { id }, deps) =>
-    getMessage(request, id, deps.api),
+  // The two routes a `sending` key may call: send a message, read its status.
+  postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api), {
+    scope: 'sending',
+  }),
+  getMessage: route(
+    'GET',
+    '/api/v1/messages/:id',
+    (request, { id }, deps) => getMessage(request, id, deps.api),
+    { scope: 'sending' },
   ),
   postCampaign: route('POST', '/api/v1/campaigns', (request, _, deps) => postCampaign(request, deps.api)),
   getCampaign: route('GET', '/api/v1/campaigns/:id', (request, { id }, deps) =>

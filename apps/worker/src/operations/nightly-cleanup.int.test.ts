@@ -6,6 +6,7 @@ import {
   messageEvents,
   messages,
   outbox,
+  tenantAuditLog,
   webhookAttempts,
   webhookDeliveries,
   webhookEndpoints,
@@ -55,6 +56,24 @@ it('loops over small batches until everything past retention is gone, and nothin
     { actor: 'admin-token', action: 'dlq.replay', createdAt: ago(40) },
     { actor: 'admin-token', action: 'dlq.replay', createdAt: ago(10) },
   ])
+  // Tenant audit entries: five past AUDIT_RETENTION_DAYS over two tenants (three batches of 2), one not.
+  const otherTenantId = await createTenant(db)
+  const auditEntry = (tenant: string, days: number) => ({
+    tenantId: tenant,
+    actor: 'owner@example.test',
+    action: 'domain.add',
+    targetType: 'domain',
+    targetId: `d-${days}`,
+    ipAddress: '203.0.113.9',
+    createdAt: ago(days),
+  })
+  await db
+    .insert(tenantAuditLog)
+    .values([
+      ...[31, 35, 400].map((days) => auditEntry(tenantId, days)),
+      ...[31, 90].map((days) => auditEntry(otherTenantId, days)),
+      auditEntry(tenantId, 29),
+    ])
   await addDeferralCounts(db, [
     { tenantId, lane: 'bulk', minute: ago(40), count: 3 },
     { tenantId, lane: 'bulk', minute: ago(2), count: 4 },
@@ -73,6 +92,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     outboxDeleted: 5,
     idempotencyKeysReleased: 1,
     auditEntriesDeleted: 1,
+    tenantAuditEntriesDeleted: 5,
     deferralCountsDeleted: 1,
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,
@@ -82,6 +102,8 @@ it('loops over small batches until everything past retention is gone, and nothin
   expect(left?.n).toBe(2)
   const [messageCount] = await db.select({ n: sql<number>`count(*)::int` }).from(messages)
   expect(messageCount?.n).toBe(2)
+  const keptAudit = await db.select({ targetId: tenantAuditLog.targetId }).from(tenantAuditLog)
+  expect(keptAudit).toEqual([{ targetId: 'd-29' }])
 
   // A second night finds nothing more.
   expect(
@@ -97,6 +119,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     outboxDeleted: 0,
     idempotencyKeysReleased: 0,
     auditEntriesDeleted: 0,
+    tenantAuditEntriesDeleted: 0,
     deferralCountsDeleted: 0,
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,

@@ -5,6 +5,7 @@ import {
   clearMessageBodies,
   deleteAuditEntriesBefore,
   deletePublishedOutbox,
+  deleteTenantAuditEntriesBefore,
   releaseExpiredIdempotencyKeys,
 } from '@fairlane/db/queries/cleanup'
 import { deleteDeferralCountsBefore } from '@fairlane/db/queries/deferral-counts'
@@ -35,7 +36,10 @@ export interface CleanupDeps {
 export interface CleanupResult {
   outboxDeleted: number
   idempotencyKeysReleased: number
+  /** Admin audit entries past AUDIT_RETENTION_DAYS. */
   auditEntriesDeleted: number
+  /** Tenant audit entries (every tenant's) past the same. */
+  tenantAuditEntriesDeleted: number
   deferralCountsDeleted: number
   messageBodiesCleared: number
   messageEventsDeleted: number
@@ -67,6 +71,11 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
     auditEntriesDeleted: await inBatches(
       (batch) => deleteAuditEntriesBefore(deps.db, batch),
       new Date(now - deps.auditRetentionDays * 24 * 60 * 60 * 1000),
+      limit,
+    ),
+    tenantAuditEntriesDeleted: await inBatches(
+      (batch) => deleteTenantAuditEntriesBefore(deps.db, batch),
+      new Date(now - deps.auditRetentionDays * DAY_MS),
       limit,
     ),
     deferralCountsDeleted: await inBatches(

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import { checkKeyDomain } from '../api-keys/key-scope'
 import type { Lane } from '../domain/lanes'
 import { AppError, validationFailed } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
@@ -18,6 +19,8 @@ export interface AcceptMessageInput {
   idempotencyKey: string | null
   /** The tenant's default From / Reply-To (read with the API key, or by the caller). */
   defaultSender: SenderChoice
+  /** The API key's domain restriction: the From that applies must be on it (403 otherwise). */
+  keyDomain?: string | null
 }
 
 export interface AcceptMessageResult {
@@ -55,6 +58,7 @@ export async function acceptMessage(
     { tenantId, explicit: request.sender, saved: saved ?? null, defaults: input.defaultSender },
     { domains: deps.senderDomains },
   )
+  checkKeyDomain(input.keyDomain ?? null, sender.fromAddress)
   const message = newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now })
   const event: MessagePublishEvent = {
     v: 1,

@@ -3,7 +3,8 @@ import { isAppError } from '@fairlane/core/errors'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
-import { countActiveApiKeys, createApiKeyStore, revokeApiKey } from './api-keys'
+import { countActiveApiKeys, createApiKeyStore, findApiKeyByPrefix, revokeApiKey } from './api-keys'
+import { createSenderDomains } from './senders'
 import { createTenant } from './tenants'
 
 /** The cap on a tenant's active API keys (MAX_API_KEYS_PER_TENANT), against real PostgreSQL. */
@@ -18,8 +19,22 @@ afterAll(async () => {
   await database?.close()
 })
 
-const issue = (tenantId: string, name: string, maxActiveKeys = 10) =>
-  issueApiKey({ tenantId, name }, { store: createApiKeyStore(database.db), maxActiveKeys })
+const ACTOR = { userId: 'user-1', label: 'owner@example.test', ipAddress: '203.0.113.9' }
+
+const issue = (
+  tenantId: string,
+  name: string,
+  maxActiveKeys = 10,
+  options: { scope?: string; domain?: string } = {},
+) =>
+  issueApiKey(
+    { tenantId, name, actor: ACTOR, ...options },
+    {
+      store: createApiKeyStore(database.db),
+      senderDomains: createSenderDomains(database.db),
+      maxActiveKeys,
+    },
+  )
 
 describe('issueApiKey with createApiKeyStore', () => {
   it('refuses the 11th active key with a message saying what to do, and allows one again after a revocation', async () => {
@@ -37,7 +52,12 @@ describe('issueApiKey with createApiKeyStore', () => {
     const other = await createTenant(database.db, { name: 'Neighbour' })
     await expect(issue(other.id, 'first')).resolves.toMatchObject({ name: 'first' })
 
-    await revokeApiKey(database.db, { tenantId: tenant.id, keyId: ids[0] as string, now: new Date() })
+    await revokeApiKey(database.db, {
+      tenantId: tenant.id,
+      keyId: ids[0] as string,
+      now: new Date(),
+      actor: ACTOR,
+    })
     const again = await issue(tenant.id, '  replacement  ')
     expect(again).toMatchObject({ name: 'replacement', key: expect.stringMatching(/^fl_/) })
     await expect(issue(tenant.id, 'one too many')).rejects.toMatchObject({ code: 'unprocessable' })
@@ -61,5 +81,38 @@ describe('issueApiKey with createApiKeyStore', () => {
     await expect(issue(tenant.id, 'x'.repeat(81))).rejects.toMatchObject({
       details: [{ path: 'name', message: 'Use at most 80 characters' }],
     })
+  })
+
+  it('stores the scope and a verified domain, refuses an unverified or unknown domain naming `domain`, and audits creation and revocation with the address', async () => {
+    const tenant = await createTenant(database.db, { name: 'Scoped' })
+    await database.sql`
+      insert into sending_domains (tenant_id, name, status, return_path_label, dkim, verified_at)
+      values (${tenant.id}, 'mail.scoped.test', 'verified', 'fl-bounces', '{}'::jsonb, now()),
+             (${tenant.id}, 'pending.scoped.test', 'pending', 'fl-bounces', '{}'::jsonb, null)`
+    const made = await issue(tenant.id, 'app server', 10, { scope: 'sending', domain: ' Mail.Scoped.test ' })
+    expect(made).toMatchObject({ scope: 'sending', domain: 'mail.scoped.test' })
+    const stored = await findApiKeyByPrefix(database.db, { prefix: made.key.slice(0, 12) })
+    expect(stored).toMatchObject({ scope: 'sending', domain: 'mail.scoped.test' })
+    expect((await issue(tenant.id, 'plain')).scope).toBe('full')
+
+    for (const domain of ['pending.scoped.test', 'elsewhere.test', 'not a domain']) {
+      await expect(issue(tenant.id, 'bad', 10, { domain })).rejects.toMatchObject({
+        code: 'unprocessable',
+        details: [{ path: 'domain' }],
+      })
+    }
+    await expect(issue(tenant.id, 'bad', 10, { scope: 'admin' })).rejects.toMatchObject({
+      code: 'validation_failed',
+      details: [{ path: 'scope' }],
+    })
+
+    await revokeApiKey(database.db, { tenantId: tenant.id, keyId: made.id, now: new Date(), actor: ACTOR })
+    const entries = await database.sql<{ action: string; actor: string; ip_address: string }[]>`
+      select action, actor, ip_address from tenant_audit_log
+      where tenant_id = ${tenant.id} and target_id = ${made.id} order by id`
+    expect(entries).toEqual([
+      { action: 'api_key.create', actor: 'owner@example.test', ip_address: '203.0.113.9' },
+      { action: 'api_key.revoke', actor: 'owner@example.test', ip_address: '203.0.113.9' },
+    ])
   })
 })

@@ -1,12 +1,23 @@
-import type { ApiKeyStore } from '@fairlane/core'
+import {
+  type ApiKeyScope,
+  type ApiKeyStore,
+  type AuditActor,
+  type NewApiKeyRow,
+  TENANT_AUDIT_ACTIONS,
+} from '@fairlane/core'
 import { and, count, desc, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { apiKeys, tenants } from '../schema'
+import { apiKeys, tenants, users } from '../schema'
+import { auditWho, insertTenantAuditEntry } from './tenant-audit'
 
 export interface StoredApiKey {
   id: string
   tenantId: string
+  prefix: string
   keyHash: string
+  /** What the key may call (`routes.ts` declares each route's need) and the one domain it sends from. */
+  scope: ApiKeyScope
+  domain: string | null
   revokedAt: Date | null
   lastUsedAt: Date | null
   /**
@@ -29,7 +40,10 @@ export async function findApiKeyByPrefix(
     .select({
       id: apiKeys.id,
       tenantId: apiKeys.tenantId,
+      prefix: apiKeys.prefix,
       keyHash: apiKeys.keyHash,
+      scope: apiKeys.scope,
+      domain: apiKeys.domain,
       revokedAt: apiKeys.revokedAt,
       lastUsedAt: apiKeys.lastUsedAt,
       defaultFrom: tenants.defaultFrom,
@@ -62,9 +76,11 @@ export async function touchApiKey(
     )
 }
 
+/** A key row as it is; `scope` defaults to `full`, no domain, no maker (tests and the seed use this). */
 export async function createApiKey(
   db: Executor,
-  input: { tenantId: string; name: string; prefix: string; keyHash: string },
+  input: Pick<NewApiKeyRow, 'tenantId' | 'name' | 'prefix' | 'keyHash'> &
+    Partial<Pick<NewApiKeyRow, 'scope' | 'domain' | 'createdByUserId'>>,
 ): Promise<{ id: string }> {
   const [row] = await db.insert(apiKeys).values(input).returning({ id: apiKeys.id })
   if (!row) throw new Error('insert into api_keys returned no row')
@@ -77,12 +93,22 @@ export async function createApiKey(
  */
 export function createApiKeyStore(db: Database): ApiKeyStore {
   return {
-    insertWithinLimit: ({ maxActive, ...key }) =>
+    insertWithinLimit: ({ maxActive, actor, ...key }) =>
       db.transaction(async (tx) => {
         await tx.select({ id: tenants.id }).from(tenants).where(eq(tenants.id, key.tenantId)).for('update')
         const active = await countActiveApiKeys(tx, { tenantId: key.tenantId })
         if (active >= maxActive) return { created: false as const, active }
         const { id } = await createApiKey(tx, key)
+        await insertTenantAuditEntry(tx, {
+          tenantId: key.tenantId,
+          entry: {
+            ...auditWho(actor),
+            action: TENANT_AUDIT_ACTIONS.apiKeyCreate,
+            targetType: 'api_key',
+            targetId: id,
+            details: { name: key.name, prefix: key.prefix, scope: key.scope, domain: key.domain },
+          },
+        })
         return { created: true as const, id }
       }),
   }
@@ -97,22 +123,42 @@ export async function countActiveApiKeys(db: Executor, query: { tenantId: string
   return row?.active ?? 0
 }
 
+/** Revokes an active key of the tenant, with its audit entry in the same transaction; false: none. */
 export async function revokeApiKey(
-  db: Executor,
-  input: { tenantId: string; keyId: string; now: Date },
+  db: Database,
+  input: { tenantId: string; keyId: string; now: Date; actor: AuditActor },
 ): Promise<boolean> {
-  const rows = await db
-    .update(apiKeys)
-    .set({ revokedAt: input.now })
-    .where(and(eq(apiKeys.id, input.keyId), eq(apiKeys.tenantId, input.tenantId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-  return rows.length > 0
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: input.now })
+      .where(
+        and(eq(apiKeys.id, input.keyId), eq(apiKeys.tenantId, input.tenantId), isNull(apiKeys.revokedAt)),
+      )
+      .returning({ id: apiKeys.id, name: apiKeys.name, prefix: apiKeys.prefix })
+    if (!row) return false
+    await insertTenantAuditEntry(tx, {
+      tenantId: input.tenantId,
+      entry: {
+        ...auditWho(input.actor),
+        action: TENANT_AUDIT_ACTIONS.apiKeyRevoke,
+        targetType: 'api_key',
+        targetId: row.id,
+        details: { name: row.name, prefix: row.prefix },
+      },
+    })
+    return true
+  })
 }
 
 export interface ApiKeyListing {
   id: string
   name: string
   prefix: string
+  scope: ApiKeyScope
+  domain: string | null
+  /** The maker's email now (null: made before 0019, or the user is gone). */
+  createdBy: string | null
   createdAt: Date
   lastUsedAt: Date | null
   revokedAt: Date | null
@@ -122,6 +168,9 @@ const listingColumns = {
   id: apiKeys.id,
   name: apiKeys.name,
   prefix: apiKeys.prefix,
+  scope: apiKeys.scope,
+  domain: apiKeys.domain,
+  createdBy: users.email,
   createdAt: apiKeys.createdAt,
   lastUsedAt: apiKeys.lastUsedAt,
   revokedAt: apiKeys.revokedAt,
@@ -146,6 +195,7 @@ export async function listApiKeys(
   return db
     .select(listingColumns)
     .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
     .where(and(...conditions))
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id))
     .limit(query.limit + 1)
@@ -159,6 +209,7 @@ export async function findApiKey(
   const [row] = await db
     .select(listingColumns)
     .from(apiKeys)
+    .leftJoin(users, eq(users.id, apiKeys.createdByUserId))
     .where(and(eq(apiKeys.id, query.keyId), eq(apiKeys.tenantId, query.tenantId)))
   return row ?? null
 }

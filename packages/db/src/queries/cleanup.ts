@@ -64,6 +64,24 @@ export async function deleteAuditEntriesBefore(db: Executor, batch: CleanupBatch
 }
 
 /**
+ * Tenant audit entries (every tenant's) older than `before` (now − AUDIT_RETENTION_DAYS), oldest
+ * first by the created_at index.
+ */
+export async function deleteTenantAuditEntriesBefore(db: Executor, batch: CleanupBatch): Promise<number> {
+  const rows = await db.execute(sql`
+    delete from tenant_audit_log
+    where id in (
+      select id from tenant_audit_log
+      where created_at < ${batch.before.toISOString()}::timestamptz
+      order by created_at
+      limit ${batch.limit}
+    )
+    returning id
+  `)
+  return rows.length
+}
+
+/**
  * Clears the body of messages on `lanes` created before `before`: `html`, `text` and `variables`
  * (login codes, reset links, whatever a template was filled with), and marks `body_removed_at`.
  * Only messages that are done: one still pending, queued, sending or held needs its body to be sent.

@@ -1,11 +1,11 @@
-import type { ResubscribeStore } from '@fairlane/core'
+import { type ResubscribeStore, TENANT_AUDIT_ACTIONS } from '@fairlane/core'
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database } from '../client'
 import { contacts, suppressions } from '../schema'
 import { findSuppressionScope } from './suppressions'
 import { insertTenantAuditEntry } from './tenant-audit'
 
-export const RESUBSCRIBE_ACTION = 'contact.resubscribe'
+export const RESUBSCRIBE_ACTION = TENANT_AUDIT_ACTIONS.contactResubscribe
 
 /**
  * The contact page's "Resubscribe (on their request)". The contact row is locked first (`for

@@ -371,3 +371,13 @@ function fromStoredCheck(stored: StoredRecordCheck): DomainRecordCheck {
 function toStoredCheck(check: DomainRecordCheck): StoredRecordCheck {
   return { ...check, checkedAt: check.checkedAt.toISOString() }
 }
+
+/** The names of the tenant's verified domains, A to Z (the API keys page's domain choices). */
+export async function listVerifiedDomainNames(db: Executor, query: { tenantId: string }): Promise<string[]> {
+  const rows = await db
+    .select({ name: sendingDomains.name })
+    .from(sendingDomains)
+    .where(and(eq(sendingDomains.tenantId, query.tenantId), eq(sendingDomains.status, 'verified')))
+    .orderBy(asc(sendingDomains.name))
+  return rows.map((row) => row.name)
+}

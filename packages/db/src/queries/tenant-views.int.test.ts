@@ -12,6 +12,7 @@ import { createTenant } from './tenants'
 const env = setupTestEnvironment('tenant-views')
 
 let database: DatabaseHandle
+const KEY_ACTOR = { userId: null, label: 'owner@example.test', ipAddress: '203.0.113.9' }
 let acme: string
 let globex: string
 
@@ -204,13 +205,19 @@ describe('API keys', () => {
       'Acme prod',
     ])
     expect(await findApiKey(db, { tenantId: acme, keyId: theirs.id })).toBeNull()
-    expect(await revokeApiKey(db, { tenantId: acme, keyId: theirs.id, now: new Date() })).toBe(false)
+    expect(
+      await revokeApiKey(db, { tenantId: acme, keyId: theirs.id, now: new Date(), actor: KEY_ACTOR }),
+    ).toBe(false)
     expect((await findApiKey(db, { tenantId: globex, keyId: theirs.id }))?.revokedAt).toBeNull()
 
-    expect(await revokeApiKey(db, { tenantId: acme, keyId: mine.id, now: new Date() })).toBe(true)
+    expect(
+      await revokeApiKey(db, { tenantId: acme, keyId: mine.id, now: new Date(), actor: KEY_ACTOR }),
+    ).toBe(true)
     expect((await findApiKey(db, { tenantId: acme, keyId: mine.id }))?.revokedAt).toBeInstanceOf(Date)
     // A second revoke changes nothing and says so.
-    expect(await revokeApiKey(db, { tenantId: acme, keyId: mine.id, now: new Date() })).toBe(false)
+    expect(
+      await revokeApiKey(db, { tenantId: acme, keyId: mine.id, now: new Date(), actor: KEY_ACTOR }),
+    ).toBe(false)
   })
 })
 

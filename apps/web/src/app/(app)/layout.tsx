@@ -44,5 +44,6 @@ const APP_SECTIONS = [
   { href: '/domains', label: 'Domains' },
   { href: '/webhooks', label: 'Webhooks' },
   { href: '/api-keys', label: 'API keys' },
+  { href: '/audit', label: 'Audit log' },
   { href: '/settings', label: 'Settings' },
 ] as const

@@ -5,7 +5,10 @@ import { API_KEY_CACHE_TTL_MS, createApiKeyCache } from './api-key-cache'
 const row = (id: string, revokedAt: Date | null = null): StoredApiKey => ({
   id,
   tenantId: 't1',
+  prefix: `fl_${id}`,
   keyHash: 'h',
+  scope: 'sending',
+  domain: 'mail.example.test',
   revokedAt,
   lastUsedAt: null,
   defaultFrom: null,
@@ -36,7 +39,11 @@ describe('the API key cache', () => {
     const cache = setup()
     expect(await cache.lookup('a')).toEqual(row('a'))
     cache.advance(API_KEY_CACHE_TTL_MS - 1)
-    await cache.lookup('a', row('a', new Date()))
+    // A cached row carries the key's scope and domain: the scope check needs no read of its own.
+    expect(await cache.lookup('a', row('a', new Date()))).toMatchObject({
+      scope: 'sending',
+      domain: 'mail.example.test',
+    })
     expect(cache.loads()).toBe(1)
     cache.advance(1)
     // The revocation is seen once the entry expires.

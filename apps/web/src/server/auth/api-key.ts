@@ -1,7 +1,16 @@
-import { apiKeyMatches, apiKeyPrefix, hashApiKey, type SenderChoice } from '@fairlane/core'
+import {
+  type ApiKeyScope,
+  type AuditActor,
+  apiKeyActorLabel,
+  apiKeyMatches,
+  apiKeyPrefix,
+  hashApiKey,
+  type SenderChoice,
+} from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { findApiKeyByPrefix, touchApiKey } from '@fairlane/db/queries/api-keys'
+import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import type { Logger } from '../logger'
 import type { ApiKeyCache } from './api-key-cache'
 import { bearerToken } from './bearer'
@@ -9,6 +18,11 @@ import { bearerToken } from './bearer'
 export interface ApiCaller {
   tenantId: string
   keyId: string
+  /** The key's visible prefix: the audit log's actor (`API key <prefix>`). */
+  keyPrefix: string
+  /** What the key may call (checked by `authorizeApiCall`) and the one domain it may send from. */
+  scope: ApiKeyScope
+  domain: string | null
   /** The tenant's default From / Reply-To, as of the key's read (cached up to API_KEY_CACHE_TTL_MS). */
   defaultSender: SenderChoice
 }
@@ -48,6 +62,9 @@ export async function authenticateApiKey(request: Request, deps: ApiKeyAuthDeps)
   return {
     tenantId: stored.tenantId,
     keyId: stored.id,
+    keyPrefix: stored.prefix,
+    scope: stored.scope,
+    domain: stored.domain,
     defaultSender: { from: stored.defaultFrom, replyTo: stored.defaultReplyTo },
   }
 }
@@ -62,5 +79,14 @@ async function touch(deps: ApiKeyAuthDeps, caller: Pick<ApiCaller, 'tenantId' | 
   } catch (error) {
     // Bookkeeping only: a failed write must not turn an authenticated request into an error.
     deps.logger.warn({ err: error, keyId: caller.keyId }, 'could not record API key use')
+  }
+}
+
+/** The audit log's who for an `/api/v1` call: `API key <prefix>` and the client address. */
+export function apiAuditActor(request: Request, caller: Pick<ApiCaller, 'keyPrefix'>): AuditActor {
+  return {
+    userId: null,
+    label: apiKeyActorLabel(caller.keyPrefix),
+    ipAddress: request.headers.get(CLIENT_ADDRESS_HEADER),
   }
 }

@@ -1,4 +1,4 @@
-import { apiKeyPrefix, generateApiKey, hashApiKey, trackingKey } from '@fairlane/core'
+import { type ApiKeyScope, apiKeyPrefix, generateApiKey, hashApiKey, trackingKey } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
@@ -188,6 +188,23 @@ export async function seedTenant(
     keyHash: hashApiKey(apiKey),
   })
   return { tenantId: tenant.id, apiKey, keyId: id }
+}
+
+/** Another key of a tenant, with the scope and domain restriction a test needs. */
+export async function seedApiKey(
+  harness: WebHarness,
+  input: { tenantId: string; scope: ApiKeyScope; domain?: string | null; name?: string },
+): Promise<{ apiKey: string; keyId: string; prefix: string }> {
+  const apiKey = generateApiKey()
+  const { id } = await createApiKey(harness.database.db, {
+    tenantId: input.tenantId,
+    name: input.name ?? `${input.scope} key`,
+    prefix: apiKeyPrefix(apiKey),
+    keyHash: hashApiKey(apiKey),
+    scope: input.scope,
+    domain: input.domain ?? null,
+  })
+  return { apiKey, keyId: id, prefix: apiKeyPrefix(apiKey) }
 }
 
 export interface JsonRequestOptions {

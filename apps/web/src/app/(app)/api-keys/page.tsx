@@ -4,13 +4,14 @@ import {
   findApiKey,
   listApiKeys,
 } from '@fairlane/db/queries/api-keys'
+import { listVerifiedDomainNames } from '@fairlane/db/queries/sending-domains'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { revokeKeyAction } from './actions'
@@ -24,7 +25,10 @@ const PAGE_SIZE = 50
 const KEY_COLUMNS: DataColumn<ApiKeyListing>[] = [
   { header: 'Name', cell: (key) => key.name },
   { header: 'Key', cell: (key) => <code>{key.prefix}…</code> },
+  { header: 'Scope', cell: (key) => (key.scope === 'sending' ? 'Sending only' : 'Full access') },
+  { header: 'Domain', cell: (key) => key.domain ?? <span className="muted">Any</span> },
   { header: 'Created', cell: (key) => <DateTime value={key.createdAt} /> },
+  { header: 'Created by', cell: (key) => key.createdBy ?? <span className="muted">—</span> },
   { header: 'Last used', cell: (key) => <DateTime value={key.lastUsedAt} empty="Never" /> },
   { header: 'Status', cell: (key) => <StatusBadge status={key.revokedAt ? 'revoked' : 'active'} /> },
   {
@@ -45,7 +49,9 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>
  * (`?revoke=<id>`) so it works without JavaScript; another tenant's id there is a 404.
  */
 export default async function ApiKeysPage({ searchParams }: { searchParams: SearchParams }) {
-  const session = await requireTenantSession()
+  // Owners and admins only (others get the 403 page); an unverified email or a held tenant may look
+  // and revoke, but the create form says why it is disabled.
+  const { session, refusal } = await authorize('apiKeys.manage')
   const params = await searchParams
   const { database, config } = container()
   const { db } = database
@@ -61,7 +67,10 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
   const keys = rows.slice(0, PAGE_SIZE)
   const last = keys.at(-1)
   const nextHref = rows.length > PAGE_SIZE && last ? `/api-keys?after=${last.id}` : null
-  const active = await countActiveApiKeys(db, { tenantId: session.tenantId })
+  const [active, domains] = await Promise.all([
+    countActiveApiKeys(db, { tenantId: session.tenantId }),
+    listVerifiedDomainNames(db, { tenantId: session.tenantId }),
+  ])
 
   return (
     <>
@@ -69,9 +78,10 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
         <h1>API keys</h1>
       </div>
       <p className="muted">
-        Send mail with <code>Authorization: Bearer &lt;key&gt;</code> on <code>POST /api/v1/messages</code>.
-        All keys share one request limit; {active} of at most {config.MAX_API_KEYS_PER_TENANT} keys are
-        active. Every call is described in the <Link href="/api-docs">API reference</Link>.
+        Send mail with <code>Authorization: Bearer &lt;key&gt;</code> on <code>POST /api/v1/messages</code>. A{' '}
+        <em>sending</em> key may only send messages and read their status; a key restricted to a domain sends
+        only from it. All keys share one request limit; {active} of at most {config.MAX_API_KEYS_PER_TENANT}{' '}
+        keys are active. Every call is described in the <Link href="/api-docs">API reference</Link>.
       </p>
       {params.revoked ? (
         <p className="notice" role="status">
@@ -105,7 +115,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
 
       <section className="card" aria-labelledby="create-key">
         <h2 id="create-key">Create a key</h2>
-        <CreateKeyForm baseUrl={config.APP_URL} />
+        <CreateKeyForm baseUrl={config.APP_URL} domains={domains} refusal={refusal?.message ?? null} />
       </section>
 
       <section className="card" aria-labelledby="your-keys">

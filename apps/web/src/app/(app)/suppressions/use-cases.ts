@@ -7,6 +7,8 @@ import {
   type SuppressionPage,
 } from '@fairlane/core'
 import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
+import { audited, recordAudit } from '@/server/audit/record-audit'
+import { currentAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
 
 /**
@@ -20,7 +22,14 @@ export function suppressionUseCases() {
       listSuppressions(input, { store: store() }),
     add: (input: { tenantId: string; body: unknown }): Promise<SuppressionEntry[]> =>
       addSuppressions(input, { store: store() }),
-    remove: (input: { tenantId: string; email: string }): Promise<SuppressionEntry> =>
-      removeSuppression({ ...input, query: {} }, { store: store() }),
+    remove: async (input: { tenantId: string; email: string }): Promise<SuppressionEntry> => {
+      const removed = await removeSuppression({ ...input, query: {} }, { store: store() })
+      await recordAudit(container().database.db, {
+        tenantId: input.tenantId,
+        actor: await currentAuditActor(),
+        ...audited.suppressionRemoved(removed),
+      })
+      return removed
+    },
   }
 }

@@ -18,7 +18,14 @@ import {
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import { webhookUseCaseDeps } from '@/server/api/v1/webhooks'
+import { type AuditedWhat, audited, recordAudit } from '@/server/audit/record-audit'
+import { currentAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
+
+/** The signed-in user's change, in the tenant's audit log. */
+async function audit(tenantId: string, what: AuditedWhat) {
+  await recordAudit(container().database.db, { tenantId, actor: await currentAuditActor(), ...what })
+}
 
 /** The same dependencies as `/api/v1/webhooks`: the container's DNS lookup and WEBHOOK_ALLOW_PRIVATE. */
 function deps() {
@@ -44,12 +51,26 @@ export function webhookUseCases() {
     list: (input: { tenantId: string }) => listWebhookEndpoints(input, deps()),
     get: (query: WebhookEndpointQuery): Promise<WebhookEndpointView | null> =>
       orNull(() => getWebhookEndpoint(query, deps())),
-    create: (input: { tenantId: string; endpoint: NewWebhookEndpoint }) =>
-      createWebhookEndpoint(input, deps()),
-    update: (input: WebhookEndpointQuery & { patch: WebhookEndpointPatch }) =>
-      updateWebhookEndpoint(input, deps()),
-    remove: (query: WebhookEndpointQuery) => deleteWebhookEndpoint(query, deps()),
-    rotateSecret: (query: WebhookEndpointQuery) => rotateWebhookSecret(query, deps()),
+    create: async (input: { tenantId: string; endpoint: NewWebhookEndpoint }) => {
+      const endpoint = await createWebhookEndpoint(input, deps())
+      await audit(input.tenantId, audited.webhookCreated(endpoint))
+      return endpoint
+    },
+    update: async (input: WebhookEndpointQuery & { patch: WebhookEndpointPatch }) => {
+      const endpoint = await updateWebhookEndpoint(input, deps())
+      await audit(input.tenantId, audited.webhookUpdated(endpoint, Object.keys(input.patch)))
+      return endpoint
+    },
+    remove: async (query: WebhookEndpointQuery) => {
+      const endpoint = await deleteWebhookEndpoint(query, deps())
+      await audit(query.tenantId, audited.webhookDeleted(endpoint))
+      return endpoint
+    },
+    rotateSecret: async (query: WebhookEndpointQuery) => {
+      const endpoint = await rotateWebhookSecret(query, deps())
+      await audit(query.tenantId, audited.webhookSecretRotated(endpoint.id))
+      return endpoint
+    },
     sendTest: (query: WebhookEndpointQuery) => sendTestEvent(query, deps()),
     replay: (input: WebhookEndpointQuery & { deliveryIds: string[] }) =>
       replayWebhookDeliveries(input, deps()),

@@ -1,8 +1,11 @@
+import { platformActorLabel, TENANT_AUDIT_ACTIONS } from '@fairlane/core'
 import { AppError, fieldIssues, validationFailed } from '@fairlane/core/errors'
 import { insertAuditEntry } from '@fairlane/db/queries/audit-log'
+import { insertTenantAuditEntry } from '@fairlane/db/queries/tenant-audit'
 import { findTenant, updateTenantPlan } from '@fairlane/db/queries/tenants'
 import { z } from 'zod'
 import { authorizeAdmin } from '../../auth/admin-access'
+import { CLIENT_ADDRESS_HEADER } from '../../http/client-address'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -36,6 +39,19 @@ export function patchTenant(request: Request, id: string, deps: AdminDeps): Prom
         targetType: 'tenant',
         targetId: id,
         details: { before: before.plan, after: after.plan },
+      })
+      // The tenant's own log says the platform changed its plan, in the same transaction.
+      await insertTenantAuditEntry(tx, {
+        tenantId: id,
+        entry: {
+          actorUserId: null,
+          actor: platformActorLabel(actor),
+          action: TENANT_AUDIT_ACTIONS.planUpdate,
+          targetType: 'tenant',
+          targetId: id,
+          details: { before: before.plan, after: after.plan },
+          ipAddress: request.headers.get(CLIENT_ADDRESS_HEADER),
+        },
       })
       return after
     })

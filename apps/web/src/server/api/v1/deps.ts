@@ -1,9 +1,11 @@
-import type {
-  DnsLookup,
-  DomainSettings,
-  HostAddressLookup,
-  KeyEncryptionKey,
-  WebhookSettings,
+import {
+  type ApiKeyScope,
+  checkKeyScope,
+  type DnsLookup,
+  type DomainSettings,
+  type HostAddressLookup,
+  type KeyEncryptionKey,
+  type WebhookSettings,
 } from '@fairlane/core'
 import type { Clock, MessageRenderer } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
@@ -15,6 +17,11 @@ import type { ApiLimiters } from '../../rate-limits'
 
 /** What the `/api/v1` handlers need; built once by the container, or by a test from its own database. */
 export interface ApiDeps {
+  /**
+   * The scope the route being answered needs, set by the route table (`routes.ts`, `route()`) for
+   * each `/api/v1` route; absent (a handler called some other way) means `full`.
+   */
+  requiredScope?: ApiKeyScope
   db: Database
   logger: Logger
   limiters: ApiLimiters
@@ -39,8 +46,9 @@ export interface ApiDeps {
 }
 
 /**
- * Every `/api/v1` call starts here: the API key names the tenant, then the key's request rate and the
- * tenant's (all its keys together) apply; a 429 names the one that refused.
+ * Every `/api/v1` call starts here: the API key names the tenant; a key whose scope does not cover
+ * the route is refused (403 naming the scope); then the key's request rate and the tenant's (all its
+ * keys together) apply, and a 429 names the one that refused.
  */
 export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise<ApiCaller> {
   const caller = await authenticateApiKey(request, {
@@ -50,6 +58,7 @@ export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise
     lastTouched: deps.lastTouched,
     keyCache: deps.keyCache,
   })
+  checkKeyScope(caller.scope, deps.requiredScope ?? 'full')
   const decision = await deps.limiters.consumeCall(caller)
   if (!decision.allowed) {
     const message =

@@ -10,6 +10,7 @@ import {
 } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
 import { createDomainStore } from '@fairlane/db/queries/sending-domains'
+import { audited, recordApiAudit } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -86,6 +87,7 @@ export function postDomain(request: Request, deps: ApiDeps): Promise<Response> {
     const body = await readJsonBody(request, MAX_DOMAIN_BODY_BYTES)
     const { name } = parseNewDomain(body)
     const domain = await addDomain({ tenantId: caller.tenantId, name }, depsOf(deps))
+    await recordApiAudit(deps.db, request, caller, audited.domainAdded(domain))
     return Response.json(domainJson(domain), {
       status: 201,
       headers: { ...NO_STORE, location: `/api/v1/domains/${domain.id}` },
@@ -132,6 +134,7 @@ export function deleteDomainById(request: Request, id: string, deps: ApiDeps): P
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
     const domain = await deleteDomain(domainQuery(caller.tenantId, id), depsOf(deps))
+    await recordApiAudit(deps.db, request, caller, audited.domainRemoved(domain))
     return Response.json(domainJson(domain), { headers: NO_STORE })
   })
 }

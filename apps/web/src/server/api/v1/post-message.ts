@@ -22,7 +22,13 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
     const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
     const result = await acceptMessage(
-      { tenantId: caller.tenantId, body, idempotencyKey, defaultSender: caller.defaultSender },
+      {
+        tenantId: caller.tenantId,
+        body,
+        idempotencyKey,
+        defaultSender: caller.defaultSender,
+        keyDomain: caller.domain,
+      },
       {
         store: createAcceptStore(deps.db),
         renderer: deps.renderer ?? createMessageRenderer(deps.db),

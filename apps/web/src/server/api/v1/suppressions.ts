@@ -7,6 +7,7 @@ import {
   suppressionStops,
 } from '@fairlane/core'
 import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
+import { audited, recordApiAudit } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { exportSuppressionsCsv, importSuppressionsCsv } from '../../suppressions/suppressions-csv'
@@ -74,6 +75,7 @@ export function deleteSuppression(request: Request, email: string, deps: ApiDeps
       { tenantId: caller.tenantId, email, query: queryOf(request) },
       { store: createSuppressionStore(deps.db) },
     )
+    await recordApiAudit(deps.db, request, caller, audited.suppressionRemoved(removed))
     return Response.json({ items: [entryView(removed)] }, { headers: NO_STORE })
   })
 }

@@ -13,6 +13,7 @@ import {
 import { AppError } from '@fairlane/core/errors'
 import { createWebhookDeliveryStore } from '@fairlane/db/queries/webhook-delivery-log'
 import { createWebhookEndpointStore } from '@fairlane/db/queries/webhook-endpoints'
+import { audited, recordApiAudit } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -89,6 +90,7 @@ export function postWebhook(request: Request, deps: ApiDeps): Promise<Response> 
       { tenantId: caller.tenantId, endpoint },
       webhookUseCaseDeps(deps),
     )
+    await recordApiAudit(deps.db, request, caller, audited.webhookCreated(created))
     return Response.json(withSecretJson(created), {
       status: 201,
       headers: { ...NO_STORE, location: `/api/v1/webhooks/${created.id}` },
@@ -112,6 +114,7 @@ export function patchWebhook(request: Request, id: string, deps: ApiDeps): Promi
     const query = endpointQuery(caller.tenantId, id)
     const patch = parseWebhookEndpointPatch(await readJsonBody(request, MAX_WEBHOOK_BODY_BYTES))
     const updated = await updateWebhookEndpoint({ ...query, patch }, webhookUseCaseDeps(deps))
+    await recordApiAudit(deps.db, request, caller, audited.webhookUpdated(updated, Object.keys(patch)))
     return Response.json(webhookEndpointJson(updated), { headers: NO_STORE })
   })
 }
@@ -121,6 +124,7 @@ export function deleteWebhookById(request: Request, id: string, deps: ApiDeps): 
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
     const deleted = await deleteWebhookEndpoint(endpointQuery(caller.tenantId, id), webhookUseCaseDeps(deps))
+    await recordApiAudit(deps.db, request, caller, audited.webhookDeleted(deleted))
     return Response.json(webhookEndpointJson(deleted), { headers: NO_STORE })
   })
 }
@@ -130,6 +134,7 @@ export function postWebhookRotateSecret(request: Request, id: string, deps: ApiD
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
     const rotated = await rotateWebhookSecret(endpointQuery(caller.tenantId, id), webhookUseCaseDeps(deps))
+    await recordApiAudit(deps.db, request, caller, audited.webhookSecretRotated(rotated.id))
     return Response.json(withSecretJson(rotated), { headers: NO_STORE })
   })
 }

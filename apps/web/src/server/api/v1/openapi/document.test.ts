@@ -52,6 +52,8 @@ describe('the OpenAPI document', () => {
       }
       expect(operation.security, key).toBeUndefined()
       expect(operation.responses['401'], key).toBeDefined()
+      // A key's scope or domain restriction may refuse any call (403 naming it).
+      expect(operation.responses['403'], key).toBeDefined()
       expect(Object.keys(operation.responses['429']?.headers ?? {}), key).toEqual(['Retry-After'])
     }
   })

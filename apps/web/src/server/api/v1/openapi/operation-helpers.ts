@@ -45,5 +45,13 @@ export function responses(
   success: ZodOpenApiResponsesObject,
   failures: ErrorStatus[],
 ): ZodOpenApiResponsesObject {
-  return { ...success, ...errorResponses(failures, errorResponse) }
+  // Every call with a key can meet the key's scope or domain restriction (authorizeApiCall).
+  const statuses = failures.includes(401) && !failures.includes(403) ? [...failures, 403 as const] : failures
+  return {
+    ...success,
+    ...errorResponses(
+      [...statuses].sort((a, b) => a - b),
+      errorResponse,
+    ),
+  }
 }

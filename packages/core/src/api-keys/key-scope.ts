@@ -1,0 +1,51 @@
+import type { ApiKeyScope } from '../domain/statuses'
+import { AppError } from '../errors/app-error'
+import { parseSenderAddress } from '../senders/sender-address'
+
+/**
+ * What each scope may call. A `full` key may call every `/api/v1` route; a `sending` key only the
+ * routes that declare `sending` (sending a message and reading its status), so a leaked key of an
+ * application server cannot read contacts, change domains or webhooks. A route that declares nothing
+ * needs `full`: a new route is closed to sending keys until someone decides otherwise.
+ */
+const SCOPES_ALLOWED: Record<ApiKeyScope, readonly ApiKeyScope[]> = {
+  full: ['full', 'sending'],
+  sending: ['sending'],
+}
+
+export function scopeAllows(keyScope: ApiKeyScope, routeNeeds: ApiKeyScope): boolean {
+  return SCOPES_ALLOWED[keyScope].includes(routeNeeds)
+}
+
+/** 403 naming the key's scope and the one the route needs, unless the key may call it. */
+export function checkKeyScope(keyScope: ApiKeyScope, routeNeeds: ApiKeyScope): void {
+  if (scopeAllows(keyScope, routeNeeds)) return
+  throw new AppError(
+    'forbidden',
+    `This API key has the "${keyScope}" scope, which may only send messages (POST /api/v1/messages) and read their status (GET /api/v1/messages/:id); this route needs a "${routeNeeds}" key`,
+  )
+}
+
+/**
+ * A key restricted to one domain sends only with a From on it (the request's, the template's or the
+ * tenant's default, whichever applies); the platform's own sender (no From at all) is not on it
+ * either. Subdomains are other domains: a key for `example.com` does not send as `mail.example.com`.
+ */
+export function checkKeyDomain(keyDomain: string | null, fromAddress: string | null): void {
+  if (keyDomain === null) return
+  const fromDomain = fromAddress === null ? null : domainOfHeader(fromAddress)
+  if (fromDomain === keyDomain) return
+  const what =
+    fromDomain === null
+      ? 'this message has no From on it (it would go from the platform sender)'
+      : `this message is from ${fromDomain}`
+  throw new AppError(
+    'forbidden',
+    `This API key may only send from the domain ${keyDomain}; ${what}. Name a from address on ${keyDomain}`,
+  )
+}
+
+function domainOfHeader(header: string): string | null {
+  const parsed = parseSenderAddress(header)
+  return parsed.ok ? parsed.sender.domain : null
+}

@@ -1,0 +1,26 @@
+/**
+ * The tenant audit log's actions (`<resource>.<verb>`), for the writers and the audit page's filter.
+ * Member, role and invitation entries are written by the team use cases with names of their own; the
+ * page's filter takes any action name, these are its suggestions.
+ */
+export const TENANT_AUDIT_ACTIONS = {
+  apiKeyCreate: 'api_key.create',
+  apiKeyRevoke: 'api_key.revoke',
+  domainAdd: 'domain.add',
+  domainRemove: 'domain.remove',
+  webhookCreate: 'webhook.create',
+  webhookUpdate: 'webhook.update',
+  webhookDelete: 'webhook.delete',
+  webhookSecretRotate: 'webhook.secret.rotate',
+  suppressionRemove: 'suppression.remove',
+  contactResubscribe: 'contact.resubscribe',
+  /** The platform admin changed the tenant's sending plan (also in the admin audit log). */
+  planUpdate: 'tenant.plan.update',
+} as const
+
+export type TenantAuditAction = (typeof TENANT_AUDIT_ACTIONS)[keyof typeof TENANT_AUDIT_ACTIONS]
+
+/** The audit log's label for something the platform's operator did to a tenant. */
+export function platformActorLabel(adminActor: string): string {
+  return `Fairlane platform (${adminActor})`
+}
