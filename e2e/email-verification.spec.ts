@@ -10,6 +10,9 @@ test('a new account is told to verify, can ask for a new link, and the link veri
   const banner = page.getByTestId('standing-banner')
   await expect(banner).toContainText('Verify your email.')
   await expect(banner).toContainText(owner.email)
+  // The campaign editor says why it cannot schedule yet, before anyone tries.
+  await page.goto('/campaigns/new')
+  await expect(page.getByTestId('send-refusal')).toContainText('Verify your email address first')
 
   // A forged link changes nothing and says so.
   await page.goto('/api/auth/verify-email?token=forged.token.here&callbackURL=%2Fverify-email')
@@ -28,6 +31,9 @@ test('a new account is told to verify, can ask for a new link, and the link veri
   await page.goto('/dashboard')
   await expect(page.getByTestId('tenant-name')).toHaveText(owner.company)
   await expect(page.getByTestId('standing-banner')).toHaveCount(0)
+  await page.goto('/campaigns/new')
+  await expect(page.getByRole('heading', { name: 'New campaign' })).toBeVisible()
+  await expect(page.getByTestId('send-refusal')).toHaveCount(0)
 
   // Opened again: still verified, nothing else happens.
   await page.goto(linkIn(mail))
