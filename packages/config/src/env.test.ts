@@ -93,6 +93,7 @@ describe('environment schema', () => {
     expect(parseConfig({}).WORKER_LANES).toEqual(['critical', 'default', 'bulk'])
     expect(parseConfig({ WORKER_LANES: 'critical, default' }).WORKER_LANES).toEqual(['critical', 'default'])
     expect(parseConfig({}).WORKER_LAYOUT).toBe('single')
+    expect(parseConfig({}).SIGNUP_MODE).toBe('verify')
   })
 
   it('coerces numbers and treats empty strings as unset', () => {
@@ -132,6 +133,7 @@ describe('environment schema', () => {
     ],
     [{ WORKER_LANES: 'bulk,bulk' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
     [{ WORKER_LAYOUT: 'triple' }, /^WORKER_LAYOUT: /],
+    [{ SIGNUP_MODE: 'closed' }, /^SIGNUP_MODE: expected open, verify or approve/],
     [{ WORKER_NICE: '20' }, /^WORKER_NICE: expected a whole number from 0 to 19/],
     [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
     [

@@ -313,6 +313,14 @@ export const envSchema = z
      * e2e suites, which sign up a tenant per test from 127.0.0.1.
      */
     SIGN_UP_LIMIT_PER_HOUR: positiveInt(10, 1_000_000),
+    /**
+     * What a new account may do before anyone looks at it: `open`, send at once (no verification
+     * mail); `verify`, send once its email is verified; `approve`, also wait for the platform admin to
+     * approve its tenant. Everyone may sign in at once; only sending and API keys wait.
+     */
+    SIGNUP_MODE: z
+      .enum(['open', 'verify', 'approve'], { message: 'expected open, verify or approve' })
+      .default('verify'),
     /** Active (unrevoked) API keys one tenant may hold; creating one more is refused. */
     MAX_API_KEYS_PER_TENANT: positiveInt(10, 1000),
     /**

@@ -7,6 +7,7 @@ import { closeQueues, createProducerConnection, createQueues, type Queues } from
 import type { Redis } from 'ioredis'
 import { isbot } from 'isbot'
 import pino from 'pino'
+import { type AccountMailer, createAccountMailer } from './accounts/account-mail'
 import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
 import { createMessageRenderer } from './api/v1/message-renderer'
@@ -43,6 +44,8 @@ export interface WebContainer {
   /** This process's Prometheus registry and HTTP request metrics. */
   metrics: WebMetrics
   api: ApiDeps
+  /** Fairlane's own account mail (verification, reset, invitations): the platform tenant's messages. */
+  accountMailer: AccountMailer
   admin: AdminDeps
   /** `/t/o/:token` and `/t/c/:token`: the keys (from UNSUBSCRIBE_SECRET, as the worker's) and the store. */
   tracking: TrackingRouteDeps
@@ -82,6 +85,27 @@ export function buildWebContainer(config: Config): WebContainer {
   }
   const clock = { now: () => new Date() }
   const metrics = createWebMetrics()
+  const api: ApiDeps = {
+    db: database.db,
+    logger,
+    limiters,
+    clock,
+    lastTouched: new Map(),
+    // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
+    keyCache: createApiKeyCache(),
+    // Tenant names for built-in mail, cached per process (TENANT_NAME_TTL_MS).
+    renderer: createMessageRenderer(database.db),
+    domains: {
+      dns: createDnsLookup({ servers: config.DNS_SERVERS }),
+      settings: { returnPathHost: config.RETURN_PATH_HOST },
+      encryptionKeys: config.DKIM_ENCRYPTION_KEY,
+    },
+    webhooks: {
+      hosts: createHostAddressLookup({ servers: config.DNS_SERVERS }),
+      settings: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
+    },
+  }
+  const accountMailer = createAccountMailer(api)
   // One instance for every way in. Its nextCookies plugin acts only inside a Next.js server action
   // (it sets the cookie through next/headers); called by the route table's handler or the admin API,
   // outside any Next.js request, it steps aside.
@@ -90,6 +114,7 @@ export function buildWebContainer(config: Config): WebContainer {
     secret: config.SESSION_SECRET,
     baseURL: config.APP_URL,
     throttle: authThrottle,
+    accountMail: { mailer: accountMailer, signupMode: config.SIGNUP_MODE, logger },
   })
   return {
     config,
@@ -101,26 +126,8 @@ export function buildWebContainer(config: Config): WebContainer {
     auth,
     queues: lazyQueues,
     metrics,
-    api: {
-      db: database.db,
-      logger,
-      limiters,
-      clock,
-      lastTouched: new Map(),
-      // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
-      keyCache: createApiKeyCache(),
-      // Tenant names for built-in mail, cached per process (TENANT_NAME_TTL_MS).
-      renderer: createMessageRenderer(database.db),
-      domains: {
-        dns: createDnsLookup({ servers: config.DNS_SERVERS }),
-        settings: { returnPathHost: config.RETURN_PATH_HOST },
-        encryptionKeys: config.DKIM_ENCRYPTION_KEY,
-      },
-      webhooks: {
-        hosts: createHostAddressLookup({ servers: config.DNS_SERVERS }),
-        settings: { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE },
-      },
-    },
+    api,
+    accountMailer,
     tracking: {
       key: trackingKey(config.UNSUBSCRIBE_SECRET),
       store: createTrackingStore(database.db),

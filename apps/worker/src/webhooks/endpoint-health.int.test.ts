@@ -5,6 +5,7 @@ import {
   memberships,
   messages,
   outbox,
+  tenants,
   users,
   webhookEndpoints,
 } from '@fairlane/db'
@@ -42,13 +43,23 @@ async function endpoint(tenantId: string, values: Partial<typeof webhookEndpoint
 }
 
 describe('the webhook endpoint health job', () => {
-  it('disables endpoints failing for 3 days and mails the owner through the default lane, once', async () => {
+  it('disables endpoints failing for 3 days and mails its owners and admins as the platform tenant, once', async () => {
     const { db } = database
     const now = new Date()
     const tenantId = await createTenant(db, 'Failing endpoints')
     const userId = randomUUID()
     await db.insert(users).values({ id: userId, name: 'Owner', email: `owner-${userId}@example.com` })
     await db.insert(memberships).values({ tenantId, userId, role: 'owner' })
+    const adminId = randomUUID()
+    const memberId = randomUUID()
+    await db.insert(users).values([
+      { id: adminId, name: 'Admin', email: `admin-${adminId}@example.com` },
+      { id: memberId, name: 'Member', email: `member-${memberId}@example.com` },
+    ])
+    await db.insert(memberships).values([
+      { tenantId, userId: adminId, role: 'admin' },
+      { tenantId, userId: memberId, role: 'member' },
+    ])
     const dead = await endpoint(tenantId, { failingSince: new Date(now.getTime() - 4 * DAY_MS) })
     const recent = await endpoint(tenantId, { failingSince: new Date(now.getTime() - 2 * DAY_MS) })
     const healthy = await endpoint(tenantId, { lastSuccessAt: now })
@@ -62,23 +73,38 @@ describe('the webhook endpoint health job', () => {
     expect(byId.get(recent.id)).toMatchObject({ enabled: true, disabledReason: null })
     expect(byId.get(healthy.id)).toMatchObject({ enabled: true })
 
-    const notices = await db.select().from(messages).where(eq(messages.tenantId, tenantId))
-    expect(notices).toHaveLength(1)
-    expect(notices[0]).toMatchObject({
-      lane: 'default',
-      status: 'queued',
-      toAddress: `owner-${userId}@example.com`,
-      subject: 'Your webhook endpoint was disabled',
-      fromAddress: null,
-    })
-    expect(notices[0]?.text).toContain(dead.url)
-    const published = await db.select().from(outbox).where(eq(outbox.tenantId, tenantId))
-    expect(published.map((row) => row.payload)).toEqual([
-      { v: 1, messageId: notices[0]?.id, tenantId, lane: 'default', generation: 0 },
-    ])
+    // Account mail: nothing of the tenant's own, one message per owner or admin from the platform tenant.
+    expect(await db.select().from(messages).where(eq(messages.tenantId, tenantId))).toEqual([])
+    const [platform] = await db.select().from(tenants).where(eq(tenants.isPlatform, true))
+    if (!platform) throw new Error('no platform tenant')
+    const notices = await db.select().from(messages).where(eq(messages.tenantId, platform.id))
+    expect(notices.map((notice) => notice.toAddress).sort()).toEqual(
+      [`admin-${adminId}@example.com`, `owner-${userId}@example.com`].sort(),
+    )
+    for (const notice of notices) {
+      expect(notice).toMatchObject({
+        lane: 'default',
+        status: 'queued',
+        subject: 'Your webhook endpoint was disabled',
+        fromAddress: null,
+      })
+      expect(notice.text).toContain(dead.url)
+    }
+    const published = await db.select().from(outbox).where(eq(outbox.tenantId, platform.id))
+    expect(published.map((row) => row.payload)).toEqual(
+      expect.arrayContaining(
+        notices.map((notice) => ({
+          v: 1,
+          messageId: notice.id,
+          tenantId: platform.id,
+          lane: 'default',
+          generation: 0,
+        })),
+      ),
+    )
 
     // A second run finds nothing more to disable and sends nothing.
     expect(await disableFailingEndpoints(deps)).toEqual({ disabled: 0 })
-    expect(await db.select().from(messages).where(eq(messages.tenantId, tenantId))).toHaveLength(1)
+    expect(await db.select().from(messages).where(eq(messages.tenantId, platform.id))).toHaveLength(2)
   })
 })

@@ -16,9 +16,11 @@ describe('header-bound values', () => {
 })
 
 describe('lanes of templates', () => {
-  it('sends otp and password-reset on the critical lane, limited per recipient; the rest on default', () => {
+  it('sends otp, password-reset and verify-email on the critical lane, limited per recipient; the rest on default', () => {
     expect(laneForTemplate('otp')).toBe('critical')
     expect(laneForTemplate('password-reset')).toBe('critical')
+    expect(laneForTemplate('verify-email')).toBe('critical')
+    expect(isRecipientLimited('verify-email')).toBe(true)
     expect(laneForTemplate('welcome')).toBe('default')
     expect(laneForTemplate(null)).toBe('default')
     expect(isRecipientLimited('otp')).toBe(true)

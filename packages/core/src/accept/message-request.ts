@@ -58,13 +58,13 @@ const headerLine = (what: string, max: number) =>
 
 const recipient = headerLine('an email address', MAX_ADDRESS_LENGTH).pipe(emailAddress())
 
-/** A message from a template: `otp`, `password-reset` or one of the tenant's template slugs. */
+/** A message from a template: `otp`, `password-reset`, `verify-email` or one of the tenant's template slugs. */
 export const templateMessageRequestSchema = z.strictObject({
   to: recipient.describe('The recipient’s address'),
   template: z
     .string(required('a template name'))
-    .regex(TEMPLATE_SLUG, 'must be otp, password-reset or one of your template slugs')
-    .describe('`otp`, `password-reset` or one of your template slugs'),
+    .regex(TEMPLATE_SLUG, 'must be otp, password-reset, verify-email or one of your template slugs')
+    .describe('`otp`, `password-reset`, `verify-email` or one of your template slugs'),
   variables: z
     .record(z.string(), z.unknown(), required('an object'))
     .default({})

@@ -47,6 +47,7 @@ describe('a new template', () => {
     ['a slug of 65 characters', { ...valid, slug: 'a'.repeat(65) }, 'slug', 'at most 64'],
     ['the built-in otp', { ...valid, slug: 'otp' }, 'slug', 'built-in'],
     ['the built-in password-reset', { ...valid, slug: 'password-reset' }, 'slug', 'built-in'],
+    ['the built-in verify-email', { ...valid, slug: 'verify-email' }, 'slug', 'built-in'],
     ['no subject', { slug: 'a', html: 'x' }, 'subject', 'is required'],
     ['a two-line subject', { ...valid, subject: 'a\r\nBcc: x@y.test' }, 'subject', 'single line'],
     ['a 501-character subject', { ...valid, subject: 'x'.repeat(501) }, 'subject', 'at most 500'],

@@ -13,13 +13,17 @@ export interface TenantMembership {
 /**
  * A new tenant (plan from the schema defaults) with `userId` as its owner, in one transaction, so
  * there is never a tenant nobody can open nor an owner of nothing. Takes no tenant id: it makes one.
+ * `held` (SIGNUP_MODE=approve) leaves `approved_at` null until the platform admin approves it.
  */
 export async function createTenantWithOwner(
   db: Database,
-  input: { userId: string; tenantName: string },
+  input: { userId: string; tenantName: string; held?: boolean },
 ): Promise<{ tenantId: string }> {
   return db.transaction(async (tx) => {
-    const [tenant] = await tx.insert(tenants).values({ name: input.tenantName }).returning({ id: tenants.id })
+    const [tenant] = await tx
+      .insert(tenants)
+      .values({ name: input.tenantName, ...(input.held ? { approvedAt: null } : {}) })
+      .returning({ id: tenants.id })
     if (!tenant) throw new Error('insert into tenants returned no row')
     await tx.insert(memberships).values({ tenantId: tenant.id, userId: input.userId, role: 'owner' })
     return { tenantId: tenant.id }

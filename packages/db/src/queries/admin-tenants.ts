@@ -10,6 +10,10 @@ export interface TenantLoad {
   /** Pending: waiting in PostgreSQL for the pacer; queued: handed to a lane, not yet sent. */
   backlog: { pending: number; queued: number }
   sentLastMinute: number
+  /** False while held for approval (SIGNUP_MODE=approve). */
+  approved: boolean
+  /** Fairlane's own tenant (account mail). */
+  platform: boolean
 }
 
 /**
@@ -38,9 +42,12 @@ export async function listTenantLoads(
     pending: number
     queued: number
     sent: number
+    approved: boolean
+    is_platform: boolean
   }>(sql`
     with page as (
-      select t.id, t.name, t.rate_per_sec, t.burst, t.weight from tenants t ${after}
+      select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.approved_at is not null as approved, t.is_platform
+      from tenants t ${after}
       order by t.name, t.id
       limit ${query.limit + 1}
     ), pending as (
@@ -54,7 +61,7 @@ export async function listTenantLoads(
       select tenant_id, count(*)::int as n from ${sentSince(since)} s
       where tenant_id in (select id from page) group by tenant_id
     )
-    select t.id, t.name, t.rate_per_sec, t.burst, t.weight,
+    select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.approved, t.is_platform,
       coalesce(pending.n, 0) as pending, coalesce(queued.n, 0) as queued, coalesce(sent.n, 0) as sent
     from page t
     left join pending on pending.tenant_id = t.id
@@ -67,6 +74,8 @@ export async function listTenantLoads(
     plan: { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight },
     backlog: { pending: row.pending, queued: row.queued },
     sentLastMinute: row.sent,
+    approved: row.approved,
+    platform: row.is_platform,
   }))
 }
 

@@ -2,6 +2,9 @@ import { eq, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { tenants } from '../schema'
 
+/** The platform tenant's name: what account mail is signed with. */
+export const PLATFORM_TENANT_NAME = 'Fairlane'
+
 /** Fairlane's own tenant sends a login's worth of mail, never a newsletter: a plan with room for bursts. */
 const PLATFORM_PLAN = { ratePerSec: 100, burst: 200, weight: 1 }
 

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type Tenant, tenants } from '../schema'
 
@@ -15,6 +15,10 @@ export interface TenantView {
   plan: TenantPlan
   createdAt: Date
   updatedAt: Date
+  /** Null while the tenant is held for the platform admin's approval (SIGNUP_MODE=approve). */
+  approvedAt: Date | null
+  /** Fairlane's own tenant, which sends the account mail. */
+  isPlatform: boolean
 }
 
 const columns = {
@@ -25,6 +29,8 @@ const columns = {
   weight: tenants.weight,
   createdAt: tenants.createdAt,
   updatedAt: tenants.updatedAt,
+  approvedAt: tenants.approvedAt,
+  isPlatform: tenants.isPlatform,
 }
 
 type Row = Pick<Tenant, keyof typeof columns>
@@ -63,4 +69,20 @@ export async function updateTenantPlan(
     .where(eq(tenants.id, input.tenantId))
     .returning(columns)
   return row ? view(row) : null
+}
+
+/**
+ * Lets a held tenant send (SIGNUP_MODE=approve). Approving an approved tenant keeps its first
+ * approval time; null when the tenant does not exist.
+ */
+export async function approveTenant(
+  db: Executor,
+  input: { tenantId: string; now: Date },
+): Promise<TenantView | null> {
+  const [row] = await db
+    .update(tenants)
+    .set({ approvedAt: input.now, updatedAt: input.now })
+    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.approvedAt)))
+    .returning(columns)
+  return row ? view(row) : findTenant(db, { tenantId: input.tenantId })
 }

@@ -2,27 +2,34 @@ import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import type { Database, Transaction } from '../client'
 import { insertQueuedMessage } from './accept-message'
+import { ensurePlatformTenant } from './platform-tenant'
 
 export interface DisabledWebhookEndpoint {
   endpointId: string
   tenantId: string
   url: string
   failingSince: Date
-  /** The owner the notice went to; null when the tenant has no owner to tell. */
-  notifiedAddress: string | null
-  noticeMessageId: string | null
+  /** The owners and admins the notice went to (one message each); empty when there is nobody to tell. */
+  notifiedAddresses: string[]
+  noticeMessageIds: string[]
 }
 
 /**
  * Disables every enabled endpoint that has failed since before `failingBefore` without a success
  * since (`disabled_reason` 'failing', the Webhooks page's banner reads it), and queues, in the same
- * transaction, a notice to the tenant's owner on the default lane: a message of that tenant, from
- * the platform's MAIL_FROM (no `from`), as any API message is accepted. The disable and its notice
- * commit together, so a notice is never lost nor sent twice.
+ * transaction, a notice to each of the tenant's owners and admins on the default lane: account mail,
+ * so a message of the platform tenant (Fairlane's own, from the platform's MAIL_FROM), not one
+ * counted against the tenant's plan. The disable and its notices commit together, so a notice is
+ * never lost nor sent twice.
  */
 export function disableFailingWebhookEndpoints(
   db: Database,
-  input: { failingBefore: Date; notice: (endpoint: { url: string; failingSince: Date }) => Notice },
+  input: {
+    failingBefore: Date
+    notice: (endpoint: { url: string; failingSince: Date }) => Notice
+    /** The platform tenant's name, should this be its first message (`ensurePlatformTenant`). */
+    platformTenantName: string
+  },
 ): Promise<DisabledWebhookEndpoint[]> {
   return db.transaction(async (tx) => {
     const rows = await tx.execute<{
@@ -37,15 +44,17 @@ export function disableFailingWebhookEndpoints(
         and (last_success_at is null or last_success_at < failing_since)
       returning id, tenant_id, url, failing_since`)
     const disabled: DisabledWebhookEndpoint[] = []
+    if (rows.length === 0) return disabled
+    const platformTenantId = await ensurePlatformTenant(tx, { name: input.platformTenantName })
     for (const row of rows) {
       const endpoint = { url: row.url, failingSince: new Date(row.failing_since) }
-      const notified = await queueNotice(tx, row.tenant_id, input.notice(endpoint))
+      const notified = await queueNotices(tx, row.tenant_id, platformTenantId, input.notice(endpoint))
       disabled.push({
         endpointId: row.id,
         tenantId: row.tenant_id,
         ...endpoint,
-        notifiedAddress: notified?.to ?? null,
-        noticeMessageId: notified?.messageId ?? null,
+        notifiedAddresses: notified.map((notice) => notice.to),
+        noticeMessageIds: notified.map((notice) => notice.messageId),
       })
     }
     return disabled
@@ -58,34 +67,39 @@ interface Notice {
   html: string
 }
 
-async function queueNotice(
+/** One notice per owner or admin of `tenantId`, each a queued message of the platform tenant. */
+async function queueNotices(
   tx: Transaction,
   tenantId: string,
+  platformTenantId: string,
   notice: Notice,
-): Promise<{ to: string; messageId: string } | null> {
-  const [owner] = await tx.execute<{ email: string }>(sql`
-    select u.email from memberships m join users u on u.id = m.user_id
-    where m.tenant_id = ${tenantId} and m.role = 'owner'
-    order by m.created_at limit 1`)
-  if (!owner) return null
-  const messageId = randomUUID()
-  await insertQueuedMessage(
-    tx,
-    {
-      id: messageId,
-      tenantId,
-      lane: 'default',
-      toAddress: owner.email,
-      subject: notice.subject,
-      html: notice.html,
-      text: notice.text,
-      template: null,
-      variables: null,
-      idempotencyKey: null,
-      requestHash: createHash('sha256').update(`${notice.subject}\n${notice.text}`).digest('hex'),
-      queuedAt: new Date(),
-    },
-    { v: 1, messageId, tenantId, lane: 'default', generation: 0 },
-  )
-  return { to: owner.email, messageId }
+): Promise<Array<{ to: string; messageId: string }>> {
+  const people = await tx.execute<{ email: string }>(sql`
+    select distinct on (u.email) u.email from memberships m join users u on u.id = m.user_id
+    where m.tenant_id = ${tenantId} and m.role in ('owner', 'admin')
+    order by u.email`)
+  const queued: Array<{ to: string; messageId: string }> = []
+  for (const person of people) {
+    const messageId = randomUUID()
+    await insertQueuedMessage(
+      tx,
+      {
+        id: messageId,
+        tenantId: platformTenantId,
+        lane: 'default',
+        toAddress: person.email,
+        subject: notice.subject,
+        html: notice.html,
+        text: notice.text,
+        template: null,
+        variables: null,
+        idempotencyKey: null,
+        requestHash: createHash('sha256').update(`${notice.subject}\n${notice.text}`).digest('hex'),
+        queuedAt: new Date(),
+      },
+      { v: 1, messageId, tenantId: platformTenantId, lane: 'default', generation: 0 },
+    )
+    queued.push({ to: person.email, messageId })
+  }
+  return queued
 }

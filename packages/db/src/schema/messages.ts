@@ -22,7 +22,7 @@ export const messages = pgTable(
     contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
     lane: text('lane').$type<Lane>().notNull(),
     status: text('status').$type<MessageStatus>().notNull().default('pending'),
-    /** `otp`, `password-reset`, a tenant template slug, or null for custom content. */
+    /** `otp`, `password-reset`, `verify-email`, a tenant template slug, or null for custom content. */
     template: text('template'),
     /** The version of the tenant template it was rendered from (null for built-in and custom mail). */
     templateVersion: integer('template_version'),

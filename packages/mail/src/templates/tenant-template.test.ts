@@ -69,7 +69,8 @@ describe('renderContent', () => {
       issues: [
         {
           path: 'template',
-          message: 'unknown template "nope": use otp, password-reset or one of your template slugs',
+          message:
+            'unknown template "nope": use otp, password-reset, verify-email or one of your template slugs',
         },
       ],
     })

@@ -1,6 +1,7 @@
 import Link from 'next/link'
 import type { ReactNode } from 'react'
 import { AppShell } from '@/components/app-shell'
+import { StandingBanner } from '@/components/standing-banner'
 import { requireTenantSession } from '@/server/auth/session'
 
 /**
@@ -26,6 +27,11 @@ export default async function AppLayout({ children }: { children: ReactNode }) {
       navLabel="Main"
       sections={APP_SECTIONS}
     >
+      <StandingBanner
+        email={session.email}
+        emailVerified={session.emailVerified}
+        tenantApproved={session.tenantApproved}
+      />
       {children}
     </AppShell>
   )

@@ -1,12 +1,12 @@
 import { acceptMessage } from '@fairlane/core/accept'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
-import { ensurePlatformTenant } from '@fairlane/db/queries/platform-tenant'
+import { ensurePlatformTenant, PLATFORM_TENANT_NAME } from '@fairlane/db/queries/platform-tenant'
 import { createSenderDomains } from '@fairlane/db/queries/senders'
 import type { ApiDeps } from '../api/v1/deps'
 import { createMessageRenderer } from '../api/v1/message-renderer'
 
-/** The name account mail is signed with, and the platform tenant's name. */
-export const PLATFORM_TENANT_NAME = 'Fairlane'
+/** The name account mail is signed with, and the platform tenant's name (shared with the worker). */
+export { PLATFORM_TENANT_NAME }
 
 /** A built-in template (critical lane) or custom content (default lane), as `POST /api/v1/messages` takes. */
 export type AccountMail =

@@ -84,6 +84,7 @@ describe('signUpTenant', () => {
       tenantId: outcome.tenantId,
       tenantName: 'Bakery Ltd',
       role: 'owner',
+      tenantApproved: true,
     })
 
     // The stored credential is better-auth's hash, and the password signs in.
@@ -92,6 +93,19 @@ describe('signUpTenant', () => {
     await expect(
       auth.api.signInEmail({ body: { email: input.email, password: 'wrong password!!' } }),
     ).rejects.toMatchObject({ statusCode: 401 })
+  })
+
+  it('holds the new tenant for approval in SIGNUP_MODE=approve, and only then', async () => {
+    const held = await signUpTenant(form(), { auth, db: database.db, signupMode: 'approve' })
+    const open = await signUpTenant(form(), { auth, db: database.db, signupMode: 'verify' })
+    if (held.kind !== 'created' || open.kind !== 'created') throw new Error('expected both created')
+    const approved = async (tenantId: string) =>
+      (await database.sql`select approved_at is not null as ok from tenants where id = ${tenantId}`)[0]?.ok
+    expect(await approved(held.tenantId)).toBe(false)
+    expect(await approved(open.tenantId)).toBe(true)
+    expect(await findActingMembership(database.db, { userId: held.userId })).toMatchObject({
+      tenantApproved: false,
+    })
   })
 
   it('refuses a duplicate email next to the field and creates no second tenant', async () => {
@@ -154,7 +168,12 @@ describe('signUpTenant', () => {
     const acting = (preferredTenantId?: string) =>
       findActingMembership(database.db, { userId: outcome.userId, preferredTenantId })
     expect((await acting())?.tenantId).toBe(outcome.tenantId)
-    expect(await acting(second.id)).toEqual({ tenantId: second.id, tenantName: 'Second', role: 'member' })
+    expect(await acting(second.id)).toEqual({
+      tenantId: second.id,
+      tenantName: 'Second',
+      role: 'member',
+      tenantApproved: true,
+    })
     // An active tenant the user does not belong to is ignored, never honoured.
     expect((await acting(stranger?.id))?.tenantId).toBe(outcome.tenantId)
   })

@@ -3,6 +3,7 @@ import { createTenantWithOwner, deleteUser } from '@fairlane/db/queries/accounts
 import { z } from 'zod'
 import { isAuthApiError } from '../auth/auth-api-error'
 import { type Auth, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/better-auth'
+import { type SignupMode, VERIFY_EMAIL_LANDING } from './auth-mail'
 
 export const signUpSchema = z.object({
   company: z.string().trim().min(1, 'Enter your company’s name').max(100, 'Use at most 100 characters'),
@@ -29,6 +30,8 @@ export interface SignUpDeps {
   db: Database
   /** The request's headers; better-auth reads the origin and IP from them. */
   headers?: Headers
+  /** SIGNUP_MODE: `approve` makes the tenant held for the platform admin's approval. Default `verify`. */
+  signupMode?: SignupMode
 }
 
 /**
@@ -44,7 +47,8 @@ export async function signUpTenant(input: SignUpInput, deps: SignUpDeps): Promis
   let userId: string
   try {
     const created = await deps.auth.api.signUpEmail({
-      body: { name, email, password },
+      // The verification mail (sent by better-auth on sign-up) links back to this page.
+      body: { name, email, password, callbackURL: VERIFY_EMAIL_LANDING },
       ...(deps.headers ? { headers: deps.headers } : {}),
     })
     userId = created.user.id
@@ -57,7 +61,11 @@ export async function signUpTenant(input: SignUpInput, deps: SignUpDeps): Promis
   }
 
   try {
-    const { tenantId } = await createTenantWithOwner(deps.db, { userId, tenantName: company })
+    const { tenantId } = await createTenantWithOwner(deps.db, {
+      userId,
+      tenantName: company,
+      held: deps.signupMode === 'approve',
+    })
     return { kind: 'created', userId, tenantId }
   } catch (error) {
     await deleteUser(deps.db, { userId })

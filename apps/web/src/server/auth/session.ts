@@ -32,7 +32,7 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
   // Reading the headers first also marks the page dynamic before the container (and the environment
   // check) is touched, so `next build` never builds a container while prerendering.
   const requestHeaders = await headers()
-  const { auth, database } = container()
+  const { auth, database, config } = container()
   const found = await auth.api.getSession({ headers: requestHeaders })
   if (!found) return null
   const membership = await findActingMembership(database.db, {
@@ -47,7 +47,8 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
     tenantId: membership.tenantId,
     tenantName: membership.tenantName,
     role: membership.role,
-    emailVerified: found.user.emailVerified === true,
+    // SIGNUP_MODE=open: nobody is held back for an unverified address.
+    emailVerified: found.user.emailVerified === true || config.SIGNUP_MODE === 'open',
     tenantApproved: membership.tenantApproved,
     timeZone: found.user.timeZone ?? null,
   }

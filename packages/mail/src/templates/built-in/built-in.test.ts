@@ -85,6 +85,41 @@ describe('built-in password-reset template', () => {
   })
 })
 
+describe('built-in verify-email template', () => {
+  const verifyUrl = 'https://app.test/api/auth/verify-email?token=abc&callbackURL=%2Fverified'
+
+  it('links the button and the fallback to the escaped URL, and says when it expires', () => {
+    const message = rendered('verify-email', { verifyUrl, appName: 'Fairlane', expiresInMinutes: 1440 })
+    expect(message.subject).toBe('Verify your email for Fairlane')
+    expect(message.html).toContain(
+      'href="https://app.test/api/auth/verify-email?token=abc&amp;callbackURL=%2Fverified"',
+    )
+    expect(message.html).toContain('>Verify email</a>')
+    expect(message.text).toContain(verifyUrl)
+    expect(message.text).toContain('This link expires in 1440 minutes.')
+    expect(message.template).toBe('verify-email')
+  })
+
+  it('reads well without the optional variables', () => {
+    const message = rendered('verify-email', { verifyUrl })
+    expect(message.subject).toBe('Verify your email address')
+    expect(message.text).not.toContain('expires')
+  })
+
+  it.each([
+    [{}, 'variables.verifyUrl', 'is required'],
+    [{ verifyUrl: 'javascript:alert(1)' }, 'variables.verifyUrl', 'http:// or https://'],
+    [{ verifyUrl: 'https://app.test/\r\nverify' }, 'variables.verifyUrl', 'control characters'],
+    [{ verifyUrl, resetUrl: verifyUrl }, 'variables.resetUrl', 'not a recognized field'],
+    [{ verifyUrl, expiresInMinutes: 1441 }, 'variables.expiresInMinutes', 'at most 1440'],
+  ])('refuses %o, naming %s', (variables, path, message) => {
+    expect(issuesOf('verify-email', variables)).toContainEqual({
+      path,
+      message: expect.stringContaining(message),
+    })
+  })
+})
+
 describe('renderBuiltIn', () => {
   it('returns null for a name that is not built in', () => {
     expect(renderBuiltIn('welcome', {})).toBeNull()

@@ -5,6 +5,7 @@ import { otpVariables, renderOtp } from './otp'
 import { passwordResetVariables, renderPasswordReset } from './password-reset'
 import { appName as appNameSchema } from './shared-variables'
 import type { BuiltInContent } from './types'
+import { renderVerifyEmail, verifyEmailVariables } from './verify-email'
 
 interface BuiltInTemplate<Schema extends z.ZodType> {
   variables: Schema
@@ -19,6 +20,7 @@ function define<Schema extends z.ZodType>(template: BuiltInTemplate<Schema>): Bu
 export const BUILT_IN_RENDERERS: Record<BuiltInTemplateName, BuiltInTemplate<z.ZodType>> = {
   otp: define({ variables: otpVariables, render: renderOtp }),
   'password-reset': define({ variables: passwordResetVariables, render: renderPasswordReset }),
+  'verify-email': define({ variables: verifyEmailVariables, render: renderVerifyEmail }),
 }
 
 /**
@@ -59,3 +61,4 @@ function withDefaultAppName(
 export { type OtpVariables, otpVariables, renderOtp } from './otp'
 export { type PasswordResetVariables, passwordResetVariables, renderPasswordReset } from './password-reset'
 export type { BuiltInContent } from './types'
+export { renderVerifyEmail, type VerifyEmailVariables, verifyEmailVariables } from './verify-email'

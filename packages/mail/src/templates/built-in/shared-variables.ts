@@ -20,3 +20,23 @@ export function expiryLine(minutes: number | undefined, what: string): string | 
   if (minutes === undefined) return null
   return `This ${what} expires in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`
 }
+
+/** A link the reader clicks (reset, verification): absolute http(s), exactly as given. */
+export const linkUrl = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required' : 'must be a string') })
+  .max(2048, 'must be at most 2048 characters')
+  // The URL parser silently drops tabs and line breaks; refuse them instead of sending a changed link.
+  .refine(
+    (value) => isHeaderSafe(value) && !/\s/.test(value),
+    'must not contain spaces or control characters',
+  )
+  .refine(isHttpUrl, 'must be an absolute http:// or https:// URL')
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value)
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== ''
+  } catch {
+    return false
+  }
+}

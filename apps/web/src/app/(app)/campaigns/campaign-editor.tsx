@@ -22,6 +22,11 @@ interface Props {
   verifiedDomains: string[]
   /** The tenant's default sender, used when From is left empty (null: the platform's address). */
   defaultFrom: string | null
+  /**
+   * Why this tenant may not schedule or send yet (unverified email, held for approval: core's
+   * decideAccess), or null. Drafts can still be saved.
+   */
+  sendRefusal?: string | null | undefined
 }
 
 /** The campaign editor: content, audience, preview and test send, schedule. Fields are controlled so the preview follows them. */
@@ -35,6 +40,7 @@ export function CampaignEditor({
   defaultTestAddress,
   verifiedDomains,
   defaultFrom,
+  sendRefusal = null,
 }: Props) {
   const [state, formAction, pending] = useActionState(saveCampaignAction, {
     values: initial,
@@ -189,8 +195,17 @@ export function CampaignEditor({
           </div>
           <TrackingFields values={values} onChange={change} />
           <ScheduleFields values={values} state={state} zones={zones} onChange={change} />
+          {sendRefusal && values.schedule !== 'draft' ? (
+            <p className="form-error" role="note" data-testid="send-refusal">
+              {sendRefusal}. You can save the campaign as a draft until then.
+            </p>
+          ) : null}
           <div className={styles.actions}>
-            <button type="submit" className="button" disabled={pending}>
+            <button
+              type="submit"
+              className="button"
+              disabled={pending || (sendRefusal !== null && values.schedule !== 'draft')}
+            >
               {pending ? 'Saving…' : values.schedule === 'draft' ? 'Save draft' : 'Schedule campaign'}
             </button>
           </div>

@@ -15,6 +15,9 @@ export default async function SignInPage() {
       <h1>Sign in</h1>
       <SignInForm />
       <p>
+        <Link href="/forgot-password">Forgot password?</Link>
+      </p>
+      <p>
         New to Fairlane? <Link href="/sign-up">Create an account</Link>
       </p>
     </>

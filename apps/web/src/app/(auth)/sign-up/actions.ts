@@ -17,8 +17,13 @@ export async function signUpAction(_previous: SignUpState, formData: FormData): 
     email: String(formData.get('email') ?? ''),
     password: String(formData.get('password') ?? ''),
   }
-  const { auth, database } = container()
-  const outcome = await signUpTenant(input, { auth, db: database.db, headers: await headers() })
+  const { auth, database, config } = container()
+  const outcome = await signUpTenant(input, {
+    auth,
+    db: database.db,
+    headers: await headers(),
+    signupMode: config.SIGNUP_MODE,
+  })
   if (outcome.kind === 'throttled') {
     return {
       values: { company: input.company, name: input.name, email: input.email },

@@ -6,6 +6,7 @@ import type { TenantLoadJson } from '@/server/api/admin/list-tenants'
 import styles from '../admin.module.css'
 import { formatCount } from '../format'
 import { usePolling } from '../use-polling'
+import { ApproveButton } from './approve-button'
 import { PlanEditor } from './plan-editor'
 import { TenantHistory } from './tenant-history'
 
@@ -30,7 +31,16 @@ function loadColumns(sort: Sort, sortBy: (key: SortKey) => void): DataColumn<Ten
     ),
   })
   return [
-    sortable('name', 'Tenant', { rowHeader: true, cell: (row) => row.name }),
+    sortable('name', 'Tenant', {
+      rowHeader: true,
+      cell: (row) => (
+        <>
+          {row.name}
+          {row.platform ? <span className="muted"> (platform: Fairlane's account mail)</span> : null}
+          {row.approved ? null : <span data-testid="tenant-held"> — waiting for approval</span>}
+        </>
+      ),
+    }),
     sortable('backlog', 'Backlog', {
       testId: 'tenant-backlog',
       cell: (row) => (
@@ -117,6 +127,15 @@ export function TenantsLive() {
               header: <span className="visually-hidden">Actions</span>,
               cell: (row) => (
                 <div className={styles.actions}>
+                  {row.approved ? null : (
+                    <ApproveButton
+                      tenant={row}
+                      onDone={(message) => {
+                        setNotice(message)
+                        refresh()
+                      }}
+                    />
+                  )}
                   <button
                     type="button"
                     className="button-secondary"

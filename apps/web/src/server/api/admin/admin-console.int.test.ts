@@ -379,6 +379,8 @@ describe('GET /api/admin/tenants', () => {
       backlog: { pending: 4, queued: 1 },
       sentLastMinute: 7,
       deferredLastMinute: 2,
+      approved: true,
+      platform: false,
     })
   })
 

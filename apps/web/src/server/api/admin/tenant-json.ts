@@ -7,5 +7,8 @@ export function tenantJson(tenant: TenantView) {
     plan: tenant.plan,
     createdAt: tenant.createdAt.toISOString(),
     updatedAt: tenant.updatedAt.toISOString(),
+    /** False while held for approval (SIGNUP_MODE=approve); `PATCH { "approved": true }` lets it send. */
+    approved: tenant.approvedAt !== null,
+    platform: tenant.isPlatform,
   }
 }

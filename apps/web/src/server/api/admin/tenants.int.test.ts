@@ -120,6 +120,21 @@ describe('PATCH /api/admin/tenants/:id', () => {
     })
   })
 
+  it('approves a held tenant once, audited; approval cannot be withdrawn', async () => {
+    const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Held' }))
+    await harness.database.sql`update tenants set approved_at = null where id = ${id}`
+    const response = await patch(id, { approved: true })
+    expect(response.status).toBe(200)
+    expect(await readJson(response)).toMatchObject({ id, approved: true, platform: false })
+    expect((await patch(id, { approved: true })).status).toBe(200)
+    const audits = await harness.database.sql`
+      select actor from admin_audit_log where target_id = ${id} and action = 'tenant.approve'`
+    expect(audits).toEqual([{ actor: 'admin-token' }])
+    const refused = await patch(id, { approved: false })
+    expect(refused.status).toBe(400)
+    expect(JSON.stringify(await readJson(refused))).toContain('approved')
+  })
+
   it('answers 404 for an unknown or malformed id and 400 for an empty plan', async () => {
     expect((await patch('00000000-0000-4000-8000-000000000001', { plan: { weight: 2 } })).status).toBe(404)
     expect((await patch('nope', { plan: { weight: 2 } })).status).toBe(404)

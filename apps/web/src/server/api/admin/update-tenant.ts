@@ -2,7 +2,7 @@ import { platformActorLabel, TENANT_AUDIT_ACTIONS } from '@fairlane/core'
 import { AppError, fieldIssues, validationFailed } from '@fairlane/core/errors'
 import { insertAuditEntry } from '@fairlane/db/queries/audit-log'
 import { insertTenantAuditEntry } from '@fairlane/db/queries/tenant-audit'
-import { findTenant, updateTenantPlan } from '@fairlane/db/queries/tenants'
+import { approveTenant, findTenant, updateTenantPlan } from '@fairlane/db/queries/tenants'
 import { z } from 'zod'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { CLIENT_ADDRESS_HEADER } from '../../http/client-address'
@@ -13,14 +13,23 @@ import { type AdminDeps, MAX_ADMIN_BODY_BYTES } from './deps'
 import { planInput } from './plan'
 import { tenantJson } from './tenant-json'
 
-const updateTenantBody = z.strictObject({
-  plan: planInput.refine(
-    (plan) => Object.keys(plan).length > 0,
-    'give at least one of ratePerSec, burst, weight',
-  ),
-})
+const updateTenantBody = z
+  .strictObject({
+    plan: planInput
+      .refine((plan) => Object.keys(plan).length > 0, 'give at least one of ratePerSec, burst, weight')
+      .optional(),
+    // Approval is one way: a held tenant is let through, never put back on hold.
+    approved: z.literal(true, 'must be true (approval cannot be withdrawn)').optional(),
+  })
+  .refine((body) => body.plan !== undefined || body.approved !== undefined, {
+    message: 'give plan or approved',
+    path: ['plan'],
+  })
 
-/** `PATCH /api/admin/tenants/:id` `{ plan }` → the tenant. The change and its audit entry commit together. */
+/**
+ * `PATCH /api/admin/tenants/:id` `{ plan?, approved? }` → the tenant. Each change and its audit entry
+ * commit together.
+ */
 export function patchTenant(request: Request, id: string, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const { actor } = await authorizeAdmin(request, deps)
@@ -31,14 +40,21 @@ export function patchTenant(request: Request, id: string, deps: AdminDeps): Prom
     const tenant = await deps.db.transaction(async (tx) => {
       const before = await findTenant(tx, { tenantId: id })
       if (!before) throw notFound
-      const after = await updateTenantPlan(tx, { tenantId: id, plan: parsed.data.plan })
-      if (!after) throw notFound
+      let after = before
+      if (parsed.data.approved && before.approvedAt === null) {
+        after = (await approveTenant(tx, { tenantId: id, now: deps.clock.now() })) ?? before
+        await insertAuditEntry(tx, { actor, action: 'tenant.approve', targetType: 'tenant', targetId: id })
+      }
+      const plan = parsed.data.plan
+      if (plan === undefined) return after
+      const changed = await updateTenantPlan(tx, { tenantId: id, plan })
+      if (!changed) throw notFound
       await insertAuditEntry(tx, {
         actor,
         action: 'tenant.plan.update',
         targetType: 'tenant',
         targetId: id,
-        details: { before: before.plan, after: after.plan },
+        details: { before: before.plan, after: changed.plan },
       })
       // The tenant's own log says the platform changed its plan, in the same transaction.
       await insertTenantAuditEntry(tx, {
@@ -49,11 +65,11 @@ export function patchTenant(request: Request, id: string, deps: AdminDeps): Prom
           action: TENANT_AUDIT_ACTIONS.planUpdate,
           targetType: 'tenant',
           targetId: id,
-          details: { before: before.plan, after: after.plan },
+          details: { before: before.plan, after: changed.plan },
           ipAddress: request.headers.get(CLIENT_ADDRESS_HEADER),
         },
       })
-      return after
+      return changed
     })
     return Response.json(tenantJson(tenant), { headers: { 'cache-control': 'no-store' } })
   })

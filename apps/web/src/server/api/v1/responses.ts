@@ -31,7 +31,7 @@ export const messageAcceptedResponse = z
     status: z.literal('queued'),
     lane: z
       .enum(LANES)
-      .meta({ description: '`critical` for otp and password-reset, `default` for the rest' }),
+      .meta({ description: '`critical` for otp, password-reset and verify-email, `default` for the rest' }),
   })
   .meta({
     description:

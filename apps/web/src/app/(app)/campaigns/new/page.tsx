@@ -5,6 +5,7 @@ import Link from 'next/link'
 import { requireTenantSession } from '@/server/auth/session'
 import { loadEditorData } from '@/server/campaigns/editor-data'
 import { type EditorValues, emptyValues } from '@/server/campaigns/editor-state'
+import { sendRefusal } from '@/server/campaigns/send-refusal'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { CampaignEditor } from '../campaign-editor'
@@ -66,7 +67,12 @@ export default async function NewCampaignPage({
           copy.
         </p>
       ) : null}
-      <CampaignEditor initial={initial} defaultTestAddress={session.email} {...data} />
+      <CampaignEditor
+        initial={initial}
+        defaultTestAddress={session.email}
+        sendRefusal={sendRefusal(session)}
+        {...data}
+      />
     </>
   )
 }

@@ -145,7 +145,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       tags: ['Messages'],
       summary: 'Send one message',
       description: [
-        'A built-in template (`otp`, `password-reset`: the `critical` lane, limited to 5 a minute per recipient),',
+        'A built-in template (`otp`, `password-reset`, `verify-email`: the `critical` lane, limited to 5 a minute per recipient),',
         'one of your template slugs, or your own `subject` with `html` and/or `text` (the `default` lane).',
         'The built-in templates take the variables in `OtpVariables` and `PasswordResetVariables`;',
         'a tenant template needs every variable it uses. Unknown fields are refused.',
@@ -260,7 +260,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       tags: ['Templates'],
       summary: 'Create a template',
       description:
-        'A slug of lowercase letters, digits and inner hyphens, unique per tenant (409), never `otp` or `password-reset`; `html` and/or `text`, parsed as mustache (a syntax error is a 400 naming the field).',
+        'A slug of lowercase letters, digits and inner hyphens, unique per tenant (409), never `otp`, `password-reset` or `verify-email`; `html` and/or `text`, parsed as mustache (a syntax error is a 400 naming the field).',
       requestBody: {
         required: true,
         content: {

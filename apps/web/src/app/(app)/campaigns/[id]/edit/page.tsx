@@ -6,6 +6,7 @@ import { notFound, redirect } from 'next/navigation'
 import { requireTenantSession } from '@/server/auth/session'
 import { audienceValue } from '@/server/campaigns/campaign-form'
 import { loadEditorData } from '@/server/campaigns/editor-data'
+import { sendRefusal } from '@/server/campaigns/send-refusal'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { CampaignEditor } from '../../campaign-editor'
@@ -60,6 +61,7 @@ export default async function EditCampaignPage({ params }: { params: Promise<{ i
           trackClicks: campaign.trackClicks,
         }}
         defaultTestAddress={session.email}
+        sendRefusal={sendRefusal(session)}
         {...data}
       />
     </>
