@@ -92,14 +92,14 @@ export async function listUserTenants(
  */
 export async function switchActiveTenant(
   db: Executor,
-  input: { sessionId: string; userId: string; tenantId: string },
+  input: ({ sessionId: string } | { sessionToken: string }) & { userId: string; tenantId: string },
 ): Promise<boolean> {
   const updated = await db
     .update(sessions)
     .set({ activeTenantId: input.tenantId })
     .where(
       and(
-        eq(sessions.id, input.sessionId),
+        'sessionId' in input ? eq(sessions.id, input.sessionId) : eq(sessions.token, input.sessionToken),
         eq(sessions.userId, input.userId),
         sql`exists (select 1 from ${memberships} where ${memberships.tenantId} = ${input.tenantId}::uuid and ${memberships.userId} = ${input.userId})`,
       ),

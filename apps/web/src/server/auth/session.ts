@@ -8,6 +8,8 @@ import { container } from '../container'
 
 /** Who is signed in and which tenant they act for; every page and action reads the tenant from here. */
 export interface TenantSession {
+  /** better-auth's session row: the tenant switcher sets its `active_tenant_id`. */
+  sessionId: string
   userId: string
   email: string
   name: string
@@ -39,6 +41,7 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
   })
   if (!membership) return null
   return {
+    sessionId: found.session.id,
     userId: found.user.id,
     email: found.user.email,
     name: found.user.name,
