@@ -10,7 +10,7 @@ import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { DateTime } from '@/components/date-time'
 import { StatusBadge } from '@/components/status-badge'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { revokeKeyAction } from './actions'
@@ -45,7 +45,7 @@ type SearchParams = Promise<Record<string, string | string[] | undefined>>
  * (`?revoke=<id>`) so it works without JavaScript; another tenant's id there is a 404.
  */
 export default async function ApiKeysPage({ searchParams }: { searchParams: SearchParams }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('apiKeys.manage')
   const params = await searchParams
   const { database, config } = container()
   const { db } = database
