@@ -59,6 +59,8 @@ test('an owner invites a member, who accepts from the mail, cannot open API keys
   await join.getByRole('button', { name: 'Create account and join' }).click()
   await expect(memberPage).toHaveURL(/\/dashboard/, { timeout: 15_000 })
   await expect(memberPage.getByTestId('tenant-name')).toHaveText(owner.company)
+  // The plan is the owner's business.
+  await expect(memberPage.getByTestId('plan')).toHaveCount(0)
 
   // The link is spent.
   const again = await newPage(browser)
