@@ -128,7 +128,7 @@ async function ownerCountLocked(tx: Executor, tenantId: string): Promise<number>
 
 async function membershipChange(
   tx: Executor,
-  input: { tenantId: string; userId: string; losesOwner: (role: MembershipRole) => boolean },
+  input: { tenantId: string; userId: string; losesOwnerRole: boolean },
 ): Promise<MembershipChange | null> {
   const owners = await ownerCountLocked(tx, input.tenantId)
   const [current] = await tx
@@ -137,7 +137,7 @@ async function membershipChange(
     .where(and(eq(memberships.tenantId, input.tenantId), eq(memberships.userId, input.userId)))
     .for('update')
   if (!current) return 'not_member'
-  if (current.role === 'owner' && input.losesOwner(current.role) && owners <= 1) return 'last_owner'
+  if (current.role === 'owner' && input.losesOwnerRole && owners <= 1) return 'last_owner'
   return null
 }
 
@@ -261,7 +261,7 @@ export function createTeamStore(db: Database): TeamStore {
 
     async setMemberRole(input, entry) {
       return db.transaction(async (tx) => {
-        const refused = await membershipChange(tx, { ...input, losesOwner: () => input.role !== 'owner' })
+        const refused = await membershipChange(tx, { ...input, losesOwnerRole: input.role !== 'owner' })
         if (refused) return refused
         await tx
           .update(memberships)
@@ -274,7 +274,7 @@ export function createTeamStore(db: Database): TeamStore {
 
     async deleteMember(input, entry) {
       return db.transaction(async (tx) => {
-        const refused = await membershipChange(tx, { ...input, losesOwner: () => true })
+        const refused = await membershipChange(tx, { ...input, losesOwnerRole: true })
         if (refused) return refused
         await tx
           .delete(memberships)
