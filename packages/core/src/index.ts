@@ -67,6 +67,8 @@ export * from './sender-identity'
 export * from './senders'
 // Suppressions (scopes, the API's list, resubscribe) are exported from the root like unsubscribe.
 export * from './suppressions'
+// Team (invitations, roles, leaving) is exported from the root like the other use cases.
+export * from './team'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
 // Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.

@@ -41,6 +41,14 @@ import {
   postSuppressionsImport,
 } from './api/v1/suppressions'
 import {
+  deleteInvitation,
+  deleteMember,
+  getInvitations,
+  getMembers,
+  patchMember,
+  postInvitation,
+} from './api/v1/team'
+import {
   changeTemplate,
   deleteTemplateByRef,
   getTemplateByRef,
@@ -248,6 +256,21 @@ export const API_ROUTES = {
     postWebhookDeliveriesReplay(request, id, deps.api),
   ),
   // better-auth's own endpoints (sign-in, sign-out, session); the pages use server actions instead.
+  // The tenant's team (extensions of the contract): members and their roles, invitations by email.
+  listMembers: route('GET', '/api/v1/members', (request, _, deps) => getMembers(request, deps.api)),
+  changeMemberRole: route('PATCH', '/api/v1/members/:userId', (request, { userId }, deps) =>
+    patchMember(request, userId, deps.api),
+  ),
+  removeMember: route('DELETE', '/api/v1/members/:userId', (request, { userId }, deps) =>
+    deleteMember(request, userId, deps.api),
+  ),
+  listInvitations: route('GET', '/api/v1/invitations', (request, _, deps) =>
+    getInvitations(request, deps.api),
+  ),
+  inviteMember: route('POST', '/api/v1/invitations', (request, _, deps) => postInvitation(request, deps.api)),
+  revokeInvitation: route('DELETE', '/api/v1/invitations/:id', (request, { id }, deps) =>
+    deleteInvitation(request, id, deps.api),
+  ),
   authGet: route('GET', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   authPost: route('POST', '/api/auth/*path', (request, _, deps) => handleAuth(request, deps)),
   healthLive: route('GET', '/api/health/live', () => healthLive()),

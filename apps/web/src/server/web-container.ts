@@ -90,6 +90,7 @@ export function buildWebContainer(config: Config): WebContainer {
     logger,
     limiters,
     clock,
+    appUrl: config.APP_URL,
     lastTouched: new Map(),
     // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
     keyCache: createApiKeyCache(),

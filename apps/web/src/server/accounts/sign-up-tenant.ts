@@ -82,7 +82,7 @@ function fieldErrors(error: z.ZodError): FieldErrors<SignUpField> {
   return errors
 }
 
-function throttledBy(error: unknown): SignUpOutcome | null {
+export function throttledBy(error: unknown): SignUpOutcome | null {
   if (!isAuthApiError(error) || error.statusCode !== 429) return null
   const body = error.body as { message?: string; retryAfterSeconds?: number } | undefined
   return {
@@ -93,7 +93,7 @@ function throttledBy(error: unknown): SignUpOutcome | null {
 }
 
 /** better-auth's refusals that belong next to a form field; anything else is a real failure. */
-function refusal(error: unknown): FieldErrors<SignUpField> | null {
+export function refusal(error: unknown): FieldErrors<SignUpField> | null {
   if (!isAuthApiError(error)) return null
   const code = error.body?.code ?? ''
   if (code.startsWith('USER_ALREADY_EXISTS')) {

@@ -1,26 +1,12 @@
 import 'server-only'
-import { type AccessDecision, decideAccess, type MembershipRole, type Permission } from '@fairlane/core'
-import { findActingMembership } from '@fairlane/db/queries/accounts'
+import { type AccessDecision, decideAccess, type Permission } from '@fairlane/core'
 import { headers } from 'next/headers'
 import { forbidden, redirect } from 'next/navigation'
 import { cache } from 'react'
 import { container } from '../container'
+import { readTenantSession, type TenantSession } from './tenant-session'
 
-/** Who is signed in and which tenant they act for; every page and action reads the tenant from here. */
-export interface TenantSession {
-  userId: string
-  email: string
-  name: string
-  tenantId: string
-  tenantName: string
-  role: MembershipRole
-  /** The user's address is verified (better-auth's `emailVerified`). */
-  emailVerified: boolean
-  /** The tenant is not held for approval. */
-  tenantApproved: boolean
-  /** The profile's IANA zone for showing times; null: the browser's. */
-  timeZone: string | null
-}
+export type { TenantSession }
 
 /**
  * The signed-in user's tenant session, or null when nobody is signed in (or the user belongs to no
@@ -33,25 +19,10 @@ export const getTenantSession = cache(async (): Promise<TenantSession | null> =>
   // check) is touched, so `next build` never builds a container while prerendering.
   const requestHeaders = await headers()
   const { auth, database, config } = container()
-  const found = await auth.api.getSession({ headers: requestHeaders })
-  if (!found) return null
-  const membership = await findActingMembership(database.db, {
-    userId: found.user.id,
-    preferredTenantId: found.session.activeTenantId,
-  })
-  if (!membership) return null
-  return {
-    userId: found.user.id,
-    email: found.user.email,
-    name: found.user.name,
-    tenantId: membership.tenantId,
-    tenantName: membership.tenantName,
-    role: membership.role,
-    // SIGNUP_MODE=open: nobody is held back for an unverified address.
-    emailVerified: found.user.emailVerified === true || config.SIGNUP_MODE === 'open',
-    tenantApproved: membership.tenantApproved,
-    timeZone: found.user.timeZone ?? null,
-  }
+  return readTenantSession(
+    { auth, db: database.db, signupOpen: config.SIGNUP_MODE === 'open' },
+    requestHeaders,
+  )
 })
 
 /** The tenant session; redirects to /sign-in when there is none (pages and server actions). */

@@ -122,6 +122,7 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
       db: database.db,
       logger,
       clock,
+      appUrl: TEST_APP_ORIGIN,
       lastTouched: new Map(),
       limiters: createApiLimiters({
         redis: overrides.redis ?? redis,

@@ -16,7 +16,7 @@ import { templateSyntaxError } from '@fairlane/mail/templates'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
 import { createMessageRenderer } from '@/server/api/v1/message-renderer'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { editorValuesOf, parseEditorForm, stateFromError } from '@/server/campaigns/campaign-form'
 import {
   type EditorState,
@@ -33,12 +33,17 @@ const now = () => new Date()
 
 /** Creates (no `campaignId`) or edits a campaign: saved as a draft, or scheduled now or at a local time. */
 export async function saveCampaignAction(_state: EditorState, form: FormData): Promise<EditorState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('campaigns.manage')
   const rawId = String(form.get('campaignId') ?? '')
   if (rawId !== '' && !isUuid(rawId)) notFound()
   const values = editorValuesOf(form)
   const parsed = parseEditorForm(values, now())
   if (!parsed.ok) return parsed.state
+  if (values.schedule !== 'draft') {
+    // Scheduling or sending also needs the tenant in good standing: the refusal says why, in the form.
+    const { refusal } = await authorize('campaigns.send')
+    if (refusal) return { values, errors: {}, formError: refusal.message }
+  }
   let id: string
   try {
     const saved = await scheduleCampaign(
@@ -62,7 +67,7 @@ export async function saveCampaignAction(_state: EditorState, form: FormData): P
 
 /** Cancels a campaign at any point before it is sent; the notice says how many were held back and how many went. */
 export async function cancelCampaignAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('campaigns.manage')
   const campaignId = String(form.get('campaignId') ?? '')
   if (!isUuid(campaignId)) notFound()
   let result: { sent: number; cancelled: number }
@@ -83,7 +88,7 @@ export async function cancelCampaignAction(form: FormData): Promise<void> {
 
 /** A new draft copy of any campaign (content and audience, not the schedule), opened in the editor. */
 export async function duplicateCampaignAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('campaigns.manage')
   const campaignId = String(form.get('campaignId') ?? '')
   if (!isUuid(campaignId)) notFound()
   let copy: { id: string }
@@ -108,7 +113,7 @@ function senderFields(input: { from?: unknown; replyTo?: unknown }): { from?: st
 
 /** The live preview: the campaign rendered for one of the tenant's contacts. */
 export async function previewCampaignAction(input: PreviewInput): Promise<PreviewResult> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('campaigns.manage')
   return renderPreview(
     {
       tenantId: session.tenantId,
@@ -123,7 +128,7 @@ export async function previewCampaignAction(input: PreviewInput): Promise<Previe
 
 /** What the chosen wall time means in UTC, shown under the field while the user types. */
 export async function describeScheduleAction(local: string, timeZone: string): Promise<ScheduleDescription> {
-  await requireTenantSession()
+  await authorize('campaigns.manage')
   const result = resolveSendAt({ local: String(local), timeZone: String(timeZone) }, now())
   switch (result.kind) {
     case 'ok':
@@ -160,7 +165,8 @@ export type TestSendResult = { ok: true; message: string } | { ok: false; messag
 export async function sendTestAction(
   input: PreviewInput & { to: string; from?: string; replyTo?: string },
 ): Promise<TestSendResult> {
-  const session = await requireTenantSession()
+  const { session, refusal } = await authorize('campaigns.send')
+  if (refusal) return { ok: false, message: refusal.message }
   const preview = await previewCampaignAction(input)
   if (preview.errors.length > 0) return { ok: false, message: preview.errors.join(' ') }
   const { api } = container()

@@ -11,7 +11,7 @@ import {
 import { createResubscribeStore } from '@fairlane/db/queries/resubscribe'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { type ContactFormState, parseContactForm } from '@/server/contacts/contact-form'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
@@ -27,7 +27,7 @@ export async function createContactAction(
   _state: ContactFormState,
   form: FormData,
 ): Promise<ContactFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const parsed = parseContactForm(form)
   if (!parsed.ok) return parsed.state
   const result = await createContact(container().database.db, {
@@ -52,7 +52,7 @@ export async function updateContactAction(
   _state: ContactFormState,
   form: FormData,
 ): Promise<ContactFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const contactId = contactIdOf(form)
   const parsed = parseContactForm(form)
   if (!parsed.ok) return parsed.state
@@ -78,7 +78,7 @@ export async function updateContactAction(
 
 /** Like the unsubscribe link: campaigns stop, the person's transactional mail still goes. */
 export async function unsubscribeContactAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const contactId = contactIdOf(form)
   const done = await unsubscribeContact(container().database.db, { tenantId: session.tenantId, contactId })
   if (!done) notFound()
@@ -99,7 +99,7 @@ export async function resubscribeContactAction(
   _state: ResubscribeFormState,
   form: FormData,
 ): Promise<ResubscribeFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('suppressions.remove')
   const contactId = contactIdOf(form)
   const note = String(form.get('note') ?? '')
   let result: Awaited<ReturnType<typeof resubscribeContact>>
@@ -134,7 +134,7 @@ export async function resubscribeContactAction(
 }
 
 export async function deleteContactAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const contactId = contactIdOf(form)
   const done = await deleteContact(container().database.db, { tenantId: session.tenantId, contactId })
   if (!done) notFound()

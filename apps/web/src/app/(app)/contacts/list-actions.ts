@@ -4,7 +4,7 @@ import { parseFilterText } from '@fairlane/core'
 import { addListMembersMatching } from '@fairlane/db/queries/lists'
 import { revalidatePath } from 'next/cache'
 import { redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 
@@ -13,7 +13,7 @@ import { isUuid } from '@/server/http/ids'
  * matches, not only the page shown.
  */
 export async function addMatchingToListAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const query = String(form.get('q') ?? '')
     .slice(0, 200)
     .trim()

@@ -1,4 +1,4 @@
-import { SUPPRESSION_REASONS } from '@fairlane/core'
+import { roleAllows, SUPPRESSION_REASONS } from '@fairlane/core'
 import {
   countBacklog,
   countSentSince,
@@ -127,16 +127,19 @@ export default async function DashboardPage() {
             </small>
           </dd>
         </div>
-        <div>
-          <dt>Plan</dt>
-          <dd data-testid="plan">
-            {plan.rate}
-            <small>
-              {plan.detail} (rate {tenant.plan.ratePerSec}/s · burst {tenant.plan.burst} · weight{' '}
-              {tenant.plan.weight})
-            </small>
-          </dd>
-        </div>
+        {/* The plan is billing-like: owners only (`plan.read`). */}
+        {roleAllows(session.role, 'plan.read') ? (
+          <div>
+            <dt>Plan</dt>
+            <dd data-testid="plan">
+              {plan.rate}
+              <small>
+                {plan.detail} (rate {tenant.plan.ratePerSec}/s · burst {tenant.plan.burst} · weight{' '}
+                {tenant.plan.weight})
+              </small>
+            </dd>
+          </div>
+        ) : null}
       </dl>
 
       <section className="card" aria-labelledby="suppressed-addresses">

@@ -3,7 +3,7 @@
 import { isAppError } from '@fairlane/core/errors'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import { domainUseCases } from './use-cases'
 
@@ -14,7 +14,7 @@ export interface AddDomainState {
 
 /** Adds a domain by the same use case and validation as `POST /api/v1/domains`, then shows its records. */
 export async function addDomainAction(_state: AddDomainState, form: FormData): Promise<AddDomainState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('domains.manage')
   const name = String(form.get('name') ?? '')
   let id: string
   try {
@@ -46,15 +46,15 @@ function domainIdOf(form: FormData): string {
  * refusal (a rotation already under way, mail still queued) is said next to the button.
  */
 async function onDomain<Result>(
+  tenantId: string,
   form: FormData,
   run: (input: { tenantId: string; domainId: string }) => Promise<Result>,
   success: (domainId: string, result: Result) => string,
 ): Promise<DomainActionState> {
-  const session = await requireTenantSession()
   const domainId = domainIdOf(form)
   let result: Result
   try {
-    result = await run({ tenantId: session.tenantId, domainId })
+    result = await run({ tenantId, domainId })
   } catch (error) {
     if (isAppError(error) && error.code === 'not_found') notFound()
     if (isAppError(error)) return { error: error.message }
@@ -68,7 +68,9 @@ export async function verifyDomainAction(
   _state: DomainActionState,
   form: FormData,
 ): Promise<DomainActionState> {
+  const { session } = await authorize('domains.manage')
   return onDomain(
+    session.tenantId,
     form,
     domainUseCases().verify,
     (id, result) => `/domains/${id}?notice=checked&released=${result.releasedMessages}`,
@@ -79,12 +81,19 @@ export async function rotateDkimAction(
   _state: DomainActionState,
   form: FormData,
 ): Promise<DomainActionState> {
-  return onDomain(form, domainUseCases().rotateDkim, (id) => `/domains/${id}?notice=rotated`)
+  const { session } = await authorize('domains.manage')
+  return onDomain(
+    session.tenantId,
+    form,
+    domainUseCases().rotateDkim,
+    (id) => `/domains/${id}?notice=rotated`,
+  )
 }
 
 export async function deleteDomainAction(
   _state: DomainActionState,
   form: FormData,
 ): Promise<DomainActionState> {
-  return onDomain(form, domainUseCases().remove, () => '/domains?notice=deleted')
+  const { session } = await authorize('domains.manage')
+  return onDomain(session.tenantId, form, domainUseCases().remove, () => '/domains?notice=deleted')
 }

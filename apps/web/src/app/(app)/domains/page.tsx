@@ -4,7 +4,7 @@ import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { AddDomainForm } from './add-domain-form'
 import { domainUseCases } from './use-cases'
 
@@ -24,7 +24,7 @@ const DOMAIN_COLUMNS: DataColumn<DomainView>[] = [
 
 /** The tenant's sending domains: add one, see which may send (verified) and why one may not. */
 export default async function DomainsPage({ searchParams }: { searchParams: SearchParams }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('domains.manage')
   const { notice } = await searchParams
   const domains = await domainUseCases().list({ tenantId: session.tenantId })
   return (

@@ -11,7 +11,7 @@ import {
 } from '@fairlane/db/queries/lists'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import type { FieldFormState } from './single-field-form'
@@ -26,7 +26,7 @@ function listIdOf(form: FormData): string {
 const db = () => container().database.db
 
 export async function createListAction(_state: FieldFormState, form: FormData): Promise<FieldFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const value = String(form.get('name') ?? '')
   const name = validateListName(value)
   if (!name.ok) return { value, error: name.message }
@@ -37,7 +37,7 @@ export async function createListAction(_state: FieldFormState, form: FormData): 
 }
 
 export async function renameListAction(_state: FieldFormState, form: FormData): Promise<FieldFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const listId = listIdOf(form)
   const value = String(form.get('name') ?? '')
   const name = validateListName(value)
@@ -51,7 +51,7 @@ export async function renameListAction(_state: FieldFormState, form: FormData): 
 }
 
 export async function deleteListAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const listId = listIdOf(form)
   const result = await deleteList(db(), { tenantId: session.tenantId, listId })
   if (result === 'not_found') notFound()
@@ -64,7 +64,7 @@ export async function addMembersByEmailAction(
   _state: FieldFormState,
   form: FormData,
 ): Promise<FieldFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const listId = listIdOf(form)
   const value = String(form.get('emails') ?? '')
   const { emails, invalid } = splitEmailList(value)
@@ -88,7 +88,7 @@ export async function addMembersByEmailAction(
 }
 
 export async function addSelectedContactsAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const listId = listIdOf(form)
   const contactIds = form.getAll('contactId').map(String).filter(isUuid).slice(0, 1000)
   const result = await addListMembers(db(), { tenantId: session.tenantId, listId, contactIds })
@@ -98,7 +98,7 @@ export async function addSelectedContactsAction(form: FormData): Promise<void> {
 }
 
 export async function removeMemberAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const listId = listIdOf(form)
   const contactId = String(form.get('contactId') ?? '')
   if (!isUuid(contactId)) notFound()

@@ -5,7 +5,7 @@ import { isAppError } from '@fairlane/core/errors'
 import { createSegmentStore } from '@fairlane/db/queries/segments'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import type { FieldFormState } from '../lists/single-field-form'
@@ -20,7 +20,7 @@ function segmentIdOf(form: FormData): string {
 
 /** "Save as segment" on the contacts page: the filter as typed, under a name. */
 export async function createSegmentAction(_state: FieldFormState, form: FormData): Promise<FieldFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const value = String(form.get('name') ?? '')
   const parsed = parseFilterText(String(form.get('filter') ?? ''))
   if (!parsed.ok) return { value, error: parsed.issues.map((issue) => issue.message).join(' ') }
@@ -44,7 +44,7 @@ export async function createSegmentAction(_state: FieldFormState, form: FormData
 }
 
 export async function renameSegmentAction(_state: FieldFormState, form: FormData): Promise<FieldFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const segmentId = segmentIdOf(form)
   const value = String(form.get('name') ?? '')
   try {
@@ -64,7 +64,7 @@ export async function renameSegmentAction(_state: FieldFormState, form: FormData
 
 /** Deletes a segment; while a scheduled or sending campaign uses it, the page says which. */
 export async function deleteSegmentAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('contacts.manage')
   const segmentId = segmentIdOf(form)
   try {
     await deleteSegment({ tenantId: session.tenantId, segmentId }, { store: store() })

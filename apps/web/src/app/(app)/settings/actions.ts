@@ -2,7 +2,7 @@
 
 import { saveTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import { revalidatePath } from 'next/cache'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import {
   type SenderFormState,
@@ -16,7 +16,7 @@ export async function saveDefaultSenderAction(
   _state: SenderFormState,
   form: FormData,
 ): Promise<SenderFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('settings.manage')
   const state = await saveDefaultSenderForm(
     { tenantId: session.tenantId, values: senderFormValuesOf(form) },
     { db: container().database.db },
@@ -30,7 +30,7 @@ export async function saveTrackingSettingsAction(
   _state: TrackingFormState,
   form: FormData,
 ): Promise<TrackingFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('settings.manage')
   const values = trackingSettingsOf(form)
   await saveTrackingSettings(container().database.db, { tenantId: session.tenantId, ...values })
   revalidatePath('/settings')

@@ -1,7 +1,7 @@
 import { findDefaultSender, listVerifiedDomainNames } from '@fairlane/db/queries/senders'
 import { findTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import type { Metadata } from 'next'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { fromFieldHint } from '@/server/settings/from-hint'
 import { SenderForm } from './sender-form'
@@ -14,7 +14,7 @@ export const metadata: Metadata = { title: 'Settings' }
 
 /** The tenant's settings: its default sender, and open and click tracking. */
 export default async function SettingsPage() {
-  const session = await requireTenantSession()
+  const { session } = await authorize('settings.manage')
   const { db } = container().database
   const [sender, domains, tracking] = await Promise.all([
     findDefaultSender(db, { tenantId: session.tenantId }),

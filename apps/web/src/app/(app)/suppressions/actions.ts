@@ -3,7 +3,7 @@
 import { isAppError } from '@fairlane/core/errors'
 import { revalidatePath } from 'next/cache'
 import { redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { suppressionUseCases } from './use-cases'
 
 /** The list's search and filter, carried through an action so the page comes back as it was. */
@@ -22,7 +22,7 @@ function backTo(form: FormData, extra: Record<string, string>): string {
  * does; the page then says which address was removed, or that it was no longer listed.
  */
 export async function removeSuppressionAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('suppressions.remove')
   const email = String(form.get('email') ?? '').slice(0, 300)
   let removed: string
   try {
@@ -60,7 +60,7 @@ export async function addSuppressionsAction(
   _state: AddSuppressionsState,
   form: FormData,
 ): Promise<AddSuppressionsState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('suppressions.add')
   const values = {
     emails: String(form.get('emails') ?? '').slice(0, 300_000),
     detail: String(form.get('detail') ?? '').slice(0, 2000),

@@ -14,7 +14,7 @@ import { createTemplateStore } from '@fairlane/db/queries/templates'
 import { templateSyntaxError } from '@fairlane/mail/templates'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import type { TemplateEditorState } from '@/server/templates/editor-state'
@@ -36,7 +36,7 @@ export async function saveTemplateAction(
   _state: TemplateEditorState,
   form: FormData,
 ): Promise<TemplateEditorState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('templates.manage')
   const templateId = String(form.get('templateId') ?? '')
   if (templateId !== '' && !isUuid(templateId)) notFound()
   const values = templateValuesOf(form)
@@ -67,7 +67,7 @@ export async function saveTemplateAction(
 
 /** Deletes a template after the page asked; always allowed (see `deleteTemplate` in core). */
 export async function deleteTemplateAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('templates.manage')
   const templateId = String(form.get('templateId') ?? '')
   if (!isUuid(templateId)) notFound()
   let slug: string

@@ -4,7 +4,7 @@ import { parseNewWebhookEndpoint, parseWebhookEndpointPatch, type WebhookEndpoin
 import { type AppError, isAppError } from '@fairlane/core/errors'
 import { revalidatePath } from 'next/cache'
 import { notFound, redirect } from 'next/navigation'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import { webhookUseCases } from './use-cases'
 
@@ -50,7 +50,7 @@ export async function createWebhookAction(
   _state: WebhookFormState,
   form: FormData,
 ): Promise<WebhookFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const values = valuesOf(form)
   try {
     const endpoint = parseNewWebhookEndpoint({ ...values, description: values.description || null })
@@ -77,7 +77,7 @@ export async function updateWebhookAction(
   _state: WebhookFormState,
   form: FormData,
 ): Promise<WebhookFormState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const endpointId = endpointIdOf(form)
   const values = valuesOf(form)
   try {
@@ -100,14 +100,14 @@ export interface EndpointActionState {
 }
 
 async function onEndpoint(
+  tenantId: string,
   form: FormData,
   run: (query: { tenantId: string; endpointId: string }) => Promise<unknown>,
   success: (endpointId: string) => string,
 ): Promise<EndpointActionState> {
-  const session = await requireTenantSession()
   const endpointId = endpointIdOf(form)
   try {
-    await run({ tenantId: session.tenantId, endpointId })
+    await run({ tenantId, endpointId })
   } catch (error) {
     if (isAppError(error) && error.code === 'not_found') notFound()
     if (isAppError(error)) return { error: error.message }
@@ -121,8 +121,10 @@ export async function setWebhookEnabledAction(
   _state: EndpointActionState,
   form: FormData,
 ): Promise<EndpointActionState> {
+  const { session } = await authorize('webhooks.manage')
   const enabled = form.get('enabled') === 'true'
   return onEndpoint(
+    session.tenantId,
     form,
     (query) => webhookUseCases().update({ ...query, patch: { enabled } }),
     (id) => `/webhooks/${id}?notice=${enabled ? 'enabled' : 'disabled'}`,
@@ -133,14 +135,21 @@ export async function sendTestEventAction(
   _state: EndpointActionState,
   form: FormData,
 ): Promise<EndpointActionState> {
-  return onEndpoint(form, webhookUseCases().sendTest, (id) => `/webhooks/${id}?notice=test-sent`)
+  const { session } = await authorize('webhooks.manage')
+  return onEndpoint(
+    session.tenantId,
+    form,
+    webhookUseCases().sendTest,
+    (id) => `/webhooks/${id}?notice=test-sent`,
+  )
 }
 
 export async function deleteWebhookAction(
   _state: EndpointActionState,
   form: FormData,
 ): Promise<EndpointActionState> {
-  return onEndpoint(form, webhookUseCases().remove, () => '/webhooks?notice=deleted')
+  const { session } = await authorize('webhooks.manage')
+  return onEndpoint(session.tenantId, form, webhookUseCases().remove, () => '/webhooks?notice=deleted')
 }
 
 /** A new secret, answered to the page (not in a URL, never stored in the browser's history). */
@@ -148,7 +157,7 @@ export async function rotateWebhookSecretAction(
   _state: EndpointActionState,
   form: FormData,
 ): Promise<EndpointActionState> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const endpointId = endpointIdOf(form)
   let rotated: WebhookEndpointView & { secret: string }
   try {
@@ -166,7 +175,7 @@ export async function rotateWebhookSecretAction(
  * `POST /api/v1/webhooks/:id/deliveries/replay` does, and comes back to the log as it was filtered.
  */
 export async function replayDeliveriesAction(form: FormData): Promise<void> {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const endpointId = endpointIdOf(form)
   const deliveryIds = [...new Set(form.getAll('ids').map(String).filter(isUuid))].slice(0, 100)
   const status = String(form.get('status') ?? '')

@@ -3,7 +3,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { LocalTime } from '@/components/local-time'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { createWebhookAction } from './actions'
 import { EndpointStatus, failingDisabled } from './endpoint-status'
 import { FailingWebhooksBanner } from './failing-banner'
@@ -38,7 +38,7 @@ const ENDPOINT_COLUMNS: DataColumn<WebhookEndpointView>[] = [
 
 /** The tenant's webhook endpoints: add one (its secret shown once), see which are on and healthy. */
 export default async function WebhooksPage({ searchParams }: { searchParams: SearchParams }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const { notice } = await searchParams
   const endpoints = await webhookUseCases().list({ tenantId: session.tenantId })
   return (

@@ -26,6 +26,8 @@ export interface ApiDeps {
   logger: Logger
   limiters: ApiLimiters
   clock: Clock
+  /** APP_URL: links the app mails (invitations) point under it. */
+  appUrl: string
   /** See `ApiKeyAuthDeps.lastTouched`. */
   lastTouched: Map<string, number>
   /** See `ApiKeyAuthDeps.keyCache`. */

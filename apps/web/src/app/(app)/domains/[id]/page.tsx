@@ -4,7 +4,7 @@ import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import { deleteDomainAction, rotateDkimAction, verifyDomainAction } from '../actions'
 import { DomainActionForm } from '../domain-action-form'
@@ -28,7 +28,7 @@ export default async function DomainPage({
   params: Promise<{ id: string }>
   searchParams: Promise<Search>
 }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('domains.manage')
   const { id } = await params
   const search = await searchParams
   // Another tenant's id reads as missing: a 404, never a hint that it exists.

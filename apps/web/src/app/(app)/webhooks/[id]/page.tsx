@@ -4,7 +4,7 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { LocalTime } from '@/components/local-time'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import {
   deleteWebhookAction,
@@ -49,7 +49,7 @@ export default async function WebhookPage({
   params: Params
   searchParams: Search
 }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const { id } = await params
   if (!isUuid(id)) notFound()
   const search = await searchParams

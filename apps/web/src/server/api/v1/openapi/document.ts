@@ -49,6 +49,7 @@ import {
   templatesResponse,
 } from '../responses'
 import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
+import { teamOperations, teamSchemas } from './team-operations'
 import { webhookOperations, webhookSchemas } from './webhook-operations'
 
 /** The document as zod-openapi types it (OpenAPI 3.1 and 3.2 objects alike). */
@@ -93,6 +94,10 @@ const TAGS: oas31.TagObject[] = [
     name: 'Webhooks',
     description:
       'Endpoints that receive your events as signed POSTs (Standard Webhooks), their delivery log, test events and replays.',
+  },
+  {
+    name: 'Team',
+    description: 'Members, their roles, and invitations by email (owner, admin, member).',
   },
   { name: 'Reference', description: 'This document.' },
 ]
@@ -677,6 +682,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       ),
     },
     ...webhookOperations(),
+    ...teamOperations(),
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
       tags: ['Reference'],
@@ -750,6 +756,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         SuppressionRemoved: suppressionRemovedResponse,
         SuppressionImport: suppressionImportResponse,
         ...webhookSchemas,
+        ...teamSchemas,
         Error: errorResponse,
       },
     },

@@ -20,6 +20,7 @@ export type Tag =
   | 'Suppressions'
   | 'Domains'
   | 'Webhooks'
+  | 'Team'
   | 'Reference'
 
 export const idParam = (what: string) => ({

@@ -5,7 +5,7 @@ import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
-import { requireTenantSession } from '@/server/auth/session'
+import { authorize } from '@/server/auth/session'
 import { isUuid } from '@/server/http/ids'
 import { replayDeliveriesAction } from '../../../actions'
 import { webhookUseCases } from '../../../use-cases'
@@ -39,7 +39,7 @@ const ATTEMPT_COLUMNS: DataColumn<StoredWebhookAttempt>[] = [
 
 /** One delivery: what was sent (the body), its status, and every attempt with what came back. */
 export default async function WebhookDeliveryPage({ params }: { params: Params }) {
-  const session = await requireTenantSession()
+  const { session } = await authorize('webhooks.manage')
   const { id, deliveryId } = await params
   if (!isUuid(id) || !isUuid(deliveryId)) notFound()
   const delivery = await webhookUseCases().delivery({

@@ -1,0 +1,100 @@
+import { invitationRequestSchema, memberRolePatchSchema } from '@fairlane/core'
+import { z } from 'zod'
+import { invitationResponse, invitationsResponse, memberResponse, membersResponse } from '../team-responses'
+import type { RouteKey } from './document'
+import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
+
+/** `/api/v1/members` and `/api/v1/invitations` in the API document (extensions of the contract). */
+
+const userIdParam = {
+  path: z.object({
+    userId: z.string().meta({ description: 'The member’s user id (from `GET /api/v1/members`)' }),
+  }),
+}
+
+const body = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
+  required: true,
+  content: { 'application/json': { schema, examples } },
+})
+
+const AS_ADMIN =
+  'A key acts as an admin: it manages members and admins, never the owner role (403 for inviting, changing or removing an owner).'
+
+export function teamOperations(): Record<RouteKey, Operation> {
+  return {
+    'GET /api/v1/members': {
+      operationId: 'listMembers',
+      tags: ['Team'],
+      summary: 'List the tenant’s members',
+      responses: responses({ '200': json(membersResponse, 'Every member, owners first') }, [401, 429]),
+    },
+    'PATCH /api/v1/members/:userId': {
+      operationId: 'changeMemberRole',
+      tags: ['Team'],
+      summary: 'Change a member’s role',
+      description: `${AS_ADMIN} The last owner cannot be demoted (422).`,
+      requestParams: userIdParam,
+      requestBody: body(memberRolePatchSchema.meta({ id: 'MemberRolePatchRequest' }), {
+        admin: { summary: 'Make an admin', value: { role: 'admin' } },
+      }),
+      responses: responses(
+        { '200': json(memberResponse, 'The member afterwards') },
+        [400, 401, 403, 404, 413, 415, 422, 429],
+      ),
+    },
+    'DELETE /api/v1/members/:userId': {
+      operationId: 'removeMember',
+      tags: ['Team'],
+      summary: 'Remove a member',
+      description: `${AS_ADMIN} The last owner cannot be removed (422).`,
+      requestParams: userIdParam,
+      responses: responses(
+        { '200': json(memberResponse, 'The member as they were') },
+        [401, 403, 404, 422, 429],
+      ),
+    },
+    'GET /api/v1/invitations': {
+      operationId: 'listInvitations',
+      tags: ['Team'],
+      summary: 'List open invitations',
+      description:
+        'Neither accepted nor revoked (expired ones too, until revoked or sent again), newest first.',
+      responses: responses({ '200': json(invitationsResponse, 'The open invitations') }, [401, 429]),
+    },
+    'POST /api/v1/invitations': {
+      operationId: 'inviteMember',
+      tags: ['Team'],
+      summary: 'Invite someone by email',
+      description: [
+        'Mails a single-use link, good for 7 days, to join with `role` (default `member`). Inviting the same',
+        'address again replaces the open invitation (the old link stops working). An address already a member',
+        `is a 409 naming \`email\`. ${AS_ADMIN} The link is never in the answer.`,
+      ].join(' '),
+      requestBody: body(invitationRequestSchema.meta({ id: 'InvitationRequest' }), {
+        member: {
+          summary: 'A colleague as a member',
+          value: { email: 'colleague@example.com', role: 'member' },
+        },
+      }),
+      responses: responses(
+        { '201': json(invitationResponse, 'Invited; the link is on its way', locationHeader('invitation')) },
+        [400, 401, 403, 409, 413, 415, 429],
+      ),
+    },
+    'DELETE /api/v1/invitations/:id': {
+      operationId: 'revokeInvitation',
+      tags: ['Team'],
+      summary: 'Revoke an open invitation',
+      description: 'Its link stops working. An accepted or already revoked invitation answers 404.',
+      requestParams: idParam('invitation'),
+      responses: responses({ '200': json(invitationResponse, 'The invitation, revoked') }, [401, 404, 429]),
+    },
+  }
+}
+
+export const teamSchemas = {
+  Member: memberResponse,
+  Members: membersResponse,
+  Invitation: invitationResponse,
+  Invitations: invitationsResponse,
+}
