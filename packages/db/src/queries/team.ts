@@ -36,16 +36,26 @@ const invitationColumns = {
   revokedAt: invitations.revokedAt,
 }
 
+/** Members with their user's email and name: every read of the team starts here. */
+function selectMembers(db: Executor) {
+  return db.select(memberColumns).from(memberships).innerJoin(users, eq(users.id, memberships.userId))
+}
+
+/** Invitations with their tenant's name: every read of an invitation starts here. */
+function selectInvitations(db: Executor) {
+  return db
+    .select(invitationColumns)
+    .from(invitations)
+    .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
+}
+
 function audit(db: Executor, tenantId: string, entry: TeamAuditEntry) {
   return insertTenantAuditEntry(db, { tenantId, entry: { ...entry, details: entry.details ?? {} } })
 }
 
 /** The tenant's members, owners first, then by when they joined. */
 export async function listMembers(db: Executor, query: { tenantId: string }): Promise<TeamMember[]> {
-  return db
-    .select(memberColumns)
-    .from(memberships)
-    .innerJoin(users, eq(users.id, memberships.userId))
+  return selectMembers(db)
     .where(eq(memberships.tenantId, query.tenantId))
     .orderBy(
       sql`case ${memberships.role} when 'owner' then 0 when 'admin' then 1 else 2 end`,
@@ -59,10 +69,7 @@ export async function listOpenInvitations(
   db: Executor,
   query: { tenantId: string },
 ): Promise<StoredInvitation[]> {
-  return db
-    .select(invitationColumns)
-    .from(invitations)
-    .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
+  return selectInvitations(db)
     .where(
       and(
         eq(invitations.tenantId, query.tenantId),
@@ -144,20 +151,16 @@ async function membershipChange(
 export function createTeamStore(db: Database): TeamStore {
   return {
     async findMember(query) {
-      const [row] = await db
-        .select(memberColumns)
-        .from(memberships)
-        .innerJoin(users, eq(users.id, memberships.userId))
-        .where(and(eq(memberships.tenantId, query.tenantId), eq(memberships.userId, query.userId)))
+      const [row] = await selectMembers(db).where(
+        and(eq(memberships.tenantId, query.tenantId), eq(memberships.userId, query.userId)),
+      )
       return row ?? null
     },
 
     async findMemberByEmail(query) {
-      const [row] = await db
-        .select(memberColumns)
-        .from(memberships)
-        .innerJoin(users, eq(users.id, memberships.userId))
-        .where(and(eq(memberships.tenantId, query.tenantId), sql`lower(${users.email}) = ${query.email}`))
+      const [row] = await selectMembers(db).where(
+        and(eq(memberships.tenantId, query.tenantId), sql`lower(${users.email}) = ${query.email}`),
+      )
       return row ?? null
     },
 
@@ -189,11 +192,7 @@ export function createTeamStore(db: Database): TeamStore {
           .returning({ id: invitations.id })
         if (!inserted) throw new Error('insert into invitations returned no row')
         await audit(tx, input.tenantId, auditFor(inserted.id))
-        const [row] = await tx
-          .select(invitationColumns)
-          .from(invitations)
-          .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
-          .where(eq(invitations.id, inserted.id))
+        const [row] = await selectInvitations(tx).where(eq(invitations.id, inserted.id))
         if (!row) throw new Error('inserted invitation not found')
         return row
       })
@@ -215,21 +214,13 @@ export function createTeamStore(db: Database): TeamStore {
           .returning({ id: invitations.id })
         if (!revoked) return null
         await audit(tx, input.tenantId, entry)
-        const [row] = await tx
-          .select(invitationColumns)
-          .from(invitations)
-          .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
-          .where(eq(invitations.id, revoked.id))
+        const [row] = await selectInvitations(tx).where(eq(invitations.id, revoked.id))
         return row ?? null
       })
     },
 
     async findInvitationByTokenHash(tokenHash) {
-      const [row] = await db
-        .select(invitationColumns)
-        .from(invitations)
-        .innerJoin(tenants, eq(tenants.id, invitations.tenantId))
-        .where(eq(invitations.tokenHash, tokenHash))
+      const [row] = await selectInvitations(db).where(eq(invitations.tokenHash, tokenHash))
       return row ?? null
     },
 
