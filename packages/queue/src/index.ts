@@ -23,7 +23,14 @@ export {
   createWorkerConnection,
   type ErrorLogger,
 } from './connections'
-export { DEAD_LETTER_QUEUE, laneQueueName, QUEUE_NAMES, type QueueName, SYSTEM_QUEUE } from './names'
+export {
+  DEAD_LETTER_QUEUE,
+  laneQueueName,
+  QUEUE_NAMES,
+  type QueueName,
+  queuePrefix,
+  SYSTEM_QUEUE,
+} from './names'
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
 export { closeQueues, createQueues, type Queues } from './queues'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'

@@ -10,3 +10,13 @@ export const SYSTEM_QUEUE = 'system' satisfies QueueName
 export function laneQueueName(lane: Lane): QueueName {
   return lane
 }
+
+/**
+ * The BullMQ prefix of one queue: `<QUEUE_PREFIX>:{<queue>}`. The braces are a Redis Cluster hash tag,
+ * so every key of a queue (BullMQ's scripts touch several at once) lives in one slot, and different
+ * queues (lanes, their shards) can live on different nodes. Every Queue, Worker and QueueEvents of
+ * Fairlane takes its prefix from here; on a single Redis the braces change nothing but the key names.
+ */
+export function queuePrefix(basePrefix: string, queue: string): string {
+  return `${basePrefix}:{${queue}}`
+}

@@ -104,3 +104,17 @@ export type AdminAuditLogEntry = typeof adminAuditLog.$inferSelect
 export type NewAdminAuditLogEntry = typeof adminAuditLog.$inferInsert
 export type TenantAuditLogEntry = typeof tenantAuditLog.$inferSelect
 export type NewTenantAuditLogEntry = typeof tenantAuditLog.$inferInsert
+
+/**
+ * Leaderships held as leases (the pacer's): a holder renews `expires_at` each tick; another process
+ * takes the row only once it has expired. No session state, so it works through a transaction-mode
+ * pooler (PgBouncer), where a session advisory lock would not.
+ */
+export const leases = pgTable('leases', {
+  name: text('name').primaryKey(),
+  holder: text('holder').notNull(),
+  /** Bumped on every takeover: a holder that lost the lease can tell (fencing). */
+  term: bigint('term', { mode: 'number' }).notNull().default(1),
+  acquiredAt: timestamptz('acquired_at').notNull(),
+  expiresAt: timestamptz('expires_at').notNull(),
+})
