@@ -28,6 +28,7 @@ export interface PacerCandidates {
 
 export interface LeadershipFigures {
   candidates: string[]
+  /** `fromMs`, `toMs`: from the moment every candidate was up (a spell begun before it: negative). */
   intervals: Array<Omit<LeadershipInterval, 'from' | 'to'> & { fromMs: number; toMs: number }>
   leaders: number
   overlaps: number
