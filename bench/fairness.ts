@@ -10,13 +10,30 @@
  * Progress on stderr; the last stdout line is one JSON object.
  *
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
+ *   pnpm bench:fairness --workers 3 [--no-kill] [--cluster]
+ *
+ * `--workers N` (≥ 2): N worker processes, each with a pacer candidate (lib/fairness/many-workers.ts);
+ * halfway through phase 1 the pacer's leader is SIGKILLed and replaced. The result gains
+ * `leadership` (who led when, from the workers' logs: overlaps, the handover after the kill) and
+ * `exactlyOnce` (phase 1's mail at the sink by Message-ID). `--no-kill` keeps the leader alive.
+ * `--cluster`: the run twice, on one Redis and on a local Redis Cluster (`startRedisCluster`), the
+ * figures side by side in one JSON line (lib/fairness/cluster.ts).
  */
 import { parseArgs } from 'node:util'
+import { mailDomain } from '@fairlane/config'
 import { governorKeys, maxMinFairShares } from '@fairlane/fairness'
 import { Queue } from 'bullmq'
-import { Redis } from 'ioredis'
+import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
+import { runSideBySide, startFairnessRedis } from './lib/fairness/cluster'
+import {
+  checkExactlyOnce,
+  createLeadershipLog,
+  PACER_CANDIDATE_SETTINGS,
+  type PacerCandidates,
+  startPacerCandidates,
+} from './lib/fairness/many-workers'
 import {
   byDomain,
   type Delivery,
@@ -28,7 +45,6 @@ import {
 } from './lib/fairness/measure'
 import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
 import { startBenchPlatform } from './lib/platform'
-import { startBenchRedis } from './lib/redis-server'
 import { round } from './lib/stats'
 
 const { values: args } = parseArgs({
@@ -39,14 +55,30 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '40' },
     'phase2-seconds': { type: 'string', default: '20' },
     'no-baseline': { type: 'boolean', default: false },
+    'start-delay': { type: 'string', default: '3' },
+    workers: { type: 'string' },
+    'no-kill': { type: 'boolean', default: false },
+    cluster: { type: 'boolean', default: false },
+    // Set by `--cluster` for its second run: this run on the local Redis Cluster.
+    'on-cluster': { type: 'boolean', default: false },
   },
 })
 const sizes = { big: Number(args.big), medium: Number(args.medium), small: Number(args.small) }
 const seconds = Number(args.seconds)
 const phase2Seconds = Number(args['phase2-seconds'])
 const SMALL_DELAY_MS = 10_000
-const START_DELAY_MS = 3_000
+/** How long after seeding starts the campaigns are due (`--start-delay`, seconds): seeding must end first. */
+const START_DELAY_MS = Number(args['start-delay']) * 1000
+if (!Number.isFinite(START_DELAY_MS) || START_DELAY_MS < 1000)
+  throw new Error('--start-delay is at least 1 (seconds)')
 const progress = (line: string) => console.error(`bench:fairness ${line}`)
+if (args.cluster) {
+  console.log(JSON.stringify(await runSideBySide(process.argv.slice(2), progress)))
+  process.exit(0)
+}
+const workers = args.workers === undefined ? undefined : Number(args.workers)
+if (workers !== undefined && (!Number.isSafeInteger(workers) || workers < 2 || workers > 8))
+  throw new Error('--workers is a whole number from 2 to 8 (the split layout has two)')
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const BIG: TenantSpec = { name: 'big', domain: 'big.bench.test', ratePerSec: 300, burst: 60, weight: 1 }
@@ -88,22 +120,35 @@ interface PhaseOneResult {
   delivered: number
   /** The lowest bulk governor factor seen (Fairlane only): how far bulk yielded to login codes. */
   governorMinFactor?: number
+  /** With `--workers`: phase 1's mail at the sink by Message-ID (many-workers.ts `checkExactlyOnce`). */
+  exactlyOnce?: Awaited<ReturnType<typeof checkExactlyOnce>>
 }
 
-const redis = await startBenchRedis()
+const redis = await startFairnessRedis(args['on-cluster'], progress)
 /**
  * The layout a deployment runs (docker-compose.yml): bulk in one worker process, the transactional
  * lanes in another, so the OTPs measured here never wait for the bulk process's event loop.
  * `WORKER_LAYOUT=single` in the environment measures the one-process layout instead.
  */
-const workerLayout = process.env.WORKER_LAYOUT || 'split'
-const platform = await startBenchPlatform('fairness', {
-  REDIS_URL: redis.url,
-  MAILSINK_MAX_MESSAGES: '500000',
-  WORKER_LAYOUT: workerLayout,
-})
+const workerLayout = workers === undefined ? process.env.WORKER_LAYOUT || 'split' : 'split'
+const leadershipLog = workers === undefined ? undefined : createLeadershipLog()
+const platform = await startBenchPlatform(
+  workers === undefined && !args['on-cluster'] ? 'fairness' : 'fairness_procs',
+  {
+    ...redis.env,
+    MAILSINK_MAX_MESSAGES: '500000',
+    WORKER_LAYOUT: workerLayout,
+    ...(workers === undefined ? {} : PACER_CANDIDATE_SETTINGS),
+  },
+  leadershipLog ? { output: leadershipLog.stream } : {},
+)
+let candidates: PacerCandidates | undefined
+if (workers !== undefined && leadershipLog) {
+  progress(`starting ${workers - 2} more bulk worker(s): ${workers} pacer candidates`)
+  candidates = await startPacerCandidates(platform, leadershipLog, workers)
+}
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
-const probe = new Redis(redis.url, { maxRetriesPerRequest: null })
+const probe: Redis | Cluster = redis.client()
 const bulk = new Queue('bulk', { connection: probe, prefix: platform.queuePrefix })
 const governorFactorKey = governorKeys(platform.queuePrefix).factor
 const clearSink = () => fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
@@ -256,7 +301,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     }),
   )
   if (Date.now() > start - 500)
-    throw new Error('seeding took longer than the start delay; raise START_DELAY_MS')
+    throw new Error('seeding took longer than the start delay; raise --start-delay')
   await clearSink()
   await sleep(start - Date.now())
   const depth = sampleMax(100, bulkDepth)
@@ -264,13 +309,29 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   const commandsBefore = await redis.commandCalls()
   const windowEnd = start + seconds * 1000
   progress(`phase 1: running ${seconds} s (Small due at +${SMALL_DELAY_MS / 1000} s)`)
+  // Halfway through, with every tenant sending: the pacer's leader dies as a crash or an OOM kill would.
+  const killing =
+    candidates && !args['no-kill']
+      ? sleep(Math.max(0, start + (seconds * 1000) / 2 - Date.now())).then(async () => {
+          const kill = await (candidates as PacerCandidates).killLeader()
+          progress(`phase 1: SIGKILLed the pacer leader ${kill.killed}; ${kill.replacement} started`)
+        })
+      : undefined
   const otpSentAt = await otpLoop(windowEnd, postOtp)
+  await killing
   const commands = (await redis.commandCalls()) - commandsBefore
   const maxBulkDepth = await depth.stop()
   const governorMinFactor = round(1 - (await governorCut.stop()), 2)
   await sleep(1_000)
   const deliveries = (await readSink(platform.inboxUrl, start)).filter((d) => d.at <= windowEnd + 1_000)
   await cancelCampaigns(sql, campaigns)
+  const exactlyOnce = candidates
+    ? await checkExactlyOnce(sql, {
+        inboxUrl: platform.inboxUrl,
+        mailDomain: mailDomain(platform.config),
+        campaignIds: campaigns,
+      })
+    : undefined
   const figures = phaseOneFigures({
     deliveries,
     windowStart: start,
@@ -280,7 +341,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     commands,
     maxBulkDepth,
   })
-  return { ...figures, governorMinFactor }
+  return { ...figures, governorMinFactor, ...(exactlyOnce ? { exactlyOnce } : {}) }
 }
 
 async function waitForEmptyBulk(): Promise<void> {
@@ -454,8 +515,12 @@ try {
     progress(`phase 1: ${JSON.stringify(phase1)}`)
     const phase2 = await fairlanePhaseTwo()
     progress(`phase 2: ${JSON.stringify(phase2)}`)
+    // Read now: the baseline stops the workers.
+    const leadership = candidates?.leadership()
     let baseline: Record<string, unknown> | undefined
-    if (!args['no-baseline']) {
+    // The baseline's own queue and limiter speak to one Redis node.
+    if (!args['no-baseline'] && !args['on-cluster']) {
+      await candidates?.stop()
       await platform.stopProcess('worker')
       await platform.stopProcess('worker-tx')
       const base1 = await baselinePhaseOne()
@@ -476,11 +541,14 @@ try {
         shares: phase2.shares,
         phase2EmailsPerSec: phase2.emailsPerSec,
         workerLayout,
+        redis: redis.kind,
+        ...(leadership ? { workerProcesses: workers, leadership } : {}),
         ...(baseline ? { baseline } : {}),
       }),
     )
   }
 } finally {
+  await candidates?.stop()
   await bulk.close()
   probe.disconnect()
   await sql.end({ timeout: 5 })

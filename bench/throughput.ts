@@ -7,12 +7,17 @@
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
  *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
+ *   pnpm bench:throughput --workers N --web M [--emails 20000]
  *
  * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
  * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
  * per email of each and their difference, the cost of signing (see lib/throughput/signing.ts).
  *
  * `--workers 2` runs two worker processes (one per core, as a deployment would), sharing the lane.
+ *
+ * `--web M` takes the load over HTTP instead of a campaign: the mails are POSTed to /api/v1/messages
+ * of M web processes while N worker processes deliver them, all on the one PostgreSQL and Redis;
+ * the result gains the configuration and per-process figures (lib/throughput/api-load.ts).
  *
  * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
  * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
@@ -24,6 +29,7 @@ import { parseArgs } from 'node:util'
 import { fromBenchPlatform } from './lib/delivery-platform'
 import { type BenchPlatform, startBenchPlatform } from './lib/platform'
 import { startBenchRedis } from './lib/redis-server'
+import { API_LOAD_TUNING, runManyProcessThroughput } from './lib/throughput/api-load'
 import { runThroughput } from './lib/throughput/scenario'
 
 const { values: args } = parseArgs({
@@ -33,6 +39,7 @@ const { values: args } = parseArgs({
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
+    web: { type: 'string' },
   },
 })
 const emails = Number(args.emails)
@@ -40,6 +47,9 @@ if (!Number.isSafeInteger(emails) || emails < 1) throw new Error('--emails is a 
 const workers = Number(args.workers)
 if (!Number.isSafeInteger(workers) || workers < 1 || workers > 8)
   throw new Error('--workers is a whole number from 1 to 8')
+const webs = args.web === undefined ? undefined : Number(args.web)
+if (webs !== undefined && (!Number.isSafeInteger(webs) || webs < 1 || webs > 8 || args['no-web']))
+  throw new Error('--web is a whole number from 1 to 8 (and needs the web: not with --no-web)')
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -47,6 +57,7 @@ const TUNING: Record<string, string> = {
   // The sink keeps the raw run and the platform's run apart by clearing in between; this only makes
   // sure a big run is not cut by its ring buffer.
   MAILSINK_MAX_MESSAGES: String(Math.max(50_000, emails + 1_000)),
+  ...(webs === undefined ? {} : API_LOAD_TUNING),
 }
 const overrides = Object.fromEntries(Object.entries(TUNING).filter(([name]) => !process.env[name]))
 
@@ -54,22 +65,27 @@ const redis = await startBenchRedis()
 let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
-    'throughput',
+    webs === undefined ? 'throughput' : 'throughput_procs',
     { REDIS_URL: redis.url, ...overrides },
     { web: !args['no-web'] },
   )
-  if (workers > 1) {
-    progress(`starting ${workers - 1} more worker process(es)`)
-    await bench.addWorkers(workers - 1)
+  if (webs !== undefined) {
+    const result = await runManyProcessThroughput(bench, { workers, webs, emails, log: progress })
+    console.log(JSON.stringify({ ...result, overrides }))
+  } else {
+    if (workers > 1) {
+      progress(`starting ${workers - 1} more worker process(es)`)
+      await bench.addWorkers(workers - 1)
+    }
+    const result = await runThroughput(fromBenchPlatform(bench), {
+      emails,
+      baselines: !args['no-baselines'],
+      settleStats: true,
+      signed: args.signed,
+      log: progress,
+    })
+    console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))
   }
-  const result = await runThroughput(fromBenchPlatform(bench), {
-    emails,
-    baselines: !args['no-baselines'],
-    settleStats: true,
-    signed: args.signed,
-    log: progress,
-  })
-  console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))
 } finally {
   await bench?.stop()
   await redis.stop()

@@ -140,7 +140,7 @@ function discard(): NodeJS.WritableStream {
 }
 
 /** Ports the OS says are free now (all bound at once, so they differ), then released. */
-function freePorts(count: number): Promise<number[]> {
+export function freePorts(count: number): Promise<number[]> {
   return Promise.all(
     Array.from({ length: count }, () => {
       const server = createServer()

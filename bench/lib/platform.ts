@@ -31,8 +31,12 @@ export interface BenchPlatform {
   stopProcess(name: 'web' | 'worker' | 'worker-tx' | 'sink'): Promise<void>
   /** The settings every process runs with, parsed. */
   config: Config
+  /** The environment every process runs with, for a benchmark that starts more of them (many-processes.ts). */
+  env: NodeJS.ProcessEnv
   /** SIGKILL to the worker's whole process group (tsx and the node it runs); resolves once it is gone. */
   killWorker(): Promise<void>
+  /** SIGKILL to the process group of one of the launched processes by name (`worker-tx`…); resolves once it is gone. */
+  killProcess(name: string): Promise<void>
   /** A new worker with the same environment, in place of the old one; resolves once it answers /health. */
   startWorker(): Promise<void>
   /**
@@ -44,7 +48,16 @@ export interface BenchPlatform {
 }
 
 /** Each benchmark its own ports, so two can run side by side (while developing; never when measuring). */
-const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness: 20, chaos: 30, webhooks: 50 }
+const PORT_OFFSETS: Record<string, number> = {
+  otp: 0,
+  throughput: 10,
+  fairness: 20,
+  chaos: 30,
+  webhooks: 50,
+  // The many-process runs (more web and worker ports above their own): lib/many-processes.ts.
+  throughput_procs: 60,
+  fairness_procs: 70,
+}
 
 /**
  * The whole platform on ports and a database of the benchmark's own (for `otp`: web 3200, sink
@@ -56,9 +69,11 @@ const PORT_OFFSETS: Record<string, number> = { otp: 0, throughput: 10, fairness:
 export async function startBenchPlatform(
   name: string,
   overrides: Record<string, string> = {},
-  options: { web?: boolean } = {},
+  /** `output`: where the processes' prefixed logs go (stderr unless a benchmark reads them). */
+  options: { web?: boolean; output?: NodeJS.WritableStream } = {},
 ): Promise<BenchPlatform> {
   const web = options.web ?? true
+  const output = options.output ?? process.stderr
   const log = (line: string) => console.error(`bench: ${line}`)
   const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
   databaseUrl.pathname = `/fairlane_bench_${name}`
@@ -92,8 +107,8 @@ export async function startBenchPlatform(
     if (code !== 0) throw new Error(`next build failed (${code})`)
   }
   const platform = web
-    ? await launchPlatform(ROOT, prepared, 'start', { output: process.stderr })
-    : await launchWithoutWeb(prepared.env, prepared.config)
+    ? await launchPlatform(ROOT, prepared, 'start', { output })
+    : await launchWithoutWeb(prepared.env, prepared.config, output)
   const extraWorkers: ManagedProcess[] = []
   const processGroups: Record<string, number> = Object.fromEntries(
     platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
@@ -114,12 +129,18 @@ export async function startBenchPlatform(
       await platform.processes.find((managed) => managed.name === name)?.stop()
     },
     config: prepared.config,
+    env: prepared.env,
     async killWorker() {
       const worker = platform.processes.find((managed) => managed.name === 'worker')
       if (worker) await signalGroup(worker, 'SIGKILL')
     },
+    async killProcess(name) {
+      const managed = platform.processes.find((candidate) => candidate.name === name)
+      if (!managed) throw new Error(`no process named ${name} to kill`)
+      await signalGroup(managed, 'SIGKILL')
+    },
     async startWorker() {
-      const worker = await startSourceProcess(ROOT, 'worker', prepared.env, { output: process.stderr })
+      const worker = await startSourceProcess(ROOT, 'worker', prepared.env, { output })
       const index = platform.processes.findIndex((managed) => managed.name === 'worker')
       if (index === -1) platform.processes.push(worker)
       else platform.processes[index] = worker
@@ -132,7 +153,7 @@ export async function startBenchPlatform(
           ROOT,
           'worker',
           { ...prepared.env, WORKER_METRICS_PORT: String(prepared.config.WORKER_METRICS_PORT + index - 1) },
-          { output: process.stderr },
+          { output },
         )
         extraWorkers.push(worker)
         if (worker.child.pid !== undefined) processGroups[name] = worker.child.pid

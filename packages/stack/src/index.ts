@@ -1,6 +1,6 @@
 export { launchPlatform, type Mode, preparePlatform, stopAll } from './platform'
 export { type SourceProcessName, signalGroup, startSourceProcess } from './platform-process'
-export { type ManagedProcess, runToEnd } from './processes'
+export { answers, type ManagedProcess, runToEnd, startProcess, waitFor } from './processes'
 export { DEMO_TENANT_ID } from './seed'
 export { ensureServices } from './services'
 export { webBuildIsStale } from './web-build'
