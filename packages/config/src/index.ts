@@ -1,5 +1,6 @@
 export {
   type Config,
+  databaseDirectUrl,
   DEVELOPMENT_SESSION_SECRET,
   DEVELOPMENT_UNSUBSCRIBE_SECRET,
   envSchema,

@@ -18,6 +18,8 @@ export const TEST_BOUNCE_DOMAIN = 'bounces.fairlane.test'
 /** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
   databaseUrl: string
+  /** The LISTEN connections' URL (PostgreSQL itself when `databaseUrl` goes through PgBouncer). */
+  databaseDirectUrl?: string
   redisUrl: string
   queuePrefix: string
 }
@@ -49,7 +51,7 @@ export async function startTestPipeline(
   const metrics = createWorkerMetrics(registry)
   const delivery = await startDelivery({
     database,
-    databaseUrl: env.databaseUrl,
+    databaseDirectUrl: env.databaseDirectUrl ?? env.databaseUrl,
     redisUrl: env.redisUrl,
     queuePrefix: env.queuePrefix,
     smtp: {
