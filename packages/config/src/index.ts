@@ -1,8 +1,8 @@
 export {
   type Config,
-  databaseDirectUrl,
   DEVELOPMENT_SESSION_SECRET,
   DEVELOPMENT_UNSUBSCRIBE_SECRET,
+  databaseDirectUrl,
   envSchema,
   KNOWN_DEFAULT_SECRETS,
   type UnsubscribeSecret,

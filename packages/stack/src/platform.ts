@@ -265,7 +265,10 @@ export async function stopAll(processes: ManagedProcess[]): Promise<void> {
 
 async function resetState(config: Config, log: (line: string) => void): Promise<void> {
   const name = databaseNameOf(config.DATABASE_URL)
-  const admin = postgres(withDatabaseName(databaseDirectUrl(config), 'postgres'), { max: 1, onnotice: () => {} })
+  const admin = postgres(withDatabaseName(databaseDirectUrl(config), 'postgres'), {
+    max: 1,
+    onnotice: () => {},
+  })
   try {
     await admin.unsafe(`drop database if exists ${quoteDatabaseName(name)} with (force)`)
   } finally {

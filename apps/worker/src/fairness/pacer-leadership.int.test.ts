@@ -3,8 +3,8 @@ import { findLease, renewLease } from '@fairlane/db/queries/leases'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { testLogger } from '../test-support/pipeline'
-import { PACER_LEASE } from './pacer-lease'
 import { createPacerLeadership } from './pacer-leadership'
+import { PACER_LEASE } from './pacer-lease'
 
 // Runs in the `integration` project and, through PgBouncer in transaction mode, in `pgbouncer`.
 const env = setupTestEnvironment('pacer-leadership')

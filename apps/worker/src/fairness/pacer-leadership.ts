@@ -28,7 +28,10 @@ export interface PacerLeadershipOptions {
 /** The pacer's leadership as the `pacer` lease row (see `pacer-lease.ts` for the timing). */
 export function createPacerLeadership(options: PacerLeadershipOptions): PacerLeadership {
   const holder = options.holder ?? leaseHolderId(hostname(), process.pid)
-  const timing = { ttlMs: options.ttlMs ?? PACER_LEASE.ttlMs, marginMs: options.marginMs ?? PACER_LEASE.marginMs }
+  const timing = {
+    ttlMs: options.ttlMs ?? PACER_LEASE.ttlMs,
+    marginMs: options.marginMs ?? PACER_LEASE.marginMs,
+  }
   const now = options.now ?? Date.now
   const key = { name: PACER_LEASE.name, holder }
   let held: HeldLease | undefined
@@ -63,7 +66,10 @@ export function createPacerLeadership(options: PacerLeadershipOptions): PacerLea
         options.logger.info({ holder, term: lease.term, released }, 'pacer leadership released')
       } catch (error) {
         // It expires on its own within ttlMs; the next leader waits that long instead.
-        options.logger.warn({ holder, term: lease.term, err: (error as Error).message }, 'pacer leadership release failed')
+        options.logger.warn(
+          { holder, term: lease.term, err: (error as Error).message },
+          'pacer leadership release failed',
+        )
       }
     },
   }

@@ -43,7 +43,11 @@ export function mayLead(lease: HeldLease | undefined, nowMs: number): lease is H
 }
 
 /** `hostname:pid:random`: tells the processes apart in logs and the row, and a restarted pid from its predecessor. */
-export function leaseHolderId(hostname: string, pid: number, random = randomBytes(4).toString('hex')): string {
+export function leaseHolderId(
+  hostname: string,
+  pid: number,
+  random = randomBytes(4).toString('hex'),
+): string {
   return `${hostname}:${pid}:${random}`
 }
 
@@ -60,6 +64,8 @@ export function checkLeaseTiming(timing: {
   if (timing.ttlMs - timing.marginMs < 3 * longestPause)
     problems.push(`a lease of ${timing.ttlMs} ms is not several ticks of ${longestPause} ms long`)
   if (timing.ttlMs - timing.marginMs <= timing.redisTimeoutMs)
-    problems.push(`a lease of ${timing.ttlMs} ms does not outlast one Redis call's timeout (${timing.redisTimeoutMs} ms)`)
+    problems.push(
+      `a lease of ${timing.ttlMs} ms does not outlast one Redis call's timeout (${timing.redisTimeoutMs} ms)`,
+    )
   return problems
 }

@@ -9,8 +9,8 @@ import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
 import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
-import { checkLeaseTiming, PACER_LEASE } from './pacer-lease'
 import { createPacerLeadership, type PacerLeadershipOptions } from './pacer-leadership'
+import { checkLeaseTiming, PACER_LEASE } from './pacer-lease'
 
 export const PACER_TUNING = {
   /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
@@ -87,7 +87,8 @@ export function startPacer(options: PacerOptions): Pacer {
     idleTickMs,
     redisTimeoutMs: options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS,
   })
-  if (timingProblems.length > 0) options.logger.warn({ problems: timingProblems }, 'pacer lease timing is off')
+  if (timingProblems.length > 0)
+    options.logger.warn({ problems: timingProblems }, 'pacer lease timing is off')
 
   async function loop(): Promise<void> {
     while (!stopped) {

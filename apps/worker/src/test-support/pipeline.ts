@@ -20,6 +20,8 @@ export interface TestEnv {
   databaseUrl: string
   /** The LISTEN connections' URL (PostgreSQL itself when `databaseUrl` goes through PgBouncer). */
   databaseDirectUrl?: string
+  /** False through PgBouncer (DATABASE_PREPARE=false). */
+  databasePrepare?: boolean
   redisUrl: string
   queuePrefix: string
 }
@@ -46,7 +48,11 @@ export async function startTestPipeline(
   sink: MailSink,
   overrides: Partial<DeliveryOptions> = {},
 ): Promise<TestPipeline> {
-  const database = createDatabase(env.databaseUrl, { max: 20, applicationName: 'test-worker' })
+  const database = createDatabase(env.databaseUrl, {
+    max: 20,
+    applicationName: 'test-worker',
+    prepare: env.databasePrepare ?? true,
+  })
   const registry = new Registry()
   const metrics = createWorkerMetrics(registry)
   const delivery = await startDelivery({

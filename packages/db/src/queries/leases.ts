@@ -46,7 +46,10 @@ export async function takeLease(
  * Pushes the lease's expiry out by `ttlMs`, only for the holder of this term: false means another
  * process took it over (the lease had expired), and this one must stop acting as the leader at once.
  */
-export async function renewLease(db: Executor, input: LeaseKey & { term: number; ttlMs: number }): Promise<boolean> {
+export async function renewLease(
+  db: Executor,
+  input: LeaseKey & { term: number; ttlMs: number },
+): Promise<boolean> {
   const rows = await db
     .update(leases)
     .set({ expiresAt: sql`now() + make_interval(secs => ${input.ttlMs / 1000})` })
