@@ -23,6 +23,7 @@ const PGBOUNCER_FILES = [
   'apps/worker/src/fairness/fairness.int.test.ts',
   'apps/worker/src/fairness/pacer-redis-outage.int.test.ts',
   'apps/worker/src/fairness/pacer-leadership.int.test.ts',
+  'apps/worker/src/fairness/pacer-handover.int.test.ts',
   '{apps,packages}/*/src/**/*.pgbouncer.test.ts',
 ]
 
