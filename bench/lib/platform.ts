@@ -77,10 +77,14 @@ export async function startBenchPlatform(
   const log = (line: string) => console.error(`bench: ${line}`)
   const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
   databaseUrl.pathname = `/fairlane_bench_${name}`
+  // Behind a pooler (DATABASE_DIRECT_URL set): the same bench database, reached directly.
+  const directUrl = process.env.DATABASE_DIRECT_URL ? new URL(process.env.DATABASE_DIRECT_URL) : undefined
+  if (directUrl) directUrl.pathname = databaseUrl.pathname
   const offset = PORT_OFFSETS[name] ?? 40
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl.toString(),
+    ...(directUrl ? { DATABASE_DIRECT_URL: directUrl.toString() } : {}),
     WEB_PORT: String(3200 + offset),
     MAILSINK_SMTP_PORT: String(2725 + offset),
     MAILSINK_HTTP_PORT: String(8225 + offset),

@@ -3,12 +3,29 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Lives here rather than at the repository root to keep the top level to what the README lists.
- * Three projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
- * `--expose-gc` in a process of its own, so a forced collection makes heap numbers comparable) and
+ * Four projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
+ * `--expose-gc` in a process of its own, so a forced collection makes heap numbers comparable),
  * `integration` (real PostgreSQL, Redis, mail sink; each file gets its own database cloned from a
- * migrated template and its own Redis key prefix).
+ * migrated template and its own Redis key prefix) and `pgbouncer` (the delivery, relay and pacer
+ * tests again, through PgBouncer in transaction mode with prepared statements off; LISTEN direct).
  */
 const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/**
+ * What runs through PgBouncer (transaction mode, DATABASE_PREPARE=false): the send path end to end,
+ * the relay (its LISTEN on the direct URL), fairness (the pacer's release and the buckets), the pacer's
+ * lease, and the proof that prepared statements
+ * fail there without the setting (`*.pgbouncer.test.ts` run only here).
+ */
+const PGBOUNCER_FILES = [
+  'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
+  'apps/worker/src/relay/relay.int.test.ts',
+  'apps/worker/src/fairness/fairness.int.test.ts',
+  'apps/worker/src/fairness/pacer-redis-outage.int.test.ts',
+  'apps/worker/src/fairness/pacer-leadership.int.test.ts',
+  'apps/worker/src/fairness/pacer-handover.int.test.ts',
+  '{apps,packages}/*/src/**/*.pgbouncer.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -19,7 +36,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{apps,packages}/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', '**/*.heap.test.ts', '**/node_modules/**'],
+          exclude: ['**/*.int.test.ts', '**/*.heap.test.ts', '**/*.pgbouncer.test.ts', '**/node_modules/**'],
         },
       },
       {
@@ -41,6 +58,17 @@ export default defineConfig({
           include: ['{apps,packages}/*/src/**/*.int.test.ts', 'bench/**/*.int.test.ts'],
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'pgbouncer',
+          include: PGBOUNCER_FILES,
+          exclude: ['**/node_modules/**'],
+          globalSetup: [fileURLToPath(new URL('./src/pgbouncer-global-setup.ts', import.meta.url))],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

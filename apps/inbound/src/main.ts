@@ -21,6 +21,7 @@ process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unha
 const database = createDatabase(config.DATABASE_URL, {
   max: Math.min(config.DATABASE_POOL_MAX, 10),
   applicationName: 'inbound',
+  prepare: config.DATABASE_PREPARE,
 })
 
 let inbound: Inbound

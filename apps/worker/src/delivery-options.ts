@@ -1,5 +1,5 @@
 import type { Config } from '@fairlane/config'
-import { mailDomain } from '@fairlane/config'
+import { databaseDirectUrl, mailDomain } from '@fairlane/config'
 import { type KeyEncryptionKey, type Lane, parseRetrySchedule } from '@fairlane/core'
 import type { DatabaseHandle } from '@fairlane/db'
 import type { BucketPlan } from '@fairlane/fairness'
@@ -35,7 +35,8 @@ export const DELIVERY_TUNING = {
 
 export interface DeliveryOptions {
   database: DatabaseHandle
-  databaseUrl: string
+  /** DATABASE_DIRECT_URL: the LISTEN connections (relay, webhook relay), never through a transaction pooler. */
+  databaseDirectUrl: string
   redisUrl: string
   queuePrefix: string
   smtp: { url: string; timeoutMs: number; connections: Record<Lane, number> }
@@ -128,7 +129,7 @@ export function deliveryOptionsFromConfig(
 ): DeliveryOptions {
   return {
     ...deps,
-    databaseUrl: config.DATABASE_URL,
+    databaseDirectUrl: databaseDirectUrl(config),
     redisUrl: config.REDIS_URL,
     queuePrefix: config.QUEUE_PREFIX,
     smtp: {

@@ -26,6 +26,7 @@ async function main(): Promise<void> {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'worker',
+    prepare: config.DATABASE_PREPARE,
   })
   await checkDatabase(database.sql, config.DATABASE_URL)
   await checkQueueRedis(config.REDIS_URL, config.NODE_ENV, logger)

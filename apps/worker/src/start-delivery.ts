@@ -66,7 +66,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const producer = createProducerConnection(options.redisUrl, 'worker-producer', logger)
   const queues = createQueues(producer, options.queuePrefix, logger)
   // LISTEN needs a connection of its own, outside the pool (and outside PgBouncer).
-  const listen = createDatabase(options.databaseUrl, { max: 1, applicationName: 'worker-relay-listen' })
+  const listen = createDatabase(options.databaseDirectUrl, { max: 1, applicationName: 'worker-relay-listen' })
   const transports = createLaneTransports({
     smtpUrl: options.smtp.url,
     timeoutMs: options.smtp.timeoutMs,
@@ -129,7 +129,6 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     : measuredDepth
   const pacer = startPacer({
     db: database.db,
-    sql: database.sql,
     bulkQueue: queues.bulk,
     highWater: options.pacer.highWater,
     ...(depthTarget ? { depthTarget } : {}),
@@ -176,7 +175,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     options.webhooks && (options.lanes ?? LANES).includes('default')
       ? startWebhooks(options.webhooks, {
           database,
-          databaseUrl: options.databaseUrl,
+          databaseDirectUrl: options.databaseDirectUrl,
           redisUrl: options.redisUrl,
           queuePrefix: options.queuePrefix,
           producer,

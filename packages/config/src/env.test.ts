@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { databaseDirectUrl } from './env'
 import { ConfigError, parseConfig } from './load'
 
 /** Random-looking values of the right length, as a production deployment would set them. */
@@ -17,10 +18,22 @@ function problemsOf(env: Record<string, string>): string[] {
 }
 
 describe('environment schema', () => {
+  it('sends session state to DATABASE_DIRECT_URL and turns prepared statements off on request', () => {
+    const config = parseConfig({
+      DATABASE_URL: 'postgres://app@pgbouncer:6432/fairlane',
+      DATABASE_DIRECT_URL: 'postgres://app@postgres:5432/fairlane',
+      DATABASE_PREPARE: 'false',
+    })
+    expect(databaseDirectUrl(config)).toBe('postgres://app@postgres:5432/fairlane')
+    expect(config.DATABASE_PREPARE).toBe(false)
+  })
+
   it('gives every variable a working local default', () => {
     const config = parseConfig({})
     expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/fairlane')
     expect(config.REDIS_URL).toBe('redis://127.0.0.1:6379')
+    expect(databaseDirectUrl(config)).toBe(config.DATABASE_URL)
+    expect(config.DATABASE_PREPARE).toBe(true)
     expect(config.SMTP_URL).toBe('smtp://127.0.0.1:2525')
     expect(config.INBOUND_SMTP_URL).toBe('smtp://127.0.0.1:2526')
     expect(config.WEB_PORT).toBe(3000)
@@ -109,6 +122,8 @@ describe('environment schema', () => {
       /^DATABASE_URL: expected a postgres:\/\/ or postgresql:\/\/ URL/,
     ],
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL: expected/],
+    [{ DATABASE_DIRECT_URL: 'redis://db' }, /^DATABASE_DIRECT_URL: expected a postgres:\/\//],
+    [{ DATABASE_PREPARE: 'no' }, /^DATABASE_PREPARE: expected true or false/],
     [{ REDIS_URL: 'http://localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
     [{ SMTP_URL: 'localhost:25' }, /^SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/],
     [

@@ -254,6 +254,24 @@ export const envSchema = z
       ['postgres:', 'postgresql:'],
       'postgres://user@127.0.0.1:5432/fairlane',
     ).default('postgres://postgres@127.0.0.1:5432/fairlane'),
+    /**
+     * A URL that reaches PostgreSQL itself, never a transaction pooler: `LISTEN`, migrations (their
+     * session advisory lock) and anything else that keeps session state use it. Unset: DATABASE_URL
+     * (see `databaseDirectUrl`).
+     */
+    DATABASE_DIRECT_URL: urlWithProtocols(
+      ['postgres:', 'postgresql:'],
+      'postgres://user@127.0.0.1:5432/fairlane',
+    ).optional(),
+    /**
+     * `false`: no named prepared statements (postgres.js `prepare: false`), for a pooler that cannot
+     * carry them between server connections — PgBouncer before 1.21 in transaction mode, or 1.21+
+     * with `max_prepared_statements = 0`.
+     */
+    DATABASE_PREPARE: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('true')
+      .transform((value) => value === 'true'),
     DATABASE_POOL_MAX: positiveInt(10, 500),
     REDIS_URL: urlWithProtocols(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default(
       'redis://127.0.0.1:6379',
@@ -563,3 +581,8 @@ export const envSchema = z
   })
 
 export type Config = z.infer<typeof envSchema>
+
+/** DATABASE_DIRECT_URL, else DATABASE_URL: where LISTEN, migrations and other session state go. */
+export function databaseDirectUrl(config: Pick<Config, 'DATABASE_URL' | 'DATABASE_DIRECT_URL'>): string {
+  return config.DATABASE_DIRECT_URL ?? config.DATABASE_URL
+}

@@ -2,6 +2,7 @@ export {
   type Config,
   DEVELOPMENT_SESSION_SECRET,
   DEVELOPMENT_UNSUBSCRIBE_SECRET,
+  databaseDirectUrl,
   envSchema,
   KNOWN_DEFAULT_SECRETS,
   type UnsubscribeSecret,

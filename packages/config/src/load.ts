@@ -10,6 +10,7 @@ const SECRET_NAMES = new Set([
   'DEMO_API_KEY',
   'METRICS_TOKEN',
   'DATABASE_URL',
+  'DATABASE_DIRECT_URL',
   'REDIS_URL',
 ])
 

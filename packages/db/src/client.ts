@@ -14,6 +14,12 @@ export interface DatabaseOptions {
   max?: number
   /** Shown in `pg_stat_activity`, so an admin can tell the web, the worker and the relay apart. */
   applicationName?: string
+  /**
+   * `false` (DATABASE_PREPARE=false): every statement unnamed (postgres.js `prepare: false`), drizzle's `.prepare()` ones
+   * included. A transaction pooler (PgBouncer before 1.21) hands each transaction another server
+   * connection, where a statement prepared on the last one does not exist (DATABASE_PREPARE).
+   */
+  prepare?: boolean
 }
 
 export interface DatabaseHandle {
@@ -28,6 +34,8 @@ export interface DatabaseHandle {
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const sql = postgres(url, {
     max: options.max ?? 10,
+    // Only ever turned off here: absent, postgres.js prepares unless the URL says `?prepare=false`.
+    ...(options.prepare === false ? { prepare: false } : {}),
     // Fail fast when the server is unreachable instead of hanging a request or a boot.
     connect_timeout: 5,
     idle_timeout: 30,

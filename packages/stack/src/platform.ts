@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import { type Config, ConfigError, parseConfig } from '@fairlane/config'
+import { type Config, ConfigError, databaseDirectUrl, parseConfig } from '@fairlane/config'
 import { createDatabase, databaseNameOf, quoteDatabaseName, withDatabaseName } from '@fairlane/db'
 import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
 import { Redis } from 'ioredis'
@@ -62,10 +62,16 @@ export async function preparePlatform(
   }
   const config = checkEnvironment(env)
   if (options.fresh) await resetState(config, log)
-  const created = await ensureDatabaseExists(config.DATABASE_URL)
-  if (created === 'created') log(`created database ${new URL(config.DATABASE_URL).pathname.slice(1)}`)
-  await migrateDatabase(config.DATABASE_URL)
-  const database = createDatabase(config.DATABASE_URL, { max: 2, applicationName: 'seed' })
+  // Creating the database and migrating (a session advisory lock) need PostgreSQL itself, not a pooler.
+  const directUrl = databaseDirectUrl(config)
+  const created = await ensureDatabaseExists(directUrl)
+  if (created === 'created') log(`created database ${new URL(directUrl).pathname.slice(1)}`)
+  await migrateDatabase(directUrl)
+  const database = createDatabase(config.DATABASE_URL, {
+    max: 2,
+    applicationName: 'seed',
+    prepare: config.DATABASE_PREPARE,
+  })
   try {
     await seedDemo(database.db, { apiKey: secrets.DEMO_API_KEY })
     await seedPlatformAdmin(database.db, { password: secrets.DEMO_ADMIN_PASSWORD })
@@ -259,7 +265,10 @@ export async function stopAll(processes: ManagedProcess[]): Promise<void> {
 
 async function resetState(config: Config, log: (line: string) => void): Promise<void> {
   const name = databaseNameOf(config.DATABASE_URL)
-  const admin = postgres(withDatabaseName(config.DATABASE_URL, 'postgres'), { max: 1, onnotice: () => {} })
+  const admin = postgres(withDatabaseName(databaseDirectUrl(config), 'postgres'), {
+    max: 1,
+    onnotice: () => {},
+  })
   try {
     await admin.unsafe(`drop database if exists ${quoteDatabaseName(name)} with (force)`)
   } finally {

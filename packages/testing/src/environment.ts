@@ -1,10 +1,19 @@
+import { withDatabaseName } from '@fairlane/db'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { createTestDatabase } from './database'
 import './provided-context'
 import { testRedisPrefix } from './redis'
 
 export interface TestEnvironment {
+  /**
+   * The file's database. In the `pgbouncer` project: through PgBouncer in transaction mode, with
+   * `?prepare=false` (DATABASE_PREPARE=false) so every postgres.js client on it sends unnamed statements.
+   */
   databaseUrl: string
+  /** The same database on PostgreSQL itself: for LISTEN and session state. Equals `databaseUrl` outside `pgbouncer`. */
+  databaseDirectUrl: string
+  /** False in the `pgbouncer` project (pass it as `createDatabase`'s `prepare`, as DATABASE_PREPARE does). */
+  databasePrepare: boolean
   redisUrl: string
   queuePrefix: string
 }
@@ -15,12 +24,27 @@ export interface TestEnvironment {
  * import time: they are filled in by `beforeAll`.
  */
 export function setupTestEnvironment(label?: string): TestEnvironment {
-  const environment: TestEnvironment = { databaseUrl: '', redisUrl: '', queuePrefix: '' }
+  const environment: TestEnvironment = {
+    databaseUrl: '',
+    databaseDirectUrl: '',
+    databasePrepare: true,
+    redisUrl: '',
+    queuePrefix: '',
+  }
   let drop: (() => Promise<void>) | undefined
   beforeAll(async () => {
     const database = await createTestDatabase(inject('databaseServerUrl'), inject('templateDatabase'))
     drop = database.drop
-    environment.databaseUrl = database.url
+    environment.databaseDirectUrl = database.url
+    const pooled = inject('pooledDatabaseServerUrl')
+    if (pooled) {
+      const url = new URL(withDatabaseName(pooled, database.name))
+      url.searchParams.set('prepare', 'false')
+      environment.databaseUrl = url.toString()
+      environment.databasePrepare = false
+    } else {
+      environment.databaseUrl = database.url
+    }
     environment.redisUrl = inject('redisUrl')
     environment.queuePrefix = testRedisPrefix(label)
   })

@@ -1,9 +1,14 @@
-/** What the integration project's global setup hands to every test file through `inject`. */
+/** What the integration (and pgbouncer) project's global setup hands to every test file through `inject`. */
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseServerUrl: string
     templateDatabase: string
     redisUrl: string
+    /**
+     * Only in the `pgbouncer` project: PgBouncer (transaction mode) in front of `databaseServerUrl`'s
+     * server. Test files' databases are still created directly; they are used through this.
+     */
+    pooledDatabaseServerUrl?: string
   }
 }
 

@@ -62,6 +62,7 @@ export function buildWebContainer(config: Config): WebContainer {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'web',
+    prepare: config.DATABASE_PREPARE,
   })
   const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
   const limiters = createApiLimiters({

@@ -1,35 +1,30 @@
 import { type ReleasedMessage, releaseBulkBatch } from '@fairlane/core/pacing'
 import type { Database } from '@fairlane/db'
 import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
-import {
-  checkPacerLeadership,
-  type ReservedConnection,
-  releasePacerLeadership,
-  tryTakePacerLeadership,
-} from '@fairlane/db/queries/pacer-leadership'
 import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
 import { sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
-import type { Sql } from 'postgres'
 import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
 import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
+import { createPacerLeadership, type PacerLeadershipOptions } from './pacer-leadership'
+import { checkLeaseTiming, PACER_LEASE } from './pacer-lease'
 
 export const PACER_TUNING = {
   /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
   tickMs: 100,
   /** Between ticks with nothing pending (a dispatch in this process also wakes the pacer at once). */
   idleTickMs: 250,
-  /** How often a follower asks whether the leader is gone. */
+  /** How often a follower asks whether the leader's lease is gone (a handover takes up to this long). */
   followerRetryMs: 1_000,
 }
 
 export interface PacerOptions {
   db: Database
-  /** The pool's client: leadership is a session advisory lock held on one reserved connection. */
-  sql: Sql
+  /** The leadership lease (`pacer-lease.ts`): holder id and timing; defaults to `PACER_LEASE`. */
+  lease?: Pick<PacerLeadershipOptions, 'holder' | 'ttlMs' | 'marginMs'>
   bulkQueue: Pick<Queue, 'addBulk' | 'getJobCounts'>
   /** Jobs the bulk queue may hold at most (waiting + active + delayed + prioritized). */
   highWater: number
@@ -71,8 +66,8 @@ export const DEFAULT_PACER_REDIS_TIMEOUT_MS = 2_000
 export type TickResult = 'released' | 'full' | 'idle'
 
 /**
- * The bulk pacer: one leader across all worker processes (a session advisory lock on a reserved
- * connection; when that connection dies PostgreSQL frees the lock and another process takes over).
+ * The bulk pacer: one leader across all worker processes (the `pacer` lease row, renewed every tick;
+ * when its holder stops renewing, another process takes it once it expires).
  * Each tick it reads the bulk queue's depth and, under the high-water mark, releases pending rows
  * in weighted deficit round robin (`@fairlane/fairness`), interleaved, so Redis holds a few seconds
  * of work however large the backlogs in PostgreSQL are.
@@ -84,47 +79,22 @@ export function startPacer(options: PacerOptions): Pacer {
   const signal = createWakeSignal()
   const state = createPacerState()
   let stopped = false
-  let leader: ReservedConnection | undefined
-
-  async function lead(): Promise<boolean> {
-    if (leader) {
-      try {
-        await checkPacerLeadership(leader)
-        return true
-      } catch (error) {
-        options.logger.warn({ err: (error as Error).message }, 'pacer lost its leadership connection')
-        dropLeadership()
-      }
-    }
-    const reserved = await options.sql.reserve()
-    try {
-      if (await tryTakePacerLeadership(reserved)) {
-        leader = reserved
-        options.logger.info('pacer is the leader')
-        return true
-      }
-    } catch (error) {
-      options.logger.warn({ err: (error as Error).message }, 'pacer leadership check failed')
-    }
-    reserved.release()
-    return false
-  }
-
-  function dropLeadership(): void {
-    const held = leader
-    leader = undefined
-    if (!held) return
-    // Unlock explicitly on a clean stop; on a broken connection PostgreSQL has already let go.
-    releasePacerLeadership(held)
-      .catch(() => {})
-      .finally(() => held.release())
-  }
+  const leadership = createPacerLeadership({ db: options.db, logger: options.logger, ...options.lease })
+  const timingProblems = checkLeaseTiming({
+    ttlMs: options.lease?.ttlMs ?? PACER_LEASE.ttlMs,
+    marginMs: options.lease?.marginMs ?? PACER_LEASE.marginMs,
+    tickMs,
+    idleTickMs,
+    redisTimeoutMs: options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS,
+  })
+  if (timingProblems.length > 0)
+    options.logger.warn({ problems: timingProblems }, 'pacer lease timing is off')
 
   async function loop(): Promise<void> {
     while (!stopped) {
       let pause = idleTickMs
       try {
-        if (await lead()) {
+        if (await leadership.ensure()) {
           const result = await paceOnce(options, state)
           options.metrics.pacerTicks.inc({ result })
           pause = result === 'idle' ? idleTickMs : tickMs
@@ -140,7 +110,7 @@ export function startPacer(options: PacerOptions): Pacer {
       if (stopped) break
       await signal.sleep(pause)
     }
-    dropLeadership()
+    await leadership.release()
   }
 
   const running = loop()

@@ -111,7 +111,8 @@ describe('relay', () => {
   })
 
   it('is woken by NOTIFY long before its poll', async () => {
-    const listen = createDatabase(test.databaseUrl, { max: 1 })
+    // LISTEN keeps session state: PostgreSQL itself, never through PgBouncer.
+    const listen = createDatabase(test.databaseDirectUrl, { max: 1 })
     const relay = startRelay({ ...relayDeps(), listenSql: listen.sql, pollMs: 60_000, maxBackoffMs: 1_000 })
     try {
       // Let the first pass and the LISTEN settle, so only the NOTIFY can explain what follows.

@@ -18,6 +18,10 @@ export const TEST_BOUNCE_DOMAIN = 'bounces.fairlane.test'
 /** What `setupTestEnvironment` fills in. */
 export interface TestEnv {
   databaseUrl: string
+  /** The LISTEN connections' URL (PostgreSQL itself when `databaseUrl` goes through PgBouncer). */
+  databaseDirectUrl?: string
+  /** False through PgBouncer (DATABASE_PREPARE=false). */
+  databasePrepare?: boolean
   redisUrl: string
   queuePrefix: string
 }
@@ -44,12 +48,16 @@ export async function startTestPipeline(
   sink: MailSink,
   overrides: Partial<DeliveryOptions> = {},
 ): Promise<TestPipeline> {
-  const database = createDatabase(env.databaseUrl, { max: 20, applicationName: 'test-worker' })
+  const database = createDatabase(env.databaseUrl, {
+    max: 20,
+    applicationName: 'test-worker',
+    prepare: env.databasePrepare ?? true,
+  })
   const registry = new Registry()
   const metrics = createWorkerMetrics(registry)
   const delivery = await startDelivery({
     database,
-    databaseUrl: env.databaseUrl,
+    databaseDirectUrl: env.databaseDirectUrl ?? env.databaseUrl,
     redisUrl: env.redisUrl,
     queuePrefix: env.queuePrefix,
     smtp: {

@@ -30,7 +30,8 @@ export interface WebhookSettings {
 
 export interface WebhookDeps {
   database: DatabaseHandle
-  databaseUrl: string
+  /** DATABASE_DIRECT_URL: the LISTEN connection. */
+  databaseDirectUrl: string
   redisUrl: string
   queuePrefix: string
   /** The process's producer connection (queue adds and the buckets' scripts). */
@@ -50,7 +51,7 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
   const logger = deps.logger.child({ component: 'webhooks' })
   const queue = new Queue(WEBHOOK_QUEUE, { connection: deps.producer, prefix: deps.queuePrefix })
   queue.on('error', (error: Error) => logger.error({ err: error.message }, 'webhook queue error'))
-  const listen = createDatabase(deps.databaseUrl, { max: 1, applicationName: 'worker-webhooks-listen' })
+  const listen = createDatabase(deps.databaseDirectUrl, { max: 1, applicationName: 'worker-webhooks-listen' })
   // Keep-alive sockets per process, capped per host at the endpoint cap: at most that many are open.
   const agentOptions = { keepAlive: true, maxSockets: settings.endpointConcurrency, maxFreeSockets: 2 }
   const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) }

@@ -3,6 +3,7 @@ import { ensureRedis } from './redis'
 import type { EnsuredService, StopBySignal } from './types'
 
 export { HOW_TO_GET_SERVICES } from './binaries'
+export { type PgBouncer, type PgBouncerOptions, startPgBouncer } from './pgbouncer'
 export { DEFAULT_DATABASE_URL, LOCAL_POSTGRES_PORT, probePostgres } from './postgres'
 export { DEFAULT_REDIS_URL, LOCAL_REDIS_PORT, probeRedis } from './redis'
 export type { Probe, StopBySignal } from './types'
