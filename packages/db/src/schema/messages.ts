@@ -124,6 +124,12 @@ export const messages = pgTable(
       .where(sql`${t.status} = 'sent'`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    // Message retention (MESSAGE_RETENTION_DAYS) walks finished messages oldest first, keyset by
+    // (created_at, id). Partial on the terminal statuses: open rows (pending, queued, sending, held)
+    // never enter it, so the walk never steps over a backlog, and their status changes write no entry.
+    index('messages_retention_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.status} in ('sent', 'failed', 'suppressed', 'cancelled', 'bounced', 'complained')`),
   ],
 )
 
