@@ -7,6 +7,12 @@
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
  *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
+ *     [--backlog N] [--history-days D] [--history-per-day 10000] [--name throughput]
+ *
+ * `--backlog N` puts N pending bulk rows of another tenant (a big campaign waiting at 1 mail/s) in
+ * `messages` before the run, and `--history-days D` D days of finished mail (10,000 a day) with their
+ * events, both in bulk: `pgRowsPerEmail` should not grow with either (README, Bounded PostgreSQL).
+ * `--name` names the bench's database and ports (`fairlane_bench_<name>`), so two runs do not collide.
  *
  * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
  * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
@@ -33,6 +39,10 @@ const { values: args } = parseArgs({
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
+    backlog: { type: 'string', default: '0' },
+    'history-days': { type: 'string', default: '0' },
+    'history-per-day': { type: 'string', default: '10000' },
+    name: { type: 'string', default: 'throughput' },
   },
 })
 const emails = Number(args.emails)
@@ -40,6 +50,14 @@ if (!Number.isSafeInteger(emails) || emails < 1) throw new Error('--emails is a 
 const workers = Number(args.workers)
 if (!Number.isSafeInteger(workers) || workers < 1 || workers > 8)
   throw new Error('--workers is a whole number from 1 to 8')
+const wholeNumber = (flag: string, value: string | undefined) => {
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number < 0) throw new Error(`--${flag} is a whole number`)
+  return number
+}
+const backlog = wholeNumber('backlog', args.backlog)
+const historyDays = wholeNumber('history-days', args['history-days'])
+const historyPerDay = wholeNumber('history-per-day', args['history-per-day'])
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -54,7 +72,7 @@ const redis = await startBenchRedis()
 let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
-    'throughput',
+    args.name,
     { REDIS_URL: redis.url, ...overrides },
     { web: !args['no-web'] },
   )
@@ -67,6 +85,9 @@ try {
     baselines: !args['no-baselines'],
     settleStats: true,
     signed: args.signed,
+    backlog,
+    historyDays,
+    historyPerDay,
     log: progress,
   })
   console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))

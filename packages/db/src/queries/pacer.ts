@@ -39,6 +39,10 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
       (select count(*) from (
         select 1 from messages m
         where m.tenant_id = w.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+        -- The backlog index's order: without it a table that is mostly backlog made a sequential scan
+        -- with a LIMIT look cheaper to the planner, and each tick read other tenants' rows until it
+        -- found this one's (about 1,800 rows per email sent next to a 20,000-row backlog).
+        order by m.created_at, m.id
         limit ${input.cap}) capped)::int as backlog
     from waiting w join tenants t on t.id = w.tenant_id
     where w.tenant_id is not null`)
