@@ -26,13 +26,16 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
     backlog: number
   }>(sql`
     with recursive waiting(tenant_id) as (
+      -- Ordered by the backlog index's whole key, which only that index yields: ordered by tenant_id
+      -- alone, the planner could walk (tenant_id, idempotency_key) and filter, reading every sent row
+      -- of a tenant (its whole history) on the way to the next tenant with a backlog.
       (select tenant_id from messages
         where status = 'pending' and lane = 'bulk'
-        order by tenant_id limit 1)
+        order by tenant_id, created_at, id limit 1)
       union all
       select (select m.tenant_id from messages m
                where m.status = 'pending' and m.lane = 'bulk' and m.tenant_id > w.tenant_id
-               order by m.tenant_id limit 1)
+               order by m.tenant_id, m.created_at, m.id limit 1)
       from waiting w where w.tenant_id is not null
     )
     select w.tenant_id, t.rate_per_sec, t.burst, t.weight,
