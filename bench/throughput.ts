@@ -8,6 +8,12 @@
  *
  *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
  *   pnpm bench:throughput --workers N --web M [--emails 20000]
+ *     [--backlog N] [--history-days D] [--history-per-day 10000] [--name throughput]
+ *
+ * `--backlog N` puts N pending bulk rows of another tenant (a big campaign waiting at 1 mail/s) in
+ * `messages` before the run, and `--history-days D` D days of finished mail (10,000 a day) with their
+ * events, both in bulk: `pgRowsPerEmail` should not grow with either (README, Bounded PostgreSQL).
+ * `--name` names the bench's database and ports (`fairlane_bench_<name>`), so two runs do not collide.
  *
  * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
  * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
@@ -40,6 +46,10 @@ const { values: args } = parseArgs({
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
     web: { type: 'string' },
+    backlog: { type: 'string', default: '0' },
+    'history-days': { type: 'string', default: '0' },
+    'history-per-day': { type: 'string', default: '10000' },
+    name: { type: 'string', default: 'throughput' },
   },
 })
 const emails = Number(args.emails)
@@ -50,6 +60,14 @@ if (!Number.isSafeInteger(workers) || workers < 1 || workers > 8)
 const webs = args.web === undefined ? undefined : Number(args.web)
 if (webs !== undefined && (!Number.isSafeInteger(webs) || webs < 1 || webs > 8 || args['no-web']))
   throw new Error('--web is a whole number from 1 to 8 (and needs the web: not with --no-web)')
+const wholeNumber = (flag: string, value: string | undefined) => {
+  const number = Number(value)
+  if (!Number.isSafeInteger(number) || number < 0) throw new Error(`--${flag} is a whole number`)
+  return number
+}
+const backlog = wholeNumber('backlog', args.backlog)
+const historyDays = wholeNumber('history-days', args['history-days'])
+const historyPerDay = wholeNumber('history-per-day', args['history-per-day'])
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -65,7 +83,7 @@ const redis = await startBenchRedis()
 let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
-    webs === undefined ? 'throughput' : 'throughput_procs',
+    args.name !== 'throughput' ? args.name : webs === undefined ? 'throughput' : 'throughput_procs',
     { REDIS_URL: redis.url, ...overrides },
     { web: !args['no-web'] },
   )
@@ -82,6 +100,9 @@ try {
       baselines: !args['no-baselines'],
       settleStats: true,
       signed: args.signed,
+      backlog,
+      historyDays,
+      historyPerDay,
       log: progress,
     })
     console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))

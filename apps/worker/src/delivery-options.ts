@@ -177,6 +177,7 @@ export function deliveryOptionsFromConfig(
         criticalDays: config.MESSAGE_BODY_RETENTION_DAYS_CRITICAL,
       },
       eventRetentionDays: config.EVENT_RETENTION_DAYS,
+      messageRetentionDays: config.MESSAGE_RETENTION_DAYS,
     },
     domains: { returnPathHost: config.RETURN_PATH_HOST, dnsServers: config.DNS_SERVERS },
     webhooks: webhookSettingsFromConfig(config),

@@ -5,6 +5,7 @@ import { seedContacts, seederFor, UNLIMITED_PLAN } from '../seeder'
 import { PG_STATS_SETTLE_MS } from '../server-stats'
 import { countByMessageId, type SinkClient, sinkClient } from '../sink-client'
 import { round } from '../stats'
+import { seedBacklog, seedHistory, vacuumAnalyze } from './backlog'
 import { startMeter, usagePerEmail } from './meter'
 import { NEWSLETTER } from './newsletter'
 import { measureRawQueue, type RawQueueResult } from './raw-queue'
@@ -19,6 +20,11 @@ export interface ThroughputOptions {
   settleStats: boolean
   /** After the run: the same mails unsigned and DKIM-signed, the worker's CPU per email in each (`signing`). */
   signed?: boolean
+  /** Pending bulk rows of another tenant, waiting through the run (`seedBacklog`). */
+  backlog?: number
+  /** Days of finished mail before today, `historyPerDay` a day (`seedHistory`). */
+  historyDays?: number
+  historyPerDay?: number
   log: (line: string) => void
 }
 
@@ -45,6 +51,7 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
     await seeder.setPlan(UNLIMITED_PLAN)
     log(`seeding ${emails} contacts`)
     await seedContacts(sql, { tenantId: platform.tenantId, count: emails, prefix: 'reader', domain: DOMAIN })
+    const seeded = await seedAround(sql, platform.tenantId, options)
 
     const baselines = options.baselines ? await measureBaselines(platform, sql, sink, emails, log) : undefined
     await sink.clear()
@@ -99,11 +106,44 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
         plan: UNLIMITED_PLAN,
       },
       ...usagePerEmail(usage, emails),
+      ...(seeded ? { seeded } : {}),
       ...(signing ? { signing } : {}),
     }
   } finally {
     redis.disconnect()
     await sql.end({ timeout: 5 })
+  }
+}
+
+/** The backlog and history the run sends among (see backlog.ts), with the table sizes they made. */
+async function seedAround(sql: Sql, tenantId: string, options: ThroughputOptions) {
+  const backlog = options.backlog ?? 0
+  const historyDays = options.historyDays ?? 0
+  if (backlog === 0 && historyDays === 0) return undefined
+  const historyPerDay = options.historyPerDay ?? 10_000
+  const started = Date.now()
+  if (backlog > 0) {
+    options.log(`seeding a backlog of ${backlog} pending rows of another tenant`)
+    await seedBacklog(sql, { rows: backlog, domain: 'backlog.test' })
+  }
+  if (historyDays > 0) {
+    options.log(`seeding ${historyDays} days of history, ${historyPerDay} messages a day`)
+    await seedHistory(sql, { days: historyDays, perDay: historyPerDay, tenantId, domain: 'history.test' })
+  }
+  options.log('vacuum analyze')
+  await vacuumAnalyze(sql)
+  const [sizes] = await sql<{ messages: number; events: number; messages_mb: number }[]>`
+    select (select count(*) from messages)::int as messages,
+      (select count(*) from message_events)::int as events,
+      round(pg_total_relation_size('messages') / 1048576.0)::int as messages_mb`
+  options.log(`seeded in ${round((Date.now() - started) / 1000, 1)} s: ${JSON.stringify(sizes)}`)
+  return {
+    backlog,
+    historyDays,
+    historyPerDay: historyDays > 0 ? historyPerDay : 0,
+    messagesRows: sizes?.messages ?? 0,
+    messageEventsRows: sizes?.events ?? 0,
+    messagesMb: sizes?.messages_mb ?? 0,
   }
 }
 

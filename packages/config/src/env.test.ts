@@ -42,6 +42,7 @@ describe('environment schema', () => {
     expect(config.SHUTDOWN_FORCE_EXIT_MS).toBeLessThan(30_000)
     expect(config.SCHEDULE_TIME_ZONE).toBe('UTC')
     expect(config.AUDIT_RETENTION_DAYS).toBe(365)
+    expect(config.MESSAGE_RETENTION_DAYS).toBe(90)
     expect(config.METRICS_TOP_TENANTS).toBe(10)
   })
 
@@ -142,6 +143,8 @@ describe('environment schema', () => {
     ],
     [{ SCHEDULE_TIME_ZONE: '+07:00' }, /^SCHEDULE_TIME_ZONE: expected an IANA time zone name/],
     [{ AUDIT_RETENTION_DAYS: '0' }, /^AUDIT_RETENTION_DAYS: expected a number of at least 1/],
+    [{ MESSAGE_RETENTION_DAYS: 'ninety' }, /^MESSAGE_RETENTION_DAYS: expected a whole number/],
+    [{ MESSAGE_RETENTION_DAYS: '0' }, /^MESSAGE_RETENTION_DAYS: expected a number of at least 1/],
     [
       { WORKER_LANES: 'critical,express' },
       /^WORKER_LANES: expected a comma-separated list of distinct lanes/,

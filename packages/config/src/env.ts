@@ -474,6 +474,12 @@ export const envSchema = z
     MESSAGE_BODY_RETENTION_DAYS: positiveInt(30, 36_500),
     MESSAGE_BODY_RETENTION_DAYS_CRITICAL: positiveInt(7, 36_500),
     /**
+     * Finished messages (sent, failed, suppressed, cancelled, bounced, complained) are deleted by the
+     * nightly cleanup this many days after they were created, with their events, clicks and webhook
+     * deliveries, once the daily rollup has counted their day; open ones never are.
+     */
+    MESSAGE_RETENTION_DAYS: positiveInt(90, 36_500),
+    /**
      * `true` (development and tests only): webhook URLs may be plain `http` and may point at loopback,
      * private, link-local and metadata addresses; otherwise both are refused, at creation and again at
      * connect time, after DNS.

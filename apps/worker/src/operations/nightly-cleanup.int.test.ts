@@ -84,6 +84,8 @@ it('loops over small batches until everything past retention is gone, and nothin
     auditRetentionDays: 30,
     bodyRetention,
     eventRetentionDays: 30,
+    // Past a 1-day retention, the 1.5-day-old message stays: the rollup has not run, nothing counts its day.
+    messageRetention: { days: 1, timeZone: 'UTC' },
     clock: { now: () => now },
     logger: testLogger(),
     batchSize: 2,
@@ -97,6 +99,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,
     webhookDeliveriesDeleted: 0,
+    messagesDeleted: 0,
   })
   const [left] = await db.select({ n: sql<number>`count(*)::int` }).from(outbox)
   expect(left?.n).toBe(2)
@@ -124,6 +127,7 @@ it('loops over small batches until everything past retention is gone, and nothin
     messageBodiesCleared: 0,
     messageEventsDeleted: 0,
     webhookDeliveriesDeleted: 0,
+    messagesDeleted: 0,
   })
 })
 

@@ -1,3 +1,4 @@
+import { expireMessages } from '@fairlane/core'
 import { IDEMPOTENCY_KEY_TTL_MS } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
 import {
@@ -10,6 +11,7 @@ import {
 } from '@fairlane/db/queries/cleanup'
 import { deleteDeferralCountsBefore } from '@fairlane/db/queries/deferral-counts'
 import { deleteMessageEventsBefore } from '@fairlane/db/queries/message-events'
+import { createMessageRetentionStore } from '@fairlane/db/queries/message-retention'
 import { deleteWebhookDeliveriesBefore } from '@fairlane/db/queries/webhook-outbox'
 import type { Logger } from 'pino'
 
@@ -28,6 +30,11 @@ export interface CleanupDeps {
   bodyRetention: { days: number; criticalDays: number }
   /** EVENT_RETENTION_DAYS: messages' events older than this are deleted. */
   eventRetentionDays: number
+  /**
+   * MESSAGE_RETENTION_DAYS, and SCHEDULE_TIME_ZONE (the rollup's days): finished messages past it go,
+   * once their day is in the daily rollup. Absent: messages are kept (tests of the other steps).
+   */
+  messageRetention?: { days: number; timeZone: string }
   clock: { now(): Date }
   logger: Logger
   batchSize?: number
@@ -45,13 +52,16 @@ export interface CleanupResult {
   messageEventsDeleted: number
   /** Webhook deliveries past EVENT_RETENTION_DAYS, with their attempts. */
   webhookDeliveriesDeleted: number
+  /** Finished messages past MESSAGE_RETENTION_DAYS, with their events, clicks and webhook deliveries. */
+  messagesDeleted: number
 }
 
 /**
  * The nightly cleanup: published outbox rows past a week, idempotency keys past their 24 h window
  * (the messages stay), audit entries past AUDIT_RETENTION_DAYS, message bodies past their retention
  * (critical mail — login codes, reset links — sooner than the rest), messages' events past
- * EVENT_RETENTION_DAYS, webhook deliveries (with their attempts) past the same. Each in batches
+ * EVENT_RETENTION_DAYS, webhook deliveries (with their attempts) past the same, and finished messages
+ * past MESSAGE_RETENTION_DAYS whose day the rollup has counted (`expireMessages`). Each in batches
  * until one comes back short; a cleanup that dies half-way just leaves less for the next night.
  */
 export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResult> {
@@ -105,6 +115,17 @@ export async function runNightlyCleanup(deps: CleanupDeps): Promise<CleanupResul
       new Date(now - deps.eventRetentionDays * DAY_MS),
       limit,
     ),
+    messagesDeleted: deps.messageRetention
+      ? (
+          await expireMessages({
+            store: createMessageRetentionStore(deps.db),
+            clock: deps.clock,
+            retentionDays: deps.messageRetention.days,
+            timeZone: deps.messageRetention.timeZone,
+            batchSize: limit,
+          })
+        ).deleted
+      : 0,
   }
   deps.logger.info(result, 'nightly cleanup done')
   return result

@@ -27,11 +27,14 @@ export interface OperationsSettings {
   bodyRetention?: { days: number; criticalDays: number }
   /** EVENT_RETENTION_DAYS; the schema's default when absent. */
   eventRetentionDays?: number
+  /** MESSAGE_RETENTION_DAYS; the schema's default when absent. */
+  messageRetentionDays?: number
 }
 
 export const DEFAULT_OPERATIONS_SETTINGS: OperationsSettings = { timeZone: 'UTC', auditRetentionDays: 365 }
 export const DEFAULT_BODY_RETENTION = { days: 30, criticalDays: 7 }
 export const DEFAULT_EVENT_RETENTION_DAYS = 30
+export const DEFAULT_MESSAGE_RETENTION_DAYS = 90
 
 export function operationsHandlers(
   settings: OperationsSettings,
@@ -45,6 +48,10 @@ export function operationsHandlers(
         auditRetentionDays: settings.auditRetentionDays,
         bodyRetention: settings.bodyRetention ?? DEFAULT_BODY_RETENTION,
         eventRetentionDays: settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS,
+        messageRetention: {
+          days: settings.messageRetentionDays ?? DEFAULT_MESSAGE_RETENTION_DAYS,
+          timeZone: settings.timeZone,
+        },
         clock,
         logger: deps.logger.child({ job: job.name, jobId: job.id }),
       }),

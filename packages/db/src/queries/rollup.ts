@@ -34,15 +34,24 @@ export async function writeTenantDay(db: Executor, day: RollupDay): Promise<{ te
   const from = day.startsAt.toISOString()
   const to = day.endsAt.toISOString()
   const rows = await db.execute<{ tenant_id: string }>(sql`
-    with message_counts as (
+    with outcomes as (
+      -- One range scan of a partial index per outcome (messages_sent_at_idx, messages_failed_idx,
+      -- messages_suppressed_at_idx): the day's messages only, never the months around them.
+      select tenant_id, 'sent' as outcome from messages
+      where status = 'sent' and sent_at >= ${from}::timestamptz and sent_at < ${to}::timestamptz
+      union all
+      select tenant_id, 'failed' from messages
+      where status = 'failed' and failed_at >= ${from}::timestamptz and failed_at < ${to}::timestamptz
+      union all
+      select tenant_id, 'suppressed' from messages
+      where status = 'suppressed' and updated_at >= ${from}::timestamptz and updated_at < ${to}::timestamptz
+    ),
+    message_counts as (
       select tenant_id,
-        count(*) filter (where status = 'sent' and sent_at >= ${from}::timestamptz and sent_at < ${to}::timestamptz)::int as sent,
-        count(*) filter (where status = 'failed' and failed_at >= ${from}::timestamptz and failed_at < ${to}::timestamptz)::int as failed,
-        count(*) filter (where status = 'suppressed' and updated_at >= ${from}::timestamptz and updated_at < ${to}::timestamptz)::int as suppressed
-      from messages
-      where (sent_at >= ${from}::timestamptz and sent_at < ${to}::timestamptz)
-         or (failed_at >= ${from}::timestamptz and failed_at < ${to}::timestamptz)
-         or (status = 'suppressed' and updated_at >= ${from}::timestamptz and updated_at < ${to}::timestamptz)
+        count(*) filter (where outcome = 'sent')::int as sent,
+        count(*) filter (where outcome = 'failed')::int as failed,
+        count(*) filter (where outcome = 'suppressed')::int as suppressed
+      from outcomes
       group by tenant_id
     ),
     deferral_counts as (

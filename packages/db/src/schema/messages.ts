@@ -109,6 +109,9 @@ export const messages = pgTable(
     index('messages_campaign_sent_idx').on(t.campaignId, t.sentAt).where(sql`${t.sentAt} is not null`),
     // Failed messages, newest first: the dead letters PostgreSQL restores to Redis after a data loss.
     index('messages_failed_idx').on(t.failedAt).where(sql`${t.status} = 'failed'`),
+    // The daily rollup's day of sent and of suppressed messages (failed ones: the index above).
+    index('messages_sent_at_idx').on(t.sentAt).where(sql`${t.status} = 'sent'`),
+    index('messages_suppressed_at_idx').on(t.updatedAt).where(sql`${t.status} = 'suppressed'`),
     // The body retention: per lane, the oldest messages still holding a body.
     index('messages_body_retention_idx').on(t.lane, t.createdAt).where(sql`${t.bodyRemovedAt} is null`),
     // Open mail of a sending domain: held mail released when it verifies again, a delete refused.
@@ -124,6 +127,12 @@ export const messages = pgTable(
       .where(sql`${t.status} = 'sent'`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    // Message retention (MESSAGE_RETENTION_DAYS) walks finished messages oldest first, keyset by
+    // (created_at, id). Partial on the terminal statuses: open rows (pending, queued, sending, held)
+    // never enter it, so the walk never steps over a backlog, and their status changes write no entry.
+    index('messages_retention_idx')
+      .on(t.createdAt, t.id)
+      .where(sql`${t.status} in ('sent', 'failed', 'suppressed', 'cancelled', 'bounced', 'complained')`),
   ],
 )
 

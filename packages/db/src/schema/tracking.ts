@@ -50,6 +50,8 @@ export const linkClicks = pgTable(
   (t) => [
     primaryKey({ name: 'link_clicks_pk', columns: [t.linkId, t.messageId] }),
     index('link_clicks_tenant_idx').on(t.tenantId),
+    // Message retention deletes a message's clicks with it.
+    index('link_clicks_message_idx').on(t.messageId),
   ],
 )
 

@@ -115,6 +115,8 @@ export const webhookDeliveries = pgTable(
       .where(sql`${t.status} = 'pending' and ${t.lockedUntil} is not null`),
     // The delivery log: an endpoint's deliveries, newest first (the tenant cascade uses the FK's).
     index('webhook_deliveries_log_idx').on(t.tenantId, t.endpointId, t.createdAt),
+    // Message retention deletes a message's deliveries with it (and keeps a message whose delivery is pending).
+    index('webhook_deliveries_message_idx').on(t.messageId).where(sql`${t.messageId} is not null`),
     // Retention (EVENT_RETENTION_DAYS): rows arrive in time order, so a BRIN is nearly free.
     index('webhook_deliveries_created_brin').using('brin', t.createdAt),
   ],
