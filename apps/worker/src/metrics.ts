@@ -127,7 +127,7 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     }),
     pacerBacklog: new Gauge({
       name: 'fairlane_pacer_backlog',
-      help: 'Pending bulk messages seen at the last pacer tick (each tenant counted up to the pacer cap)',
+      help: "Pending bulk messages seen at the last pacer tick (each tenant counted up to one more than that tick's free slots)",
       registers,
     }),
     bulkGovernorFactor: new Gauge({

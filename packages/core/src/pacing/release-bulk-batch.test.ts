@@ -152,6 +152,20 @@ describe('release the next bulk batch', () => {
     expect(recorded).toEqual([[clock.now().getTime(), 3]])
   })
 
+  it('counts each tenant’s backlog only to one more than the free slots, not the whole of it', async () => {
+    const { store } = memoryStore({ a: 50, b: 2 })
+    const { lane, jobs } = memoryLane(7)
+    const { planner, asked } = roundRobinPlanner()
+    const outcome = await releaseBulkBatch(deps({ store, lane, planner }))
+    // 3 free slots: a's 50 rows read as 4 (it cannot be given more than 3, and must not look emptied).
+    expect(asked[0]?.tenants.map((tenant) => [tenant.tenantId, tenant.backlog])).toEqual([
+      ['a', 4],
+      ['b', 2],
+    ])
+    expect(jobs).toEqual(['a1', 'b1', 'a2'])
+    expect(outcome.backlog).toEqual({ tenants: 2, rows: 6 })
+  })
+
   it('answers full without reading the backlog or claiming when the lane is at its target', async () => {
     const { store, calls, statusOf } = memoryStore({ a: 2 })
     const { lane, jobs } = memoryLane(10)

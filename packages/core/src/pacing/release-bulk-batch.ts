@@ -15,7 +15,7 @@ export interface ReleaseBulkBatchDeps {
   store: BulkBacklogStore
   lane: BulkLane
   planner: ReleasePlanner
-  /** Jobs the lane may hold at most; also the cap on each tenant's backlog count. */
+  /** Jobs the lane may hold at most. */
   highWater: number
   /** The depth to fill to, under `highWater`; without it the lane is filled to `highWater`. */
   depthTarget?: DepthTarget
@@ -29,7 +29,10 @@ export interface ReleaseOutcome {
   /** `full`: no free slot, or none any tenant's allowance could fill; `idle`: nothing released. */
   kind: 'released' | 'full' | 'idle'
   released: number
-  /** The backlog as read this tick (rows capped per tenant); null when the lane was full: not read. */
+  /**
+   * The backlog as read this tick, each tenant's rows counted up to one more than the tick's free
+   * slots; null when the lane was full: not read.
+   */
   backlog: { tenants: number; rows: number } | null
 }
 
@@ -50,7 +53,10 @@ export async function releaseBulkBatch(deps: ReleaseBulkBatchDeps): Promise<Rele
   const capacity = Math.max(0, target - depth)
   if (capacity === 0) return { kind: 'full', released: 0, backlog: null }
 
-  const found = await deps.store.findBacklog({ cap: deps.highWater })
+  // One more than the free slots: no tenant can be given more this tick, and a tenant with more left
+  // over than it could take must not look emptied to the planner (DRR resets an emptied tenant's
+  // deficit). Counting up to `highWater` instead read rows in proportion to the backlog, every tick.
+  const found = await deps.store.findBacklog({ cap: capacity + 1 })
   const backlog = { tenants: found.length, rows: found.reduce((sum, tenant) => sum + tenant.backlog, 0) }
   if (found.length === 0) return { kind: 'idle', released: 0, backlog }
   const tenants = await withRefusals(found, deps.refusals)
