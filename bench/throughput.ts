@@ -6,13 +6,17 @@
  * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
- *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
+ *   pnpm bench:throughput [--emails 20000] [--workers 1] [--lane-shards 1] [--no-baselines] [--no-web] [--signed]
  *
  * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
  * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
  * per email of each and their difference, the cost of signing (see lib/throughput/signing.ts).
  *
  * `--workers 2` runs two worker processes (one per core, as a deployment would), sharing the lane.
+ *
+ * `--lane-shards 3` runs every process with LANE_SHARDS=3 (each lane split into three queues; README,
+ * "Sharded lanes"). The campaign is one tenant's, so its jobs all go to one shard: on a single Redis
+ * this measures what sharding costs; on a cluster, what one shard of a sharded lane does.
  *
  * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
  * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
@@ -30,6 +34,7 @@ const { values: args } = parseArgs({
   options: {
     emails: { type: 'string', default: '20000' },
     workers: { type: 'string', default: '1' },
+    'lane-shards': { type: 'string', default: '1' },
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
@@ -40,6 +45,9 @@ if (!Number.isSafeInteger(emails) || emails < 1) throw new Error('--emails is a 
 const workers = Number(args.workers)
 if (!Number.isSafeInteger(workers) || workers < 1 || workers > 8)
   throw new Error('--workers is a whole number from 1 to 8')
+const laneShards = Number(args['lane-shards'])
+if (!Number.isSafeInteger(laneShards) || laneShards < 1 || laneShards > 64)
+  throw new Error('--lane-shards is a whole number from 1 to 64')
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -55,7 +63,7 @@ let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
     'throughput',
-    { REDIS_URL: redis.url, ...overrides },
+    { REDIS_URL: redis.url, LANE_SHARDS: String(laneShards), ...overrides },
     { web: !args['no-web'] },
   )
   if (workers > 1) {
@@ -69,7 +77,7 @@ try {
     signed: args.signed,
     log: progress,
   })
-  console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))
+  console.log(JSON.stringify({ ...result, workerProcesses: workers, laneShards, overrides }))
 } finally {
   await bench?.stop()
   await redis.stop()

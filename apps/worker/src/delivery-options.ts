@@ -38,6 +38,8 @@ export interface DeliveryOptions {
   databaseUrl: string
   redisUrl: string
   queuePrefix: string
+  /** LANE_SHARDS: BullMQ queues per lane (README, "Sharded lanes"); the web app must use the same. */
+  laneShards: number
   smtp: { url: string; timeoutMs: number; connections: Record<Lane, number> }
   concurrency: Record<Lane, number>
   jobLockMs: number
@@ -131,6 +133,7 @@ export function deliveryOptionsFromConfig(
     databaseUrl: config.DATABASE_URL,
     redisUrl: config.REDIS_URL,
     queuePrefix: config.QUEUE_PREFIX,
+    laneShards: config.LANE_SHARDS,
     smtp: {
       url: config.SMTP_URL,
       timeoutMs: config.SMTP_TIMEOUT_MS,

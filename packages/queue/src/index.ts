@@ -24,6 +24,22 @@ export {
   type ErrorLogger,
 } from './connections'
 export {
+  allLaneQueues,
+  createLaneQueues,
+  type LaneQueues,
+  laneJobCounts,
+  oldestWaitingTimestamp,
+} from './lane-queues'
+export {
+  CLUSTER_SLOTS,
+  clusterSlotOf,
+  type LaneShard,
+  laneShardNames,
+  laneShards,
+  MAX_LANE_SHARDS,
+  tenantShard,
+} from './lane-shards'
+export {
   DEAD_LETTER_QUEUE,
   laneQueueName,
   QUEUE_NAMES,

@@ -68,11 +68,12 @@ export const TEST_RETURN_PATH_HOST = 'bounces.fairlane.test'
 /** A DKIM key-encryption key for the handlers' tests (32 bytes, key id `t1`). */
 export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) }]
 
-export function createWebHarness(env: TestEnvironment): WebHarness {
+/** `laneShards`: LANE_SHARDS of the queues the handlers read (default 1). */
+export function createWebHarness(env: TestEnvironment, options: { laneShards?: number } = {}): WebHarness {
   const logger = collectingLogger()
   const database = createDatabase(env.databaseUrl, { max: 30, applicationName: 'web-test' })
   const redis = createProducerConnection(env.redisUrl, 'web-test', logger)
-  const queues = createQueues(redis, env.queuePrefix, logger)
+  const queues = createQueues(redis, env.queuePrefix, logger, options.laneShards ?? 1)
   const clock = { now: () => new Date() }
   const makeAuth = (options: { policy?: AuthThrottlePolicy; keyPrefix: string }) => {
     const throttle = createAuthThrottle({

@@ -113,7 +113,9 @@ describe('replaying dead letters: the refusals', () => {
 
   it('404 naming the lane for a lane job’s id, with nothing changed', async () => {
     const message = await failedMessage()
-    await harness.queues.critical.add('send', { v: 1 }, { jobId: `m-${message.id}` })
+    await harness.queues.lanes
+      .queueFor('critical', tenant.tenantId)
+      .add('send', { v: 1 }, { jobId: `m-${message.id}` })
     const before = await snapshot(message.id)
     const response = await replay(`m-${message.id}`, { reason: 'wrong id' })
     expect(response.status).toBe(404)
