@@ -48,7 +48,7 @@ export {
   SYSTEM_QUEUE,
 } from './names'
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
-export { closeQueues, createQueues, type Queues } from './queues'
+export { closeQueues, createQueues, everyQueue, type Queues } from './queues'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
 export {
   WEBHOOK_JOB_NAME,

@@ -33,7 +33,11 @@ export function createQueues(
   }
 }
 
+/** Every queue of `queues`: each shard of each lane, the dead letters, the system queue. */
+export function everyQueue(queues: Queues): Queue[] {
+  return [...allLaneQueues(queues.lanes), queues[DEAD_LETTER_QUEUE], queues[SYSTEM_QUEUE]]
+}
+
 export async function closeQueues(queues: Queues): Promise<void> {
-  const all = [...allLaneQueues(queues.lanes), queues[DEAD_LETTER_QUEUE], queues[SYSTEM_QUEUE]]
-  await Promise.all(all.map((queue) => queue.close()))
+  await Promise.all(everyQueue(queues).map((queue) => queue.close()))
 }

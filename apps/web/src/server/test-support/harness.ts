@@ -4,7 +4,7 @@ import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
-import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { closeQueues, createProducerConnection, createQueues, everyQueue, type Queues } from '@fairlane/queue'
 import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
 import { isbot } from 'isbot'
@@ -168,7 +168,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
     }),
     async close() {
       // The shared test Redis keeps nothing of this file: its queues go, the limiter keys expire.
-      await Promise.all(Object.values(queues).map((queue) => queue.obliterate({ force: true })))
+      await Promise.all(everyQueue(queues).map((queue) => queue.obliterate({ force: true })))
       await closeQueues(queues)
       redis.disconnect()
       await database.close()
