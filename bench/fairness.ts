@@ -22,6 +22,7 @@
 import { parseArgs } from 'node:util'
 import { mailDomain } from '@fairlane/config'
 import { governorKeys, maxMinFairShares } from '@fairlane/fairness'
+import { allLaneQueues, createLaneQueues, laneJobCounts } from '@fairlane/queue'
 import { Queue } from 'bullmq'
 import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
@@ -149,7 +150,12 @@ if (workers !== undefined && leadershipLog) {
 }
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
 const probe: Redis | Cluster = redis.client()
-const bulk = new Queue('bulk', { connection: probe, prefix: platform.queuePrefix })
+// Every shard of the bulk lane (LANE_SHARDS): its depth is their total.
+const lanes = createLaneQueues(
+  probe,
+  { prefix: platform.queuePrefix, shards: platform.config.LANE_SHARDS },
+  { error: (fields, message) => console.error(message, fields) },
+)
 const governorFactorKey = governorKeys(platform.queuePrefix).factor
 const clearSink = () => fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
 
@@ -173,7 +179,7 @@ function sampleMax(everyMs: number, read: () => Promise<number>) {
 }
 
 const bulkDepth = async () => {
-  const counts = await bulk.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+  const counts = await laneJobCounts(lanes, 'bulk', 'waiting', 'active', 'delayed', 'prioritized')
   return Object.values(counts).reduce((sum, count) => sum + count, 0)
 }
 
@@ -549,7 +555,7 @@ try {
   }
 } finally {
   await candidates?.stop()
-  await bulk.close()
+  await Promise.all(allLaneQueues(lanes).map((queue) => queue.close()))
   probe.disconnect()
   await sql.end({ timeout: 5 })
   await platform.stop()

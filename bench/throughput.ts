@@ -6,7 +6,7 @@
  * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
- *   pnpm bench:throughput [--emails 20000] [--workers 1] [--no-baselines] [--no-web] [--signed]
+ *   pnpm bench:throughput [--emails 20000] [--workers 1] [--lane-shards 1] [--no-baselines] [--no-web] [--signed]
  *   pnpm bench:throughput --workers N --web M [--emails 20000]
  *     [--backlog N] [--history-days D] [--history-per-day 10000] [--name throughput]
  *
@@ -25,6 +25,10 @@
  * of M web processes while N worker processes deliver them, all on the one PostgreSQL and Redis;
  * the result gains the configuration and per-process figures (lib/throughput/api-load.ts).
  *
+ * `--lane-shards 3` runs every process with LANE_SHARDS=3 (each lane split into three queues; README,
+ * "Sharded lanes"). The campaign is one tenant's, so its jobs all go to one shard: on a single Redis
+ * this measures what sharding costs; on a cluster, what one shard of a sharded lane does.
+ *
  * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
  * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
  *
@@ -42,6 +46,7 @@ const { values: args } = parseArgs({
   options: {
     emails: { type: 'string', default: '20000' },
     workers: { type: 'string', default: '1' },
+    'lane-shards': { type: 'string', default: '1' },
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
@@ -68,6 +73,9 @@ const wholeNumber = (flag: string, value: string | undefined) => {
 const backlog = wholeNumber('backlog', args.backlog)
 const historyDays = wholeNumber('history-days', args['history-days'])
 const historyPerDay = wholeNumber('history-per-day', args['history-per-day'])
+const laneShards = Number(args['lane-shards'])
+if (!Number.isSafeInteger(laneShards) || laneShards < 1 || laneShards > 64)
+  throw new Error('--lane-shards is a whole number from 1 to 64')
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -84,12 +92,12 @@ let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
     args.name !== 'throughput' ? args.name : webs === undefined ? 'throughput' : 'throughput_procs',
-    { REDIS_URL: redis.url, ...overrides },
+    { REDIS_URL: redis.url, LANE_SHARDS: String(laneShards), ...overrides },
     { web: !args['no-web'] },
   )
   if (webs !== undefined) {
     const result = await runManyProcessThroughput(bench, { workers, webs, emails, log: progress })
-    console.log(JSON.stringify({ ...result, overrides }))
+    console.log(JSON.stringify({ ...result, laneShards, overrides }))
   } else {
     if (workers > 1) {
       progress(`starting ${workers - 1} more worker process(es)`)
@@ -105,7 +113,7 @@ try {
       historyPerDay,
       log: progress,
     })
-    console.log(JSON.stringify({ ...result, workerProcesses: workers, overrides }))
+    console.log(JSON.stringify({ ...result, workerProcesses: workers, laneShards, overrides }))
   }
 } finally {
   await bench?.stop()

@@ -39,6 +39,8 @@ export interface DeliveryOptions {
   databaseDirectUrl: string
   redisUrl: string
   queuePrefix: string
+  /** LANE_SHARDS: BullMQ queues per lane (README, "Sharded lanes"); the web app must use the same. */
+  laneShards: number
   smtp: { url: string; timeoutMs: number; connections: Record<Lane, number> }
   concurrency: Record<Lane, number>
   jobLockMs: number
@@ -132,6 +134,7 @@ export function deliveryOptionsFromConfig(
     databaseDirectUrl: databaseDirectUrl(config),
     redisUrl: config.REDIS_URL,
     queuePrefix: config.QUEUE_PREFIX,
+    laneShards: config.LANE_SHARDS,
     smtp: {
       url: config.SMTP_URL,
       timeoutMs: config.SMTP_TIMEOUT_MS,

@@ -1,16 +1,19 @@
-import { FEEDBACK_WINDOW_HOURS, type Lane } from '@fairlane/core'
+import { FEEDBACK_WINDOW_HOURS } from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { tenantFeedbackSince } from '@fairlane/db/queries/admin-feedback'
 import { countPendingWebhookDeliveries } from '@fairlane/db/queries/webhook-deliveries'
 import { largestTenantBacklogs, oldestUnpublishedOutboxAgeMs } from '@fairlane/db/queries/worker-metrics'
-import { DEAD_LETTER_QUEUE, type Queues } from '@fairlane/queue'
+import { DEAD_LETTER_QUEUE, laneJobCounts, oldestWaitingTimestamp, type Queues } from '@fairlane/queue'
 import type { Redis } from 'ioredis'
 import { DEAD_LETTER_STATES } from './lanes/dead-letter-trim'
 import type { DepthSource, LaneDepth } from './metrics'
 
-/** The production `DepthSource`: BullMQ job counts from Redis, outbox lag and backlogs from PostgreSQL. */
+/**
+ * The production `DepthSource`: BullMQ job counts from Redis (a lane's summed over its shards, the
+ * oldest waiting job the oldest of any shard), outbox lag and backlogs from PostgreSQL.
+ */
 export function createDepthSource(deps: {
-  queues: Pick<Queues, Lane | typeof DEAD_LETTER_QUEUE>
+  queues: Pick<Queues, 'lanes' | typeof DEAD_LETTER_QUEUE>
   db: Database
   /** The queues' Redis, for its memory (`INFO memory`). */
   redis: Pick<Redis, 'info'>
@@ -19,13 +22,10 @@ export function createDepthSource(deps: {
   const now = deps.clock?.now ?? Date.now
   return {
     async laneDepth(lane): Promise<LaneDepth> {
-      const queue = deps.queues[lane]
-      const [counts, oldest] = await Promise.all([
-        queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed'),
-        // Ascending: the wait list's tail, the job that has waited longest.
-        queue.getJobs(['waiting'], 0, 0, true),
+      const [counts, oldestTimestamp] = await Promise.all([
+        laneJobCounts(deps.queues.lanes, lane, 'waiting', 'prioritized', 'active', 'delayed', 'failed'),
+        oldestWaitingTimestamp(deps.queues.lanes, lane),
       ])
-      const oldestTimestamp = oldest[0]?.timestamp
       return {
         waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
         active: counts.active ?? 0,

@@ -64,7 +64,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   // Producers fail fast while Redis is away (the relay rolls back and retries) instead of queueing
   // commands offline with row locks held.
   const producer = createProducerConnection(options.redisUrl, 'worker-producer', logger)
-  const queues = createQueues(producer, options.queuePrefix, logger)
+  const queues = createQueues(producer, options.queuePrefix, logger, options.laneShards)
   // LISTEN needs a connection of its own, outside the pool (and outside PgBouncer).
   const listen = createDatabase(options.databaseDirectUrl, { max: 1, applicationName: 'worker-relay-listen' })
   const transports = createLaneTransports({
@@ -91,7 +91,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     },
     db: database.db,
     listenSql: listen.sql,
-    queues,
+    lanes: queues.lanes,
     skipIds: new Set(),
     logger: logger.child({ component: 'relay' }),
     metrics,
@@ -100,7 +100,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   })
   const sweeper = startSweeper({
     db: database.db,
-    queues,
+    lanes: queues.lanes,
     logger: logger.child({ component: 'sweeper' }),
     metrics,
     ...tuning.sweeper,
@@ -129,7 +129,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     : measuredDepth
   const pacer = startPacer({
     db: database.db,
-    bulkQueue: queues.bulk,
+    bulkLane: queues.lanes,
     highWater: options.pacer.highWater,
     ...(depthTarget ? { depthTarget } : {}),
     horizonMs: options.pacer.horizonMs,

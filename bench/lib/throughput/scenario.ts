@@ -100,6 +100,7 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
       settings: {
         BULK_CONCURRENCY: config.BULK_CONCURRENCY,
         BULK_SMTP_CONNECTIONS: config.BULK_SMTP_CONNECTIONS,
+        LANE_SHARDS: config.LANE_SHARDS,
         PACER_HIGH_WATER: config.PACER_HIGH_WATER,
         PACER_HORIZON_MS: config.PACER_HORIZON_MS,
         DATABASE_POOL_MAX: config.DATABASE_POOL_MAX,

@@ -38,6 +38,7 @@ describe('environment schema', () => {
     expect(config.INBOUND_SMTP_URL).toBe('smtp://127.0.0.1:2526')
     expect(config.WEB_PORT).toBe(3000)
     expect(config.WORKER_METRICS_PORT).toBe(9464)
+    expect(config.LANE_SHARDS).toBe(1)
     expect(config.MAILSINK_HTTP_PORT).toBe(8025)
     expect(config.SHUTDOWN_FORCE_EXIT_MS).toBeLessThan(30_000)
     expect(config.SCHEDULE_TIME_ZONE).toBe('UTC')
@@ -135,6 +136,9 @@ describe('environment schema', () => {
     [{ WEB_PORT: '70000' }, /^WEB_PORT: expected a port between 0 and 65535 \(got "70000"\)/],
     [{ WORKER_METRICS_PORT: 'abc' }, /^WORKER_METRICS_PORT: expected a port number \(got "abc"\)/],
     [{ BULK_CONCURRENCY: '0' }, /^BULK_CONCURRENCY: expected a number of at least 1/],
+    [{ LANE_SHARDS: '0' }, /^LANE_SHARDS: expected a number of at least 1/],
+    [{ LANE_SHARDS: '1.5' }, /^LANE_SHARDS: expected a whole number/],
+    [{ LANE_SHARDS: '65' }, /^LANE_SHARDS: expected a number of at most 64/],
     [{ NODE_ENV: 'staging' }, /^NODE_ENV: /],
     [{ QUEUE_PREFIX: 'has space' }, /^QUEUE_PREFIX: /],
     [

@@ -354,6 +354,12 @@ export const envSchema = z
     /** The lanes this worker process serves (relay, sweeper, pacer and schedulers run in every one). */
     WORKER_LANES: laneList('critical,default,bulk'),
     /**
+     * How many BullMQ queues each lane is split into (README, "Sharded lanes"): a tenant's jobs all go
+     * to one shard (a hash of its id), and every worker consumes every shard of its lanes. Every
+     * process (web and workers) must read the same number.
+     */
+    LANE_SHARDS: positiveInt(1, 64),
+    /**
      * How `pnpm start` runs the worker: `single`, one process for every lane; `split`, the bulk lane in
      * `worker` and the transactional lanes (critical, default) in `worker-tx` (metrics on
      * `WORKER_METRICS_PORT` + 1), so a login code never waits for a busy bulk process's event loop.

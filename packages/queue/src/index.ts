@@ -24,6 +24,22 @@ export {
   type ErrorLogger,
 } from './connections'
 export {
+  allLaneQueues,
+  createLaneQueues,
+  type LaneQueues,
+  laneJobCounts,
+  oldestWaitingTimestamp,
+} from './lane-queues'
+export {
+  CLUSTER_SLOTS,
+  clusterSlotOf,
+  type LaneShard,
+  laneShardNames,
+  laneShards,
+  MAX_LANE_SHARDS,
+  tenantShard,
+} from './lane-shards'
+export {
   DEAD_LETTER_QUEUE,
   laneQueueName,
   QUEUE_NAMES,
@@ -32,7 +48,7 @@ export {
   SYSTEM_QUEUE,
 } from './names'
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
-export { closeQueues, createQueues, type Queues } from './queues'
+export { closeQueues, createQueues, everyQueue, type Queues } from './queues'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
 export {
   WEBHOOK_JOB_NAME,

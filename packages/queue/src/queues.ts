@@ -1,20 +1,43 @@
 import { Queue } from 'bullmq'
 import type { Redis } from 'ioredis'
 import type { ErrorLogger } from './connections'
-import { QUEUE_NAMES, type QueueName } from './names'
+import { allLaneQueues, createLaneQueues, type LaneQueues } from './lane-queues'
+import { DEAD_LETTER_QUEUE, SYSTEM_QUEUE } from './names'
 
-export type Queues = Record<QueueName, Queue>
+/** The lanes (sharded: `LaneQueues`), the dead letters and the schedulers' queue. */
+export interface Queues {
+  lanes: LaneQueues
+  [DEAD_LETTER_QUEUE]: Queue
+  [SYSTEM_QUEUE]: Queue
+}
 
-/** One BullMQ Queue per name, sharing a producer connection. Called only by composition roots. */
-export function createQueues(connection: Redis, prefix: string, logger: ErrorLogger): Queues {
-  const entries = QUEUE_NAMES.map((name) => {
+/**
+ * Every BullMQ Queue Fairlane produces to, sharing a producer connection; `laneShards` is LANE_SHARDS.
+ * Called only by composition roots.
+ */
+export function createQueues(
+  connection: Redis,
+  prefix: string,
+  logger: ErrorLogger,
+  laneShards: number,
+): Queues {
+  const single = (name: typeof DEAD_LETTER_QUEUE | typeof SYSTEM_QUEUE) => {
     const queue = new Queue(name, { connection, prefix })
     queue.on('error', (error: Error) => logger.error({ err: error.message, queue: name }, 'queue error'))
-    return [name, queue] as const
-  })
-  return Object.fromEntries(entries) as Queues
+    return queue
+  }
+  return {
+    lanes: createLaneQueues(connection, { prefix, shards: laneShards }, logger),
+    [DEAD_LETTER_QUEUE]: single(DEAD_LETTER_QUEUE),
+    [SYSTEM_QUEUE]: single(SYSTEM_QUEUE),
+  }
+}
+
+/** Every queue of `queues`: each shard of each lane, the dead letters, the system queue. */
+export function everyQueue(queues: Queues): Queue[] {
+  return [...allLaneQueues(queues.lanes), queues[DEAD_LETTER_QUEUE], queues[SYSTEM_QUEUE]]
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {
-  await Promise.all(Object.values(queues).map((queue) => queue.close()))
+  await Promise.all(everyQueue(queues).map((queue) => queue.close()))
 }

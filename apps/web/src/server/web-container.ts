@@ -81,7 +81,7 @@ export function buildWebContainer(config: Config): WebContainer {
   })
   let queues: Queues | undefined
   const lazyQueues = () => {
-    queues ??= createQueues(redis, config.QUEUE_PREFIX, logger)
+    queues ??= createQueues(redis, config.QUEUE_PREFIX, logger, config.LANE_SHARDS)
     return queues
   }
   const clock = { now: () => new Date() }

@@ -38,7 +38,7 @@ afterAll(async () => {
 
 /** The bulk lane has nothing left to run: every released job had its turn. */
 async function bulkLaneIdle(): Promise<boolean> {
-  const counts = await inspect.queues.bulk.getJobCounts('waiting', 'active', 'delayed', 'prioritized')
+  const counts = await inspect.lane('bulk').getJobCounts('waiting', 'active', 'delayed', 'prioritized')
   return Object.values(counts).every((count) => count === 0)
 }
 

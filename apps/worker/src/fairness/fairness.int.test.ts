@@ -73,7 +73,7 @@ async function startRun(name: string, overrides: Partial<DeliveryOptions> = {}):
   const inspect = inspectQueues({ redisUrl: overrides.redisUrl ?? test.redisUrl, queuePrefix })
   cleanups.push(async () => {
     await pipeline.stop()
-    await inspect.queues.bulk.obliterate({ force: true })
+    await inspect.lane('bulk').obliterate({ force: true })
     await inspect.close()
   })
   // Registered last, so it runs first: nothing is left pending for the next test's pacer.
@@ -170,7 +170,7 @@ describe('fairness', () => {
     cleanups.push(async () => {
       lag.disable()
     })
-    const depth = sampleQueueDepth(run.inspect.queues.bulk)
+    const depth = sampleQueueDepth(run.inspect.lane('bulk'))
     cleanups.push(async () => void (await depth.stop().catch(() => undefined)))
 
     await warmUp(run)
@@ -328,10 +328,10 @@ describe('fairness', () => {
 
     let peakActive = 0
     const active = startSampler(async () => {
-      peakActive = Math.max(peakActive, await run.inspect.queues.bulk.getActiveCount())
+      peakActive = Math.max(peakActive, await run.inspect.lane('bulk').getActiveCount())
     }, 20)
     cleanups.push(() => active.stop().catch(() => {}))
-    const depth = sampleQueueDepth(run.inspect.queues.bulk, 20)
+    const depth = sampleQueueDepth(run.inspect.lane('bulk'), 20)
     const { prefix } = await seedCampaign(run.db, { tenantId, contacts: 2_000, prefix: 'governed-' })
     await eventually(() => receivedTimesMs(run.sink, prefix).length >= 30, {
       what: 'bulk mail going out under the governor',

@@ -1,7 +1,8 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import { createPacerState } from '@fairlane/fairness'
-import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
 import { setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
+import type { Queue } from 'bullmq'
 import { and, eq } from 'drizzle-orm'
 import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
@@ -28,7 +29,7 @@ beforeAll(async () => {
 })
 afterEach(async () => {
   redis?.resume()
-  await Promise.all(Object.values(queues ?? {}).map((queue) => queue.close()))
+  if (queues) await closeQueues(queues)
   connection?.disconnect()
   await redis?.stop()
 })
@@ -39,8 +40,15 @@ afterAll(async () => {
 async function startRedis(): Promise<void> {
   redis = await startThrowawayRedis()
   connection = createProducerConnection(redis.url, 'test-pacer', testLogger())
-  queues = createQueues(connection, env.queuePrefix, testLogger())
-  await queues.bulk.getJobCounts('waiting')
+  queues = createQueues(connection, env.queuePrefix, testLogger(), 1)
+  await bulkQueue().getJobCounts('waiting')
+}
+
+/** The bulk lane's one shard (LANE_SHARDS=1). */
+function bulkQueue(): Queue {
+  const [queue] = queues.lanes.shardsOf('bulk')
+  if (!queue) throw new Error('no bulk queue')
+  return queue
 }
 
 async function seedPending(count: number): Promise<string> {
@@ -84,11 +92,11 @@ async function watchIdleInTransaction(done: Promise<unknown>): Promise<number> {
   return most
 }
 
-function tick(bulkQueue: Parameters<typeof paceOnce>[0]['bulkQueue']) {
+function tick(bulkLane: Parameters<typeof paceOnce>[0]['bulkLane']) {
   return paceOnce(
     {
       db: database.db,
-      bulkQueue,
+      bulkLane,
       highWater: 50,
       horizonMs: 1_000,
       redisTimeoutMs: TIMEOUT_MS,
@@ -105,7 +113,7 @@ describe('pacer with a queue Redis that stops answering', () => {
     const tenantId = await seedPending(5)
     redis.pause()
     const started = Date.now()
-    await expect(tick(queues.bulk)).rejects.toThrow(/did not answer bulk queue depth within 400 ms/)
+    await expect(tick(queues.lanes)).rejects.toThrow(/did not answer bulk queue depth within 400 ms/)
     expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 1_500)
     expect(await statusCount(tenantId, 'pending')).toBe(5)
   })
@@ -114,15 +122,16 @@ describe('pacer with a queue Redis that stops answering', () => {
     await startRedis()
     const tenantId = await seedPending(5)
     // Redis answers the depth, then stops before the jobs are added: the worst moment, rows claimed.
-    const bulkQueue = {
-      getJobCounts: queues.bulk.getJobCounts.bind(queues.bulk),
-      addBulk: (jobs: Parameters<Queues['bulk']['addBulk']>[0]) => {
+    const queue = bulkQueue()
+    const pausing = {
+      getJobCounts: queue.getJobCounts.bind(queue),
+      addBulk: (jobs: Parameters<Queue['addBulk']>[0]) => {
         redis.pause()
-        return queues.bulk.addBulk(jobs)
+        return queue.addBulk(jobs)
       },
     }
     const started = Date.now()
-    const result = tick(bulkQueue)
+    const result = tick({ shardsOf: () => [pausing], queueFor: () => pausing })
     const [outcome, idleInTransaction] = await Promise.all([
       result.then(
         () => 'resolved',
@@ -139,9 +148,9 @@ describe('pacer with a queue Redis that stops answering', () => {
 
     // Redis back: the next tick releases them.
     redis.resume()
-    await expect(tick(queues.bulk)).resolves.toBe('released')
+    await expect(tick(queues.lanes)).resolves.toBe('released')
     expect(await statusCount(tenantId, 'queued')).toBe(5)
-    const jobs = await queues.bulk.getJobs(['waiting'])
+    const jobs = await bulkQueue().getJobs(['waiting'])
     expect(jobs.filter((job) => job.data.tenantId === tenantId)).toHaveLength(5)
   })
 })

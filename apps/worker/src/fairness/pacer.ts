@@ -25,8 +25,12 @@ export interface PacerOptions {
   db: Database
   /** The leadership lease (`pacer-lease.ts`): holder id and timing; defaults to `PACER_LEASE`. */
   lease?: Pick<PacerLeadershipOptions, 'holder' | 'ttlMs' | 'marginMs'>
-  bulkQueue: Pick<Queue, 'addBulk' | 'getJobCounts'>
-  /** Jobs the bulk queue may hold at most (waiting + active + delayed + prioritized). */
+  /**
+   * The bulk lane's queues (`LaneQueues`): each job goes to its tenant's shard, and the depth the
+   * pacer fills to is the lane's total over every shard (LANE_SHARDS).
+   */
+  bulkLane: BulkLaneQueues
+  /** Jobs the bulk lane may hold at most over all its shards (waiting + active + delayed + prioritized). */
   highWater: number
   /**
    * The depth to fill to, under `highWater`: a fraction of a second of the lane's measured sends
@@ -52,6 +56,13 @@ export interface PacerOptions {
   followerRetryMs?: number
   logger: Logger
   metrics: Pick<WorkerMetrics, 'pacerReleased' | 'pacerTicks' | 'pacerBacklog' | 'pacerBacklogTenants'>
+}
+
+type BulkQueue = Pick<Queue, 'addBulk' | 'getJobCounts'>
+
+export interface BulkLaneQueues {
+  queueFor(lane: 'bulk', tenantId: string): BulkQueue
+  shardsOf(lane: 'bulk'): readonly BulkQueue[]
 }
 
 export interface Pacer {
@@ -132,7 +143,7 @@ export async function paceOnce(
   options: Pick<
     PacerOptions,
     | 'db'
-    | 'bulkQueue'
+    | 'bulkLane'
     | 'highWater'
     | 'depthTarget'
     | 'horizonMs'
@@ -151,13 +162,21 @@ export async function paceOnce(
     store: createBulkBacklogStore(options.db),
     lane: {
       async depth() {
-        const counts = await redis('bulk queue depth', () =>
-          options.bulkQueue.getJobCounts('waiting', 'active', 'delayed', 'prioritized'),
+        const shards = await redis('bulk queue depth', () =>
+          Promise.all(
+            options.bulkLane
+              .shardsOf('bulk')
+              .map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+          ),
         )
-        return Object.values(counts).reduce((sum, count) => sum + count, 0)
+        return shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
       },
       async enqueue(released) {
-        await redis('bulk addBulk', () => options.bulkQueue.addBulk(released.map(bulkJob)))
+        await redis('bulk addBulk', () =>
+          Promise.all(
+            [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
+          ),
+        )
       },
     },
     planner: {
@@ -176,6 +195,21 @@ export async function paceOnce(
   }
   options.metrics.pacerReleased.inc(outcome.released)
   return outcome.kind
+}
+
+/** The released rows per tenant shard, each shard's in the plan's interleaved order. */
+function byShard(
+  lane: BulkLaneQueues,
+  released: readonly ReleasedMessage[],
+): Map<BulkQueue, ReleasedMessage[]> {
+  const shards = new Map<BulkQueue, ReleasedMessage[]>()
+  for (const row of released) {
+    const queue = lane.queueFor('bulk', row.tenantId)
+    const rows = shards.get(queue)
+    if (rows) rows.push(row)
+    else shards.set(queue, [row])
+  }
+  return shards
 }
 
 function bulkJob(row: ReleasedMessage) {

@@ -90,7 +90,7 @@ describe('delivery pipeline', () => {
     // Read while the job waits for its retry: a completed send job is deleted from Redis.
     const job = await eventually(
       async () => {
-        const found = await inspect.queues.critical.getJob(sendJobId(message.id))
+        const found = await inspect.lane('critical').getJob(sendJobId(message.id))
         return found?.failedReason?.includes('451 4.7.1') ? found : undefined
       },
       { what: 'the job after its failed attempt', timeoutMs: 20_000 },
@@ -226,7 +226,7 @@ describe('delivery pipeline', () => {
       for each row execute function test_refuse_sent()`)
     try {
       const message = await seedOne(to)
-      const lane = inspect.queues.critical
+      const lane = inspect.lane('critical')
       await eventually(
         async () => (await lane.getJob(sendJobId(message.id)))?.data.acceptedLockToken !== undefined,
         { what: 'the accepted claim kept in the job', timeoutMs: 20_000 },

@@ -74,7 +74,7 @@ describe('failure caps', () => {
       timeoutMs: 30_000,
       intervalMs: 200,
     })
-    const failedJobs = await inspect.queues.default.getJobCounts('failed')
+    const failedJobs = await inspect.lane('default').getJobCounts('failed')
     expect(failedJobs.failed).toBe(caps.failedJobs.maxCount)
     await eventually(
       async () => (await inspect.queues[DEAD_LETTER_QUEUE].getJobCounts('waiting')).waiting === 15,

@@ -23,7 +23,10 @@ import { type LaneWorkers, startLaneWorkers } from './lane-workers'
 import { createSendProcessor } from './send-processor'
 import { createSmtpMailer } from './smtp-mailer'
 
-/** One BullMQ worker per lane, each sending through its lane's own SMTP pool, behind the tenant's bucket. */
+/**
+ * One BullMQ worker per lane shard, each lane's shards sending through the lane's own SMTP pool, behind
+ * the tenant's bucket.
+ */
 export function startLanes(
   options: DeliveryOptions,
   resources: {
@@ -73,6 +76,7 @@ export function startLanes(
   const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
     prefix: options.queuePrefix,
+    laneShards: options.laneShards,
     concurrency: options.concurrency,
     lockMs: options.jobLockMs,
     stalledIntervalMs: options.stalledIntervalMs,
@@ -115,8 +119,8 @@ export function startLanes(
     },
   })
   resources.governor?.onChange((factor) => {
-    const bulk = workers.workers.bulk
-    if (bulk) bulk.concurrency = governed(options.concurrency.bulk, factor)
+    for (const bulk of workers.workers.bulk ?? [])
+      bulk.concurrency = governed(options.concurrency.bulk, factor)
   })
   return workers
 }

@@ -43,7 +43,7 @@ afterAll(async () => {
 
 const deps = (): PublishDeps => ({
   db: database.db,
-  queues: inspect.queues,
+  lanes: inspect.queues.lanes,
   batchSize: 500,
   addTimeoutMs: 2_000,
   skipIds: new Set(),
@@ -89,7 +89,7 @@ it('parks a tenant over its slots, skips it while full, lets another through, an
   // A is set aside: the next pass reads none of its rows, and B's code goes straight in.
   const [otp] = await seedQueuedMessages(database.db, { tenantId: b, to: () => 'b@x.test' })
   expect(await publishOutboxBatch(deps())).toMatchObject({ claimed: 1, published: 1, parked: 0 })
-  expect(await inspect.queues.critical.getJobState(sendJobId(otp?.id ?? ''))).toBe('waiting')
+  expect(await inspect.lane('critical').getJobState(sendJobId(otp?.id ?? ''))).toBe('waiting')
 
   // Two of A's jobs finish and give their slots back: the next two parked rows go, in order.
   const key = laneParkKey('critical', a)
@@ -101,7 +101,7 @@ it('parks a tenant over its slots, skips it while full, lets another through, an
     intervalMs: 20,
   })
   for (const message of flood.slice(5, 7)) {
-    expect(await inspect.queues.critical.getJobState(sendJobId(message.id))).not.toBe('unknown')
+    expect(await inspect.lane('critical').getJobState(sendJobId(message.id))).not.toBe('unknown')
   }
-  expect(await inspect.queues.critical.getJobState(sendJobId(flood[7]?.id ?? ''))).toBe('unknown')
+  expect(await inspect.lane('critical').getJobState(sendJobId(flood[7]?.id ?? ''))).toBe('unknown')
 })

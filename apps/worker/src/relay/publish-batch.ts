@@ -25,7 +25,8 @@ export interface RelayHooks {
 
 export interface PublishDeps {
   db: Database
-  queues: Record<Lane, Pick<Queue, 'addBulk'>>
+  /** Each job goes to its tenant's shard of its lane (LANE_SHARDS). */
+  lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'addBulk'> }
   batchSize: number
   /** A Redis call that never settles (the server vanished mid-call) must not hold the row locks forever. */
   addTimeoutMs: number
@@ -252,8 +253,18 @@ function logPublished(logger: Logger, jobs: Map<Lane, SendLaneJob[]>): void {
   }
 }
 
+/** One addBulk per shard the batch touches (each shard is its own queue, possibly on its own node). */
 async function addJobs(deps: PublishDeps, jobs: Map<Lane, SendLaneJob[]>): Promise<void> {
-  const adds = Promise.all([...jobs].map(([lane, laneJobs]) => deps.queues[lane].addBulk(laneJobs)))
+  const byShard = new Map<Pick<Queue, 'addBulk'>, SendLaneJob[]>()
+  for (const [lane, laneJobs] of jobs) {
+    for (const job of laneJobs) {
+      const queue = deps.lanes.queueFor(lane, job.data.tenantId)
+      const shardJobs = byShard.get(queue)
+      if (shardJobs) shardJobs.push(job)
+      else byShard.set(queue, [job])
+    }
+  }
+  const adds = Promise.all([...byShard].map(([queue, shardJobs]) => queue.addBulk(shardJobs)))
   // After a timeout nobody awaits the adds any more; their late rejection must not go unhandled.
   adds.catch(() => {})
   let timer: NodeJS.Timeout | undefined

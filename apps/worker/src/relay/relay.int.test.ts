@@ -32,7 +32,7 @@ afterAll(async () => {
 function relayDeps(overrides: Partial<PublishDeps> = {}): PublishDeps {
   return {
     db: database.db,
-    queues: inspect.queues,
+    lanes: inspect.queues.lanes,
     batchSize: 500,
     addTimeoutMs: 2_000,
     skipIds: new Set(),
@@ -51,7 +51,7 @@ async function unpublished(): Promise<{ id: number; attempts: number }[]> {
 async function jobCount(): Promise<number> {
   let total = 0
   for (const lane of LANES) {
-    const counts = await inspect.queues[lane].getJobCounts()
+    const counts = await inspect.lane(lane).getJobCounts()
     total += Object.values(counts).reduce((sum, count) => sum + count, 0)
   }
   return total
@@ -82,7 +82,7 @@ describe('relay', () => {
     expect(await unpublished()).toHaveLength(0)
     expect(await jobCount()).toBe(40)
     for (const message of seeded.slice(0, 3)) {
-      expect(await inspect.queues.critical.getJobState(sendJobId(message.id))).toBe('waiting')
+      expect(await inspect.lane('critical').getJobState(sendJobId(message.id))).toBe('waiting')
     }
 
     const pipeline = await startTestPipeline(test, sink)
@@ -98,7 +98,7 @@ describe('relay', () => {
   })
 
   it('lets two relays share a backlog with SKIP LOCKED: every row published once', async () => {
-    await inspect.queues.critical.obliterate({ force: true })
+    await inspect.lane('critical').obliterate({ force: true })
     await seedQueuedMessages(database.db, { tenantId, count: 300, to: (i) => `shared${i}@example.com` })
     const results = await Promise.all([
       publishOutboxBatch(relayDeps({ batchSize: 50 })),
@@ -107,7 +107,7 @@ describe('relay', () => {
     expect(results.map((result) => result.published)).toEqual([50, 50])
     while ((await publishOutboxBatch(relayDeps({ batchSize: 50 }))).claimed > 0) {}
     expect(await unpublished()).toHaveLength(0)
-    expect(await inspect.queues.critical.getJobCountByTypes('waiting')).toBe(300)
+    expect(await inspect.lane('critical').getJobCountByTypes('waiting')).toBe(300)
   })
 
   it('is woken by NOTIFY long before its poll', async () => {
@@ -120,7 +120,7 @@ describe('relay', () => {
       const started = Date.now()
       const [message] = await seedQueuedMessages(database.db, { tenantId, to: () => 'notify@example.com' })
       await eventually(
-        async () => (await inspect.queues.critical.getJobState(sendJobId(message?.id ?? ''))) === 'waiting',
+        async () => (await inspect.lane('critical').getJobState(sendJobId(message?.id ?? ''))) === 'waiting',
         { what: 'the job, by NOTIFY', timeoutMs: 5_000, intervalMs: 10 },
       )
       expect(Date.now() - started).toBeLessThan(1_000)
@@ -142,10 +142,10 @@ describe('relay', () => {
     })
     try {
       await expect(
-        publishOutboxBatch(relayDeps({ queues: down.queues, addTimeoutMs: 300 })),
+        publishOutboxBatch(relayDeps({ lanes: down.queues.lanes, addTimeoutMs: 300 })),
       ).rejects.toThrow()
       await expect(
-        publishOutboxBatch(relayDeps({ queues: down.queues, addTimeoutMs: 300 })),
+        publishOutboxBatch(relayDeps({ lanes: down.queues.lanes, addTimeoutMs: 300 })),
       ).rejects.toThrow()
     } finally {
       await down.close().catch(() => {})
@@ -154,6 +154,6 @@ describe('relay', () => {
     expect(pending).toHaveLength(5)
     expect(pending.every((row) => row.attempts === 2)).toBe(true)
     expect((await publishOutboxBatch(relayDeps())).published).toBe(5)
-    expect(await inspect.queues.critical.getJobState(sendJobId(seeded[0]?.id ?? ''))).toBe('waiting')
+    expect(await inspect.lane('critical').getJobState(sendJobId(seeded[0]?.id ?? ''))).toBe('waiting')
   })
 })

@@ -10,7 +10,8 @@ import { withTimeout } from '../with-timeout'
 
 export interface SweepDeps {
   db: Database
-  queues: Record<Lane, Pick<Queue, 'getJobState'>>
+  /** A message's job is looked up in its tenant's shard of its lane (LANE_SHARDS). */
+  lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState'> }
   /** A queued message older than this with no live job is published again. */
   queuedForMs: number
   batchSize: number
@@ -42,7 +43,9 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
       jobs: {
         jobStateOf: (message) =>
           withTimeout(
-            deps.queues[message.lane].getJobState(sendJobId(message.id, message.generation)),
+            deps.lanes
+              .queueFor(message.lane, message.tenantId)
+              .getJobState(sendJobId(message.id, message.generation)),
             timeoutMs,
             `the sweeper's job state of ${message.id}`,
           ),

@@ -1,6 +1,6 @@
 import { createServer } from 'node:net'
 import { createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
-import { laneJobOptions, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
+import { laneJobOptions, queuePrefix, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { eq, sql } from 'drizzle-orm'
@@ -31,7 +31,7 @@ afterAll(async () => {
 function deps(overrides: Partial<SweepDeps> = {}): SweepDeps {
   return {
     db: database.db,
-    queues: inspect.queues,
+    lanes: inspect.queues.lanes,
     queuedForMs: 1_000,
     batchSize: 500,
     logger: testLogger(),
@@ -60,11 +60,13 @@ async function row(messageId: string) {
 }
 
 async function addJob(message: SeedMessage, generation = 0) {
-  await inspect.queues.critical.add(
-    SEND_JOB_NAME,
-    { v: 1, messageId: message.id, tenantId },
-    { ...laneJobOptions('critical'), jobId: sendJobId(message.id, generation), delay: 60_000 },
-  )
+  await inspect
+    .lane('critical')
+    .add(
+      SEND_JOB_NAME,
+      { v: 1, messageId: message.id, tenantId },
+      { ...laneJobOptions('critical'), jobId: sendJobId(message.id, generation), delay: 60_000 },
+    )
 }
 
 describe('sweeper', () => {
@@ -129,24 +131,26 @@ describe('sweeper', () => {
     if (!failed || !completed || !delayed) throw new Error('seed failed')
     await addJob(delayed)
     for (const message of [failed, completed]) {
-      await inspect.queues.critical.add(
-        SEND_JOB_NAME,
-        { v: 1, messageId: message.id, tenantId },
-        { jobId: sendJobId(message.id), attempts: 1 },
-      )
+      await inspect
+        .lane('critical')
+        .add(
+          SEND_JOB_NAME,
+          { v: 1, messageId: message.id, tenantId },
+          { jobId: sendJobId(message.id), attempts: 1 },
+        )
     }
     const worker = new Worker(
       'critical',
       async (job) => {
         if (job.data.messageId === failed.id) throw new UnrecoverableError('gone for good')
       },
-      { connection: { url: test.redisUrl }, prefix: test.queuePrefix },
+      { connection: { url: test.redisUrl }, prefix: queuePrefix(test.queuePrefix, 'critical') },
     )
     try {
       await eventually(
         async () =>
-          (await inspect.queues.critical.getJobState(sendJobId(failed.id))) === 'failed' &&
-          (await inspect.queues.critical.getJobState(sendJobId(completed.id))) === 'completed',
+          (await inspect.lane('critical').getJobState(sendJobId(failed.id))) === 'failed' &&
+          (await inspect.lane('critical').getJobState(sendJobId(completed.id))) === 'completed',
         { what: 'jobs finished' },
       )
     } finally {
@@ -180,7 +184,7 @@ describe('sweeper', () => {
       const pass = sweepOnce(
         deps({
           redisTimeoutMs: 1_500,
-          queues: { ...inspect.queues, critical: unreachable },
+          lanes: { queueFor: () => unreachable },
         }),
       )
       const outcome = pass.then(

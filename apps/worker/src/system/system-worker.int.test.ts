@@ -1,5 +1,6 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import {
+  closeQueues,
   createProducerConnection,
   createQueues,
   DEAD_LETTER_QUEUE,
@@ -52,9 +53,9 @@ afterAll(async () => {
 
 function queuesOn(redisUrl: string, prefix: string): { queues: Queues; connection: Redis } {
   const connection = createProducerConnection(redisUrl, 'test-system', testLogger())
-  const queues = createQueues(connection, prefix, testLogger())
+  const queues = createQueues(connection, prefix, testLogger(), 1)
   cleanups.push(async () => {
-    await Promise.all(Object.values(queues).map((queue) => queue.close()))
+    await closeQueues(queues)
     await connection.quit().catch(() => connection.disconnect())
   })
   return { queues, connection }

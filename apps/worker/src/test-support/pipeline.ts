@@ -1,6 +1,8 @@
+import type { Lane } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import type { Queue } from 'bullmq'
 import pino, { type Logger } from 'pino'
 import { Registry } from 'prom-client'
 import { createWorkerMetrics, registerDepthGauges, type WorkerMetrics } from '../metrics'
@@ -60,6 +62,7 @@ export async function startTestPipeline(
     databaseDirectUrl: env.databaseDirectUrl ?? env.databaseUrl,
     redisUrl: env.redisUrl,
     queuePrefix: env.queuePrefix,
+    laneShards: 1,
     smtp: {
       url: `smtp://127.0.0.1:${sink.smtpPort}`,
       timeoutMs: 2_000,
@@ -101,14 +104,24 @@ export async function startTestPipeline(
   }
 }
 
-/** Queues on a connection of the test's own, for looking into Redis (dead letters, job counts). */
-export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'queuePrefix'>) {
+/**
+ * Queues on a connection of the test's own, for looking into Redis (dead letters, job counts);
+ * `laneShards` as the pipeline under test runs (LANE_SHARDS, default 1).
+ */
+export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'queuePrefix'>, laneShards = 1) {
   const connection = createProducerConnection(env.redisUrl, 'test-inspect', testLogger())
-  const queues: Queues = createQueues(connection, env.queuePrefix, testLogger())
+  const queues: Queues = createQueues(connection, env.queuePrefix, testLogger(), laneShards)
   return {
     queues,
+    /** The lane's queue when it has one shard (the default layout); a sharded test asks `queues.lanes`. */
+    lane(lane: Lane): Queue {
+      const [only, ...more] = queues.lanes.shardsOf(lane)
+      if (!only || more.length > 0)
+        throw new Error(`lane ${lane} has ${more.length + 1} shards; ask queues.lanes`)
+      return only
+    },
     async close() {
-      await Promise.all(Object.values(queues).map((queue) => queue.close()))
+      await closeQueues(queues)
       await connection.quit()
     },
   }

@@ -4,7 +4,7 @@ import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
-import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { closeQueues, createProducerConnection, createQueues, everyQueue, type Queues } from '@fairlane/queue'
 import type { TestEnvironment } from '@fairlane/testing'
 import type { Redis } from 'ioredis'
 import { isbot } from 'isbot'
@@ -68,11 +68,12 @@ export const TEST_RETURN_PATH_HOST = 'bounces.fairlane.test'
 /** A DKIM key-encryption key for the handlers' tests (32 bytes, key id `t1`). */
 export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) }]
 
-export function createWebHarness(env: TestEnvironment): WebHarness {
+/** `laneShards`: LANE_SHARDS of the queues the handlers read (default 1). */
+export function createWebHarness(env: TestEnvironment, options: { laneShards?: number } = {}): WebHarness {
   const logger = collectingLogger()
   const database = createDatabase(env.databaseUrl, { max: 30, applicationName: 'web-test' })
   const redis = createProducerConnection(env.redisUrl, 'web-test', logger)
-  const queues = createQueues(redis, env.queuePrefix, logger)
+  const queues = createQueues(redis, env.queuePrefix, logger, options.laneShards ?? 1)
   const clock = { now: () => new Date() }
   const makeAuth = (options: { policy?: AuthThrottlePolicy; keyPrefix: string }) => {
     const throttle = createAuthThrottle({
@@ -167,7 +168,7 @@ export function createWebHarness(env: TestEnvironment): WebHarness {
     }),
     async close() {
       // The shared test Redis keeps nothing of this file: its queues go, the limiter keys expire.
-      await Promise.all(Object.values(queues).map((queue) => queue.obliterate({ force: true })))
+      await Promise.all(everyQueue(queues).map((queue) => queue.obliterate({ force: true })))
       await closeQueues(queues)
       redis.disconnect()
       await database.close()

@@ -52,8 +52,10 @@ export async function findDeadLetterJob(deps: AdminDeps, id: string): Promise<Qu
   const queues = deps.queues()
   const job = await queueCall(() => queues['dead-letter'].getJob(id))
   if (job) return job
-  const lanes = await queueCall(() => Promise.all(LANES.map((lane) => queues[lane].getJob(id))))
-  const lane = LANES.find((_, index) => lanes[index] !== undefined)
+  // Every shard of every lane: the id alone does not say which tenant (and so which shard) it is.
+  const shards = LANES.flatMap((lane) => queues.lanes.shardsOf(lane).map((queue) => ({ lane, queue })))
+  const found = await queueCall(() => Promise.all(shards.map(({ queue }) => queue.getJob(id))))
+  const lane = shards.find((_, index) => found[index] !== undefined)?.lane
   if (lane) {
     throw new AppError(
       'not_found',

@@ -1,5 +1,5 @@
 import { LANES, type Lane } from '@fairlane/core'
-import type { Queues } from '@fairlane/queue'
+import { laneJobCounts, oldestWaitingTimestamp, type Queues } from '@fairlane/queue'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import { DEAD_LETTER_STATES } from './dead-letter-view'
@@ -40,14 +40,12 @@ export async function readQueueStats(
   return { lanes: Object.fromEntries(lanes) as Record<Lane, LaneStats>, deadLetter }
 }
 
+/** A lane's counts summed over its shards (LANE_SHARDS); its oldest waiting job is the oldest of any shard. */
 async function laneStats(queues: Queues, lane: Lane, now: number): Promise<LaneStats> {
-  const queue = queues[lane]
-  const [counts, oldest] = await Promise.all([
-    queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'),
-    // Ascending: the list's tail, i.e. the job that has waited longest.
-    queue.getJobs(['waiting'], 0, 0, true),
+  const [counts, oldestTimestamp] = await Promise.all([
+    laneJobCounts(queues.lanes, lane, 'waiting', 'prioritized', 'active', 'delayed', 'failed', 'completed'),
+    oldestWaitingTimestamp(queues.lanes, lane),
   ])
-  const oldestTimestamp = oldest[0]?.timestamp
   return {
     waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
     active: counts.active ?? 0,

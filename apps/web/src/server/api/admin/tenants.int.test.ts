@@ -147,8 +147,10 @@ describe('PATCH /api/admin/tenants/:id', () => {
 describe('GET /api/admin/queues', () => {
   it('reports each lane’s counts and the oldest waiting job’s age, plus the dead letters', async () => {
     const queues = harness.queues
-    await queues.critical.add('send', { v: 1 }, { jobId: 'old', timestamp: Date.now() - 5_000 })
-    await queues.critical.add('send', { v: 1 }, { jobId: 'new' })
+    const [critical] = queues.lanes.shardsOf('critical')
+    if (!critical) throw new Error('no critical queue')
+    await critical.add('send', { v: 1 }, { jobId: 'old', timestamp: Date.now() - 5_000 })
+    await critical.add('send', { v: 1 }, { jobId: 'new' })
     await queues['dead-letter'].add('dead-letter', { v: 1 })
     const response = await getQueueStats(
       jsonRequest('/api/admin/queues', { token: TEST_ADMIN_TOKEN }),
