@@ -6,9 +6,20 @@ import { defineConfig } from 'vitest/config'
  * Three projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
  * `--expose-gc` in a process of its own, so a forced collection makes heap numbers comparable) and
  * `integration` (real PostgreSQL, Redis, mail sink; each file gets its own database cloned from a
- * migrated template and its own Redis key prefix).
+ * migrated template and its own Redis key prefix), and `cluster`: a few integration files again, and
+ * the `*.cluster.test.ts` files, against a local three-master Redis Cluster (REDIS_CLUSTER=true)
+ * started once by its own global setup.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url))
+
+/** What the `cluster` project runs against the local Redis Cluster. */
+const CLUSTER_TEST_FILES = [
+  'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
+  'apps/worker/src/fairness/burst-deferral.int.test.ts',
+  'apps/worker/src/chaos/flushall.int.test.ts',
+  'packages/fairness/src/bucket/token-buckets.int.test.ts',
+  'apps/worker/src/**/*.cluster.test.ts',
+]
 
 export default defineConfig({
   test: {
@@ -19,7 +30,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{apps,packages}/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', '**/*.heap.test.ts', '**/node_modules/**'],
+          exclude: ['**/*.int.test.ts', '**/*.heap.test.ts', '**/*.cluster.test.ts', '**/node_modules/**'],
         },
       },
       {
@@ -42,6 +53,21 @@ export default defineConfig({
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          // Delivery, fairness and chaos once more on the cluster (a few minutes in all: files picked
+          // for coverage, not all of them), and the failover test, which only runs here.
+          include: CLUSTER_TEST_FILES,
+          exclude: ['**/node_modules/**'],
+          globalSetup: [fileURLToPath(new URL('./src/cluster-global-setup.ts', import.meta.url))],
+          // One cluster for the project: the chaos file flushes every master, so files take turns.
+          fileParallelism: false,
+          testTimeout: 90_000,
           hookTimeout: 120_000,
         },
       },

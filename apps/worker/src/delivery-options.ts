@@ -37,6 +37,8 @@ export interface DeliveryOptions {
   database: DatabaseHandle
   databaseUrl: string
   redisUrl: string
+  /** REDIS_CLUSTER: `redisUrl` lists the seeds of a Redis Cluster. */
+  redisCluster: boolean
   queuePrefix: string
   smtp: { url: string; timeoutMs: number; connections: Record<Lane, number> }
   concurrency: Record<Lane, number>
@@ -130,6 +132,7 @@ export function deliveryOptionsFromConfig(
     ...deps,
     databaseUrl: config.DATABASE_URL,
     redisUrl: config.REDIS_URL,
+    redisCluster: config.REDIS_CLUSTER,
     queuePrefix: config.QUEUE_PREFIX,
     smtp: {
       url: config.SMTP_URL,

@@ -5,7 +5,10 @@ import { testRedisPrefix } from './redis'
 
 export interface TestEnvironment {
   databaseUrl: string
+  /** With `redisCluster`: the seeds of a Redis Cluster (comma-separated). */
   redisUrl: string
+  /** True in the `cluster` project: connect with `connectTestRedis` / `testRedisTarget`. */
+  redisCluster: boolean
   queuePrefix: string
 }
 
@@ -15,13 +18,14 @@ export interface TestEnvironment {
  * import time: they are filled in by `beforeAll`.
  */
 export function setupTestEnvironment(label?: string): TestEnvironment {
-  const environment: TestEnvironment = { databaseUrl: '', redisUrl: '', queuePrefix: '' }
+  const environment: TestEnvironment = { databaseUrl: '', redisUrl: '', redisCluster: false, queuePrefix: '' }
   let drop: (() => Promise<void>) | undefined
   beforeAll(async () => {
     const database = await createTestDatabase(inject('databaseServerUrl'), inject('templateDatabase'))
     drop = database.drop
     environment.databaseUrl = database.url
     environment.redisUrl = inject('redisUrl')
+    environment.redisCluster = inject('redisCluster') ?? false
     environment.queuePrefix = testRedisPrefix(label)
   })
   afterAll(async () => {

@@ -4,6 +4,10 @@ declare module 'vitest' {
     databaseServerUrl: string
     templateDatabase: string
     redisUrl: string
+    /** The `cluster` project: `redisUrl` lists the seeds of a local Redis Cluster. */
+    redisCluster: boolean
+    /** The `cluster` project: every node's port, for `controlRedisCluster` (failover). */
+    redisClusterPorts: number[]
   }
 }
 

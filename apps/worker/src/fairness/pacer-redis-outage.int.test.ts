@@ -1,9 +1,8 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import { createPacerState } from '@fairlane/fairness'
-import { createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { createProducerConnection, createQueues, type Queues, type RedisClient } from '@fairlane/queue'
 import { setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
 import { and, eq } from 'drizzle-orm'
-import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createWorkerMetrics } from '../metrics'
@@ -20,7 +19,7 @@ const env = setupTestEnvironment('pacer-redis-outage')
 const TIMEOUT_MS = 400
 let database: DatabaseHandle
 let redis: ThrowawayRedis
-let connection: Redis
+let connection: RedisClient
 let queues: Queues
 
 beforeAll(async () => {
@@ -38,7 +37,7 @@ afterAll(async () => {
 
 async function startRedis(): Promise<void> {
   redis = await startThrowawayRedis()
-  connection = createProducerConnection(redis.url, 'test-pacer', testLogger())
+  connection = createProducerConnection({ url: redis.url, cluster: false }, 'test-pacer', testLogger())
   queues = createQueues(connection, env.queuePrefix, testLogger())
   await queues.bulk.getJobCounts('waiting')
 }
@@ -99,8 +98,8 @@ function tick(bulkQueue: Parameters<typeof paceOnce>[0]['bulkQueue']) {
   )
 }
 
-describe('pacer with a queue Redis that stops answering', () => {
-  it('fails a tick within its Redis timeout when Redis hangs from the start', async () => {
+describe('pacer with a queue RedisClient that stops answering', () => {
+  it('fails a tick within its RedisClient timeout when RedisClient hangs from the start', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     redis.pause()
@@ -110,7 +109,7 @@ describe('pacer with a queue Redis that stops answering', () => {
     expect(await statusCount(tenantId, 'pending')).toBe(5)
   })
 
-  it('holds no PostgreSQL transaction open while Redis hangs on the add, and gives the rows back', async () => {
+  it('holds no PostgreSQL transaction open while RedisClient hangs on the add, and gives the rows back', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     // Redis answers the depth, then stops before the jobs are added: the worst moment, rows claimed.

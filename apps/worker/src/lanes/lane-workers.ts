@@ -1,7 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
-import { createWorkerConnection, laneBackoffStrategy } from '@fairlane/queue'
+import { createWorkerConnection, laneBackoffStrategy, queuePrefix, type RedisClient } from '@fairlane/queue'
 import { type Job, Worker } from 'bullmq'
-import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import type { DeadLetters } from './dead-letters'
@@ -10,6 +9,8 @@ import type { SendJobResult } from './send-processor'
 
 export interface LaneWorkerOptions {
   redisUrl: string
+  redisCluster: boolean
+  /** QUEUE_PREFIX; each lane's queue adds its hash tag (`queuePrefix`). */
   prefix: string
   concurrency: Record<Lane, number>
   /** BullMQ's job lock (JOB_LOCK_MS), renewed while the worker lives: how soon a dead worker's jobs come back. */
@@ -36,15 +37,19 @@ export interface LaneWorkers {
  * lane never takes another's slots (or its blocking connection).
  */
 export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
-  const connections: Redis[] = []
+  const connections: RedisClient[] = []
   const workers: Partial<Record<Lane, Worker>> = {}
   for (const lane of options.lanes ?? LANES) {
-    const connection = createWorkerConnection(options.redisUrl, `worker-${lane}`, options.logger)
+    const connection = createWorkerConnection(
+      { url: options.redisUrl, cluster: options.redisCluster },
+      `worker-${lane}`,
+      options.logger,
+    )
     connections.push(connection)
     // BullMQ keeps a failed attempt's message and stack in Redis (failedReason, stacktrace): no addresses.
     const worker = new Worker(lane, withRedactedErrors(options.processorFor(lane)), {
       connection,
-      prefix: options.prefix,
+      prefix: queuePrefix(options.prefix, lane),
       concurrency: options.concurrency[lane],
       lockDuration: options.lockMs,
       stalledInterval: options.stalledIntervalMs,

@@ -72,6 +72,7 @@ export function startLanes(
   })
   const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
+    redisCluster: options.redisCluster,
     prefix: options.queuePrefix,
     concurrency: options.concurrency,
     lockMs: options.jobLockMs,

@@ -19,6 +19,7 @@ export const TEST_BOUNCE_DOMAIN = 'bounces.fairlane.test'
 export interface TestEnv {
   databaseUrl: string
   redisUrl: string
+  redisCluster: boolean
   queuePrefix: string
 }
 
@@ -51,6 +52,7 @@ export async function startTestPipeline(
     database,
     databaseUrl: env.databaseUrl,
     redisUrl: env.redisUrl,
+    redisCluster: env.redisCluster,
     queuePrefix: env.queuePrefix,
     smtp: {
       url: `smtp://127.0.0.1:${sink.smtpPort}`,
@@ -94,8 +96,12 @@ export async function startTestPipeline(
 }
 
 /** Queues on a connection of the test's own, for looking into Redis (dead letters, job counts). */
-export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'queuePrefix'>) {
-  const connection = createProducerConnection(env.redisUrl, 'test-inspect', testLogger())
+export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'redisCluster' | 'queuePrefix'>) {
+  const connection = createProducerConnection(
+    { url: env.redisUrl, cluster: env.redisCluster },
+    'test-inspect',
+    testLogger(),
+  )
   const queues: Queues = createQueues(connection, env.queuePrefix, testLogger())
   return {
     queues,

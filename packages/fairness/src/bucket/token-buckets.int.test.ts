@@ -1,21 +1,21 @@
-import { testRedisPrefix } from '@fairlane/testing'
-import { Redis } from 'ioredis'
+import { connectTestRedis, testRedisPrefix } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { maxInWindow, rateViolations } from '../metrics/fairness-metrics'
+import type { RedisClient } from '../redis-reads'
 import { createTokenBuckets, type TakeResult, type TokenBuckets } from './token-buckets'
 
 // Only Redis is needed, so no database: the file's own key prefix keeps parallel files apart.
 const prefix = `${testRedisPrefix('fairness')}:`
-const clients: Redis[] = []
+const clients: RedisClient[] = []
 
-function connect(): Redis {
-  const redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: 1 })
+function connect(): RedisClient {
+  const redis = connectTestRedis({ redisUrl: inject('redisUrl'), redisCluster: inject('redisCluster') })
   redis.on('error', () => {})
   clients.push(redis)
   return redis
 }
 
-let redis: Redis
+let redis: RedisClient
 let buckets: TokenBuckets
 
 beforeAll(() => {
