@@ -15,9 +15,9 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
 /** What the `cluster` project runs against the local Redis Cluster. */
 const CLUSTER_TEST_FILES = [
   'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
-  'apps/worker/src/fairness/burst-deferral.int.test.ts',
   'apps/worker/src/chaos/flushall.int.test.ts',
   'packages/fairness/src/bucket/token-buckets.int.test.ts',
+  'packages/fairness/src/lane/lane-slots.int.test.ts',
   'apps/worker/src/**/*.cluster.test.ts',
 ]
 

@@ -25,7 +25,7 @@ describe('keys that one script or MULTI touches share one hash slot', () => {
 
   it('token bucket take: every key of the bucket, the deferral counters included', async () => {
     const calls: unknown[][] = []
-    const redis = fakeRedis({ fairlaneBucketTake: (...args) => calls.push(args) && [1, 0] })
+    const redis = fakeRedis({ fairlaneBucketTake: (...args: unknown[]) => calls.push(args) && [1, 0] })
     await createTokenBuckets(redis, { prefix: 'fl:' }).take('bulk:t1', { ratePerSec: 10, burst: 5 })
     const keys = (calls[0] as string[]).slice(0, 4)
     expect(keys.map(hashTagOf)).toEqual(['bulk:t1', 'bulk:t1', 'bulk:t1', 'bulk:t1'])
@@ -33,7 +33,9 @@ describe('keys that one script or MULTI touches share one hash slot', () => {
 
   it("lane admission: the tenant's slots, turns and its worker bucket", async () => {
     const calls: unknown[][] = []
-    const redis = fakeRedis({ fairlaneLaneAdmit: (...args) => calls.push(args) && [0, 0, 0, 0, 0, 0] })
+    const redis = fakeRedis({
+      fairlaneLaneAdmit: (...args: unknown[]) => calls.push(args) && [0, 0, 0, 0, 0, 0],
+    })
     await createLaneAdmission(redis, { prefix: 'fl:' }).admit('critical:t1', {
       jobIds: ['j1'],
       parkedCount: 0,

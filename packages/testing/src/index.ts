@@ -1,5 +1,5 @@
 /** Failover and masters of the `cluster` project's Redis Cluster (its ports: `inject('redisClusterPorts')`). */
-export { controlRedisCluster } from '@fairlane/stack/services'
+export { controlRedisCluster, startRedisCluster } from '@fairlane/stack/services'
 export { createTestDatabase, prepareTemplateDatabase } from './database'
 export { startTestDnsServer, type TestDnsRecord, type TestDnsServer } from './dns-server'
 export {
