@@ -175,7 +175,7 @@ describe('with the limiter Redis down', () => {
 
   it('accepts mail when the limiter Redis was never reachable', async () => {
     const connection = createProducerConnection(
-      `redis://127.0.0.1:${await freePort()}`,
+      { url: `redis://127.0.0.1:${await freePort()}`, cluster: false },
       'web-nowhere',
       harness.logger,
     )
