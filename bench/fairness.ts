@@ -13,8 +13,8 @@
  */
 import { parseArgs } from 'node:util'
 import { governorKeys, maxMinFairShares } from '@fairlane/fairness'
+import { createWorkerConnection, queuePrefix } from '@fairlane/queue'
 import { Queue } from 'bullmq'
-import { Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
 import {
@@ -103,8 +103,10 @@ const platform = await startBenchPlatform('fairness', {
   WORKER_LAYOUT: workerLayout,
 })
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
-const probe = new Redis(redis.url, { maxRetriesPerRequest: null })
-const bulk = new Queue('bulk', { connection: probe, prefix: platform.queuePrefix })
+const probe = createWorkerConnection({ url: redis.url, cluster: false }, 'bench-probe', {
+  error: (fields, message) => console.error(`${message}: ${JSON.stringify(fields)}`),
+})
+const bulk = new Queue('bulk', { connection: probe, prefix: queuePrefix(platform.queuePrefix, 'bulk') })
 const governorFactorKey = governorKeys(platform.queuePrefix).factor
 const clearSink = () => fetch(`${platform.inboxUrl}/messages`, { method: 'DELETE' })
 
@@ -332,7 +334,10 @@ async function baselinePhaseOne(): Promise<PhaseOneResult> {
     const start = Date.now()
     const smallSendAt = start + SMALL_DELAY_MS
     const windowEnd = start + seconds * 1000
-    const baselineQueue = new Queue('baseline', { connection: probe, prefix: 'fl-baseline' })
+    const baselineQueue = new Queue('baseline', {
+      connection: probe,
+      prefix: queuePrefix('fl-baseline', 'baseline'),
+    })
     const depth = sampleMax(200, async () => {
       const counts = await baselineQueue.getJobCounts('waiting', 'active', 'delayed')
       return Object.values(counts).reduce((sum, n) => sum + n, 0)
