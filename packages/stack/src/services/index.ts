@@ -24,7 +24,7 @@ export interface EnsureServicesOptions {
   redisUrl?: string
   /**
    * REDIS_CLUSTER: `redisUrl` lists a cluster's seeds (used as given); without `redisUrl`, a local
-   * three-master cluster with a replica each on ports 63800-63805 (started unless already there).
+   * three-master cluster with a replica each on ports 46380-46385 (started unless already there).
    */
   redisCluster?: boolean
   /** Project data folder: local servers keep their files under it (postgres/, redis/, *.log). */

@@ -4,8 +4,8 @@ import { probeRedis } from './redis'
 import { startRedisCluster } from './redis-cluster'
 import type { EnsuredService } from './types'
 
-/** Where `pnpm start` runs its local cluster (six nodes: this port and the five after it). */
-export const LOCAL_REDIS_CLUSTER_PORT = 63800
+/** Where `pnpm start` runs its local cluster (six nodes: this port and the five after it; each node's cluster bus listens 10000 higher, so below 55536). */
+export const LOCAL_REDIS_CLUSTER_PORT = 46380
 const LOCAL_NODES = 6
 
 /**
