@@ -14,7 +14,8 @@
  * sets them (reported under `overrides`): see RECOVERY below.
  */
 import { parseArgs } from 'node:util'
-import { Redis } from 'ioredis'
+import { flushAllNodes } from '@fairlane/queue'
+import { connectTestRedis } from '@fairlane/testing'
 import { runChaos } from './lib/chaos/scenario'
 import { fromBenchPlatform } from './lib/delivery-platform'
 import { type BenchPlatform, startBenchPlatform } from './lib/platform'
@@ -49,7 +50,7 @@ const RECOVERY: Record<string, string> = {
 const overrides = Object.fromEntries(Object.entries(RECOVERY).filter(([name]) => !process.env[name]))
 
 const redis = await startBenchRedis()
-const admin = new Redis(redis.url, { maxRetriesPerRequest: 1 })
+const admin = connectTestRedis({ redisUrl: redis.url, redisCluster: false })
 let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform('chaos', { REDIS_URL: redis.url, ...overrides }, { web: !args['no-web'] })
@@ -61,7 +62,7 @@ try {
     faultAtPercent: Number(args['fault-at']),
     faultMs: Number(args['fault-seconds']) * 1000,
     // This Redis was started above for this run alone: nothing else lives in it.
-    flushQueueRedis: () => admin.flushall(),
+    flushQueueRedis: () => flushAllNodes(admin),
     timeoutMs: 10 * 60_000,
     log: progress,
   })

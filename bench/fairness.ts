@@ -399,7 +399,10 @@ async function baselinePhaseOne(): Promise<PhaseOneResult> {
     const start = Date.now()
     const smallSendAt = start + SMALL_DELAY_MS
     const windowEnd = start + seconds * 1000
-    const baselineQueue = new Queue('baseline', { connection: probe, prefix: 'fl-baseline' })
+    const baselineQueue = new Queue('baseline', {
+      connection: probe,
+      prefix: queuePrefix('fl-baseline', 'baseline'),
+    })
     const depth = sampleMax(200, async () => {
       const counts = await baselineQueue.getJobCounts('waiting', 'active', 'delayed')
       return Object.values(counts).reduce((sum, n) => sum + n, 0)

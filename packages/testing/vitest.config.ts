@@ -3,11 +3,13 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Lives here rather than at the repository root to keep the top level to what the README lists.
- * Four projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
+ * Five projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
  * `--expose-gc` in a process of its own, so a forced collection makes heap numbers comparable),
  * `integration` (real PostgreSQL, Redis, mail sink; each file gets its own database cloned from a
- * migrated template and its own Redis key prefix) and `pgbouncer` (the delivery, relay and pacer
- * tests again, through PgBouncer in transaction mode with prepared statements off; LISTEN direct).
+ * migrated template and its own Redis key prefix), `pgbouncer` (the delivery, relay and pacer
+ * tests again, through PgBouncer in transaction mode with prepared statements off; LISTEN direct) and
+ * `cluster`: a few integration files again, and the `*.cluster.test.ts` files, against a local
+ * three-master Redis Cluster (REDIS_CLUSTER=true) started once by its own global setup.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -27,6 +29,15 @@ const PGBOUNCER_FILES = [
   '{apps,packages}/*/src/**/*.pgbouncer.test.ts',
 ]
 
+/** What the `cluster` project runs against the local Redis Cluster. */
+const CLUSTER_TEST_FILES = [
+  'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
+  'apps/worker/src/chaos/flushall.int.test.ts',
+  'packages/fairness/src/bucket/token-buckets.int.test.ts',
+  'packages/fairness/src/lane/lane-slots.int.test.ts',
+  'apps/worker/src/**/*.cluster.test.ts',
+]
+
 export default defineConfig({
   test: {
     root,
@@ -36,7 +47,13 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['{apps,packages}/*/src/**/*.test.ts', 'bench/**/*.test.ts'],
-          exclude: ['**/*.int.test.ts', '**/*.heap.test.ts', '**/*.pgbouncer.test.ts', '**/node_modules/**'],
+          exclude: [
+            '**/*.int.test.ts',
+            '**/*.heap.test.ts',
+            '**/*.pgbouncer.test.ts',
+            '**/*.cluster.test.ts',
+            '**/node_modules/**',
+          ],
         },
       },
       {
@@ -70,6 +87,21 @@ export default defineConfig({
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/pgbouncer-global-setup.ts', import.meta.url))],
           testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          // Delivery, fairness and chaos once more on the cluster (a few minutes in all: files picked
+          // for coverage, not all of them), and the failover test, which only runs here.
+          include: CLUSTER_TEST_FILES,
+          exclude: ['**/node_modules/**'],
+          globalSetup: [fileURLToPath(new URL('./src/cluster-global-setup.ts', import.meta.url))],
+          // One cluster for the project: the chaos file flushes every master, so files take turns.
+          fileParallelism: false,
+          testTimeout: 90_000,
           hookTimeout: 120_000,
         },
       },

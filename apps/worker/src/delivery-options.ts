@@ -38,6 +38,8 @@ export interface DeliveryOptions {
   /** DATABASE_DIRECT_URL: the LISTEN connections (relay, webhook relay), never through a transaction pooler. */
   databaseDirectUrl: string
   redisUrl: string
+  /** REDIS_CLUSTER: `redisUrl` lists the seeds of a Redis Cluster. */
+  redisCluster: boolean
   queuePrefix: string
   /** LANE_SHARDS: BullMQ queues per lane (README, "Sharded lanes"); the web app must use the same. */
   laneShards: number
@@ -133,6 +135,7 @@ export function deliveryOptionsFromConfig(
     ...deps,
     databaseDirectUrl: databaseDirectUrl(config),
     redisUrl: config.REDIS_URL,
+    redisCluster: config.REDIS_CLUSTER,
     queuePrefix: config.QUEUE_PREFIX,
     laneShards: config.LANE_SHARDS,
     smtp: {

@@ -1,6 +1,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import { createDatabase } from '@fairlane/db'
+import { redisTarget } from '@fairlane/queue'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     prepare: config.DATABASE_PREPARE,
   })
   await checkDatabase(database.sql, config.DATABASE_URL)
-  await checkQueueRedis(config.REDIS_URL, config.NODE_ENV, logger)
+  await checkQueueRedis(redisTarget(config), config.NODE_ENV, logger)
 
   const registry = createMetricsRegistry()
   const metrics = createWorkerMetrics(registry)

@@ -3,8 +3,14 @@ import type { Database } from '@fairlane/db'
 import { tenantFeedbackSince } from '@fairlane/db/queries/admin-feedback'
 import { countPendingWebhookDeliveries } from '@fairlane/db/queries/webhook-deliveries'
 import { largestTenantBacklogs, oldestUnpublishedOutboxAgeMs } from '@fairlane/db/queries/worker-metrics'
-import { DEAD_LETTER_QUEUE, laneJobCounts, oldestWaitingTimestamp, type Queues } from '@fairlane/queue'
-import type { Redis } from 'ioredis'
+import {
+  DEAD_LETTER_QUEUE,
+  laneJobCounts,
+  masterNodes,
+  oldestWaitingTimestamp,
+  type Queues,
+  type RedisClient,
+} from '@fairlane/queue'
 import { DEAD_LETTER_STATES } from './lanes/dead-letter-trim'
 import type { DepthSource, LaneDepth } from './metrics'
 
@@ -16,7 +22,7 @@ export function createDepthSource(deps: {
   queues: Pick<Queues, 'lanes' | typeof DEAD_LETTER_QUEUE>
   db: Database
   /** The queues' Redis, for its memory (`INFO memory`). */
-  redis: Pick<Redis, 'info'>
+  redis: Pick<RedisClient, 'info' | 'isCluster'>
   clock?: { now(): number }
 }): DepthSource {
   const now = deps.clock?.now ?? Date.now
@@ -39,11 +45,20 @@ export function createDepthSource(deps: {
       return Object.values(counts).reduce((sum, count) => sum + count, 0)
     },
     async redisMemory() {
-      const info = await deps.redis.info('memory')
-      const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN)
-      const usedBytes = field('used_memory')
-      if (!Number.isFinite(usedBytes)) throw new Error('INFO memory has no used_memory')
-      return { usedBytes, maxBytes: field('maxmemory') || 0 }
+      // On a cluster each master holds its own share: the sum is the queue's memory.
+      const nodes = deps.redis.isCluster ? await masterNodes(deps.redis as RedisClient) : [deps.redis]
+      let usedBytes = 0
+      let maxBytes = 0
+      for (const node of nodes) {
+        const info = await node.info('memory')
+        const field = (name: string) =>
+          Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? Number.NaN)
+        const used = field('used_memory')
+        if (!Number.isFinite(used)) throw new Error('INFO memory has no used_memory')
+        usedBytes += used
+        maxBytes += field('maxmemory') || 0
+      }
+      return { usedBytes, maxBytes }
     },
     outboxLagMs: () => oldestUnpublishedOutboxAgeMs(deps.db),
     webhookPending: () => countPendingWebhookDeliveries(deps.db),

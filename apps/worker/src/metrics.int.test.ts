@@ -1,8 +1,7 @@
 import { Writable } from 'node:stream'
 import { outbox } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
-import { Redis } from 'ioredis'
+import { connectTestRedis, eventually, setupTestEnvironment } from '@fairlane/testing'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MetricsServer, startMetricsServer } from './metrics-server'
@@ -105,7 +104,7 @@ describe('worker /metrics', () => {
     const text = await scrape()
     const used = sample(text, 'fairlane_redis_used_memory_bytes')
     const max = sample(text, 'fairlane_redis_maxmemory_bytes')
-    const redis = new Redis(env.redisUrl)
+    const redis = connectTestRedis(env)
     const info = await redis.info('memory').finally(() => redis.quit())
     const reported = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1])
     // Used memory moves between the scrape and INFO; a megabyte either way is the same Redis.

@@ -63,7 +63,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const tuning = resolveTuning(options.tuning)
   // Producers fail fast while Redis is away (the relay rolls back and retries) instead of queueing
   // commands offline with row locks held.
-  const producer = createProducerConnection(options.redisUrl, 'worker-producer', logger)
+  const producer = createProducerConnection(
+    { url: options.redisUrl, cluster: options.redisCluster },
+    'worker-producer',
+    logger,
+  )
   const queues = createQueues(producer, options.queuePrefix, logger, options.laneShards)
   // LISTEN needs a connection of its own, outside the pool (and outside PgBouncer).
   const listen = createDatabase(options.databaseDirectUrl, { max: 1, applicationName: 'worker-relay-listen' })
@@ -177,6 +181,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           database,
           databaseDirectUrl: options.databaseDirectUrl,
           redisUrl: options.redisUrl,
+          redisCluster: options.redisCluster,
           queuePrefix: options.queuePrefix,
           producer,
           buckets,

@@ -1,6 +1,6 @@
 import { renderCampaignMessage } from '@fairlane/mail/campaign'
+import { createWorkerConnection, type ErrorLogger, queuePrefix, type RedisClient } from '@fairlane/queue'
 import { type Job, Queue, Worker } from 'bullmq'
-import { Redis } from 'ioredis'
 import nodemailer from 'nodemailer'
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import { NEWSLETTER_HTML } from './seed'
@@ -32,9 +32,13 @@ export async function createBaseline(options: {
   concurrency: number
   connections: number
 }): Promise<Baseline> {
-  const connection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
+  const connection = createWorkerConnection(
+    { url: options.redisUrl, cluster: false },
+    'bench-baseline',
+    redisErrors,
+  )
   const prefix = 'fl-baseline'
-  const queue = new Queue<BaselineJob>('baseline', { connection, prefix })
+  const queue = new Queue<BaselineJob>('baseline', { connection, prefix: queuePrefix(prefix, 'baseline') })
   const limiters = new Map<number, RateLimiterRedis>()
   const limiterFor = (points: number) => {
     let limiter = limiters.get(points)
@@ -60,7 +64,7 @@ export async function createBaseline(options: {
   })
   let requeued = 0
   let worker: Worker<BaselineJob> | undefined
-  let workerConnection: Redis | undefined
+  let workerConnection: RedisClient | undefined
 
   async function process(job: Job<BaselineJob>): Promise<void> {
     const data = job.data
@@ -100,10 +104,14 @@ export async function createBaseline(options: {
       }
     },
     start() {
-      workerConnection = new Redis(options.redisUrl, { maxRetriesPerRequest: null })
+      workerConnection = createWorkerConnection(
+        { url: options.redisUrl, cluster: false },
+        'bench-baseline-worker',
+        redisErrors,
+      )
       worker = new Worker<BaselineJob>('baseline', process, {
         connection: workerConnection,
-        prefix,
+        prefix: queuePrefix(prefix, 'baseline'),
         concurrency: options.concurrency,
       })
       worker.on('error', () => {})
@@ -121,4 +129,8 @@ export async function createBaseline(options: {
       connection.disconnect()
     },
   }
+}
+
+const redisErrors: ErrorLogger = {
+  error: (fields, message) => console.error(`${message}: ${JSON.stringify(fields)}`),
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { RETENTION } from '@fairlane/queue'
+import { createWorkerConnection, type ErrorLogger, queuePrefix, RETENTION } from '@fairlane/queue'
 import { Queue, Worker } from 'bullmq'
-import { Redis } from 'ioredis'
 
 export interface RawQueueResult {
   jobs: number
@@ -22,9 +21,10 @@ export async function measureRawQueue(input: {
   jobs: number
   concurrency: number
 }): Promise<RawQueueResult> {
-  const producer = new Redis(input.redisUrl, { maxRetriesPerRequest: null })
-  const consumer = new Redis(input.redisUrl, { maxRetriesPerRequest: null })
-  const queue = new Queue('raw-noop', { connection: producer, prefix: input.prefix })
+  const target = { url: input.redisUrl, cluster: false }
+  const producer = createWorkerConnection(target, 'bench-raw-producer', redisErrors)
+  const consumer = createWorkerConnection(target, 'bench-raw-consumer', redisErrors)
+  const queue = new Queue('raw-noop', { connection: producer, prefix: queuePrefix(input.prefix, 'raw-noop') })
   const tenantId = randomUUID()
   try {
     const addStart = performance.now()
@@ -50,7 +50,7 @@ export async function measureRawQueue(input: {
     })
     const worker = new Worker('raw-noop', async () => {}, {
       connection: consumer,
-      prefix: input.prefix,
+      prefix: queuePrefix(input.prefix, 'raw-noop'),
       concurrency: input.concurrency,
       autorun: false,
     })
@@ -74,4 +74,8 @@ export async function measureRawQueue(input: {
     producer.disconnect()
     consumer.disconnect()
   }
+}
+
+const redisErrors: ErrorLogger = {
+  error: (fields, message) => console.error(`${message}: ${JSON.stringify(fields)}`),
 }

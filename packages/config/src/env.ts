@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
+import { parseRedisSeeds } from './redis-seeds'
 
 /**
  * Every environment variable Fairlane reads, in one schema. Each process parses it once at boot
@@ -243,6 +244,24 @@ const hostName = (example: string) =>
     )
     .transform((value) => value.toLowerCase())
 
+/** One redis:// URL, or a comma-separated list of them (REDIS_CLUSTER's seeds), each checked; spaces dropped. */
+const redisUrls = z
+  .string()
+  .trim()
+  .transform((value, context) => {
+    try {
+      return parseRedisSeeds(value)
+        .map((seed) => seed.url)
+        .join(',')
+    } catch (error) {
+      context.addIssue({
+        code: 'custom',
+        message: `expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379 (or, with REDIS_CLUSTER=true, several separated by commas): ${(error as Error).message}`,
+      })
+      return z.NEVER
+    }
+  })
+
 const developmentDkimKey = Buffer.from(DEVELOPMENT_DKIM_ENCRYPTION_KEY.slice(2), 'base64')
 
 export const envSchema = z
@@ -273,9 +292,13 @@ export const envSchema = z
       .default('true')
       .transform((value) => value === 'true'),
     DATABASE_POOL_MAX: positiveInt(10, 500),
-    REDIS_URL: urlWithProtocols(['redis:', 'rediss:'], 'redis://127.0.0.1:6379').default(
-      'redis://127.0.0.1:6379',
-    ),
+    /** One URL; with REDIS_CLUSTER=true one or more comma-separated seed nodes of the cluster. */
+    REDIS_URL: redisUrls.default('redis://127.0.0.1:6379'),
+    /** `true`: REDIS_URL seeds a Redis Cluster (ioredis `Cluster` for every connection). */
+    REDIS_CLUSTER: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
     /** BullMQ key prefix; wrap it in braces (`{fairlane}`) on Redis Cluster so a queue's keys share a slot. */
     QUEUE_PREFIX: z
       .string()
@@ -582,6 +605,14 @@ export const envSchema = z
             .join(', ')} is a published default)`,
         })
       }
+    }
+    if (!env.REDIS_CLUSTER && env.REDIS_URL.includes(',')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REDIS_URL'],
+        message:
+          'lists several nodes, which only a Redis Cluster takes: set REDIS_CLUSTER=true, or give one redis:// URL',
+      })
     }
     if (env.SEND_LOCK_MS < env.SMTP_TIMEOUT_MS * 3) {
       ctx.addIssue({

@@ -15,4 +15,5 @@ export {
   serializeLogError,
   statementOf,
 } from './log-errors'
+export { parseRedisSeeds, type RedisSeed } from './redis-seeds'
 export { type StdinWatchOptions, stopWhenStdinCloses } from './stop-when-stdin-closes'

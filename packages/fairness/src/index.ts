@@ -50,3 +50,4 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export { hashTagOf, type RedisClient, readGroupedKeys } from './redis-reads'

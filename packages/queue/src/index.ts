@@ -18,10 +18,14 @@ export {
   sendJobId,
 } from './catalog'
 export {
+  createCluster,
   createProbeConnection,
   createProducerConnection,
   createWorkerConnection,
   type ErrorLogger,
+  type RedisClient,
+  type RedisTarget,
+  redisTarget,
 } from './connections'
 export {
   allLaneQueues,
@@ -49,6 +53,7 @@ export {
 } from './names'
 export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
 export { closeQueues, createQueues, everyQueue, type Queues } from './queues'
+export { deleteKeysMatching, flushAllNodes, masterNodes } from './redis-nodes'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'
 export {
   WEBHOOK_JOB_NAME,

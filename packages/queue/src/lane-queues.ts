@@ -1,6 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
 import { Queue } from 'bullmq'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from './connections'
 import type { ErrorLogger } from './connections'
 import { laneShards, tenantShard } from './lane-shards'
 
@@ -20,7 +20,7 @@ export interface LaneQueues {
 
 /** One BullMQ Queue per shard of every lane, on the given producer connection. */
 export function createLaneQueues(
-  connection: Redis,
+  connection: RedisClient,
   options: { prefix: string; shards: number },
   logger: ErrorLogger,
 ): LaneQueues {

@@ -1,8 +1,7 @@
 import { Queue } from 'bullmq'
-import type { Redis } from 'ioredis'
-import type { ErrorLogger } from './connections'
+import type { ErrorLogger, RedisClient } from './connections'
 import { allLaneQueues, createLaneQueues, type LaneQueues } from './lane-queues'
-import { DEAD_LETTER_QUEUE, SYSTEM_QUEUE } from './names'
+import { DEAD_LETTER_QUEUE, queuePrefix, SYSTEM_QUEUE } from './names'
 
 /** The lanes (sharded: `LaneQueues`), the dead letters and the schedulers' queue. */
 export interface Queues {
@@ -12,17 +11,17 @@ export interface Queues {
 }
 
 /**
- * Every BullMQ Queue Fairlane produces to, sharing a producer connection; `laneShards` is LANE_SHARDS.
- * Called only by composition roots.
+ * Every BullMQ Queue Fairlane produces to, sharing a producer connection, each under its own hash
+ * tag (`queuePrefix`); `laneShards` is LANE_SHARDS. Called only by composition roots.
  */
 export function createQueues(
-  connection: Redis,
+  connection: RedisClient,
   prefix: string,
   logger: ErrorLogger,
   laneShards: number,
 ): Queues {
   const single = (name: typeof DEAD_LETTER_QUEUE | typeof SYSTEM_QUEUE) => {
-    const queue = new Queue(name, { connection, prefix })
+    const queue = new Queue(name, { connection, prefix: queuePrefix(prefix, name) })
     queue.on('error', (error: Error) => logger.error({ err: error.message, queue: name }, 'queue error'))
     return queue
   }

@@ -2,7 +2,7 @@ import { join } from 'node:path'
 import { type Config, ConfigError, databaseDirectUrl, parseConfig } from '@fairlane/config'
 import { createDatabase, databaseNameOf, quoteDatabaseName, withDatabaseName } from '@fairlane/db'
 import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
-import { Redis } from 'ioredis'
+import { createProbeConnection, deleteKeysMatching, redisTarget } from '@fairlane/queue'
 import postgres from 'postgres'
 import { localDnsEnv, sinkDnsAddress } from './local-dns'
 import { answers, type ManagedProcess, startProcess, waitFor } from './processes'
@@ -41,6 +41,7 @@ export async function preparePlatform(
   const services = await ensureServices({
     databaseUrl: base.DATABASE_URL || undefined,
     redisUrl: base.REDIS_URL || undefined,
+    redisCluster: baseConfig.REDIS_CLUSTER,
     dataDir: join(root, '.data', 'services'),
     log,
   })
@@ -274,17 +275,12 @@ async function resetState(config: Config, log: (line: string) => void): Promise<
   } finally {
     await admin.end({ timeout: 5 })
   }
-  const redis = new Redis(config.REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 })
+  // On a cluster the keys are spread over every master: `deleteKeysMatching` scans each.
+  const redis = createProbeConnection(redisTarget(config), 30_000)
   let deleted = 0
   try {
     await redis.connect()
-    const pattern = `${config.QUEUE_PREFIX.replace(/[*?[\]\\]/g, '\\$&')}:*`
-    let cursor = '0'
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000)
-      cursor = next
-      if (keys.length > 0) deleted += await redis.unlink(...keys)
-    } while (cursor !== '0')
+    deleted = await deleteKeysMatching(redis, `${config.QUEUE_PREFIX.replace(/[*?[\]\\]/g, '\\$&')}:*`)
   } finally {
     redis.disconnect()
   }

@@ -14,7 +14,10 @@ export interface TestEnvironment {
   databaseDirectUrl: string
   /** False in the `pgbouncer` project (pass it as `createDatabase`'s `prepare`, as DATABASE_PREPARE does). */
   databasePrepare: boolean
+  /** With `redisCluster`: the seeds of a Redis Cluster (comma-separated). */
   redisUrl: string
+  /** True in the `cluster` project: connect with `connectTestRedis` / `testRedisTarget`. */
+  redisCluster: boolean
   queuePrefix: string
 }
 
@@ -29,6 +32,7 @@ export function setupTestEnvironment(label?: string): TestEnvironment {
     databaseDirectUrl: '',
     databasePrepare: true,
     redisUrl: '',
+    redisCluster: false,
     queuePrefix: '',
   }
   let drop: (() => Promise<void>) | undefined
@@ -46,6 +50,7 @@ export function setupTestEnvironment(label?: string): TestEnvironment {
       environment.databaseUrl = database.url
     }
     environment.redisUrl = inject('redisUrl')
+    environment.redisCluster = inject('redisCluster') ?? false
     environment.queuePrefix = testRedisPrefix(label)
   })
   afterAll(async () => {

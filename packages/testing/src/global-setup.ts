@@ -26,6 +26,7 @@ export default async function setup(project: TestProject) {
   project.provide('databaseServerUrl', databaseServerUrl)
   project.provide('templateDatabase', templateDatabase)
   project.provide('redisUrl', services.redisUrl)
+  project.provide('redisCluster', false)
   return async () => {
     await services.stop()
   }

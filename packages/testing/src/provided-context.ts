@@ -9,6 +9,10 @@ declare module 'vitest' {
      * server. Test files' databases are still created directly; they are used through this.
      */
     pooledDatabaseServerUrl?: string
+    /** The `cluster` project: `redisUrl` lists the seeds of a local Redis Cluster. */
+    redisCluster: boolean
+    /** The `cluster` project: every node's port, for `controlRedisCluster` (failover). */
+    redisClusterPorts: number[]
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Config } from '@fairlane/config'
 import type { LimitDecision, RecipientLimiter } from '@fairlane/core/accept'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '@fairlane/queue'
 import {
   BurstyRateLimiter,
   RateLimiterMemory,
@@ -79,7 +79,7 @@ export interface ApiLimiters {
 
 export interface ApiLimiterOptions {
   /** The web app's producer connection: no offline queue, so a command fails at once while Redis is away. */
-  redis: Redis
+  redis: RedisClient
   /** `<QUEUE_PREFIX>:rl`, so tests (and several platforms on one Redis) keep their counters apart. */
   keyPrefix: string
   settings?: RateLimitSettings

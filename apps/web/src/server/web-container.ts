@@ -3,8 +3,14 @@ import { trackingKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
-import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
-import type { Redis } from 'ioredis'
+import {
+  closeQueues,
+  createProducerConnection,
+  createQueues,
+  type Queues,
+  type RedisClient,
+  redisTarget,
+} from '@fairlane/queue'
 import { isbot } from 'isbot'
 import pino from 'pino'
 import { type AccountMailer, createAccountMailer } from './accounts/account-mail'
@@ -31,7 +37,7 @@ import type { TrackingRouteDeps } from './tracking/tracking-routes'
 export interface WebContainer {
   config: Config
   database: ReturnType<typeof createDatabase>
-  redis: Redis
+  redis: RedisClient
   logger: Logger
   /** Rate limiters on `redis`, with in-memory insurance for when it is away. */
   limiters: ApiLimiters
@@ -64,7 +70,7 @@ export function buildWebContainer(config: Config): WebContainer {
     applicationName: 'web',
     prepare: config.DATABASE_PREPARE,
   })
-  const redis = createProducerConnection(config.REDIS_URL, 'web', logger)
+  const redis = createProducerConnection(redisTarget(config), 'web', logger)
   const limiters = createApiLimiters({
     redis,
     keyPrefix: `${config.QUEUE_PREFIX}:rl`,

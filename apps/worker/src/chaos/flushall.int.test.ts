@@ -1,30 +1,45 @@
 import { messages } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
+import { flushAllNodes, type RedisClient } from '@fairlane/queue'
+import {
+  connectTestRedis,
+  eventually,
+  setupTestEnvironment,
+  startThrowawayRedis,
+  type ThrowawayRedis,
+} from '@fairlane/testing'
 import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
 
-/** Redis loses everything mid-run: PostgreSQL still knows what is owed, so mail is late, never lost or doubled. */
+/**
+ * Redis loses everything mid-run: PostgreSQL still knows what is owed, so mail is late, never lost or
+ * doubled. On a single Redis, one of the file's own (the FLUSHALL must not hit other files' keys); on
+ * the `cluster` project the shared cluster, every master flushed (other files of that project run
+ * in turn, not at once).
+ */
 const test = setupTestEnvironment('flushall')
-let redis: ThrowawayRedis
+let throwaway: ThrowawayRedis | undefined
+let admin: RedisClient
 let sink: MailSink
 let pipeline: TestPipeline | undefined
 
 beforeAll(async () => {
-  redis = await startThrowawayRedis()
+  if (!test.redisCluster) throwaway = await startThrowawayRedis()
+  admin = throwaway ? throwaway.admin : connectTestRedis(test)
   sink = await startTestSink()
 })
 afterAll(async () => {
   await pipeline?.stop()
   await sink?.close()
-  await redis?.stop()
+  if (throwaway) await throwaway.stop()
+  else admin?.disconnect()
 })
 
 it('delivers every message exactly once across a FLUSHALL of the queue Redis', async () => {
-  const env = { ...test, redisUrl: redis.url }
+  const env = throwaway ? { ...test, redisUrl: throwaway.url } : test
   pipeline = await startTestPipeline(env, sink, {
     concurrency: { critical: 4, default: 2, bulk: 1 },
     logger: testLogger(process.env.TEST_LOG_LEVEL),
@@ -39,7 +54,7 @@ it('delivers every message exactly once across a FLUSHALL of the queue Redis', a
     timeoutMs: 20_000,
     intervalMs: 5,
   })
-  await redis.admin.flushall()
+  await flushAllNodes(admin)
   const deliveredAtFlush = sink.store.size
   expect(deliveredAtFlush).toBeLessThan(700)
 

@@ -1,8 +1,7 @@
 import { once } from 'node:events'
 import { decodeGovernorHistory, governorKeys } from '@fairlane/fairness'
-import { createProducerConnection } from '@fairlane/queue'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
-import type { Redis } from 'ioredis'
+import { createProducerConnection, type RedisClient } from '@fairlane/queue'
+import { eventually, setupTestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testLogger } from '../test-support/pipeline'
 import { type BulkGovernor, governorSettings, startBulkGovernor } from './bulk-governor'
@@ -14,11 +13,11 @@ import { type BulkGovernor, governorSettings, startBulkGovernor } from './bulk-g
  */
 const env = setupTestEnvironment('bulk-governor')
 const TARGET_MS = 100
-let redis: Redis
+let redis: RedisClient
 const started: BulkGovernor[] = []
 
 beforeAll(async () => {
-  redis = createProducerConnection(env.redisUrl, 'test-governor', testLogger())
+  redis = createProducerConnection(testRedisTarget(env), 'test-governor', testLogger())
   if (redis.status !== 'ready') await once(redis, 'ready')
 })
 afterAll(async () => {
@@ -93,11 +92,15 @@ describe('bulk governor across processes', () => {
     expect(bulk.factor()).toBe(1)
   })
 
-  it('keeps its factor when Redis cannot be read', async () => {
+  it('keeps its factor when RedisClient cannot be read', async () => {
     const prefix = `${env.queuePrefix}-down`
     const key = governorKeys(prefix).factor
     await redis.set(key, '0.4', 'PX', 60_000)
-    const broken = createProducerConnection('redis://127.0.0.1:1', 'test-governor-down', testLogger())
+    const broken = createProducerConnection(
+      { url: 'redis://127.0.0.1:1', cluster: false },
+      'test-governor-down',
+      testLogger(),
+    )
     const warnings: string[] = []
     const logger = testLogger()
     const governor = startBulkGovernor({

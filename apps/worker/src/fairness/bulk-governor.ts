@@ -9,7 +9,7 @@ import {
   nextGovernorFactor,
   readGovernorFactor,
 } from '@fairlane/fairness'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '@fairlane/queue'
 import type { Logger } from 'pino'
 import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
@@ -33,7 +33,7 @@ import type { DepthTarget } from './depth-target'
  * process.
  */
 export interface BulkGovernorOptions {
-  redis: Redis
+  redis: RedisClient
   /** QUEUE_PREFIX: the keys are `governorKeys(prefix)`. */
   prefix: string
   /** BULK_GOVERNOR_TARGET_MS and the maths' constants. */

@@ -4,7 +4,7 @@ import { maxInWindow, rateViolations } from '@fairlane/fairness'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, redisCommandCalls, setupTestEnvironment, startThrowawayRedis } from '@fairlane/testing'
 import { inArray, sql } from 'drizzle-orm'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, inject, it } from 'vitest'
 import type { DeliveryOptions } from '../start-delivery'
 import {
   cancelUnfinished,
@@ -70,7 +70,11 @@ async function startRun(name: string, overrides: Partial<DeliveryOptions> = {}):
     },
     ...overrides,
   })
-  const inspect = inspectQueues({ redisUrl: overrides.redisUrl ?? test.redisUrl, queuePrefix })
+  const inspect = inspectQueues({
+    redisUrl: overrides.redisUrl ?? test.redisUrl,
+    redisCluster: overrides.redisCluster ?? test.redisCluster,
+    queuePrefix,
+  })
   cleanups.push(async () => {
     await pipeline.stop()
     await inspect.lane('bulk').obliterate({ force: true })
@@ -239,49 +243,54 @@ describe('fairness', () => {
     expect(duplicateMessageIds(run.sink)).toEqual([])
   })
 
-  it('costs fewer than 60 Redis commands per delivered email while a tenant is 100x over its rate', async () => {
-    const redis = await startThrowawayRedis()
-    cleanups.push(() => redis.stop())
-    // Production intervals for the periodic checks (stalled jobs, sweeper): their fixed cost per
-    // second is part of what is measured, and the tests' shortened ones would overstate it.
-    const run = await startRun('redis-cost', {
-      redisUrl: redis.url,
-      stalledIntervalMs: 30_000,
-      tuning: { sweeper: { intervalMs: 5_000, queuedForMs: 30_000 } },
-    })
-    const tenantId = await createTenant(run.db, 'Flooder')
-    await setPlan(run.db, tenantId, { ratePerSec: 100, burst: 20 })
-    const { prefix } = await seedCampaign(run.db, { tenantId, contacts: 10_000, prefix: 'flood-' })
-    // Past the opening burst and the first releases: steady state.
-    await eventually(() => receivedTimesMs(run.sink, prefix).length >= 40, {
-      what: 'the flood sending',
-      timeoutMs: 20_000,
-    })
+  // Counted on a single Redis of its own: on the `cluster` project it would repeat the integration run.
+  it.skipIf(inject('redisCluster'))(
+    'costs fewer than 60 Redis commands per delivered email while a tenant is 100x over its rate',
+    async () => {
+      const redis = await startThrowawayRedis()
+      cleanups.push(() => redis.stop())
+      // Production intervals for the periodic checks (stalled jobs, sweeper): their fixed cost per
+      // second is part of what is measured, and the tests' shortened ones would overstate it.
+      const run = await startRun('redis-cost', {
+        redisUrl: redis.url,
+        redisCluster: false,
+        stalledIntervalMs: 30_000,
+        tuning: { sweeper: { intervalMs: 5_000, queuedForMs: 30_000 } },
+      })
+      const tenantId = await createTenant(run.db, 'Flooder')
+      await setPlan(run.db, tenantId, { ratePerSec: 100, burst: 20 })
+      const { prefix } = await seedCampaign(run.db, { tenantId, contacts: 10_000, prefix: 'flood-' })
+      // Past the opening burst and the first releases: steady state.
+      await eventually(() => receivedTimesMs(run.sink, prefix).length >= 40, {
+        what: 'the flood sending',
+        timeoutMs: 20_000,
+      })
 
-    const deferred = async () =>
-      (await run.pipeline.metrics.deferred.get()).values.find((value) => value.labels.lane === 'bulk')
-        ?.value ?? 0
-    const commandsBefore = await redisCommandCalls(redis.admin)
-    const deliveredBefore = receivedTimesMs(run.sink, prefix).length
-    const deferredBefore = await deferred()
-    const startedMs = Date.now()
-    await windowEnds(startedMs + 6_000)
-    const commands = (await redisCommandCalls(redis.admin)) - commandsBefore
-    const delivered = receivedTimesMs(run.sink, prefix).length - deliveredBefore
-    const perEmail = commands / delivered
-    console.log('redis commands per email', Math.round(perEmail * 10) / 10, {
-      commands,
-      delivered,
-      deferralsPerEmail: Math.round((((await deferred()) - deferredBefore) / delivered) * 100) / 100,
-      windowMs: Date.now() - startedMs,
-    })
+      const deferred = async () =>
+        (await run.pipeline.metrics.deferred.get()).values.find((value) => value.labels.lane === 'bulk')
+          ?.value ?? 0
+      const commandsBefore = await redisCommandCalls(redis.admin)
+      const deliveredBefore = receivedTimesMs(run.sink, prefix).length
+      const deferredBefore = await deferred()
+      const startedMs = Date.now()
+      await windowEnds(startedMs + 6_000)
+      const commands = (await redisCommandCalls(redis.admin)) - commandsBefore
+      const delivered = receivedTimesMs(run.sink, prefix).length - deliveredBefore
+      const perEmail = commands / delivered
+      console.log('redis commands per email', Math.round(perEmail * 10) / 10, {
+        commands,
+        delivered,
+        deferralsPerEmail: Math.round((((await deferred()) - deferredBefore) / delivered) * 100) / 100,
+        windowMs: Date.now() - startedMs,
+      })
 
-    // Sanity: the tenant sent at about its plan all through the window.
-    // (A loose floor: a busy CI machine may not keep the full 100/s; the ratio is what is measured.)
-    expect(delivered).toBeGreaterThanOrEqual(100 * 2)
-    expect(delivered).toBeLessThanOrEqual(100 * 7 + 20)
-    expect(perEmail).toBeLessThan(60)
-  })
+      // Sanity: the tenant sent at about its plan all through the window.
+      // (A loose floor: a busy CI machine may not keep the full 100/s; the ratio is what is measured.)
+      expect(delivered).toBeGreaterThanOrEqual(100 * 2)
+      expect(delivered).toBeLessThanOrEqual(100 * 7 + 20)
+      expect(perEmail).toBeLessThan(60)
+    },
+  )
 
   it('obeys a lowered plan within seconds', async () => {
     const run = await startRun('plan-cut')

@@ -1,10 +1,9 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import { createPacerState } from '@fairlane/fairness'
-import { closeQueues, createProducerConnection, createQueues, type Queues } from '@fairlane/queue'
+import { closeQueues, createProducerConnection, createQueues, type Queues, type RedisClient } from '@fairlane/queue'
 import { setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
 import type { Queue } from 'bullmq'
 import { and, eq } from 'drizzle-orm'
-import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createWorkerMetrics } from '../metrics'
@@ -21,7 +20,7 @@ const env = setupTestEnvironment('pacer-redis-outage')
 const TIMEOUT_MS = 400
 let database: DatabaseHandle
 let redis: ThrowawayRedis
-let connection: Redis
+let connection: RedisClient
 let queues: Queues
 
 beforeAll(async () => {
@@ -39,7 +38,7 @@ afterAll(async () => {
 
 async function startRedis(): Promise<void> {
   redis = await startThrowawayRedis()
-  connection = createProducerConnection(redis.url, 'test-pacer', testLogger())
+  connection = createProducerConnection({ url: redis.url, cluster: false }, 'test-pacer', testLogger())
   queues = createQueues(connection, env.queuePrefix, testLogger(), 1)
   await bulkQueue().getJobCounts('waiting')
 }
@@ -107,8 +106,8 @@ function tick(bulkLane: Parameters<typeof paceOnce>[0]['bulkLane']) {
   )
 }
 
-describe('pacer with a queue Redis that stops answering', () => {
-  it('fails a tick within its Redis timeout when Redis hangs from the start', async () => {
+describe('pacer with a queue RedisClient that stops answering', () => {
+  it('fails a tick within its RedisClient timeout when RedisClient hangs from the start', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     redis.pause()
@@ -118,7 +117,7 @@ describe('pacer with a queue Redis that stops answering', () => {
     expect(await statusCount(tenantId, 'pending')).toBe(5)
   })
 
-  it('holds no PostgreSQL transaction open while Redis hangs on the add, and gives the rows back', async () => {
+  it('holds no PostgreSQL transaction open while RedisClient hangs on the add, and gives the rows back', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     // Redis answers the depth, then stops before the jobs are added: the worst moment, rows claimed.

@@ -1,9 +1,8 @@
 import { type DeadLetterRestore, restoreDeadLetters as restore } from '@fairlane/core/dead-letters'
 import type { Database } from '@fairlane/db'
 import { createFailedMessageStore } from '@fairlane/db/queries/dead-letters'
-import { deadLetterJob, sendJobId } from '@fairlane/queue'
+import { deadLetterJob, type RedisClient, sendJobId } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
-import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import { DEAD_LETTER_STATES } from './dead-letter-trim'
 import { redactAddresses } from './redact'
@@ -14,7 +13,7 @@ export interface DeadLetterRestoreDeps {
   db: Database
   queue: Pick<Queue, 'addBulk' | 'qualifiedName' | 'getJobCounts'>
   /** The queue's Redis, for the marker key. */
-  redis: Pick<Redis, 'exists' | 'set'>
+  redis: Pick<RedisClient, 'exists' | 'set'>
   /** Dead letters of messages that failed this long ago or less are restored (AUDIT_RETENTION_DAYS:
    * the audit entries that say which ones an admin discarded are kept that long). */
   retentionDays: number

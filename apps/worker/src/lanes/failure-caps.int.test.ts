@@ -1,9 +1,9 @@
 import { messages } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
+import type { RedisClient } from '@fairlane/queue'
 import { DEAD_LETTER_QUEUE, SYSTEM_QUEUE } from '@fairlane/queue'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
+import { connectTestRedis, eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, count, eq } from 'drizzle-orm'
-import { Redis } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../test-support/pipeline'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
@@ -25,7 +25,7 @@ const caps = {
 let sink: MailSink
 let pipeline: TestPipeline
 let inspect: ReturnType<typeof inspectQueues>
-let redis: Redis
+let redis: RedisClient
 
 beforeAll(async () => {
   sink = await startTestSink()
@@ -39,7 +39,7 @@ beforeAll(async () => {
     },
   })
   inspect = inspectQueues(env)
-  redis = new Redis(env.redisUrl)
+  redis = connectTestRedis(env)
 })
 afterAll(async () => {
   await pipeline?.stop()

@@ -1,7 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
-import { createWorkerConnection, laneBackoffStrategy, laneShards } from '@fairlane/queue'
+import { createWorkerConnection, laneBackoffStrategy, laneShards, type RedisClient } from '@fairlane/queue'
 import { type Job, Worker } from 'bullmq'
-import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import type { DeadLetters } from './dead-letters'
@@ -10,6 +9,8 @@ import type { SendJobResult } from './send-processor'
 
 export interface LaneWorkerOptions {
   redisUrl: string
+  redisCluster: boolean
+  /** QUEUE_PREFIX; each lane's queue adds its hash tag (`queuePrefix`). */
   prefix: string
   /** LANE_SHARDS: every shard of each lane gets a worker of its own. */
   laneShards: number
@@ -44,12 +45,16 @@ export interface LaneWorkers {
  * in flight where they were (the extra jobs wait, claimed, for a connection).
  */
 export function startLaneWorkers(options: LaneWorkerOptions): LaneWorkers {
-  const connections: Redis[] = []
+  const connections: RedisClient[] = []
   const workers: Partial<Record<Lane, Worker[]>> = {}
   for (const lane of options.lanes ?? LANES) {
     const processor = withRedactedErrors(options.processorFor(lane))
     workers[lane] = laneShards(options.prefix, lane, options.laneShards).map((shard) => {
-      const connection = createWorkerConnection(options.redisUrl, `worker-${shard.name}`, options.logger)
+      const connection = createWorkerConnection(
+        { url: options.redisUrl, cluster: options.redisCluster },
+        `worker-${shard.name}`,
+        options.logger,
+      )
       connections.push(connection)
       // BullMQ keeps a failed attempt's message and stack in Redis (failedReason, stacktrace): no addresses.
       const worker = new Worker(shard.name, processor, {

@@ -75,6 +75,7 @@ export function startLanes(
   })
   const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
+    redisCluster: options.redisCluster,
     prefix: options.queuePrefix,
     laneShards: options.laneShards,
     concurrency: options.concurrency,

@@ -1,9 +1,8 @@
 import { createDatabase, type DatabaseHandle, messageEvents, outbox } from '@fairlane/db'
 import { createLaneAdmission, laneParkKey } from '@fairlane/fairness'
-import { createProducerConnection, sendJobId } from '@fairlane/queue'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
+import { createProducerConnection, type RedisClient, sendJobId } from '@fairlane/queue'
+import { eventually, setupTestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm'
-import type { Redis } from 'ioredis'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { inspectQueues, testLogger } from '../test-support/pipeline'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
@@ -18,13 +17,13 @@ import { type PublishDeps, publishOutboxBatch } from './publish-batch'
 const test = setupTestEnvironment('parking')
 let database: DatabaseHandle
 let inspect: ReturnType<typeof inspectQueues>
-let redis: Redis
+let redis: RedisClient
 let fairness: TransactionalFairness
 
 beforeAll(async () => {
   database = createDatabase(test.databaseUrl, { max: 5 })
   inspect = inspectQueues(test)
-  redis = createProducerConnection(test.redisUrl, 'test-parking', testLogger())
+  redis = createProducerConnection(testRedisTarget(test), 'test-parking', testLogger())
   fairness = {
     admission: createLaneAdmission(redis, { prefix: `${test.queuePrefix}:` }),
     plan: { ratePerSec: 1_000, burst: 1_000 },

@@ -133,6 +133,7 @@ describe('relay', () => {
   it('keeps rows unpublished while Redis is away, counting attempts, and publishes once it is back', async () => {
     const down = inspectQueues({
       redisUrl: `redis://127.0.0.1:${await freePort()}`,
+      redisCluster: false,
       queuePrefix: test.queuePrefix,
     })
     const seeded = await seedQueuedMessages(database.db, {

@@ -1,5 +1,4 @@
-import { DEAD_LETTER_QUEUE, type Queues, SYSTEM_QUEUE } from '@fairlane/queue'
-import type { Redis } from 'ioredis'
+import { DEAD_LETTER_QUEUE, type Queues, type RedisClient, SYSTEM_QUEUE } from '@fairlane/queue'
 import { dispatchDue } from '../campaigns/dispatch-due'
 import { DEFAULT_FAILURE_CAPS, type DELIVERY_TUNING, type DeliveryOptions } from '../delivery-options'
 import {
@@ -39,6 +38,7 @@ type SystemOptions = Pick<
   DeliveryOptions,
   | 'database'
   | 'redisUrl'
+  | 'redisCluster'
   | 'queuePrefix'
   | 'logger'
   | 'metrics'
@@ -51,7 +51,7 @@ type SystemOptions = Pick<
 interface SystemResources {
   queues: Pick<Queues, typeof SYSTEM_QUEUE | typeof DEAD_LETTER_QUEUE>
   /** The queues' connection (the dead-letter queue's completeness marker). */
-  redis: Redis
+  redis: RedisClient
   pacer: Pick<Pacer, 'wake'>
   tuning: Pick<typeof DELIVERY_TUNING, 'dispatch' | 'system'>
 }
@@ -66,6 +66,7 @@ export function startSystem(options: SystemOptions, resources: SystemResources) 
   const catalog = systemJobCatalog(options, resources)
   return startSystemWorker({
     redisUrl: options.redisUrl,
+    redisCluster: options.redisCluster,
     prefix: options.queuePrefix,
     queue: resources.queues[SYSTEM_QUEUE],
     handlers: systemHandlers(catalog),

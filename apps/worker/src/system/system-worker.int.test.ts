@@ -6,12 +6,12 @@ import {
   DEAD_LETTER_QUEUE,
   deadLetterJobId,
   type Queues,
+  type RedisClient,
   SYSTEM_QUEUE,
   sendJobId,
 } from '@fairlane/queue'
 import { eventually, setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
-import type { Redis } from 'ioredis'
 import { Registry } from 'prom-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { DOMAIN_CHECKS_EVERY_MS, DOMAIN_CHECKS_SCHEDULER_ID } from '../domains/domain-checks-jobs'
@@ -51,8 +51,8 @@ afterAll(async () => {
   await database?.close()
 })
 
-function queuesOn(redisUrl: string, prefix: string): { queues: Queues; connection: Redis } {
-  const connection = createProducerConnection(redisUrl, 'test-system', testLogger())
+function queuesOn(redisUrl: string, prefix: string): { queues: Queues; connection: RedisClient } {
+  const connection = createProducerConnection({ url: redisUrl, cluster: false }, 'test-system', testLogger())
   const queues = createQueues(connection, prefix, testLogger(), 1)
   cleanups.push(async () => {
     await closeQueues(queues)
@@ -64,13 +64,14 @@ function queuesOn(redisUrl: string, prefix: string): { queues: Queues; connectio
 async function start(
   redisUrl: string,
   prefix: string,
-  { queues, connection }: { queues: Queues; connection: Redis },
+  { queues, connection }: { queues: Queues; connection: RedisClient },
   everyMs: { reconcile?: number; deadLetterCheck?: number } = {},
 ) {
   const system: SystemWorker = await startSystem(
     {
       database,
       redisUrl,
+      redisCluster: false,
       queuePrefix: prefix,
       logger: testLogger(process.env.TEST_LOG_LEVEL),
       metrics: createWorkerMetrics(new Registry()),

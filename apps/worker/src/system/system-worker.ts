@@ -1,4 +1,4 @@
-import { createWorkerConnection, SYSTEM_QUEUE } from '@fairlane/queue'
+import { createWorkerConnection, queuePrefix, SYSTEM_QUEUE } from '@fairlane/queue'
 import { type Job, type Queue, Worker } from 'bullmq'
 import type { Logger } from 'pino'
 import { withTimeout } from '../with-timeout'
@@ -23,6 +23,7 @@ const RECONCILE_TIMEOUT_MS = 3_000
 
 export interface SystemWorkerOptions {
   redisUrl: string
+  redisCluster: boolean
   prefix: string
   queue: Pick<Queue, 'upsertJobScheduler'>
   /** Job name → what to do; a job scheduler's jobs carry its id as their name. */
@@ -50,7 +51,11 @@ export interface SystemWorker {
  */
 export async function startSystemWorker(options: SystemWorkerOptions): Promise<SystemWorker> {
   await registerSchedules(options.queue, options.schedules, options.logger)
-  const connection = createWorkerConnection(options.redisUrl, 'worker-system', options.logger)
+  const connection = createWorkerConnection(
+    { url: options.redisUrl, cluster: options.redisCluster },
+    'worker-system',
+    options.logger,
+  )
   const worker = new Worker(
     SYSTEM_QUEUE,
     async (job) => {
@@ -58,7 +63,7 @@ export async function startSystemWorker(options: SystemWorkerOptions): Promise<S
       if (!handler) throw new Error(`no handler for system job ${JSON.stringify(job.name)}`)
       return handler(job)
     },
-    { connection, prefix: options.prefix, concurrency: options.concurrency },
+    { connection, prefix: queuePrefix(options.prefix, SYSTEM_QUEUE), concurrency: options.concurrency },
   )
   worker.on('failed', (job, error) =>
     options.logger.warn({ job: job?.name, jobId: job?.id, err: error.message }, 'system job failed'),

@@ -25,6 +25,7 @@ export interface TestEnv {
   /** False through PgBouncer (DATABASE_PREPARE=false). */
   databasePrepare?: boolean
   redisUrl: string
+  redisCluster: boolean
   queuePrefix: string
 }
 
@@ -61,6 +62,7 @@ export async function startTestPipeline(
     database,
     databaseDirectUrl: env.databaseDirectUrl ?? env.databaseUrl,
     redisUrl: env.redisUrl,
+    redisCluster: env.redisCluster,
     queuePrefix: env.queuePrefix,
     laneShards: 1,
     smtp: {
@@ -108,8 +110,12 @@ export async function startTestPipeline(
  * Queues on a connection of the test's own, for looking into Redis (dead letters, job counts);
  * `laneShards` as the pipeline under test runs (LANE_SHARDS, default 1).
  */
-export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'queuePrefix'>, laneShards = 1) {
-  const connection = createProducerConnection(env.redisUrl, 'test-inspect', testLogger())
+export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'redisCluster' | 'queuePrefix'>, laneShards = 1) {
+  const connection = createProducerConnection(
+    { url: env.redisUrl, cluster: env.redisCluster },
+    'test-inspect',
+    testLogger(),
+  )
   const queues: Queues = createQueues(connection, env.queuePrefix, testLogger(), laneShards)
   return {
     queues,

@@ -3,9 +3,8 @@ import { Agent as HttpsAgent } from 'node:https'
 import type { ParkSettings } from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import type { BucketPlan, TokenBuckets } from '@fairlane/fairness'
-import { createWorkerConnection, WEBHOOK_QUEUE } from '@fairlane/queue'
+import { createWorkerConnection, queuePrefix, type RedisClient, WEBHOOK_QUEUE } from '@fairlane/queue'
 import { Queue, Worker } from 'bullmq'
-import type { Redis } from 'ioredis'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import type { ShutdownStep } from '../shutdown'
@@ -33,9 +32,10 @@ export interface WebhookDeps {
   /** DATABASE_DIRECT_URL: the LISTEN connection. */
   databaseDirectUrl: string
   redisUrl: string
+  redisCluster: boolean
   queuePrefix: string
   /** The process's producer connection (queue adds and the buckets' scripts). */
-  producer: Redis
+  producer: RedisClient
   buckets: TokenBuckets
   logger: Logger
   metrics: Pick<WorkerMetrics, 'webhookAttempts' | 'webhookClaimed'>
@@ -49,7 +49,10 @@ export const WEBHOOK_TUNING = { pollMs: 500, batchSize: 200, maxBackoffMs: 5_000
  */
 export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
   const logger = deps.logger.child({ component: 'webhooks' })
-  const queue = new Queue(WEBHOOK_QUEUE, { connection: deps.producer, prefix: deps.queuePrefix })
+  const queue = new Queue(WEBHOOK_QUEUE, {
+    connection: deps.producer,
+    prefix: queuePrefix(deps.queuePrefix, WEBHOOK_QUEUE),
+  })
   queue.on('error', (error: Error) => logger.error({ err: error.message }, 'webhook queue error'))
   const listen = createDatabase(deps.databaseDirectUrl, { max: 1, applicationName: 'worker-webhooks-listen' })
   // Keep-alive sockets per process, capped per host at the endpoint cap: at most that many are open.
@@ -72,7 +75,11 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
     logger,
     metrics: deps.metrics,
   })
-  const connection = createWorkerConnection(deps.redisUrl, 'worker-webhooks', logger)
+  const connection = createWorkerConnection(
+    { url: deps.redisUrl, cluster: deps.redisCluster },
+    'worker-webhooks',
+    logger,
+  )
   const processor = createWebhookProcessor({
     db: deps.database.db,
     agents,
@@ -88,7 +95,7 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
   })
   const worker = new Worker(WEBHOOK_QUEUE, processor, {
     connection,
-    prefix: deps.queuePrefix,
+    prefix: queuePrefix(deps.queuePrefix, WEBHOOK_QUEUE),
     concurrency: settings.concurrency,
     // An attempt lasts at most its timeout; the lock outlives it so BullMQ never thinks it stalled.
     lockDuration: Math.max(30_000, 2 * settings.timeoutMs),

@@ -1,21 +1,22 @@
-import { testRedisPrefix } from '@fairlane/testing'
-import { Redis } from 'ioredis'
+import { connectTestRedis, testRedisPrefix } from '@fairlane/testing'
+import type { Cluster } from 'ioredis'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { maxInWindow, rateViolations } from '../metrics/fairness-metrics'
+import type { RedisClient } from '../redis-reads'
 import { createTokenBuckets, type TakeResult, type TokenBuckets } from './token-buckets'
 
 // Only Redis is needed, so no database: the file's own key prefix keeps parallel files apart.
 const prefix = `${testRedisPrefix('fairness')}:`
-const clients: Redis[] = []
+const clients: RedisClient[] = []
 
-function connect(): Redis {
-  const redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: 1 })
+function connect(): RedisClient {
+  const redis = connectTestRedis({ redisUrl: inject('redisUrl'), redisCluster: inject('redisCluster') })
   redis.on('error', () => {})
   clients.push(redis)
   return redis
 }
 
-let redis: Redis
+let redis: RedisClient
 let buckets: TokenBuckets
 
 beforeAll(() => {
@@ -100,7 +101,11 @@ describe('token buckets', () => {
   it('lets every key of a bucket expire once it no longer matters', async () => {
     const plan = { ratePerSec: 10, burst: 3 }
     for (let i = 0; i < 4; i++) await buckets.take('bulk:expiring', plan)
-    const keys = await redis.keys(`${prefix}bucket:{bulk:expiring}:*`)
+    // KEYS is per node: on a cluster, ask the masters (the bucket's keys share one slot, so one node).
+    const nodes = redis.isCluster ? (redis as Cluster).nodes('master') : [redis]
+    const keys = (
+      await Promise.all(nodes.map((node) => node.keys(`${prefix}bucket:{bulk:expiring}:*`)))
+    ).flat()
     expect(keys.length).toBe(4)
     for (const key of keys) {
       const ttlMs = await redis.pttl(key)

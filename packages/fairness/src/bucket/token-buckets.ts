@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import { type RedisClient, readGroupedKeys } from '../redis-reads'
 import { assertBucketPlan, type BucketPlan } from './gcra'
 import { TAKE_SCRIPT } from './scripts'
 
@@ -25,7 +25,8 @@ export interface TokenBuckets {
   /**
    * Each bucket's running total of refusals (0 for a bucket never refused, or idle long enough for the
    * total to expire): whoever feeds the bucket (the pacer) reads it every tick, and each new refusal
-   * is a token it counted on that a deferred job will take later. One MGET for all of them.
+   * is a token it counted on that a deferred job will take later. One MGET for all of them on one
+   * Redis; on a cluster one read per bucket, pipelined per node (`readGroupedKeys`).
    */
   refusalTotals(buckets: string[]): Promise<number[]>
   /** Refused takes per bucket over about the last `windowMs` (10 s resolution, at most 110 s). */
@@ -53,7 +54,7 @@ interface BucketCommands {
  * `prefix` is used as given (include the separator, e.g. `fl:`); keys are
  * `<prefix>bucket:{<bucket>}:tat`, `…:last-slot`, `…:deferred:<period>` and `…:refusals`.
  */
-export function createTokenBuckets(redis: Redis, options: { prefix: string }): TokenBuckets {
+export function createTokenBuckets(redis: RedisClient, options: { prefix: string }): TokenBuckets {
   const commands = withBucketCommands(redis)
   const keyOf = (bucket: string, part: string) => `${options.prefix}bucket:{${checkedName(bucket)}}:${part}`
 
@@ -80,8 +81,11 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
 
     async refusalTotals(buckets) {
       if (buckets.length === 0) return []
-      const values = await redis.mget(buckets.map((bucket) => keyOf(bucket, 'refusals')))
-      return values.map((value) => Number(value ?? 0))
+      const values = await readGroupedKeys(
+        redis,
+        buckets.map((bucket) => [keyOf(bucket, 'refusals')]),
+      )
+      return values.map(([value]) => Number(value ?? 0))
     },
 
     async deferredRecently(buckets, windowMs = 60_000) {
@@ -98,16 +102,16 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
       for (let period = Math.floor((nowMs - windowMs) / DEFERRAL_PERIOD_MS); period <= last; period++) {
         periods.push(period)
       }
-      const keys = buckets.flatMap((bucket) => periods.map((period) => keyOf(bucket, `deferred:${period}`)))
-      // One MGET over every bucket: on Redis Cluster the buckets' keys sit on different slots, and
-      // this would have to be split per slot.
-      const values = await redis.mget(keys)
+      // A bucket's counters share its hash tag (one slot); different buckets' may not.
+      const values = await readGroupedKeys(
+        redis,
+        buckets.map((bucket) => periods.map((period) => keyOf(bucket, `deferred:${period}`))),
+      )
       buckets.forEach((bucket, index) => {
-        let sum = 0
-        for (const value of values.slice(index * periods.length, (index + 1) * periods.length)) {
-          sum += Number(value ?? 0)
-        }
-        counts.set(bucket, sum)
+        counts.set(
+          bucket,
+          (values[index] ?? []).reduce((sum, value) => sum + Number(value ?? 0), 0),
+        )
       })
       return counts
     },
@@ -115,9 +119,9 @@ export function createTokenBuckets(redis: Redis, options: { prefix: string }): T
 }
 
 /** Registers the scripts on the connection (idempotent); ioredis then sends EVALSHA, falling back to EVAL once. */
-function withBucketCommands(redis: Redis): Redis & BucketCommands {
+function withBucketCommands(redis: RedisClient): RedisClient & BucketCommands {
   redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 4, lua: TAKE_SCRIPT })
-  return redis as Redis & BucketCommands
+  return redis as RedisClient & BucketCommands
 }
 
 /** A brace in the name would move the hash tag and split the bucket's keys across cluster slots. */

@@ -84,9 +84,13 @@ function round(value: number): number {
   return Math.round(value * 1000) / 1000
 }
 
-/** The governor's Redis keys under QUEUE_PREFIX: the worker writes them, the admin console reads them. */
+/**
+ * The governor's Redis keys under QUEUE_PREFIX: the worker writes them, the admin console reads them.
+ * One hash tag for all three, since the factor and the history are written in one MULTI (one slot on
+ * a Redis Cluster).
+ */
 export function governorKeys(prefix: string) {
-  const factor = `${prefix}:governor:bulk-factor`
+  const factor = `${prefix}:{governor}:bulk-factor`
   return { factor, steer: `${factor}:steer`, history: `${factor}:history` }
 }
 

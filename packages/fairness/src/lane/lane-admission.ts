@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis'
 import { assertBucketPlan, type BucketPlan } from '../bucket/gcra'
+import type { RedisClient } from '../redis-reads'
 import { ADMIT_SCRIPT, HOLD_SCRIPT, RELEASE_SCRIPT } from './scripts'
 
 /**
@@ -75,11 +75,11 @@ interface LaneCommands {
 }
 
 /** `prefix` as given (with its separator); keys are `<prefix>lane:{<lane>:<tenantId>}:slots|tat|tail`. */
-export function createLaneAdmission(redis: Redis, options: { prefix: string }): LaneAdmission {
+export function createLaneAdmission(redis: RedisClient, options: { prefix: string }): LaneAdmission {
   redis.defineCommand(ADMIT_COMMAND, { numberOfKeys: 4, lua: ADMIT_SCRIPT })
   redis.defineCommand(HOLD_COMMAND, { numberOfKeys: 1, lua: HOLD_SCRIPT })
   redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_SCRIPT })
-  const commands = redis as Redis & LaneCommands
+  const commands = redis as RedisClient & LaneCommands
   const keyOf = (key: string, part: string) => `${options.prefix}lane:{${checkedKey(key)}}:${part}`
 
   return {

@@ -1,11 +1,11 @@
-import { testRedisPrefix } from '@fairlane/testing'
-import { Redis } from 'ioredis'
+import { connectTestRedis, testRedisPrefix } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import type { RedisClient } from '../redis-reads'
 import { createLaneAdmission, type LaneAdmission } from './lane-admission'
 
 // Only Redis is needed: the file's own key prefix keeps parallel files apart.
 const prefix = `${testRedisPrefix('lane-slots')}:`
-let redis: Redis
+let redis: RedisClient
 let lanes: LaneAdmission
 const plan = { ratePerSec: 1_000, burst: 1_000 }
 const admitInput = (jobIds: string[], overrides: Partial<Parameters<LaneAdmission['admit']>[1]> = {}) => ({
@@ -20,7 +20,7 @@ const admitInput = (jobIds: string[], overrides: Partial<Parameters<LaneAdmissio
 })
 
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: 1 })
+  redis = connectTestRedis({ redisUrl: inject('redisUrl'), redisCluster: inject('redisCluster') })
   lanes = createLaneAdmission(redis, { prefix })
 })
 afterAll(() => redis.disconnect())

@@ -1,11 +1,21 @@
 import { ensurePostgres } from './postgres'
 import { ensureRedis } from './redis'
+import { ensureRedisCluster } from './redis-cluster-service'
 import type { EnsuredService, StopBySignal } from './types'
 
 export { HOW_TO_GET_SERVICES } from './binaries'
 export { type PgBouncer, type PgBouncerOptions, startPgBouncer } from './pgbouncer'
 export { DEFAULT_DATABASE_URL, LOCAL_POSTGRES_PORT, probePostgres } from './postgres'
 export { DEFAULT_REDIS_URL, LOCAL_REDIS_PORT, probeRedis } from './redis'
+export {
+  type ClusterMaster,
+  controlRedisCluster,
+  type LocalRedisCluster,
+  parseClusterNodes,
+  type RedisClusterOptions,
+  startRedisCluster,
+} from './redis-cluster'
+export { LOCAL_REDIS_CLUSTER_PORT } from './redis-cluster-service'
 export type { Probe, StopBySignal } from './types'
 
 export interface EnsureServicesOptions {
@@ -13,6 +23,11 @@ export interface EnsureServicesOptions {
   databaseUrl?: string
   /** REDIS_URL; when absent, 127.0.0.1:6379 is tried, then a project-local server on 63799. */
   redisUrl?: string
+  /**
+   * REDIS_CLUSTER: `redisUrl` lists a cluster's seeds (used as given); without `redisUrl`, a local
+   * three-master cluster with a replica each on ports 46380-46385 (started unless already there).
+   */
+  redisCluster?: boolean
   /** Project data folder: local servers keep their files under it (postgres/, redis/, *.log). */
   dataDir: string
   log: (line: string) => void
@@ -39,7 +54,9 @@ export async function ensureServices(options: EnsureServicesOptions): Promise<Se
   // In parallel: each may take seconds (initdb, apt-get) and they do not depend on each other.
   const [pg, redis] = await Promise.allSettled([
     ensurePostgres({ url: options.databaseUrl, dataDir, log }),
-    ensureRedis({ url: options.redisUrl, dataDir, log }),
+    options.redisCluster
+      ? ensureRedisCluster({ url: options.redisUrl, dataDir, log })
+      : ensureRedis({ url: options.redisUrl, dataDir, log }),
   ])
   if (pg.status === 'rejected' || redis.status === 'rejected') {
     // Leave the machine as we found it: stop the one that did come up if we started it.
@@ -58,7 +75,7 @@ export async function ensureServices(options: EnsureServicesOptions): Promise<Se
     databaseUrl: pg.value.url,
     redisUrl: redis.value.url,
     started: services.flatMap((service) => (service.started ? [service.started] : [])),
-    stopBySignal: services.flatMap((service) => (service.stopBySignal ? [service.stopBySignal] : [])),
+    stopBySignal: services.flatMap((service) => service.stopBySignal ?? []),
     stop: () => {
       stopping ??= (async () => {
         // Both are attempted even if one fails, so a broken stop of one never leaves the other running.

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
-import { Redis } from 'ioredis'
+import { createProbeConnection, type RedisClient } from '@fairlane/queue'
 import { ensureRedisServer } from './binaries'
 import {
   errorMessage,
@@ -22,17 +22,11 @@ export const LOCAL_REDIS_PORT = 63799
 const START_TIMEOUT_MS = 30_000
 
 /** A client that tries once and gives up: no reconnect loop, no queued commands while offline. */
-function oneShotClient(url: string, timeoutMs: number): Redis {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
+function oneShotClient(url: string, timeoutMs: number): RedisClient {
+  const client = createProbeConnection({ url, cluster: false }, timeoutMs, {
     // Without the INFO ready check, a server still loading its AOF answers PING with LOADING at once
     // (we report "starting") instead of holding connect() until our timeout calls it down.
     enableReadyCheck: false,
-    retryStrategy: () => null,
   })
   // ioredis rejects a failed connect() with a bare "Connection is closed."; keep the socket's own error.
   client.on('error', (error: Error) => {
@@ -41,7 +35,7 @@ function oneShotClient(url: string, timeoutMs: number): Redis {
   return client
 }
 
-const lastErrors = new WeakMap<Redis, Error>()
+const lastErrors = new WeakMap<RedisClient, Error>()
 
 export async function probeRedis(url: string, timeoutMs = 2000): Promise<Probe> {
   const client = oneShotClient(url, timeoutMs)

@@ -15,7 +15,7 @@ export interface EnsuredService {
    * When this call started the server: how another process stops it cleanly should we die without
    * calling stop() (see reaper.ts) — the pid file the server writes and the signal that shuts it down.
    */
-  stopBySignal?: StopBySignal
+  stopBySignal?: StopBySignal | StopBySignal[]
 }
 
 export interface StopBySignal {

@@ -1,8 +1,7 @@
 import { createDatabase, type DatabaseHandle, memberships, tenants } from '@fairlane/db'
 import { createTenantWithOwner, findActingMembership } from '@fairlane/db/queries/accounts'
-import { createProducerConnection } from '@fairlane/queue'
-import { setupTestEnvironment } from '@fairlane/testing'
-import type { Redis } from 'ioredis'
+import { createProducerConnection, type RedisClient } from '@fairlane/queue'
+import { setupTestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createAuthThrottle, DEFAULT_AUTH_THROTTLE } from '../auth/auth-throttle'
 import { type Auth, createAuth } from '../auth/better-auth'
@@ -14,7 +13,7 @@ const env = setupTestEnvironment('sign-up')
 
 let database: DatabaseHandle
 let auth: Auth
-let redis: Redis
+let redis: RedisClient
 const logger = collectingLogger()
 
 function authWith(signUpsPerHour: number, keyPrefix: string): Auth {
@@ -33,7 +32,7 @@ function authWith(signUpsPerHour: number, keyPrefix: string): Auth {
 
 beforeAll(() => {
   database = createDatabase(env.databaseUrl, { max: 5, applicationName: 'sign-up-test' })
-  redis = createProducerConnection(env.redisUrl, 'sign-up-test', logger)
+  redis = createProducerConnection(testRedisTarget(env), 'sign-up-test', logger)
   auth = authWith(100, `${env.queuePrefix}:rl`)
 })
 

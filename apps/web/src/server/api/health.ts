@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '@fairlane/queue'
 import type postgres from 'postgres'
 import { checkReadiness } from '../readiness'
 
@@ -8,7 +8,7 @@ export function healthLive(): Response {
 }
 
 /** `GET /api/health/ready`: 200 when PostgreSQL and Redis both answer in time; 503 naming the one that did not. */
-export async function healthReady(deps: { sql: postgres.Sql; redis: Redis }): Promise<Response> {
+export async function healthReady(deps: { sql: postgres.Sql; redis: RedisClient }): Promise<Response> {
   const report = await checkReadiness(deps)
   if (report.ready) return Response.json({ status: 'ready', checks: report.checks })
   const failing = Object.entries(report.checks)

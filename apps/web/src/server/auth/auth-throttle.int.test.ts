@@ -208,7 +208,11 @@ describe('the lockout of one (address, client) pair', () => {
 describe('with Redis away', () => {
   it('keeps throttling, counting in this process', async () => {
     const redis = await startThrowawayRedis()
-    const connection = createProducerConnection(redis.url, 'auth-throttle-down', harness.logger)
+    const connection = createProducerConnection(
+      { url: redis.url, cluster: false },
+      'auth-throttle-down',
+      harness.logger,
+    )
     try {
       await eventually(() => connection.status === 'ready', { what: 'throttle connection ready' })
       const throttle = createAuthThrottle({ redis: connection, keyPrefix: 'down', logger: harness.logger })

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Redis } from 'ioredis'
+import type { RedisClient } from '@fairlane/queue'
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Logger } from '../logger'
 import { decideLockout, LOCKOUT_SCRIPT, type LockoutPolicy, type LockoutState } from './lockout'
@@ -53,7 +53,7 @@ export interface AuthThrottle {
 }
 
 export interface AuthThrottleOptions {
-  redis: Redis
+  redis: RedisClient
   /** `<QUEUE_PREFIX>:rl`, as the API's limiters. */
   keyPrefix: string
   logger: Logger
@@ -72,7 +72,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
   const policy = options.policy ?? DEFAULT_AUTH_THROTTLE
   const { redis, keyPrefix, logger } = options
   redis.defineCommand(LOCKOUT_COMMAND, { numberOfKeys: 1, lua: LOCKOUT_SCRIPT })
-  const commands = redis as Redis & LockoutCommands
+  const commands = redis as RedisClient & LockoutCommands
   const perClient = (name: string, limit: { points: number; windowSec: number }) =>
     new RateLimiterRedis({
       storeClient: redis,
@@ -104,7 +104,7 @@ export function createAuthThrottle(options: AuthThrottleOptions): AuthThrottle {
         policy.signInLockout.memoryMs,
       )
     } catch (error) {
-      logger.warn({ err: error }, 'sign-in lockout: Redis did not answer, counting in this process')
+      logger.warn({ err: error }, 'sign-in lockout: RedisClient did not answer, counting in this process')
       return takeMemoryLockout(key)
     }
     return allowed === 1 ? { allowed: true } : refusal(ms, 'address')

@@ -4,9 +4,15 @@ import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
-import { closeQueues, createProducerConnection, createQueues, everyQueue, type Queues } from '@fairlane/queue'
-import type { TestEnvironment } from '@fairlane/testing'
-import type { Redis } from 'ioredis'
+import {
+  closeQueues,
+  createProducerConnection,
+  createQueues,
+  everyQueue,
+  type Queues,
+  type RedisClient,
+} from '@fairlane/queue'
+import { type TestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { isbot } from 'isbot'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
@@ -25,12 +31,12 @@ import { type CollectingLogger, collectingLogger } from './logger'
  */
 export interface WebHarness {
   database: DatabaseHandle
-  redis: Redis
+  redis: RedisClient
   queues: Queues
   logger: CollectingLogger
   apiDeps(overrides?: {
     settings?: RateLimitSettings
-    redis?: Redis
+    redis?: RedisClient
     keyPrefix?: string
     /** DNS_SERVERS for domain verification (the test DNS server's address); the system's when left out. */
     dnsServers?: readonly string[]
@@ -72,7 +78,7 @@ export const TEST_DKIM_ENCRYPTION_KEYS = [{ kid: 't1', key: Buffer.alloc(32, 7) 
 export function createWebHarness(env: TestEnvironment, options: { laneShards?: number } = {}): WebHarness {
   const logger = collectingLogger()
   const database = createDatabase(env.databaseUrl, { max: 30, applicationName: 'web-test' })
-  const redis = createProducerConnection(env.redisUrl, 'web-test', logger)
+  const redis = createProducerConnection(testRedisTarget(env), 'web-test', logger)
   const queues = createQueues(redis, env.queuePrefix, logger, options.laneShards ?? 1)
   const clock = { now: () => new Date() }
   const makeAuth = (options: { policy?: AuthThrottlePolicy; keyPrefix: string }) => {

@@ -1,7 +1,6 @@
 import type { Clock } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
-import type { Queues } from '@fairlane/queue'
-import type { Redis } from 'ioredis'
+import type { Queues, RedisClient } from '@fairlane/queue'
 import type { Registry } from 'prom-client'
 import type { SessionReader } from '../../auth/admin-access'
 import type { Logger } from '../../logger'
@@ -17,7 +16,7 @@ export interface AdminDeps {
   appOrigin: string
   queues(): Queues
   /** The queue Redis (token buckets' deferral counters); `QUEUE_PREFIX` names the keys. */
-  redis: Redis
+  redis: RedisClient
   queuePrefix: string
   /** This web process's Prometheus registry (`GET /api/admin/metrics`). */
   metrics: Registry

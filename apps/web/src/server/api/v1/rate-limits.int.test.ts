@@ -148,7 +148,11 @@ describe('with the limiter Redis down', () => {
   it('keeps accepting mail (in-memory insurance), and still limits per recipient', async () => {
     const redis = await startThrowawayRedis()
     cleanups.push(redis.stop)
-    const connection = createProducerConnection(redis.url, 'web-limiter-test', harness.logger)
+    const connection = createProducerConnection(
+      { url: redis.url, cluster: false },
+      'web-limiter-test',
+      harness.logger,
+    )
     cleanups.push(() => connection.disconnect())
     await eventually(() => connection.status === 'ready', { what: 'limiter connection ready' })
     const deps = harness.apiDeps({ redis: connection, keyPrefix: `${env.queuePrefix}:rl-down` })
@@ -171,7 +175,7 @@ describe('with the limiter Redis down', () => {
 
   it('accepts mail when the limiter Redis was never reachable', async () => {
     const connection = createProducerConnection(
-      `redis://127.0.0.1:${await freePort()}`,
+      { url: `redis://127.0.0.1:${await freePort()}`, cluster: false },
       'web-nowhere',
       harness.logger,
     )
