@@ -22,7 +22,7 @@
 import { parseArgs } from 'node:util'
 import { mailDomain } from '@fairlane/config'
 import { governorKeys, maxMinFairShares } from '@fairlane/fairness'
-import { allLaneQueues, createLaneQueues, laneJobCounts } from '@fairlane/queue'
+import { allLaneQueues, createLaneQueues, laneJobCounts, queuePrefix } from '@fairlane/queue'
 import { Queue } from 'bullmq'
 import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { startRedisCluster } from '@fairlane/stack/services'
 import { redisCommandCalls, redisUsedMemory } from '@fairlane/testing'
 import { Cluster, Redis } from 'ioredis'
 import { ROOT } from '../platform'
@@ -9,45 +10,12 @@ import { type BenchRedis, startBenchRedis } from '../redis-server'
 
 /**
  * The Redis the fairness benchmark runs on: a redis-server of its own, or (`--cluster`) a local
- * three-master Redis Cluster from `startRedisCluster` (the Redis Cluster item of issue 19, in
- * @fairlane/stack). The platform gets `env`; the benchmark's own probes `client()`.
+ * three-master Redis Cluster from `startRedisCluster` (@fairlane/stack). The platform gets `env`; the benchmark's own probes `client()`.
  */
 export interface FairnessRedis extends BenchRedis {
   kind: 'single-node' | 'cluster'
   env: Record<string, string>
   client(): Redis | Cluster
-}
-
-interface RedisClusterHelper {
-  startRedisCluster(options: { dataDir: string; log?: (line: string) => void }): Promise<{
-    url: string
-    ports: number[]
-    stop(): Promise<void>
-  }>
-}
-
-/** Where the cluster helper may live: its own subpath export, or the services index. */
-const CLUSTER_MODULES = ['@fairlane/stack/services/redis-cluster', '@fairlane/stack/services']
-
-/**
- * `startRedisCluster` from @fairlane/stack, loaded at run time so this benchmark builds before the
- * cluster helper exists; a clear error when it does not.
- */
-export async function loadRedisClusterHelper(): Promise<RedisClusterHelper> {
-  const reasons: string[] = []
-  for (const specifier of CLUSTER_MODULES) {
-    try {
-      const module = (await import(specifier)) as Partial<RedisClusterHelper>
-      if (typeof module.startRedisCluster === 'function') return module as RedisClusterHelper
-      reasons.push(`${specifier} has no startRedisCluster`)
-    } catch (error) {
-      reasons.push(`${specifier}: ${(error as Error).message.split('\n')[0]}`)
-    }
-  }
-  throw new Error(
-    `--cluster needs startRedisCluster from @fairlane/stack (packages/stack/src/services/redis-cluster.ts, ` +
-      `issue 19's Redis Cluster item), which this checkout does not have (${reasons.join('; ')})`,
-  )
 }
 
 export async function startFairnessRedis(
@@ -63,9 +31,8 @@ export async function startFairnessRedis(
       client: () => new Redis(redis.url, { maxRetriesPerRequest: null }),
     }
   }
-  const helper = await loadRedisClusterHelper()
   const dataDir = await mkdtemp(join(tmpdir(), 'fairlane-bench-cluster-'))
-  const started = await helper.startRedisCluster({ dataDir, log })
+  const started = await startRedisCluster({ dataDir, log })
   const admins = started.ports.map((port) => new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: 1 }))
   // Commands and memory of the masters (a replica repeats its master's writes).
   const masters = async () => {
@@ -96,11 +63,9 @@ export async function startFairnessRedis(
 /**
  * `pnpm bench:fairness --cluster …`: the same scenario twice, on a single Redis and on the local
  * cluster, each a run of this benchmark of its own (its own platform, from a fresh state), and
- * their last lines side by side. The cluster helper is checked first, so a checkout without it
- * fails at once rather than after the single-node run.
+ * their last lines side by side.
  */
 export async function runSideBySide(argv: string[], log: (line: string) => void) {
-  await loadRedisClusterHelper()
   const rest = argv.filter((arg) => arg !== '--cluster')
   log('side by side: the single-node run first')
   const singleNode = await runFairnessChild(rest)

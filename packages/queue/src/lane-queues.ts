@@ -1,7 +1,6 @@
 import { LANES, type Lane } from '@fairlane/core'
 import { Queue } from 'bullmq'
-import type { RedisClient } from './connections'
-import type { ErrorLogger } from './connections'
+import type { ErrorLogger, RedisClient } from './connections'
 import { laneShards, tenantShard } from './lane-shards'
 
 /**

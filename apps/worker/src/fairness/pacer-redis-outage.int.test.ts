@@ -1,6 +1,12 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import { createPacerState } from '@fairlane/fairness'
-import { closeQueues, createProducerConnection, createQueues, type Queues, type RedisClient } from '@fairlane/queue'
+import {
+  closeQueues,
+  createProducerConnection,
+  createQueues,
+  type Queues,
+  type RedisClient,
+} from '@fairlane/queue'
 import { setupTestEnvironment, startThrowawayRedis, type ThrowawayRedis } from '@fairlane/testing'
 import type { Queue } from 'bullmq'
 import { and, eq } from 'drizzle-orm'

@@ -110,7 +110,10 @@ export async function startTestPipeline(
  * Queues on a connection of the test's own, for looking into Redis (dead letters, job counts);
  * `laneShards` as the pipeline under test runs (LANE_SHARDS, default 1).
  */
-export function inspectQueues(env: Pick<TestEnv, 'redisUrl' | 'redisCluster' | 'queuePrefix'>, laneShards = 1) {
+export function inspectQueues(
+  env: Pick<TestEnv, 'redisUrl' | 'redisCluster' | 'queuePrefix'>,
+  laneShards = 1,
+) {
   const connection = createProducerConnection(
     { url: env.redisUrl, cluster: env.redisCluster },
     'test-inspect',
