@@ -41,6 +41,9 @@ const CLUSTER_TEST_FILES = [
 export default defineConfig({
   test: {
     root,
+    // Two files at a time (vitest's default on two cores is one): most integration files wait on
+    // PostgreSQL, Redis and the sink rather than on the CPU, and one at a time no longer fit CI's budget.
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

@@ -92,7 +92,7 @@ describe('bulk governor across processes', () => {
     expect(bulk.factor()).toBe(1)
   })
 
-  it('keeps its factor when RedisClient cannot be read', async () => {
+  it('keeps its factor when Redis cannot be read', async () => {
     const prefix = `${env.queuePrefix}-down`
     const key = governorKeys(prefix).factor
     await redis.set(key, '0.4', 'PX', 60_000)

@@ -112,8 +112,8 @@ function tick(bulkLane: Parameters<typeof paceOnce>[0]['bulkLane']) {
   )
 }
 
-describe('pacer with a queue RedisClient that stops answering', () => {
-  it('fails a tick within its RedisClient timeout when RedisClient hangs from the start', async () => {
+describe('pacer with a queue Redis that stops answering', () => {
+  it('fails a tick within its Redis timeout when Redis hangs from the start', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     redis.pause()
@@ -123,7 +123,7 @@ describe('pacer with a queue RedisClient that stops answering', () => {
     expect(await statusCount(tenantId, 'pending')).toBe(5)
   })
 
-  it('holds no PostgreSQL transaction open while RedisClient hangs on the add, and gives the rows back', async () => {
+  it('holds no PostgreSQL transaction open while Redis hangs on the add, and gives the rows back', async () => {
     await startRedis()
     const tenantId = await seedPending(5)
     // Redis answers the depth, then stops before the jobs are added: the worst moment, rows claimed.
