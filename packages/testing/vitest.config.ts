@@ -3,10 +3,11 @@ import { defineConfig } from 'vitest/config'
 
 /**
  * Lives here rather than at the repository root to keep the top level to what the README lists.
- * Five projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
+ * Six projects: `unit` (pure logic, no servers), `heap` (`*.heap.test.ts`: pure logic measured with
  * `--expose-gc` in a process of its own, so a forced collection makes heap numbers comparable),
  * `integration` (real PostgreSQL, Redis, mail sink; each file gets its own database cloned from a
- * migrated template and its own Redis key prefix), `pgbouncer` (the delivery, relay and pacer
+ * migrated template and its own Redis key prefix), `timing` (the integration files that assert
+ * timings, alone and after the rest), `pgbouncer` (the delivery, relay and pacer
  * tests again, through PgBouncer in transaction mode with prepared statements off; LISTEN direct) and
  * `cluster`: a few integration files again, and the `*.cluster.test.ts` files, against a local
  * three-master Redis Cluster (REDIS_CLUSTER=true) started once by its own global setup.
@@ -27,6 +28,19 @@ const PGBOUNCER_FILES = [
   'apps/worker/src/fairness/pacer-leadership.int.test.ts',
   'apps/worker/src/fairness/pacer-handover.int.test.ts',
   '{apps,packages}/*/src/**/*.pgbouncer.test.ts',
+]
+
+/**
+ * Integration files whose assertions are timings (latency percentiles, a small tenant's first send,
+ * rates per window): the `timing` project runs them one at a time, after every other file, so no
+ * other test file shares the two cores with them.
+ */
+const TIMING_FILES = [
+  'apps/worker/src/fairness/fairness.int.test.ts',
+  'apps/worker/src/fairness/otp-flood.int.test.ts',
+  'apps/worker/src/fairness/burst-deferral.int.test.ts',
+  'apps/worker/src/fairness/bulk-governor.int.test.ts',
+  'apps/worker/src/webhooks/webhook-fairness.int.test.ts',
 ]
 
 /** What the `cluster` project runs against the local Redis Cluster. */
@@ -76,8 +90,22 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['{apps,packages}/*/src/**/*.int.test.ts', 'bench/**/*.int.test.ts'],
+          exclude: [...TIMING_FILES, '**/node_modules/**'],
+          globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: TIMING_FILES,
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/global-setup.ts', import.meta.url))],
+          fileParallelism: false,
+          // After the projects of group 0 (unit, heap, integration, cluster) have finished.
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -89,6 +117,9 @@ export default defineConfig({
           include: PGBOUNCER_FILES,
           exclude: ['**/node_modules/**'],
           globalSetup: [fileURLToPath(new URL('./src/pgbouncer-global-setup.ts', import.meta.url))],
+          // Last and one file at a time: it runs the timing-sensitive fairness file again.
+          fileParallelism: false,
+          sequence: { groupOrder: 2 },
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -101,7 +101,11 @@ describe('sharded lanes (LANE_SHARDS=3)', () => {
 
   it("releases campaign mail into each tenant's bulk shard, filling the lane's total depth to the high-water mark", async () => {
     const pipeline = producers as TestPipeline
-    const senders = tenantIds.slice(0, 6)
+    // Two senders per shard: the 60 slots need at least three campaigns of 20, and any three of these
+    // six span two shards or more, whichever campaigns the dispatcher and the pacer take first.
+    const senders = [0, 1, 2].flatMap((shard) =>
+      tenantIds.filter((tenantId) => tenantShard(tenantId, SHARDS) === shard).slice(0, 2),
+    )
     for (const tenantId of senders) {
       await setPlan(pipeline.database.db, tenantId, { ratePerSec: 1_000, burst: 1_000 })
       await seedCampaign(pipeline.database.db, { tenantId, contacts: 20 })
