@@ -27,7 +27,7 @@ import { Queue } from 'bullmq'
 import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
-import { runSideBySide, startFairnessRedis } from './lib/fairness/cluster'
+import { runSideBySide } from './lib/fairness/cluster'
 import {
   checkExactlyOnce,
   createLeadershipLog,
@@ -46,6 +46,7 @@ import {
 } from './lib/fairness/measure'
 import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
 import { startBenchPlatform } from './lib/platform'
+import { startQueueRedis } from './lib/redis-server'
 import { round } from './lib/stats'
 
 const { values: args } = parseArgs({
@@ -125,7 +126,7 @@ interface PhaseOneResult {
   exactlyOnce?: Awaited<ReturnType<typeof checkExactlyOnce>>
 }
 
-const redis = await startFairnessRedis(args['on-cluster'], progress)
+const redis = await startQueueRedis(args['on-cluster'], progress)
 /**
  * The layout a deployment runs (docker-compose.yml): bulk in one worker process, the transactional
  * lanes in another, so the OTPs measured here never wait for the bulk process's event loop.

@@ -6,7 +6,7 @@
  * same Redis and sink: raw BullMQ with a no-op processor, and raw pooled nodemailer sending the same
  * mails. Progress on stderr; the last stdout line is one JSON object (see `runThroughput`).
  *
- *   pnpm bench:throughput [--emails 20000] [--workers 1] [--lane-shards 1] [--no-baselines] [--no-web] [--signed]
+ *   pnpm bench:throughput [--emails 20000] [--workers 1] [--lane-shards 1] [--cluster] [--tenants 1] [--no-baselines] [--no-web] [--signed]
  *   pnpm bench:throughput --workers N --web M [--emails 20000]
  *     [--backlog N] [--history-days D] [--history-per-day 10000] [--name throughput]
  *
@@ -26,8 +26,15 @@
  * the result gains the configuration and per-process figures (lib/throughput/api-load.ts).
  *
  * `--lane-shards 3` runs every process with LANE_SHARDS=3 (each lane split into three queues; README,
- * "Sharded lanes"). The campaign is one tenant's, so its jobs all go to one shard: on a single Redis
- * this measures what sharding costs; on a cluster, what one shard of a sharded lane does.
+ * "Sharded lanes"). One tenant's campaign goes to one shard (what sharding costs, or what one shard
+ * does); with `--tenants K` the senders spread over the shards.
+ *
+ * `--cluster` runs the platform on a local three-master Redis Cluster (a replica each) started by the
+ * benchmark; Redis commands and CPU are summed over the masters. `--tenants K` splits the campaign's
+ * recipients over K tenants of their own (unlimited plans, one campaign each, all due at once, spread
+ * evenly over the lane shards), so with `--lane-shards 3` the work goes to every shard:
+ *
+ *   pnpm bench:throughput --no-web --no-baselines --cluster --tenants 6 --lane-shards 3 --emails 6000
  *
  * `--no-web` runs sink and worker only and sets the plan and schedules the campaign in the database
  * (as the admin and campaign APIs would): no web build needed, and nothing else changes.
@@ -38,7 +45,7 @@
 import { parseArgs } from 'node:util'
 import { fromBenchPlatform } from './lib/delivery-platform'
 import { type BenchPlatform, startBenchPlatform } from './lib/platform'
-import { startBenchRedis } from './lib/redis-server'
+import { startQueueRedis } from './lib/redis-server'
 import { API_LOAD_TUNING, runManyProcessThroughput } from './lib/throughput/api-load'
 import { runThroughput } from './lib/throughput/scenario'
 
@@ -47,6 +54,8 @@ const { values: args } = parseArgs({
     emails: { type: 'string', default: '20000' },
     workers: { type: 'string', default: '1' },
     'lane-shards': { type: 'string', default: '1' },
+    cluster: { type: 'boolean', default: false },
+    tenants: { type: 'string', default: '1' },
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
@@ -76,6 +85,10 @@ const historyPerDay = wholeNumber('history-per-day', args['history-per-day'])
 const laneShards = Number(args['lane-shards'])
 if (!Number.isSafeInteger(laneShards) || laneShards < 1 || laneShards > 64)
   throw new Error('--lane-shards is a whole number from 1 to 64')
+if (args.cluster && webs !== undefined) throw new Error('--cluster is for a campaign run: not with --web')
+const tenants = Number(args.tenants)
+if (!Number.isSafeInteger(tenants) || tenants < 1 || tenants > 64 || (tenants > 1 && webs !== undefined))
+  throw new Error('--tenants is a whole number from 1 to 64 (a campaign run: not with --web)')
 const progress = (line: string) => console.error(`bench:throughput ${line}`)
 
 /** The platform's defaults, except what this job needs (each overridable from the environment). */
@@ -87,12 +100,12 @@ const TUNING: Record<string, string> = {
 }
 const overrides = Object.fromEntries(Object.entries(TUNING).filter(([name]) => !process.env[name]))
 
-const redis = await startBenchRedis()
+const redis = await startQueueRedis(args.cluster, progress)
 let bench: BenchPlatform | undefined
 try {
   bench = await startBenchPlatform(
     args.name !== 'throughput' ? args.name : webs === undefined ? 'throughput' : 'throughput_procs',
-    { REDIS_URL: redis.url, LANE_SHARDS: String(laneShards), ...overrides },
+    { ...redis.env, LANE_SHARDS: String(laneShards), ...overrides },
     { web: !args['no-web'] },
   )
   if (webs !== undefined) {
@@ -111,9 +124,13 @@ try {
       backlog,
       historyDays,
       historyPerDay,
+      tenants,
+      redisServerUrls: await redis.masterUrls(),
       log: progress,
     })
-    console.log(JSON.stringify({ ...result, workerProcesses: workers, laneShards, overrides }))
+    console.log(
+      JSON.stringify({ ...result, workerProcesses: workers, laneShards, redis: redis.kind, overrides }),
+    )
   }
 } finally {
   await bench?.stop()

@@ -113,7 +113,8 @@ function apiSeeder(api: NonNullable<DeliveryPlatform['api']>, tenantId: string):
   }
 }
 
-function databaseSeeder(sql: Sql, tenantId: string): Seeder {
+/** Seeding straight into the database, as the APIs would write it (for tenants without an API key too). */
+export function databaseSeeder(sql: Sql, tenantId: string): Seeder {
   return {
     async setPlan(plan) {
       await sql`update tenants set rate_per_sec = ${plan.ratePerSec}, burst = ${plan.burst},

@@ -59,7 +59,7 @@ export async function runApiThroughput(platform: DeliveryPlatform, options: ApiT
     await sink.clear()
 
     const countersBefore = await readCounters(options.workerMetrics)
-    const meter = await startMeter({ sql, redis, processGroups: platform.processGroups })
+    const meter = await startMeter({ sql, redisServers: [redis], processGroups: platform.processGroups })
     const startedAt = Date.now()
     log(`posting ${emails} mails over ${options.webUrls.length} web process(es)`)
     const { ids, tallies } = await post(options, api.apiKey, emails, 'reader')

@@ -6,6 +6,7 @@ import {
   PG_STATS_SETTLE_MS,
   pgBackendPids,
   pgDelta,
+  type RedisCommandStats,
   readPgDatabaseStats,
   readPgTableWrites,
   readRedisCommandStats,
@@ -19,27 +20,36 @@ import { round } from '../stats'
  * the bench database, the queue Redis), Redis commands (INFO commandstats), PostgreSQL transactions
  * and rows of the bench database, and writes to `messages`. `stop` reads CPU and Redis at once and
  * PostgreSQL after `settleMs` (its statistics arrive late, see PG_STATS_SETTLE_MS).
+ *
+ * `redisServers` are the servers holding the queue: one, or a cluster's masters (a replica repeats
+ * its master's writes and is not counted); their commands and CPU are summed.
  */
-export async function startMeter(input: { sql: Sql; redis: Redis; processGroups: Record<string, number> }) {
-  const { sql, redis, processGroups } = input
-  const redisPid = await redisProcessId(redis)
+export async function startMeter(input: {
+  sql: Sql
+  redisServers: readonly Redis[]
+  processGroups: Record<string, number>
+}) {
+  const { sql, redisServers, processGroups } = input
+  const redisPids = await Promise.all(redisServers.map(redisProcessId))
+  const redisCpuMs = () => redisPids.reduce((total, pid) => total + processCpuMs(pid), 0)
+  const readRedis = async () => sumCommandStats(await Promise.all(redisServers.map(readRedisCommandStats)))
   const backends = new Map((await pgBackendPids(sql)).map((pid) => [pid, processCpuMs(pid)]))
   const before = {
     cpu: sampleCpu(processGroups),
-    redisCpuMs: processCpuMs(redisPid),
-    redis: await readRedisCommandStats(redis),
+    redisCpuMs: redisCpuMs(),
+    redis: await readRedis(),
     pg: await readPgDatabaseStats(sql),
     messages: await readPgTableWrites(sql, 'messages'),
   }
   return {
     async stop(settleMs = PG_STATS_SETTLE_MS) {
       const cpu = cpuBetween(before.cpu, sampleCpu(processGroups))
-      const queueRedisCpuMs = processCpuMs(redisPid) - before.redisCpuMs
+      const queueRedisCpuMs = redisCpuMs() - before.redisCpuMs
       // Backends that started during the phase count from zero; one that ended during it is missed.
       let postgresBenchCpuMs = 0
       for (const pid of new Set([...backends.keys(), ...(await pgBackendPids(sql))]))
         postgresBenchCpuMs += Math.max(0, processCpuMs(pid) - (backends.get(pid) ?? 0))
-      const redisStats = redisDelta(before.redis, await readRedisCommandStats(redis))
+      const redisStats = redisDelta(before.redis, await readRedis())
       await new Promise((resolve) => setTimeout(resolve, settleMs))
       const pg = pgDelta(before.pg, await readPgDatabaseStats(sql))
       const messages = await readPgTableWrites(sql, 'messages')
@@ -58,6 +68,16 @@ export async function startMeter(input: { sql: Sql; redis: Redis; processGroups:
       }
     },
   }
+}
+
+function sumCommandStats(servers: RedisCommandStats[]): RedisCommandStats {
+  const total: RedisCommandStats = { calls: {}, usec: {} }
+  for (const server of servers) {
+    for (const [name, calls] of Object.entries(server.calls))
+      total.calls[name] = (total.calls[name] ?? 0) + calls
+    for (const [name, usec] of Object.entries(server.usec)) total.usec[name] = (total.usec[name] ?? 0) + usec
+  }
+  return total
 }
 
 export type Usage = Awaited<ReturnType<Awaited<ReturnType<typeof startMeter>>['stop']>>

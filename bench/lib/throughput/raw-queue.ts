@@ -17,11 +17,13 @@ export interface RawQueueResult {
  */
 export async function measureRawQueue(input: {
   redisUrl: string
+  /** REDIS_CLUSTER: redisUrl seeds a cluster (the queue's hash tag keeps its keys on one slot). */
+  cluster: boolean
   prefix: string
   jobs: number
   concurrency: number
 }): Promise<RawQueueResult> {
-  const target = { url: input.redisUrl, cluster: false }
+  const target = { url: input.redisUrl, cluster: input.cluster }
   const producer = createWorkerConnection(target, 'bench-raw-producer', redisErrors)
   const consumer = createWorkerConnection(target, 'bench-raw-consumer', redisErrors)
   const queue = new Queue('raw-noop', { connection: producer, prefix: queuePrefix(input.prefix, 'raw-noop') })

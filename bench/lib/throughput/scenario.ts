@@ -11,6 +11,7 @@ import { NEWSLETTER } from './newsletter'
 import { measureRawQueue, type RawQueueResult } from './raw-queue'
 import { measureRawSmtp, type RawSmtpResult } from './raw-smtp'
 import { measureSigningCost } from './signing'
+import { seedCampaignTenants } from './tenants'
 
 export interface ThroughputOptions {
   emails: number
@@ -25,6 +26,10 @@ export interface ThroughputOptions {
   /** Days of finished mail before today, `historyPerDay` a day (`seedHistory`). */
   historyDays?: number
   historyPerDay?: number
+  /** K > 1: the campaign's recipients split over K tenants of their own, one campaign each, due together. */
+  tenants?: number
+  /** The Redis servers to meter (a cluster's masters); by default `platform.redisUrl`. */
+  redisServerUrls?: string[]
   log: (line: string) => void
 }
 
@@ -33,7 +38,8 @@ const DOMAIN = 'throughput.test'
 const LEAD_MS = 3_000
 
 /**
- * One tenant with an unlimited plan sends a campaign of `emails` realistic mails through the whole
+ * One tenant (or `tenants` of their own, each with its share of the recipients and a campaign due at
+ * the same time) with an unlimited plan sends a campaign of `emails` realistic mails through the whole
  * path (dispatch → pacer → bulk lane workers → idempotent send → the sink process). Timed from the
  * first release (min `queued_at`) to the last `sent_at`, cross-checked with the sink's receipts;
  * every message must arrive exactly once. Around the run: Redis commands (INFO commandstats: the
@@ -44,33 +50,47 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
   const { emails, log } = options
   // One connection: its own statistics are published before each reading (see readPgDatabaseStats).
   const sql = postgres(platform.databaseUrl, { max: 1, onnotice: () => {} })
-  const redis = new Redis(platform.redisUrl, { maxRetriesPerRequest: 1 })
+  const redisServers = (options.redisServerUrls ?? [platform.redisUrl]).map(
+    (url) => new Redis(url, { maxRetriesPerRequest: 1 }),
+  )
   const sink = sinkClient(platform.inboxUrl)
   try {
     const seeder = seederFor(platform, sql)
     await seeder.setPlan(UNLIMITED_PLAN)
     log(`seeding ${emails} contacts`)
     await seedContacts(sql, { tenantId: platform.tenantId, count: emails, prefix: 'reader', domain: DOMAIN })
+    const senders =
+      (options.tenants ?? 1) > 1
+        ? await seedCampaignTenants(sql, {
+            tenants: options.tenants ?? 1,
+            emails,
+            shards: platform.config.LANE_SHARDS,
+            plan: UNLIMITED_PLAN,
+            domain: DOMAIN,
+          })
+        : [{ tenantId: platform.tenantId, seeder, shard: 0, recipients: emails }]
     const seeded = await seedAround(sql, platform.tenantId, options)
 
     const baselines = options.baselines ? await measureBaselines(platform, sql, sink, emails, log) : undefined
     await sink.clear()
 
-    log(`campaign of ${emails} due in ${LEAD_MS / 1000} s`)
+    log(`${senders.length} campaign(s), ${emails} mails in all, due in ${LEAD_MS / 1000} s`)
     const sendAt = new Date(Date.now() + LEAD_MS)
-    const campaignId = await seeder.scheduleCampaign(NEWSLETTER, sendAt)
+    const campaignIds = await Promise.all(
+      senders.map((sender) => sender.seeder.scheduleCampaign(NEWSLETTER, sendAt)),
+    )
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, sendAt.getTime() - Date.now() - 200)))
-    const meter = await startMeter({ sql, redis, processGroups: platform.processGroups })
+    const meter = await startMeter({ sql, redisServers, processGroups: platform.processGroups })
     await waitForSink(sink, emails, log)
-    await waitForTerminal(sql, campaignId)
+    await waitForTerminal(sql, campaignIds)
     if (options.settleStats) log(`waiting ${PG_STATS_SETTLE_MS / 1000} s for PostgreSQL's statistics`)
     const usage = await meter.stop(options.settleStats ? PG_STATS_SETTLE_MS : 0)
 
-    const outcome = await readOutcome(sql, sink, platform.mailDomain, campaignId)
+    const outcome = await readOutcome(sql, sink, platform.mailDomain, campaignIds)
     const signing = options.signed
       ? await measureSigningCost(
           platform,
-          { sql, redis, sink },
+          { sql, redisServers, sink },
           {
             emails,
             recipients: { prefix: 'reader', domain: DOMAIN },
@@ -106,12 +126,15 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
         DATABASE_POOL_MAX: config.DATABASE_POOL_MAX,
         plan: UNLIMITED_PLAN,
       },
+      // Each sender's lane shard and recipients (one entry: the demo tenant's single campaign).
+      senders: senders.map(({ shard, recipients }) => ({ shard, recipients })),
+      redisServers: redisServers.length,
       ...usagePerEmail(usage, emails),
       ...(seeded ? { seeded } : {}),
       ...(signing ? { signing } : {}),
     }
   } finally {
-    redis.disconnect()
+    for (const redis of redisServers) redis.disconnect()
     await sql.end({ timeout: 5 })
   }
 }
@@ -161,6 +184,7 @@ async function measureBaselines(
   log(`raw BullMQ: ${emails} no-op jobs, concurrency ${config.BULK_CONCURRENCY}`)
   const queue = await measureRawQueue({
     redisUrl: platform.redisUrl,
+    cluster: config.REDIS_CLUSTER,
     prefix: `${platform.queuePrefix}-raw`,
     jobs: emails,
     concurrency: config.BULK_CONCURRENCY,
@@ -210,31 +234,32 @@ async function waitForSink(sink: SinkClient, expected: number, log: (line: strin
 }
 
 /** The sink has them all; the last `sent` marks may still be on their way. */
-async function waitForTerminal(sql: Sql, campaignId: string): Promise<void> {
+async function waitForTerminal(sql: Sql, campaignIds: string[]): Promise<void> {
   const deadline = Date.now() + 30_000
   for (;;) {
     const [row] = await sql<{ open: number }[]>`
       select count(*)::int as open from messages
-      where campaign_id = ${campaignId} and status in ('pending', 'queued', 'sending')`
+      where campaign_id = any(${campaignIds}::uuid[]) and status in ('pending', 'queued', 'sending')`
     if (row?.open === 0) return
     if (Date.now() > deadline) throw new Error(`${row?.open} messages still open 30 s after the last arrival`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
 
-async function readOutcome(sql: Sql, sink: SinkClient, mailDomain: string, campaignId: string) {
+async function readOutcome(sql: Sql, sink: SinkClient, mailDomain: string, campaignIds: string[]) {
+  const ofRun = sql`campaign_id = any(${campaignIds}::uuid[])`
   const [timing] = await sql<{ seconds: number; retried: number }[]>`
     select extract(epoch from (max(sent_at) - min(queued_at)))::float8 as seconds,
       count(*) filter (where attempts > 1)::int as retried
-    from messages where campaign_id = ${campaignId}`
+    from messages where ${ofRun}`
   const statuses = Object.fromEntries(
     (
       await sql<{ status: string; n: number }[]>`
-        select status, count(*)::int as n from messages where campaign_id = ${campaignId} group by status`
+        select status, count(*)::int as n from messages where ${ofRun} group by status`
     ).map((row) => [row.status, row.n]),
   )
   const expected = new Set(
-    (await sql<{ id: string }[]>`select id from messages where campaign_id = ${campaignId}`).map(
+    (await sql<{ id: string }[]>`select id from messages where ${ofRun}`).map(
       (row) => `<${row.id}@${mailDomain}>`,
     ),
   )

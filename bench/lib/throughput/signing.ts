@@ -35,7 +35,7 @@ interface PhaseResult {
  */
 export async function measureSigningCost(
   platform: DeliveryPlatform,
-  resources: { sql: Sql; redis: Redis; sink: SinkClient },
+  resources: { sql: Sql; redisServers: readonly Redis[]; sink: SinkClient },
   options: SigningPhaseOptions,
 ) {
   const { sql } = resources
@@ -116,11 +116,11 @@ async function seedVerifiedDomain(sql: Sql, platform: DeliveryPlatform): Promise
 
 async function runPhase(
   platform: DeliveryPlatform,
-  resources: { sql: Sql; redis: Redis; sink: SinkClient },
+  resources: { sql: Sql; redisServers: readonly Redis[]; sink: SinkClient },
   options: SigningPhaseOptions,
   phase: { label: string; sender: { from: string; domainId: string } | null },
 ): Promise<PhaseResult> {
-  const { sql, redis, sink } = resources
+  const { sql, redisServers, sink } = resources
   const { emails, log } = options
   await sink.clear()
   const [campaign] = await sql<{ id: string }[]>`
@@ -130,7 +130,7 @@ async function runPhase(
     returning id`
   if (!campaign) throw new Error('campaign insert returned nothing')
   log(`signing cost: ${phase.label} phase, ${emails} mails`)
-  const meter = await startMeter({ sql, redis, processGroups: platform.processGroups })
+  const meter = await startMeter({ sql, redisServers, processGroups: platform.processGroups })
   // As dispatch writes them: pending bulk rows with the resolved sender; the pacer releases them.
   await sql`
     insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address, from_address, sending_domain_id)
