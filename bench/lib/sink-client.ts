@@ -73,3 +73,32 @@ export function countByMessageId(receipts: SinkReceipt[]): {
     withoutId,
   }
 }
+
+/**
+ * Polls the sink until it holds `expected` mails, logging progress every 5 s; fails when the count has
+ * not moved for 60 s (a stalled run, not a slow one).
+ */
+export async function waitForSink(
+  sink: SinkClient,
+  expected: number,
+  log: (line: string) => void,
+): Promise<void> {
+  let last = 0
+  let lastChange = Date.now()
+  let lastLog = 0
+  for (;;) {
+    const count = await sink.count()
+    if (count >= expected) return
+    if (count !== last) {
+      last = count
+      lastChange = Date.now()
+    } else if (Date.now() - lastChange > 60_000) {
+      throw new Error(`no delivery for 60 s: the sink holds ${count} of ${expected}`)
+    }
+    if (Date.now() - lastLog > 5_000) {
+      log(`${count} of ${expected} at the sink`)
+      lastLog = Date.now()
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}

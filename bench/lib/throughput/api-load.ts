@@ -5,7 +5,7 @@ import { type DeliveryPlatform, fromBenchPlatform } from '../delivery-platform'
 import { readWorkerCounters, startExtraProcesses } from '../many-processes'
 import type { BenchPlatform } from '../platform'
 import { seederFor, UNLIMITED_PLAN } from '../seeder'
-import { countByMessageId, type SinkClient, sinkClient } from '../sink-client'
+import { countByMessageId, sinkClient, waitForSink } from '../sink-client'
 import { percentile, round } from '../stats'
 import { startMeter } from './meter'
 import { NEWSLETTER } from './newsletter'
@@ -214,27 +214,6 @@ async function post(options: ApiThroughputOptions, apiKey: string, count: number
     ),
   )
   return { ids, tallies }
-}
-
-async function waitForSink(sink: SinkClient, expected: number, log: (line: string) => void): Promise<void> {
-  let last = -1
-  let lastChange = Date.now()
-  let lastLog = 0
-  for (;;) {
-    const count = await sink.count()
-    if (count >= expected) return
-    if (count !== last) {
-      last = count
-      lastChange = Date.now()
-    } else if (Date.now() - lastChange > 60_000) {
-      throw new Error(`no delivery for 60 s: the sink holds ${count} of ${expected}`)
-    }
-    if (Date.now() - lastLog > 5_000) {
-      log(`${count} of ${expected} at the sink`)
-      lastLog = Date.now()
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
 }
 
 /** The sink has them all; the last `sent` marks may still be on their way. */

@@ -3,7 +3,7 @@ import postgres, { type Sql } from 'postgres'
 import type { DeliveryPlatform } from '../delivery-platform'
 import { seedContacts, seederFor, UNLIMITED_PLAN } from '../seeder'
 import { PG_STATS_SETTLE_MS } from '../server-stats'
-import { countByMessageId, type SinkClient, sinkClient } from '../sink-client'
+import { countByMessageId, type SinkClient, sinkClient, waitForSink } from '../sink-client'
 import { round } from '../stats'
 import { seedBacklog, seedHistory, vacuumAnalyze } from './backlog'
 import { startMeter, usagePerEmail } from './meter'
@@ -210,27 +210,6 @@ async function measureBaselines(
 
   log(`raw nodemailer: ${round(smtp.mailsPerSec)} mails/s (${smtp.contentBytes} bytes of content each)`)
   return { queue, smtp }
-}
-
-async function waitForSink(sink: SinkClient, expected: number, log: (line: string) => void): Promise<void> {
-  let last = 0
-  let lastChange = Date.now()
-  let lastLog = 0
-  for (;;) {
-    const count = await sink.count()
-    if (count >= expected) return
-    if (count !== last) {
-      last = count
-      lastChange = Date.now()
-    } else if (Date.now() - lastChange > 60_000) {
-      throw new Error(`no delivery for 60 s: the sink holds ${count} of ${expected}`)
-    }
-    if (Date.now() - lastLog > 5_000) {
-      log(`${count} of ${expected} at the sink`)
-      lastLog = Date.now()
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250))
-  }
 }
 
 /** The sink has them all; the last `sent` marks may still be on their way. */
