@@ -18,6 +18,8 @@ WORKDIR /app
 # --- deps: only the manifests, so this layer is rebuilt only when dependencies change --------------
 FROM base AS deps
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml ./
+# pnpm-workspace.yaml's patchedDependencies: applied by the install, so needed before it.
+COPY patches/ patches/
 # Every workspace package's manifest, listed one by one: pnpm needs all of them to honour the
 # lockfile. A new package must be added here (packages/stack/src/compose.test.ts checks it).
 COPY apps/inbound/package.json apps/inbound/

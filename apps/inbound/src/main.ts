@@ -22,6 +22,7 @@ const database = createDatabase(config.DATABASE_URL, {
   max: Math.min(config.DATABASE_POOL_MAX, 10),
   applicationName: 'inbound',
   prepare: config.DATABASE_PREPARE,
+  pipeline: config.DATABASE_PIPELINE,
 })
 
 let inbound: Inbound

@@ -28,6 +28,7 @@ async function main(): Promise<void> {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'worker',
     prepare: config.DATABASE_PREPARE,
+    pipeline: config.DATABASE_PIPELINE,
   })
   await checkDatabase(database.sql, config.DATABASE_URL)
   await checkQueueRedis(redisTarget(config), config.NODE_ENV, logger)

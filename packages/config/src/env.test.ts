@@ -26,6 +26,10 @@ describe('environment schema', () => {
     })
     expect(databaseDirectUrl(config)).toBe('postgres://app@postgres:5432/fairlane')
     expect(config.DATABASE_PREPARE).toBe(false)
+    // Unset: the database client follows DATABASE_PREPARE (`createDatabase`'s `pipeline`).
+    expect(config.DATABASE_PIPELINE).toBeUndefined()
+    expect(parseConfig({ DATABASE_PIPELINE: 'false' }).DATABASE_PIPELINE).toBe(false)
+    expect(parseConfig({ DATABASE_PIPELINE: 'true' }).DATABASE_PIPELINE).toBe(true)
   })
 
   it('gives every variable a working local default', () => {
@@ -126,6 +130,7 @@ describe('environment schema', () => {
     [{ DATABASE_URL: 'not a url' }, /^DATABASE_URL: expected/],
     [{ DATABASE_DIRECT_URL: 'redis://db' }, /^DATABASE_DIRECT_URL: expected a postgres:\/\//],
     [{ DATABASE_PREPARE: 'no' }, /^DATABASE_PREPARE: expected true or false/],
+    [{ DATABASE_PIPELINE: '0' }, /^DATABASE_PIPELINE: expected true or false/],
     [{ REDIS_URL: 'http://localhost:6379' }, /^REDIS_URL: expected a redis:\/\/ or rediss:\/\/ URL/],
     [{ SMTP_URL: 'localhost:25' }, /^SMTP_URL: expected a smtp:\/\/ or smtps:\/\/ URL/],
     [

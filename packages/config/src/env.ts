@@ -291,6 +291,15 @@ export const envSchema = z
       .enum(['true', 'false'], { message: 'expected true or false' })
       .default('true')
       .transform((value) => value === 'true'),
+    /**
+     * `false`: one statement at a time per connection (postgres.js `max_pipeline: 0`), for PgBouncer in
+     * transaction mode, which hands the server connection on at the first pipelined statement's end and
+     * drops the next one's replies (seen with 1.18). Unset: follows DATABASE_PREPARE.
+     */
+    DATABASE_PIPELINE: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .optional()
+      .transform((value) => (value === undefined ? undefined : value === 'true')),
     DATABASE_POOL_MAX: positiveInt(10, 500),
     /** One URL; with REDIS_CLUSTER=true one or more comma-separated seed nodes of the cluster. */
     REDIS_URL: redisUrls.default('redis://127.0.0.1:6379'),

@@ -20,6 +20,14 @@ export interface DatabaseOptions {
    * connection, where a statement prepared on the last one does not exist (DATABASE_PREPARE).
    */
   prepare?: boolean
+  /**
+   * `false` (DATABASE_PIPELINE=false): one statement at a time on each connection (postgres.js
+   * `max_pipeline: 0`). postgres.js otherwise sends a statement while the one before it still runs;
+   * PgBouncer 1.18 in transaction mode gives the server connection back at the first statement's
+   * ReadyForQuery and drops the replies to the second ("got packet '1' from server when not linked"),
+   * whose query then never returns. Defaults to `prepare`: off wherever prepared statements are.
+   */
+  pipeline?: boolean
 }
 
 export interface DatabaseHandle {
@@ -36,6 +44,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     max: options.max ?? 10,
     // Only ever turned off here: absent, postgres.js prepares unless the URL says `?prepare=false`.
     ...(options.prepare === false ? { prepare: false } : {}),
+    ...((options.pipeline ?? options.prepare) === false ? { max_pipeline: 0 } : {}),
     // Fail fast when the server is unreachable instead of hanging a request or a boot.
     connect_timeout: 5,
     idle_timeout: 30,

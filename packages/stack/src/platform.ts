@@ -72,6 +72,7 @@ export async function preparePlatform(
     max: 2,
     applicationName: 'seed',
     prepare: config.DATABASE_PREPARE,
+    pipeline: config.DATABASE_PIPELINE,
   })
   try {
     await seedDemo(database.db, { apiKey: secrets.DEMO_API_KEY })

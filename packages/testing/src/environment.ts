@@ -7,7 +7,8 @@ import { testRedisPrefix } from './redis'
 export interface TestEnvironment {
   /**
    * The file's database. In the `pgbouncer` project: through PgBouncer in transaction mode, with
-   * `?prepare=false` (DATABASE_PREPARE=false) so every postgres.js client on it sends unnamed statements.
+   * `?prepare=false&max_pipeline=0` (DATABASE_PREPARE=false, DATABASE_PIPELINE=false) so every postgres.js
+   * client on it sends unnamed statements, one at a time per connection.
    */
   databaseUrl: string
   /** The same database on PostgreSQL itself: for LISTEN and session state. Equals `databaseUrl` outside `pgbouncer`. */
@@ -44,6 +45,8 @@ export function setupTestEnvironment(label?: string): TestEnvironment {
     if (pooled) {
       const url = new URL(withDatabaseName(pooled, database.name))
       url.searchParams.set('prepare', 'false')
+      // DATABASE_PIPELINE=false, for the clients built on the URL alone (postgres.js reads it there).
+      url.searchParams.set('max_pipeline', '0')
       environment.databaseUrl = url.toString()
       environment.databasePrepare = false
     } else {

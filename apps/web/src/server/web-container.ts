@@ -69,6 +69,7 @@ export function buildWebContainer(config: Config): WebContainer {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'web',
     prepare: config.DATABASE_PREPARE,
+    pipeline: config.DATABASE_PIPELINE,
   })
   const redis = createProducerConnection(redisTarget(config), 'web', logger)
   const limiters = createApiLimiters({

@@ -1,8 +1,10 @@
+import { mkdirSync, rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runToEnd } from '../processes'
 import { ensureServices } from '../services'
 import { webBuildIsStale } from '../web-build'
+import { vitestFailures } from './vitest-failures'
 
 /**
  * `pnpm test`: lint, typecheck, the web build, unit, integration and end-to-end suites, in that order, against
@@ -42,7 +44,19 @@ async function main(): Promise<number> {
   const buildCode = webBuildIsStale(root)
     ? await step('web build', 'pnpm', ['--filter', '@fairlane/web', 'build'])
     : 0
-  await step('unit + integration', bin('vitest'), ['run', '--config', 'packages/testing/vitest.config.ts'])
+  // The JSON report lets the summary name each failed test: CI keeps only the tail of the output, and
+  // vitest's own list of failures sits above the e2e suite's whole run.
+  const vitestReport = join(root, '.data', 'test-results', 'vitest.json')
+  mkdirSync(dirname(vitestReport), { recursive: true })
+  rmSync(vitestReport, { force: true })
+  await step('unit + integration', bin('vitest'), [
+    'run',
+    '--config',
+    'packages/testing/vitest.config.ts',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${vitestReport}`,
+  ])
   if (buildCode === 0) await step('e2e', bin('playwright'), ['test', '--config', 'e2e/playwright.config.ts'])
   else results.push({ step: 'e2e', code: 1, seconds: 0 })
 
@@ -53,6 +67,8 @@ async function main(): Promise<number> {
       `  ${result.code === 0 ? 'pass' : 'FAIL'}  ${result.step.padEnd(20)} ${result.seconds.toFixed(1)} s`,
     )
   }
+  const failed = results.find((result) => result.step === 'unit + integration')?.code !== 0
+  if (failed) for (const line of vitestFailures(vitestReport, root)) console.log(line)
   return results.every((result) => result.code === 0) ? 0 : 1
 }
 
