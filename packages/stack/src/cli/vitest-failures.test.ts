@@ -23,7 +23,9 @@ describe('vitestFailures', () => {
             {
               fullName: 'a > times out',
               status: 'failed',
-              failureMessages: ['Error: Hook timed out in 120000ms.\n    at stack line'],
+              failureMessages: [
+                'Error: STACK_TRACE_ERROR\n    at afterEach (file:///repo/node_modules/@vitest/runner/dist/x.js:752:106)\n    at /repo/apps/worker/src/a.int.test.ts:42:1\n    at async y (file:///repo/node_modules/vitest/dist/z.js:1:2)',
+              ],
             },
           ],
         },
@@ -33,7 +35,7 @@ describe('vitestFailures', () => {
     })
     expect(vitestFailures(path, root)).toEqual([
       '  failed  apps/worker/src/a.int.test.ts › a > times out',
-      '          Error: Hook timed out in 120000ms.',
+      '          Error: STACK_TRACE_ERROR (apps/worker/src/a.int.test.ts:42:1)',
       '  failed  packages/db/src/b.test.ts',
       '          SyntaxError: x',
     ])

@@ -17,7 +17,16 @@ interface VitestJsonReport {
 export function vitestFailures(reportPath: string, root: string): string[] {
   if (!existsSync(reportPath)) return ['  (vitest wrote no report: it stopped before the end of its run)']
   const report = JSON.parse(readFileSync(reportPath, 'utf8')) as VitestJsonReport
-  const firstLine = (text: string | undefined) => (text ?? '').split('\n', 1)[0]?.slice(0, 300) ?? ''
+  // The message's first line, and where in the project it was thrown: for a hook that timed out vitest
+  // reports only "STACK_TRACE_ERROR", and the frame names the hook.
+  const firstLine = (text: string | undefined) => {
+    const [message = '', ...stack] = (text ?? '').split('\n')
+    const frame = stack
+      .map((line) => line.trim())
+      .find((line) => line.includes(root) && !line.includes('node_modules'))
+    const where = frame?.match(/\(?(?:file:\/\/)?([^()\s]+:\d+:\d+)\)?$/)?.[1]
+    return `${message.slice(0, 300)}${where ? ` (${relative(root, where)})` : ''}`
+  }
   const lines: string[] = []
   for (const file of report.testResults ?? []) {
     const name = relative(root, file.name)
