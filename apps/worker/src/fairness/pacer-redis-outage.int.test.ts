@@ -79,7 +79,12 @@ async function statusCount(tenantId: string, status: 'pending' | 'queued'): Prom
   return rows.length
 }
 
-/** Open transactions of this test's database that are waiting on their client, sampled until `done`. */
+/**
+ * Open transactions of this test's database that have waited on their client for over 150 ms, sampled
+ * until `done`. A transaction held across the Redis call waits out its 400 ms timeout; the claim's own
+ * transaction sits idle between its statements for a moment, which a loaded machine can stretch to
+ * a sample's worth but not to 150 ms.
+ */
 async function watchIdleInTransaction(done: Promise<unknown>): Promise<number> {
   let settled = false
   const mark = () => {
@@ -90,7 +95,8 @@ async function watchIdleInTransaction(done: Promise<unknown>): Promise<number> {
   while (!settled) {
     const [row] = await database.sql<{ n: number }[]>`
       select count(*)::int as n from pg_stat_activity
-      where datname = current_database() and state = 'idle in transaction'`
+      where datname = current_database() and state = 'idle in transaction'
+        and now() - state_change > interval '150 milliseconds'`
     most = Math.max(most, row?.n ?? 0)
     await new Promise((resolve) => setTimeout(resolve, 20))
   }
