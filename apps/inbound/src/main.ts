@@ -1,5 +1,5 @@
 import { LOG_ERROR_SERIALIZERS, loadConfig, stopWhenStdinCloses } from '@fairlane/config'
-import { createDatabase } from '@fairlane/db'
+import { createDatabase, poolerSettings } from '@fairlane/db'
 import { sql } from 'drizzle-orm'
 import pino from 'pino'
 import { ListenError } from './http-server'
@@ -21,8 +21,7 @@ process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unha
 const database = createDatabase(config.DATABASE_URL, {
   max: Math.min(config.DATABASE_POOL_MAX, 10),
   applicationName: 'inbound',
-  prepare: config.DATABASE_PREPARE,
-  pipeline: config.DATABASE_PIPELINE,
+  ...poolerSettings(config),
 })
 
 let inbound: Inbound

@@ -1,6 +1,6 @@
 import { getPriority, setPriority } from 'node:os'
 import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
-import { createDatabase } from '@fairlane/db'
+import { createDatabase, poolerSettings } from '@fairlane/db'
 import { redisTarget } from '@fairlane/queue'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
@@ -27,8 +27,7 @@ async function main(): Promise<void> {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'worker',
-    prepare: config.DATABASE_PREPARE,
-    pipeline: config.DATABASE_PIPELINE,
+    ...poolerSettings(config),
   })
   await checkDatabase(database.sql, config.DATABASE_URL)
   await checkQueueRedis(redisTarget(config), config.NODE_ENV, logger)

@@ -38,6 +38,17 @@ export interface DatabaseHandle {
   close(): Promise<void>
 }
 
+/**
+ * What DATABASE_PREPARE and DATABASE_PIPELINE ask of every pool on DATABASE_URL: one place that reads
+ * them, for each composition root (as `redisTarget` reads REDIS_URL and REDIS_CLUSTER).
+ */
+export function poolerSettings(config: {
+  DATABASE_PREPARE: boolean
+  DATABASE_PIPELINE?: boolean | undefined
+}): Pick<DatabaseOptions, 'prepare' | 'pipeline'> {
+  return { prepare: config.DATABASE_PREPARE, pipeline: config.DATABASE_PIPELINE }
+}
+
 /** Creates a pool; called only by a composition root (worker main, web server container, tests). */
 export function createDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const sql = postgres(url, {

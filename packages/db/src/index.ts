@@ -4,6 +4,7 @@ export {
   type DatabaseHandle,
   type DatabaseOptions,
   type Executor,
+  poolerSettings,
   type Transaction,
 } from './client'
 export { pgErrorCode, retryOnDeadlock } from './errors'

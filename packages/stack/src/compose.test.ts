@@ -185,9 +185,10 @@ describe('Dockerfile', () => {
       if (existsSync(join(root, single, 'package.json'))) manifests.push(`${single}/package.json`)
     }
     // The dependency patches pnpm-workspace.yaml names: the install applies them.
-    const patched =
-      readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8').match(/^\s+\S+:\s*(patches\/\S+)$/gm) ?? []
-    if (patched.length > 0) manifests.push('patches/')
+    const workspace = parse(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8')) as {
+      patchedDependencies?: Record<string, string>
+    }
+    if (Object.keys(workspace.patchedDependencies ?? {}).length > 0) manifests.push('patches/')
     const missing = manifests.filter((manifest) => !copied.has(manifest))
     expect(missing, 'add these to the deps stage of the Dockerfile').toEqual([])
   })

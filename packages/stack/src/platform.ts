@@ -1,6 +1,12 @@
 import { join } from 'node:path'
 import { type Config, ConfigError, databaseDirectUrl, parseConfig } from '@fairlane/config'
-import { createDatabase, databaseNameOf, quoteDatabaseName, withDatabaseName } from '@fairlane/db'
+import {
+  createDatabase,
+  databaseNameOf,
+  poolerSettings,
+  quoteDatabaseName,
+  withDatabaseName,
+} from '@fairlane/db'
 import { ensureDatabaseExists, migrateDatabase } from '@fairlane/db/migrate'
 import { createProbeConnection, deleteKeysMatching, redisTarget } from '@fairlane/queue'
 import postgres from 'postgres'
@@ -71,8 +77,7 @@ export async function preparePlatform(
   const database = createDatabase(config.DATABASE_URL, {
     max: 2,
     applicationName: 'seed',
-    prepare: config.DATABASE_PREPARE,
-    pipeline: config.DATABASE_PIPELINE,
+    ...poolerSettings(config),
   })
   try {
     await seedDemo(database.db, { apiKey: secrets.DEMO_API_KEY })

@@ -1,6 +1,6 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { trackingKey } from '@fairlane/core'
-import { createDatabase } from '@fairlane/db'
+import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import {
@@ -68,8 +68,7 @@ export function buildWebContainer(config: Config): WebContainer {
   const database = createDatabase(config.DATABASE_URL, {
     max: config.DATABASE_POOL_MAX,
     applicationName: 'web',
-    prepare: config.DATABASE_PREPARE,
-    pipeline: config.DATABASE_PIPELINE,
+    ...poolerSettings(config),
   })
   const redis = createProducerConnection(redisTarget(config), 'web', logger)
   const limiters = createApiLimiters({

@@ -49,7 +49,7 @@ async function main(): Promise<number> {
   const vitestReport = join(root, '.data', 'test-results', 'vitest.json')
   mkdirSync(dirname(vitestReport), { recursive: true })
   rmSync(vitestReport, { force: true })
-  await step('unit + integration', bin('vitest'), [
+  const vitestCode = await step('unit + integration', bin('vitest'), [
     'run',
     '--config',
     'packages/testing/vitest.config.ts',
@@ -67,8 +67,7 @@ async function main(): Promise<number> {
       `  ${result.code === 0 ? 'pass' : 'FAIL'}  ${result.step.padEnd(20)} ${result.seconds.toFixed(1)} s`,
     )
   }
-  const failed = results.find((result) => result.step === 'unit + integration')?.code !== 0
-  if (failed) for (const line of vitestFailures(vitestReport, root)) console.log(line)
+  if (vitestCode !== 0) for (const line of vitestFailures(vitestReport, root)) console.log(line)
   return results.every((result) => result.code === 0) ? 0 : 1
 }
 
