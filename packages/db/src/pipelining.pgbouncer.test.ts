@@ -54,7 +54,16 @@ async function twoStatementsAtOnce(options: { pipeline?: boolean }, waitMs: numb
 
 describe('pipelined statements through PgBouncer 1.18 in transaction mode', () => {
   it('lose the second reply with pipelining on (postgres.js default)', async () => {
-    expect(await twoStatementsAtOnce({ pipeline: true }, 3_000)).toEqual({ first: 1, second: 'no answer' })
+    // A race between the first's ReadyForQuery and the second's bytes at PgBouncer: usually lost at the
+    // first try here, once in a CI run answered. A fresh pool each try (a lost reply wedges its connection).
+    const tries: unknown[] = []
+    while (
+      tries.length < 5 &&
+      !tries.some((answer) => (answer as { second: unknown }).second === 'no answer')
+    ) {
+      tries.push(await twoStatementsAtOnce({ pipeline: true }, 2_000))
+    }
+    expect(tries.at(-1)).toEqual({ first: 1, second: 'no answer' })
   })
 
   it('both answer with DATABASE_PIPELINE=false, and by default once DATABASE_PREPARE=false', async () => {
