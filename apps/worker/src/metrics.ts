@@ -330,7 +330,7 @@ export function registerDepthGauges(
   })
   const tenantBacklog: Gauge<'tenant' | 'status'> = new Gauge({
     name: 'fairlane_tenant_backlog',
-    help: 'Messages not yet sent (pending in PostgreSQL, queued in Redis) of the tenants with the largest backlogs (METRICS_TOP_TENANTS)',
+    help: 'Messages not yet sent (pending in PostgreSQL, queued in Redis) of the tenants with the largest backlogs (METRICS_TOP_TENANTS), each counted up to 10,000 (TENANT_BACKLOG_COUNT_CAP)',
     labelNames: ['tenant', 'status'],
     registers,
     collect: () =>
