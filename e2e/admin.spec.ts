@@ -1,27 +1,20 @@
 import { randomUUID } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * The admin console in Chromium against the whole platform: a message failed by a 550 from the mail
  * sink is found in Dead letters and replayed with a reason once the fault is cleared; a plan is edited
  * (a bad value refused next to its field); the Fairness page draws two tenants' campaigns as they
  * send; a tenant user is refused with 403. Each page is screenshotted with data for the README
- * (docs/screenshots/admin-*.png).
+ * (docs/screenshots/admin-*.png with `SCREENSHOTS=docs`, see support/screenshots.ts).
  */
 
-const SCREENSHOTS = fileURLToPath(new URL('../docs/screenshots/', import.meta.url))
 const ADMIN_BEARER = { authorization: `Bearer ${E2E.adminToken}` }
 /** Relay, lane worker and SMTP, plus the page's 2-second poll. */
 const DELIVERY_MS = 30_000
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true })
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: true })
-}
 
 async function signInAsAdmin(page: Page): Promise<void> {
   await page.goto('/sign-in')

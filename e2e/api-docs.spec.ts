@@ -1,15 +1,14 @@
 import { execFile } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect, test } from '@playwright/test'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * The API documentation as a developer meets it: the API keys page's curl quick-start carries the key
  * just created (and runs as shown), it links to the reference page, which renders the same OpenAPI
  * document `GET /api/v1/openapi.json` serves without a key.
  */
-const SCREENSHOT = fileURLToPath(new URL('../docs/screenshots/api-docs.png', import.meta.url))
 const run = promisify(execFile)
 
 test('create a key, copy the curl quick-start with it, read the reference', async ({ page, request }) => {
@@ -44,7 +43,7 @@ test('create a key, copy the curl quick-start with it, read the reference', asyn
   await expect(messages.getByRole('cell', { name: '202', exact: true })).toBeVisible()
   await expect(page.getByRole('heading', { name: 'Campaigns', level: 2 })).toBeVisible()
   await expect(page.getByRole('heading', { name: 'Contacts', level: 2 })).toBeVisible()
-  await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: 2200 } })
+  await screenshot(page, 'api-docs', { clip: { x: 0, y: 0, width: 1280, height: 2200 } })
 
   const document = await request.get('/api/v1/openapi.json')
   expect(document.status()).toBe(200)

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect, test } from '@playwright/test'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * API keys end to end: a key works for the public API from the moment it is created and stops
@@ -55,7 +56,7 @@ test('create a key (shown once), send with it, revoke it: the API answers 401', 
   await expect(page.getByRole('cell', { name: recipient })).toHaveCount(0)
   await page.goto('/dashboard')
   await expect(page.getByRole('cell', { name: recipient })).toBeVisible()
-  await page.screenshot({ path: 'docs/screenshots/dashboard.png', fullPage: true })
+  await screenshot(page, 'dashboard')
 
   await page.goto('/api-keys')
   await expect(page.getByRole('row', { name: /Production server/ })).not.toContainText('Never')

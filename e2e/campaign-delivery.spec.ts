@@ -3,6 +3,7 @@ import { type APIRequestContext, expect, type Page, test } from '@playwright/tes
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
 import { type SinkMessage, sinkMessages } from './support/mail-sink'
+import { screenshot } from './support/screenshots'
 
 /**
  * A campaign from scheduling to the inbox and back: scheduled in the editor, watched on its page
@@ -181,7 +182,7 @@ test('a scheduled campaign is delivered personalised with one-click unsubscribe,
     page.frameLocator('[data-testid="message-html"]').getByText('Thanks for order 1234'),
   ).toBeVisible()
   await expect(page.getByTestId('message-headers')).toContainText(`<${receiptId}@`)
-  await page.screenshot({ path: 'docs/screenshots/message-detail.png', fullPage: true })
+  await screenshot(page, 'message-detail')
   await page.goto(firstUrl)
   await expect(page.getByTestId('count-suppressed')).toHaveText('0')
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { expect, type Page, test } from '@playwright/test'
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * The campaign editor end to end: variables, live preview for a contact, a test send through the
@@ -73,7 +74,7 @@ test('create a campaign with a variable, preview it, test-send it, schedule it i
   await page.getByLabel('Local date and time').fill(`${year}-07-01T09:00`)
   await page.getByLabel('Time zone').selectOption('Asia/Ho_Chi_Minh')
   await expect(page.getByTestId('resolved-utc')).toContainText(`${year}-07-01 02:00 UTC`)
-  await page.screenshot({ path: 'docs/screenshots/campaign-editor.png', fullPage: true })
+  await screenshot(page, 'campaign-editor')
   await page.getByRole('button', { name: 'Schedule campaign' }).click()
 
   await expect(page).toHaveURL(/\/campaigns\/[0-9a-f-]{36}$/)

@@ -1,5 +1,6 @@
 import { expect, type Page, test } from '@playwright/test'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * Contacts in the tenant app: the CSV import with its per-row report, lists, one contact's
@@ -51,7 +52,7 @@ test('imports 1,000 rows with two bad ones, reports exactly those, and builds a 
   await expect(rows.nth(0)).toContainText('invalid email "not-an-email"')
   await expect(rows.nth(1)).toContainText(String(lineOf(DUPLICATE_INDEX)))
   await expect(rows.nth(1)).toContainText(`duplicate email, first seen on line ${lineOf(DUPLICATED_INDEX)}`)
-  await page.screenshot({ path: 'docs/screenshots/contacts-import.png', fullPage: true })
+  await screenshot(page, 'contacts-import')
 
   await page.getByRole('link', { name: 'Back to contacts' }).click()
   await expect(page.getByText('998 contacts in total')).toBeVisible()

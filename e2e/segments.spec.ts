@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect, test } from '@playwright/test'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * Segments: a CSV with a city column, filtered on the contacts page, saved as a segment, chosen as a
@@ -50,7 +51,7 @@ test('imports a CSV, filters city = Berlin, saves it as a segment and schedules 
   const segments = page.getByRole('table', { name: 'Segments' })
   const row = segments.locator('tbody tr', { hasText: 'city = Berlin' })
   await expect(row).toContainText('3')
-  await page.screenshot({ path: 'docs/screenshots/segments.png', fullPage: true })
+  await screenshot(page, 'segments')
 
   await row.getByRole('link', { name: 'New campaign' }).click()
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('New campaign')

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { expect, test } from '@playwright/test'
 import { signUp } from './support/accounts'
+import { screenshot } from './support/screenshots'
 
 /**
  * Templates end to end: create one with a variable, see the preview warn about a variable the
@@ -62,7 +63,7 @@ test('create a template, preview its variables, version it, start a campaign fro
   await expect(page.getByTestId('template-version')).toHaveText('2 (2 versions saved)')
   await expect(page.getByTestId('preview-subject')).toHaveText('Welcome aboard, Ann')
   await expect(page.getByTestId('unknown-variables')).toContainText('{{code}}')
-  await page.screenshot({ path: 'docs/screenshots/templates.png', fullPage: true })
+  await screenshot(page, 'templates')
   const templateUrl = page.url().replace(/\?.*$/, '')
 
   // The template's page fits a phone too (the send-it-with line wraps).

@@ -15,6 +15,13 @@ import { DEAD_LETTER_STATES } from './lanes/dead-letter-trim'
 import type { DepthSource, LaneDepth } from './metrics'
 
 /**
+ * How far each tenant's backlog is counted on a scrape (`fairlane_tenant_backlog`): beyond it the
+ * gauge reads the cap. The gauge ranks the largest backlogs; telling 10,000 from 2 million is the
+ * admin API's job, and counting them all cost a scrape one row read per row waiting.
+ */
+export const TENANT_BACKLOG_COUNT_CAP = 10_000
+
+/**
  * The production `DepthSource`: BullMQ job counts from Redis (a lane's summed over its shards, the
  * oldest waiting job the oldest of any shard), outbox lag and backlogs from PostgreSQL.
  */
@@ -62,7 +69,7 @@ export function createDepthSource(deps: {
     },
     outboxLagMs: () => oldestUnpublishedOutboxAgeMs(deps.db),
     webhookPending: () => countPendingWebhookDeliveries(deps.db),
-    tenantBacklogs: (limit) => largestTenantBacklogs(deps.db, { limit }),
+    tenantBacklogs: (limit) => largestTenantBacklogs(deps.db, { limit, countCap: TENANT_BACKLOG_COUNT_CAP }),
     tenantFeedback: createTenantFeedbackSource({ db: deps.db, now }),
   }
 }

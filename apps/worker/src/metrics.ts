@@ -22,6 +22,8 @@ export interface WorkerMetrics {
   outboxParked: Counter
   relayFailures: Counter
   sweeperRepublished: Counter<'status'>
+  /** Accepted sends whose job failed for good before recording them: the sweeper marked them `sent`. */
+  sweeperRecordedAccepted: Counter<'lane'>
   /** Jobs moved to delayed because the tenant's bucket had no token (per lane; tenants in Redis counters). */
   deferred: Counter<'lane'>
   /** Sends that failed after the body was handed over: the server may have the mail (claim kept). */
@@ -89,6 +91,12 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       name: 'fairlane_sweeper_republished_total',
       help: 'Messages the sweeper put back on their lane because their job was gone',
       labelNames: ['status'],
+      registers,
+    }),
+    sweeperRecordedAccepted: new Counter({
+      name: 'fairlane_sweeper_accepted_sends_recorded_total',
+      help: 'Messages the server accepted whose job failed for good before recording them, marked sent by the sweeper',
+      labelNames: ['lane'],
       registers,
     }),
     deferred: new Counter({
@@ -322,7 +330,7 @@ export function registerDepthGauges(
   })
   const tenantBacklog: Gauge<'tenant' | 'status'> = new Gauge({
     name: 'fairlane_tenant_backlog',
-    help: 'Messages not yet sent (pending in PostgreSQL, queued in Redis) of the tenants with the largest backlogs (METRICS_TOP_TENANTS)',
+    help: 'Messages not yet sent (pending in PostgreSQL, queued in Redis) of the tenants with the largest backlogs (METRICS_TOP_TENANTS), each counted up to 10,000 (TENANT_BACKLOG_COUNT_CAP)',
     labelNames: ['tenant', 'status'],
     registers,
     collect: () =>

@@ -6,7 +6,7 @@ import nodemailer from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FeedbackStack, startFeedbackStack } from '../test-support/feedback-stack'
 import { startTestPipeline, type TestPipeline } from '../test-support/pipeline'
-import { createTenant, seedCampaign } from '../test-support/seed'
+import { createTenant, seedCampaign, seedQueuedMessages } from '../test-support/seed'
 
 /**
  * The whole feedback loop, every part real and over real connections: the worker sends a campaign to
@@ -201,5 +201,51 @@ describe('the feedback loop', () => {
     const received = sink.store.list().slice(sentBefore)
     for (const to of [...hard, ...complaining])
       expect(received.some((mail) => mail.to.includes(to))).toBe(false)
+  })
+
+  it('never sends again a message whose own bounce came back before its send was recorded', async () => {
+    const tenantId = await createTenant(db(), 'Codes Co')
+    const to = 'gone-before-recorded@example.com'
+    // The sink stores the message and sends its DSN, but drops the connection instead of answering
+    // 250: the worker cannot tell the mail was accepted, keeps its claim, and retries once it expires.
+    // The DSN leaves 500 ms later, well after the worker noted the unknown outcome.
+    sink.faults.add({ match: to, bounce: '5.1.1', dropAfterData: true, delayMs: 500, times: 1 })
+    const [seeded] = await seedQueuedMessages(db(), { tenantId, to: () => to })
+    if (!seeded) throw new Error('seed failed')
+    const row = async () => {
+      const [found] = await db().select().from(messages).where(eq(messages.id, seeded.id))
+      return found
+    }
+    const types = async () =>
+      (
+        await db()
+          .select({ type: messageEvents.type })
+          .from(messageEvents)
+          .where(and(eq(messageEvents.tenantId, tenantId), eq(messageEvents.messageId, seeded.id)))
+          .orderBy(asc(messageEvents.at), asc(messageEvents.id))
+      ).map((event) => event.type)
+
+    // The bounce is in (event and suppression) while the row still reads `sending` under the kept claim.
+    await eventually(async () => (await types()).includes('bounced'), {
+      what: 'the bounce applied',
+      timeoutMs: 20_000,
+    })
+    expect(await row()).toMatchObject({ status: 'sending', lastErrorCode: 'outcome_unknown' })
+    const [suppression] = await db()
+      .select({ messageId: suppressions.messageId, reason: suppressions.reason })
+      .from(suppressions)
+      .where(and(eq(suppressions.tenantId, tenantId), eq(suppressions.email, to)))
+    expect(suppression).toEqual({ messageId: seeded.id, reason: 'hard-bounce' })
+
+    // The retry after the claim expired claims the row, sees its own report, and settles it: no copy.
+    await eventually(async () => (await row())?.status === 'bounced', {
+      what: 'the retry settling the message as bounced',
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    })
+    expect(sink.store.list({ to })).toHaveLength(1)
+    expect(await row()).toMatchObject({ lockToken: null, sentAt: expect.any(Date) })
+    // No `sent`: the attempt the server accepted was never recorded, and the report tells the rest.
+    expect(await types()).toEqual(['queued', 'retrying', 'bounced'])
   })
 })

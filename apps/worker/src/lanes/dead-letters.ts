@@ -80,8 +80,12 @@ async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Err
   const log = deps.logger.child({ tenantId, messageId, lane, jobId: job.id })
   if (acceptedLockToken) {
     // The server accepted this message; only recording it failed. It is not failed mail: the row
-    // stays as it is (the sweeper's rules decide what happens to it), never marked failed or replayed.
-    log.error({ err: reason }, 'a job holding an accepted send failed; not dead-lettered')
+    // stays `sending`, never marked failed or replayed, and once its claim expires the sweeper finds
+    // this failed job's accepted claim and records the message `sent` (never republishes it).
+    log.error(
+      { err: reason },
+      'a job holding an accepted send failed; not dead-lettered, the sweeper records it',
+    )
     return
   }
   const row = await failAfterFinalAttempt(deps.db, {

@@ -1,8 +1,14 @@
 import type { Lane } from '@fairlane/core'
-import { type RepublishedMessage, sweepStrandedMessages } from '@fairlane/core/recovery'
+import {
+  type AcceptedSend,
+  type RecordedMessage,
+  type RepublishedMessage,
+  type StrandedMessage,
+  sweepStrandedMessages,
+} from '@fairlane/core/recovery'
 import type { Database } from '@fairlane/db'
 import { createSweepStore } from '@fairlane/db/queries/sweeper'
-import { sendJobId } from '@fairlane/queue'
+import { sendJobId, sendJobPayload } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
@@ -11,14 +17,14 @@ import { withTimeout } from '../with-timeout'
 export interface SweepDeps {
   db: Database
   /** A message's job is looked up in its tenant's shard of its lane (LANE_SHARDS). */
-  lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState'> }
+  lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState' | 'getJob'> }
   /** A queued message older than this with no live job is published again. */
   queuedForMs: number
   batchSize: number
   /** Each question to Redis gives up after this long, failing the pass (default 2 s). */
   redisTimeoutMs?: number
   logger: Logger
-  metrics?: Pick<WorkerMetrics, 'sweeperRepublished'>
+  metrics?: Pick<WorkerMetrics, 'sweeperRepublished' | 'sweeperRecordedAccepted'>
 }
 
 export interface SweepResult {
@@ -26,16 +32,19 @@ export interface SweepResult {
   leader: boolean
   examined: number
   republished: number
+  /** Accepted sends whose job failed for good, recorded `sent` (never republished). */
+  recorded: number
 }
 
 const DEFAULT_REDIS_TIMEOUT_MS = 2_000
 
 /**
  * One sweep (`sweepStrandedMessages`) against PostgreSQL and the lanes' queues: each question to Redis
- * gives up after `redisTimeoutMs`, and every message republished is logged and counted.
+ * gives up after `redisTimeoutMs`, and every message republished or recorded is logged and counted.
  */
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   const timeoutMs = deps.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS
+  const queueOf = (message: StrandedMessage) => deps.lanes.queueFor(message.lane, message.tenantId)
   const outcome = await sweepStrandedMessages(
     { queuedForMs: deps.queuedForMs, batchSize: deps.batchSize },
     {
@@ -43,17 +52,36 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
       jobs: {
         jobStateOf: (message) =>
           withTimeout(
-            deps.lanes
-              .queueFor(message.lane, message.tenantId)
-              .getJobState(sendJobId(message.id, message.generation)),
+            queueOf(message).getJobState(sendJobId(message.id, message.generation)),
             timeoutMs,
             `the sweeper's job state of ${message.id}`,
           ),
+        acceptedSendOf: async (message) => {
+          const job = await withTimeout(
+            queueOf(message).getJob(sendJobId(message.id, message.generation)),
+            timeoutMs,
+            `the sweeper's job of ${message.id}`,
+          )
+          return acceptedSendIn(job?.data)
+        },
       },
     },
   )
   for (const message of outcome.republished) noteRepublished(deps, message)
-  return { leader: outcome.leader, examined: outcome.examined, republished: outcome.republished.length }
+  for (const message of outcome.recorded) noteRecorded(deps, message)
+  return {
+    leader: outcome.leader,
+    examined: outcome.examined,
+    republished: outcome.republished.length,
+    recorded: outcome.recorded.length,
+  }
+}
+
+/** The accepted send a lane job's data holds (`acceptedLockToken`), if it is a well-formed one. */
+function acceptedSendIn(data: unknown): AcceptedSend | null {
+  const payload = sendJobPayload.safeParse(data)
+  if (!payload.success || !payload.data.acceptedLockToken) return null
+  return { lockToken: payload.data.acceptedLockToken, response: payload.data.acceptedResponse }
 }
 
 function noteRepublished(deps: SweepDeps, message: RepublishedMessage): void {
@@ -71,5 +99,18 @@ function noteRepublished(deps: SweepDeps, message: RepublishedMessage): void {
       generation: message.generation + 1,
     },
     'sweeper republished a message whose job was gone',
+  )
+}
+
+function noteRecorded(deps: SweepDeps, message: RecordedMessage): void {
+  deps.metrics?.sweeperRecordedAccepted.inc({ lane: message.lane })
+  deps.logger.warn(
+    {
+      tenantId: message.tenantId,
+      messageId: message.id,
+      lane: message.lane,
+      jobId: sendJobId(message.id, message.generation),
+    },
+    'sweeper recorded as sent a message the server accepted whose job failed before recording it',
   )
 }

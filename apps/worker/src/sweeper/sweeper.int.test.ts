@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { createDatabase, type DatabaseHandle, messages, outbox } from '@fairlane/db'
+import { createDatabase, type DatabaseHandle, messageEvents, messages, outbox } from '@fairlane/db'
 import { laneJobOptions, queuePrefix, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
-import { eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { inspectQueues, testLogger } from '../test-support/pipeline'
 import { createTenant, type SeedMessage, seedQueuedMessages } from '../test-support/seed'
@@ -74,7 +75,7 @@ describe('sweeper', () => {
     const [lost, live] = await publishedMessages(2, 'lost')
     if (!lost || !live) throw new Error('seed failed')
     await addJob(live)
-    expect(await sweepOnce(deps())).toEqual({ leader: true, examined: 2, republished: 1 })
+    expect(await sweepOnce(deps())).toEqual({ leader: true, examined: 2, republished: 1, recorded: 0 })
     expect(await row(lost.id)).toMatchObject({ status: 'queued', generation: 1 })
     expect(await row(live.id)).toMatchObject({ status: 'queued', generation: 0 })
     const events = await database.db.select().from(outbox).where(sql`${outbox.publishedAt} is null`)
@@ -160,6 +161,78 @@ describe('sweeper', () => {
     expect(await row(failed.id)).toMatchObject({ generation: 1 })
     expect(await row(completed.id)).toMatchObject({ generation: 1 })
     expect(await row(delayed.id)).toMatchObject({ generation: 0 })
+  })
+
+  it('records as sent, never republishes, a message the server accepted whose job failed for good before recording it', async () => {
+    const [accepted, plain] = await publishedMessages(2, 'accepted')
+    if (!accepted || !plain) throw new Error('seed failed')
+    // Both `sending` under a claim that expired; the server accepted `accepted` under its claim, and
+    // marking it sent failed, so its job kept that claim (what the send processor writes) before failing.
+    const acceptedToken = randomUUID()
+    for (const [message, lockToken] of [
+      [accepted, acceptedToken],
+      [plain, randomUUID()],
+    ] as const) {
+      await database.db
+        .update(messages)
+        .set({ status: 'sending', lockToken, lockedUntil: sql`now() - interval '1 second'` })
+        .where(eq(messages.id, message.id))
+    }
+    const lane = inspect.lane('critical')
+    await lane.add(
+      SEND_JOB_NAME,
+      {
+        v: 1,
+        messageId: accepted.id,
+        tenantId,
+        acceptedLockToken: acceptedToken,
+        acceptedResponse: '250 2.0.0 OK queued as 7F3A',
+      },
+      { jobId: sendJobId(accepted.id), attempts: 1 },
+    )
+    await lane.add(
+      SEND_JOB_NAME,
+      { v: 1, messageId: plain.id, tenantId },
+      { jobId: sendJobId(plain.id), attempts: 1 },
+    )
+    const worker = new Worker(
+      'critical',
+      async () => {
+        throw new UnrecoverableError('still cannot record')
+      },
+      { connection: { url: test.redisUrl }, prefix: queuePrefix(test.queuePrefix, 'critical') },
+    )
+    try {
+      await eventually(
+        async () =>
+          (await lane.getJobState(sendJobId(accepted.id))) === 'failed' &&
+          (await lane.getJobState(sendJobId(plain.id))) === 'failed',
+        { what: 'both jobs failed for good' },
+      )
+    } finally {
+      await worker.close()
+    }
+
+    expect(await sweepOnce(deps())).toEqual({ leader: true, examined: 2, republished: 1, recorded: 1 })
+    expect(await row(accepted.id)).toMatchObject({
+      status: 'sent',
+      generation: 0,
+      lockToken: null,
+      lockedUntil: null,
+      sentAt: expect.any(Date),
+    })
+    const events = await database.db
+      .select({ type: messageEvents.type, detail: messageEvents.detail })
+      .from(messageEvents)
+      .where(and(eq(messageEvents.messageId, accepted.id), eq(messageEvents.type, 'sent')))
+    expect(events).toEqual([
+      { type: 'sent', detail: { response: '250 2.0.0 OK queued as 7F3A', recordedBy: 'sweeper' } },
+    ])
+    // The other failed job held no accepted send: republished as before.
+    expect(await row(plain.id)).toMatchObject({ status: 'queued', generation: 1 })
+    const published = await database.db.select().from(outbox).where(sql`${outbox.publishedAt} is null`)
+    expect(published.map((event) => (event.payload as { messageId: string }).messageId)).toEqual([plain.id])
+    expect(await sweepOnce(deps())).toMatchObject({ recorded: 0, republished: 0 })
   })
 
   it('runs one pass at a time across processes', async () => {

@@ -20,6 +20,7 @@ export type {
   DeliveryStore,
   DkimSignature,
   FailureNote,
+  FeedbackVerdict,
   HandOff,
   HeldClaim,
   HoldResult,

@@ -29,10 +29,19 @@ export interface ClaimedMessage {
   /**
    * The scope of the tenant's suppression of the recipient, null when there is none (read in the
    * claim's own statement: one round trip less per send); whether it stops this message depends on
-   * the lane (`suppressionStops`). A suppression that this very message's bounce created does not
-   * count, so an admin's deliberate replay of it is not silently skipped; every other message is.
+   * the lane (`suppressionStops`). A suppression that this very message's own SMTP refusal (5.1.1)
+   * created does not count, so an admin's deliberate replay of it is not silently skipped; every other
+   * message is. One that a report about this message created stops it through `feedback` instead.
    */
   recipientSuppression: SuppressionScope | null
+  /**
+   * What a report about this very message said, when one came back and suppressed the address: a hard
+   * bounce (`bounced`) or a complaint (`complained`, which wins). Such a report means the server
+   * accepted an earlier attempt whose `sent` was never recorded (the reply was lost, or the worker died
+   * before its commit), so the message is never sent again: the claim settles it as the report says.
+   * Null for nearly every claim (read only when the address's suppression names this message).
+   */
+  feedback: FeedbackVerdict | null
   /** Campaign mail: the contact left the tenant's list after dispatch; the message is not sent. */
   recipientUnsubscribed: boolean
   /** Campaign mail: the recipient as the campaign is personalised for it, read at claim time. */
@@ -56,6 +65,9 @@ export interface ClaimedMessage {
   /** The tenant's "no tracking" privacy switch: overrides every campaign's and message's switches. */
   trackingDisabled: boolean
 }
+
+/** The status a report about a message gives it: `complained` over a hard bounce. */
+export type FeedbackVerdict = 'bounced' | 'complained'
 
 export interface CampaignRecipient {
   id: string
@@ -141,6 +153,12 @@ export interface DeliveryStore {
   unclaim(claim: UnclaimedClaim): Promise<boolean>
   markFailed(claim: HeldClaim & FailureNote): Promise<boolean>
   markSuppressed(claim: HeldClaim & { reason: string }): Promise<boolean>
+  /**
+   * Settled by its own report (`ClaimedMessage.feedback`), never sent again: status → `bounced` or
+   * `complained`, lock cleared, `sent_at` set if unset (the server had accepted an earlier attempt).
+   * No event: the report's `bounced` or `complained` is already in the timeline.
+   */
+  settleByFeedback(claim: HeldClaim & { status: FeedbackVerdict }): Promise<boolean>
   /**
    * Status → held, lock cleared, the reason noted: the message waits unsent (its sender domain cannot
    * sign) until the domain verifies again and releases it. Its job ends; nothing retries it.

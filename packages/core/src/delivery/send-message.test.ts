@@ -28,6 +28,7 @@ function claimed(): ClaimedMessage {
     createdAt: new Date(0),
     lockToken: 'lock-1',
     recipientSuppression: null,
+    feedback: null,
     recipientUnsubscribed: false,
     tracking: { opens: false, clicks: false },
     trackingDisabled: false,
@@ -71,6 +72,10 @@ function memoryStore(steps: string[]): DeliveryStore {
       return true
     },
     async markSuppressed() {
+      return true
+    },
+    async settleByFeedback(claim) {
+      steps.push(`settled ${claim.status}`)
       return true
     },
     async markHeld() {
@@ -251,5 +256,36 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
     expect(await sendMessage(job, deps)).toEqual({ kind: 'skipped', reason: 'already-sent' })
     expect(steps).toEqual([])
     expect(state.reserved).toBe(0)
+  })
+
+  it('sends nothing again once the message’s own bounce or complaint came back: settles it by the report', async () => {
+    for (const feedback of ['bounced', 'complained'] as const) {
+      const { steps, state, deps } = sendRun({
+        admit: async () => ({ ok: true }),
+        smtp: async () => {
+          throw new Error('a message its own report settled must not be sent again')
+        },
+      })
+      const store = deps.store
+      deps.store = {
+        ...store,
+        claim: async (input) => ({ ...(await store.claim(input)), feedback }) as ClaimedMessage,
+      }
+      expect(await sendMessage(job, deps)).toEqual({ kind: 'skipped', reason: 'feedback' })
+      expect(steps).toEqual(['claim', `settled ${feedback}`])
+      expect(state.reserved).toBe(0)
+    }
+  })
+
+  it('ends a duplicate job of a bounced or complained message instead of waiting for a lock', async () => {
+    for (const status of ['bounced', 'complained'] as const) {
+      const { deps } = sendRun({ admit: async () => ({ ok: true }), smtp: async () => ({}) })
+      deps.store = {
+        ...deps.store,
+        claim: async () => undefined,
+        readState: async () => ({ status, lockRemainingMs: null }),
+      }
+      expect(await sendMessage(job, deps)).toEqual({ kind: 'skipped', reason: 'terminal' })
+    }
   })
 })

@@ -1,3 +1,4 @@
+import { TERMINAL_MESSAGE_STATUSES } from '../domain/statuses'
 import { suppressionStops } from '../domain/suppression-scopes'
 import { buildReturnPath } from '../sender-identity/return-path'
 import { deliveryErrorCodeOf } from './delivery-error-code'
@@ -61,7 +62,8 @@ export interface SendDeps {
   logger?: DeliveryLogger
 }
 
-export type SkipReason = 'already-sent' | 'terminal' | 'suppressed' | 'held' | 'not-found'
+/** `feedback`: a report about the message came back (an earlier attempt was accepted); settled by it. */
+export type SkipReason = 'already-sent' | 'terminal' | 'suppressed' | 'held' | 'not-found' | 'feedback'
 
 export type SendOutcome =
   | {
@@ -106,6 +108,12 @@ export async function sendMessage(
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
   let response: string | undefined
 
+  // Its own bounce or complaint came back: the server had it from an attempt whose `sent` was never
+  // recorded. Sending again would deliver a second copy to an address that refused the first.
+  if (message.feedback !== null) {
+    await deps.store.settleByFeedback({ ...claim, status: message.feedback })
+    return { kind: 'skipped', reason: 'feedback' }
+  }
   // An unsubscribe stops campaign mail only; a bounce, a complaint or a manual entry stops every lane.
   const suppressed = suppressionStops(message.recipientSuppression, message.lane)
   if (suppressed || message.recipientUnsubscribed) {
@@ -189,7 +197,8 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
   const state = await store.readState(job)
   if (!state) return { kind: 'skipped', reason: 'not-found' }
   if (state.status === 'sent') return { kind: 'skipped', reason: 'already-sent' }
-  if (state.status === 'failed' || state.status === 'suppressed' || state.status === 'cancelled')
+  // Bounced and complained too: a duplicate job of such a message must end, not wait for a lock.
+  if ((TERMINAL_MESSAGE_STATUSES as readonly string[]).includes(state.status))
     return { kind: 'skipped', reason: 'terminal' }
   // Waits for its domain to verify again, which publishes it anew; this job has nothing to do.
   if (state.status === 'held') return { kind: 'skipped', reason: 'held' }

@@ -1,5 +1,13 @@
-export type { LaneJobState, LaneJobs, StrandedMessage, SweepStore, SweepTransaction } from './ports'
+export type {
+  AcceptedSend,
+  LaneJobState,
+  LaneJobs,
+  StrandedMessage,
+  SweepStore,
+  SweepTransaction,
+} from './ports'
 export {
+  type RecordedMessage,
   type RepublishedMessage,
   type SweepDeps,
   type SweepInput,

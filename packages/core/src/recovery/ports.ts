@@ -25,9 +25,23 @@ export type LaneJobState =
   | 'failed'
   | 'unknown'
 
+/**
+ * A send the server accepted and nobody recorded: the claim it went out under, as the message's job
+ * kept it once marking it `sent` had failed (`acceptedLockToken`), and the server's reply if known.
+ */
+export interface AcceptedSend {
+  lockToken: string
+  response?: string | undefined
+}
+
 export interface LaneJobs {
   /** The state of the message's job under its current generation; rejects when the queue cannot answer. */
   jobStateOf(message: StrandedMessage): Promise<LaneJobState>
+  /**
+   * The accepted send the message's job (current generation) holds, null when it holds none or is
+   * gone; rejects when the queue cannot answer. Asked only of `sending` messages whose job failed.
+   */
+  acceptedSendOf(message: StrandedMessage): Promise<AcceptedSend | null>
 }
 
 export interface SweepStore {
@@ -50,6 +64,11 @@ export interface SweepTransaction {
    * when the row moved on (another generation, or no longer queued or sending).
    */
   republish(message: StrandedMessage): Promise<boolean>
+  /**
+   * The message marked `sent` under the claim its server accepted (same generation, still `sending`
+   * under that token), with a `sent` event saying the sweeper recorded it; false when the row moved on.
+   */
+  recordAcceptedSend(message: StrandedMessage, accepted: AcceptedSend): Promise<boolean>
   /** Wakes the relay (delivered when the transaction commits). */
   notifyRelay(): Promise<void>
 }

@@ -5,6 +5,7 @@ import type {
   DeliveryState,
   DeliveryStore,
   FailureNote,
+  FeedbackVerdict,
   HeldClaim,
   HoldResult,
   ReleasedClaim,
@@ -89,6 +90,25 @@ function claimStatement(
         where s.tenant_id = messages.tenant_id
           and s.email = lower(messages.to_address)
           and s.message_id is distinct from messages.id)`,
+      // A report about this very message (its own bounce or complaint came back before its send was
+      // recorded): looked for only when the address's suppression names this message, so the usual
+      // claim pays one more probe of the suppression's key and none of the timeline.
+      feedback: sql<FeedbackVerdict | null>`(
+        select case
+          when exists (
+            select 1 from message_events e
+            where e.tenant_id = messages.tenant_id and e.message_id = messages.id and e.type = 'complained')
+            then 'complained'
+          when exists (
+            select 1 from message_events e
+            where e.tenant_id = messages.tenant_id and e.message_id = messages.id
+              and e.type = 'bounced' and e.detail ->> 'kind' = 'hard')
+            then 'bounced'
+          end
+        from suppressions s
+        where s.tenant_id = messages.tenant_id
+          and s.email = lower(messages.to_address)
+          and s.message_id = messages.id)`,
       // From, Reply-To and sending domain as resolved at accept or dispatch; the tenant's name for the
       // platform sender's display name, by primary key in this same statement (no second round trip).
       fromAddress: messages.fromAddress,
@@ -327,6 +347,23 @@ export async function markMessageSuppressed(
 }
 
 /**
+ * Settled by its own report (a hard bounce or a complaint that came back before the send was recorded,
+ * so the server had accepted an earlier attempt): the status the report gives it, lock cleared, and
+ * `sent_at` if it had none. No event: the report wrote its own.
+ */
+export async function settleMessageByFeedback(
+  db: Executor,
+  claim: HeldClaim & { status: FeedbackVerdict },
+): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ status: claim.status, sentAt: sql`coalesce(${messages.sentAt}, now())`, ...unlocked })
+    .where(byHolder(claim))
+    .returning({ id: messages.id })
+  return rows.length > 0
+}
+
+/**
  * Held: its sending domain cannot sign. The lock is cleared and the attempt taken back (nothing was
  * tried); the domain's release sets it pending again when the domain verifies.
  */
@@ -477,6 +514,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
     unclaim: (held) => unclaimMessage(db, held),
     markFailed: (held) => markMessageFailed(db, held),
     markSuppressed: (held) => markMessageSuppressed(db, held),
+    settleByFeedback: (held) => settleMessageByFeedback(db, held),
     markHeld: (held) => markMessageHeld(db, held),
     suppress: (input) => suppressAddress(db, input),
   }

@@ -1,8 +1,8 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
-import type { StrandedMessage, SweepStore, SweepTransaction } from '@fairlane/core/recovery'
+import type { AcceptedSend, StrandedMessage, SweepStore, SweepTransaction } from '@fairlane/core/recovery'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
-import { messages, outbox } from '../schema'
+import { messageEvents, messages, outbox } from '../schema'
 import { insertMessagePublishEvent, notifyOutbox } from './outbox'
 
 /** `sweepStrandedMessages`'s store in PostgreSQL. */
@@ -19,6 +19,8 @@ function sweepTransaction(tx: Transaction): SweepTransaction {
     findStillStranded: ({ queuedForMs, ids }) =>
       findStrandedMessages(tx, { queuedForMs, limit: ids.length, ids, forUpdate: true }),
     republish: (message) => republishMessage(tx, { ...message, messageId: message.id }),
+    recordAcceptedSend: (message, accepted) =>
+      recordAcceptedSendBySweeper(tx, { ...message, messageId: message.id, ...accepted }),
     notifyRelay: () => notifyOutbox(tx),
   }
 }
@@ -129,4 +131,32 @@ export async function republishMessage(
     generation: row.generation,
   })
   return true
+}
+
+/**
+ * Marks `sent` a message the server accepted whose job failed before recording it: only while it is
+ * still `sending` under the claim the server accepted it with, at the generation the job belonged to.
+ * Its `sent` event carries the server's reply when the job kept it, and `recordedBy: "sweeper"`: the
+ * send was recorded late, by the sweeper, not by the attempt that made it. False when the row moved on.
+ */
+export async function recordAcceptedSendBySweeper(
+  tx: Executor,
+  input: { tenantId: string; messageId: string; generation: number } & AcceptedSend,
+): Promise<boolean> {
+  const [row] = await tx.execute<{ recorded: number }>(sql`
+    with sent as (
+      update ${messages} m
+      set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
+      where m.id = ${input.messageId} and m.tenant_id = ${input.tenantId}
+        and m.generation = ${input.generation} and m.status = 'sending'
+        and m.lock_token = ${input.lockToken}::uuid
+      returning m.id, m.tenant_id
+    ), event as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'sent', jsonb_strip_nulls(jsonb_build_object(
+        'response', ${input.response ?? null}::text, 'recordedBy', 'sweeper'))
+      from sent
+    )
+    select count(*)::int as recorded from sent`)
+  return (row?.recorded ?? 0) > 0
 }
