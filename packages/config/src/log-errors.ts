@@ -24,7 +24,9 @@ export interface LoggedError {
 }
 
 const MAX_CAUSE_DEPTH = 4
-const ADDRESS = /[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
+// Starts only where a run of address characters starts, as in the worker's `redactAddresses`: an
+// error quoting a long remote reply is read in linear time.
+const ADDRESS = /(?<![^\s<>()[\]"',;:@])[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
 // Anywhere in the text: `String(error)` puts "DrizzleQueryError: " in front of it.
 const FAILED_QUERY = /Failed query: ([\s\S]*?)(?:\nparams: [\s\S]*)?$/
 const STATEMENT = /\b(insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+("[^"]+"|[\w.]+)/i
