@@ -97,12 +97,12 @@ describe('serializeLogError', () => {
     expect(scrubErrorText(`to ann@example.com: ${text}`)).toBe(`to <address>: ${text}`)
   })
 
-  it.each([
-    'malformed ',
-    'invalid input value for ',
-  ])('scrubs 50,000 characters of "%s" without a colon in linear time', (unit) => {
-    const text = unit.repeat(Math.ceil(50_000 / unit.length))
-    expect(fastestMs(() => scrubErrorText(text))).toBeLessThan(50)
-    expect(scrubErrorText(`${text}. malformed array literal: "secret"`)).not.toContain('secret')
-  })
+  it.each(['malformed ', 'invalid input value for '])(
+    'scrubs 50,000 characters of "%s" without a colon in linear time',
+    (unit) => {
+      const text = unit.repeat(Math.ceil(50_000 / unit.length))
+      expect(fastestMs(() => scrubErrorText(text))).toBeLessThan(50)
+      expect(scrubErrorText(`${text}. malformed array literal: "secret"`)).not.toContain('secret')
+    },
+  )
 })

@@ -32,7 +32,8 @@ const FAILED_QUERY = /Failed query: ([\s\S]*?)(?:\nparams: [\s\S]*)?$/
 const STATEMENT = /\b(insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+("[^"]+"|[\w.]+)/i
 // PostgreSQL quotes the offending value in these: `invalid input syntax for type uuid: "abc"`. The
 // type's name is short; bounded, a text repeating "malformed " without a colon is read in linear time.
-const QUOTED_INPUT = /\b(invalid input (?:syntax|value) for [^:]{1,100}|malformed [^:]{1,100} literal): [\s\S]*/i
+const QUOTED_INPUT =
+  /\b(invalid input (?:syntax|value) for [^:]{1,100}|malformed [^:]{1,100} literal): [\s\S]*/i
 
 /** A log message or error message with parameters, quoted input values and addresses taken out. */
 export function scrubErrorText(text: string): string {
