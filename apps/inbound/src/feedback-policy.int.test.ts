@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { addressBounces, contacts, messages } from '@fairlane/db'
+import { addressBounces, contacts, messages, webhookEndpoints } from '@fairlane/db'
 import { claimMessage, markMessageSent } from '@fairlane/db/queries/delivery'
 import { eventually } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
@@ -94,6 +94,61 @@ describe('a hard bounce', () => {
   })
 })
 
+describe('many reports about one message, each with a Message-ID of its own', () => {
+  /** The message's webhook deliveries: the tenant subscribed to bounces and complaints. */
+  async function deliveriesOf(messageId: string) {
+    const rows = await harness.db.execute<{ event_type: string }>(
+      sql`select event_type from webhook_deliveries where message_id = ${messageId}`,
+    )
+    return rows.map((row) => row.event_type)
+  }
+
+  /** The first report, then the other 49 seven at a time (the message's row lock orders them). */
+  async function sendFifty(verp: string, report: (index: number) => string) {
+    await send(verp, report(0))
+    for (let start = 1; start < 50; start += 7) {
+      const batch = Array.from({ length: Math.min(7, 50 - start) }, (_, offset) => start + offset)
+      await Promise.all(batch.map((index) => send(verp, report(index))))
+    }
+  }
+
+  beforeAll(async () => {
+    await harness.db.insert(webhookEndpoints).values({
+      tenantId,
+      url: 'https://hooks.example/fairlane',
+      events: ['email.bounced', 'email.complained'],
+      secret: `whsec_${Buffer.from('x'.repeat(32)).toString('base64')}`,
+    })
+  })
+
+  it('50 bounces make one bounced event and one webhook delivery', async () => {
+    const to = address('flooded')
+    const id = await createMessage(harness.db, { tenantId, to })
+    const verp = returnPathOf(id)
+    await sendFifty(verp, (index) =>
+      dsn({ to: verp, recipient: to, status: '5.1.1', diagnostic: `550 5.1.1 try ${index}` }),
+    )
+    expect(await eventsOf(harness.db, id)).toMatchObject([
+      { type: 'bounced', detail: { kind: 'hard', diagnostic: '550 5.1.1 try 0' } },
+    ])
+    expect(await deliveriesOf(id)).toEqual(['email.bounced'])
+    expect(harness.logs.filter((line) => line.messageId === id && line.duplicate === true)).toHaveLength(49)
+  })
+
+  it('50 complaints make one complained event and one webhook delivery', async () => {
+    const to = address('complains-a-lot')
+    const contactId = await createContact(harness.db, tenantId, to)
+    const id = await createMessage(harness.db, { tenantId, to, contactId })
+    const verp = returnPathOf(id)
+    await sendFifty(verp, () => arf({ to: verp, recipient: to }))
+    expect((await eventsOf(harness.db, id)).map((event) => event.type)).toEqual([
+      'complained',
+      'unsubscribed',
+    ])
+    expect(await deliveriesOf(id)).toEqual(['email.complained'])
+  })
+})
+
 describe('soft bounces', () => {
   async function softBounce(to: string) {
     const id = await createMessage(harness.db, { tenantId, to })
@@ -142,15 +197,25 @@ describe('soft bounces', () => {
     expect(await suppressionOf(harness.db, tenantId, to)).toBeUndefined()
   })
 
-  it('count a message once, however many notices it gets', async () => {
+  it('count a message once, however many notices it gets, and keep its first notice only', async () => {
     const to = address('notices')
     const id = await softBounce(to)
     await send(
       returnPathOf(id),
       dsn({ to: returnPathOf(id), recipient: to, status: '4.4.7', action: 'failed' }),
     )
-    expect(await eventsOf(harness.db, id)).toHaveLength(2)
+    expect(await eventsOf(harness.db, id)).toMatchObject([
+      { type: 'bounced', detail: { kind: 'soft', status: '4.2.2' } },
+    ])
     expect(await softCount(to)).toBe(1)
+  })
+
+  it('are followed by the hard bounce that ends the same message', async () => {
+    const to = address('delayed-then-gone')
+    const id = await softBounce(to)
+    await send(returnPathOf(id), dsn({ to: returnPathOf(id), recipient: to, status: '5.1.1' }))
+    expect((await eventsOf(harness.db, id)).map((event) => event.detail?.kind)).toEqual(['soft', 'hard'])
+    expect(await statusOf(harness.db, id)).toBe('bounced')
   })
 })
 

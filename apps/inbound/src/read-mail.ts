@@ -12,7 +12,10 @@ const utf8 = new TextDecoder('utf-8')
 
 export interface ReadMail {
   mail: FeedbackMail
-  /** The report's own identity: its Message-ID, else a digest of its body (see `ApplyFeedbackInput`). */
+  /**
+   * The report's own identity, for the log: its Message-ID, else a digest of its body. Never a dedupe
+   * key: the sender chooses it (a message takes one event per kind instead, see `applyFeedback`).
+   */
   reportId: string
 }
 

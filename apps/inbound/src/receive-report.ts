@@ -18,7 +18,8 @@ const EXCERPT_CHARS = 2_000
 /**
  * What the SMTP side does with a message it accepted: read it once, then apply it to the message each
  * return path names (there is one in practice: a bounce goes to one envelope sender). A database
- * failure rejects, and the sender is answered 451 to try again; the dedupe key makes that retry safe.
+ * failure rejects, and the sender is answered 451 to try again; a message takes one event of each
+ * kind (`applyFeedback`), so that retry is safe.
  */
 export function createReportReceiver(deps: {
   feedback: ApplyFeedbackDeps
@@ -37,7 +38,7 @@ export function createReportReceiver(deps: {
       : { kind: 'unparseable', reason: 'the message could not be read as MIME' }
     const reportId = read?.reportId ?? `unread:${message.raw.length}`
     for (const recipient of message.recipients) {
-      const outcome = await applyFeedback({ recipient, feedback, reportId }, deps.feedback)
+      const outcome = await applyFeedback({ recipient, feedback }, deps.feedback)
       metrics.message(outcome.kind)
       const context = { ...outcome, reportId, client: message.remoteAddress, mailFrom: message.mailFrom }
       switch (outcome.kind) {

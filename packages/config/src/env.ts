@@ -559,6 +559,17 @@ export const envSchema = z
       .int('expected a whole number of milliseconds')
       .min(0, 'expected 0 or a positive number of milliseconds')
       .default(5_000),
+    /**
+     * Hits of one tracking token within one window of this length (clock-aligned: the hour by
+     * default) are one `opened`/`clicked` event and one webhook, the rest counted on it (`repeats`),
+     * so nobody looping on a token can write an event and a webhook per request. At least a second.
+     */
+    TRACKING_REPEAT_WINDOW_MS: z.coerce
+      .number({ message: 'expected a duration in milliseconds' })
+      .int('expected a whole number of milliseconds')
+      .min(1_000, 'expected at least 1000 milliseconds')
+      .max(2_592_000_000, 'expected at most 30 days')
+      .default(3_600_000),
     /** A message's events (`message_events`, its timeline) are deleted by the nightly cleanup after this many days. */
     EVENT_RETENTION_DAYS: positiveInt(30, 36_500),
     /**

@@ -24,12 +24,16 @@ export interface LoggedError {
 }
 
 const MAX_CAUSE_DEPTH = 4
-const ADDRESS = /[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
+// Starts only where a run of address characters starts, as in the worker's `redactAddresses`: an
+// error quoting a long remote reply is read in linear time.
+const ADDRESS = /(?<![^\s<>()[\]"',;:@])[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
 // Anywhere in the text: `String(error)` puts "DrizzleQueryError: " in front of it.
 const FAILED_QUERY = /Failed query: ([\s\S]*?)(?:\nparams: [\s\S]*)?$/
 const STATEMENT = /\b(insert\s+into|update|delete\s+from|select\b[\s\S]*?\bfrom)\s+("[^"]+"|[\w.]+)/i
-// PostgreSQL quotes the offending value in these: `invalid input syntax for type uuid: "abc"`.
-const QUOTED_INPUT = /\b(invalid input (?:syntax|value) for [^:]+|malformed [^:]+ literal): [\s\S]*/i
+// PostgreSQL quotes the offending value in these: `invalid input syntax for type uuid: "abc"`. The
+// type's name is short; bounded, a text repeating "malformed " without a colon is read in linear time.
+const QUOTED_INPUT =
+  /\b(invalid input (?:syntax|value) for [^:]{1,100}|malformed [^:]{1,100} literal): [\s\S]*/i
 
 /** A log message or error message with parameters, quoted input values and addresses taken out. */
 export function scrubErrorText(text: string): string {

@@ -142,6 +142,7 @@ export function buildWebContainer(config: Config): WebContainer {
       clock,
       isBotUserAgent: isbot,
       scannerWindowMs: config.TRACKING_SCANNER_WINDOW_MS,
+      repeatWindowMs: config.TRACKING_REPEAT_WINDOW_MS,
       logger,
     },
     admin: {

@@ -1,4 +1,6 @@
-const ADDRESS = /[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
+// A match starts only where a run of address characters starts (the lookbehind): without it a remote
+// server's long reply without an `@` is scanned again from each of its characters, in quadratic time.
+const ADDRESS = /(?<![^\s<>()[\]"',;:@])[^\s<>()[\]"',;:@]+@[^\s<>()[\]"',;:@]+/g
 
 /**
  * SMTP replies often quote the recipient ("<bob@example.com>: Recipient address rejected"). Dead

@@ -22,7 +22,8 @@ export function splitEmailList(text: string): { emails: string[]; invalid: strin
   for (const part of text.split(/[\s,;]+/)) {
     const email = part.trim().toLowerCase()
     if (email === '') continue
-    if (/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) && email.length <= 254) {
+    // Length first: the pattern backtracks over a long run of dots, and an address is at most 254.
+    if (email.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) {
       if (!emails.includes(email)) emails.push(email)
     } else invalid.push(part.trim())
   }

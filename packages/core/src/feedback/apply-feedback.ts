@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { Clock } from '../accept/ports'
 import type { MessageStatus } from '../domain/statuses'
 import { parseReturnPath } from '../sender-identity/return-path'
@@ -10,11 +9,6 @@ export interface ApplyFeedbackInput {
   /** The envelope recipient the report came to: a VERP return path. */
   recipient: string
   feedback: Feedback
-  /**
-   * Names the report itself, so the same report delivered twice is recognised: its Message-ID, or a
-   * digest of its bytes when it has none.
-   */
-  reportId: string
 }
 
 export interface ApplyFeedbackDeps {
@@ -66,11 +60,16 @@ export type FeedbackOutcome =
 const NOT_YET_SENT: readonly MessageStatus[] = ['pending', 'queued', 'sending', 'held']
 
 /**
- * Applies what came back to a return path to the message it names, in one transaction: the event
- * (deduplicated, so a report delivered twice is one event), the message's status (`bounced` for a
- * hard bounce, `complained`), and the address's fate: a hard bounce suppresses it on every lane, a
- * complaint suppresses it and unsubscribes the contact, a soft bounce is counted and suppresses only
- * at the limit. A report is applied only to a message of the tenant its return-path host belongs to.
+ * Applies what came back to a return path to the message it names, in one transaction: the event,
+ * the message's status (`bounced` for a hard bounce, `complained`), and the address's fate: a hard
+ * bounce suppresses it on every lane, a complaint suppresses it and unsubscribes the contact, a soft
+ * bounce is counted and suppresses only at the limit. A report is applied only to a message of the
+ * tenant its return-path host belongs to.
+ *
+ * A message takes at most one `bounced` event of each kind (a delay, then the final hard failure)
+ * and one `complained`, however many reports arrive: the first is kept, later ones are `duplicate`
+ * and write nothing, so reach no webhook. Whoever holds a return path can send any number of reports,
+ * each with a Message-ID of its choosing; the report's identity cannot be what makes it new.
  */
 export async function applyFeedback(
   input: ApplyFeedbackInput,
@@ -89,9 +88,9 @@ export async function applyFeedback(
     const ids = { messageId: message.id, tenantId: message.tenantId }
     switch (feedback.kind) {
       case 'bounce':
-        return applyBounce(tx, message, feedback, input, deps)
+        return applyBounce(tx, message, feedback, deps)
       case 'complaint':
-        return applyComplaint(tx, message, feedback, input, deps)
+        return applyComplaint(tx, message, feedback, deps)
       default:
         return { kind: feedback.kind, ...ids, reason: feedback.reason }
     }
@@ -102,7 +101,6 @@ async function applyBounce(
   tx: FeedbackTransaction,
   message: FeedbackMessage,
   feedback: Extract<Feedback, { kind: 'bounce' }>,
-  input: ApplyFeedbackInput,
   deps: ApplyFeedbackDeps,
 ): Promise<FeedbackOutcome> {
   const recipient = pickRecipient(feedback.recipients, message.toAddress)
@@ -119,12 +117,7 @@ async function applyBounce(
       ...(recipient.remoteMta ? { remoteMta: recipient.remoteMta } : {}),
       ...(feedback.reportingMta ? { reportingMta: feedback.reportingMta } : {}),
     },
-    dedupeKey: dedupeKey(
-      'bounced',
-      input.reportId,
-      recipient.finalRecipient ?? message.toAddress,
-      recipient.status,
-    ),
+    dedupeKey: `bounced:${recipient.kind}`,
   })
   if (!written) return { ...base, duplicate: true, suppressed: false, statusPending: false }
   if (recipient.kind === 'hard') {
@@ -191,7 +184,6 @@ async function applyComplaint(
   tx: FeedbackTransaction,
   message: FeedbackMessage,
   complaint: Extract<Feedback, { kind: 'complaint' }>,
-  input: ApplyFeedbackInput,
   deps: ApplyFeedbackDeps,
 ): Promise<FeedbackOutcome> {
   const base = { kind: 'complaint', messageId: message.id, tenantId: message.tenantId } as const
@@ -203,7 +195,7 @@ async function applyComplaint(
       feedbackType: complaint.feedbackType,
       ...(complaint.userAgent ? { userAgent: complaint.userAgent } : {}),
     },
-    dedupeKey: dedupeKey('complained', input.reportId, email, complaint.feedbackType),
+    dedupeKey: 'complained',
   })
   if (!written) return { ...base, duplicate: true, suppressed: false, statusPending: false }
   await tx.setStatus({ ...ids(message), status: 'complained', from: ['sent', 'bounced'] })
@@ -218,7 +210,7 @@ async function applyComplaint(
       ...ids(message),
       type: 'unsubscribed',
       detail: { source: 'complaint' },
-      dedupeKey: dedupeKey('unsubscribed', input.reportId, email, complaint.feedbackType),
+      dedupeKey: 'unsubscribed:complaint',
     })
   }
   return { ...base, duplicate: false, suppressed: true, statusPending: NOT_YET_SENT.includes(message.status) }
@@ -269,11 +261,4 @@ function domainOf(from: string): string | undefined {
 
 function ids(message: FeedbackMessage): { tenantId: string; messageId: string } {
   return { tenantId: message.tenantId, messageId: message.id }
-}
-
-/** One event per report, recipient and status: the same report twice is one, two reports are two. */
-function dedupeKey(type: string, reportId: string, recipient: string, status: string): string {
-  return createHash('sha256')
-    .update([type, reportId, recipient.toLowerCase(), status].join('\0'))
-    .digest('hex')
 }

@@ -1,4 +1,4 @@
-import { type FeedbackMail, headerValue } from './feedback-mail'
+import { type FeedbackMail, headerValue, subjectLine } from './feedback-mail'
 
 const OUT_OF_OFFICE_SUBJECT =
   /^\s*(out of (the )?office|ooo\b|automatic reply|auto(matic)?[- ]?(reply|response|antwort)|auto:|autoreply|abwesenheit|réponse automatique|risposta automatica|respuesta automática|away from (the office|my desk)|on (vacation|holiday|leave)|vacation (reply|notice))/i
@@ -15,6 +15,6 @@ export function autoReplyReason(mail: FeedbackMail): string | undefined {
     if (headerValue(mail, name) !== undefined) return `${name} header`
   }
   if (/^\s*auto[_-]reply\b/i.test(headerValue(mail, 'precedence') ?? '')) return 'Precedence: auto_reply'
-  if (OUT_OF_OFFICE_SUBJECT.test(mail.subject)) return 'out-of-office subject'
+  if (OUT_OF_OFFICE_SUBJECT.test(subjectLine(mail))) return 'out-of-office subject'
   return undefined
 }

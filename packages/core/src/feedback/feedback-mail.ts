@@ -83,9 +83,21 @@ export type Feedback =
   /** Neither a report nor an automatic answer we can read: kept in the log, changes nothing. */
   | { kind: 'unparseable'; reason: string }
 
-/** The first value of a top-level header (name lowercase). */
+/**
+ * The longest header value a reader matches against: RFC 5322's line limit (§2.1.1). A report's
+ * headers are written by whoever sent it, and mailparser lets one grow to 1 MB; every pattern run on
+ * a header sees at most this much, so its cost is bounded whatever the pattern's shape.
+ */
+export const MAX_HEADER_CHARS = 998
+
+/** The first value of a top-level header (name lowercase), cut to `MAX_HEADER_CHARS`. */
 export function headerValue(mail: FeedbackMail, name: string): string | undefined {
-  return mail.headers.find((header) => header.name === name)?.value
+  return mail.headers.find((header) => header.name === name)?.value.slice(0, MAX_HEADER_CHARS)
+}
+
+/** The decoded Subject, cut to `MAX_HEADER_CHARS`. */
+export function subjectLine(mail: FeedbackMail): string {
+  return mail.subject.slice(0, MAX_HEADER_CHARS)
 }
 
 /** Top-level media type parameters: `multipart/report; report-type=delivery-status` → its report type. */

@@ -1,5 +1,5 @@
 import type { BounceRecipient, FeedbackMail } from './feedback-mail'
-import { headerValue } from './feedback-mail'
+import { headerValue, subjectLine } from './feedback-mail'
 import { reportAddress } from './report-fields'
 import { sanitiseOptional } from './sanitise-text'
 import { classifyBounce, findReplyCode, statusFromReplyCode } from './status-code'
@@ -12,12 +12,16 @@ import { classifyBounce, findReplyCode, statusFromReplyCode } from './status-cod
  * every MTA's bounce carries (From MAILER-DAEMON or postmaster, a "failure notice" subject).
  */
 
+// Patterns here run on text an outsider writes: none has an unbounded run between two literals
+// (Exim's "Warning: message <id> delayed" takes an id of at most 64 characters), and headers are cut
+// to MAX_HEADER_CHARS, so a long subject or opening costs linear time.
+
 /** Written by the mail system itself; an out-of-office never comes from these. */
 const DAEMON_SENDER = /(^|[\s<"])(mailer-daemon|postmaster|mail delivery (subsystem|system))\b/i
 const BOUNCE_OPENINGS =
   /(qmail-send program|created automatically by mail delivery software|this is the mail system at host|unable to deliver your message|could not be delivered to one or more|delivery to the following recipients? (failed|has been delayed)|delivery has failed to these recipients|your message (couldn't|could not|wasn't|was not) (be )?delivered|message not delivered|has not yet been delivered)/i
 const BOUNCE_SUBJECT =
-  /(undeliver(ed|able)|delivery (status notification|failure|has failed|failed|incomplete|delayed)|returned mail|failure notice|mail delivery (failed|failure)|could not be delivered|not delivered|non-?delivery|warning: message .* delayed|delayed mail)/i
+  /(undeliver(ed|able)|delivery (status notification|failure|has failed|failed|incomplete|delayed)|returned mail|failure notice|mail delivery (failed|failure)|could not be delivered|not delivered|non-?delivery|warning: message \S{1,64} delayed|delayed mail)/i
 
 const PERMANENT =
   /(this is a permanent error|permanent (error|failure|fatal errors?)|permanently rejected|given up|giving up|retry timeout exceeded)/i
@@ -31,7 +35,7 @@ export function bounceEvidence(mail: FeedbackMail): BounceEvidence {
   const from = headerValue(mail, 'from') ?? ''
   if (DAEMON_SENDER.test(from) || headerValue(mail, 'x-failed-recipients') !== undefined) return 'strong'
   if (BOUNCE_OPENINGS.test(mail.text.slice(0, 4_000))) return 'strong'
-  return BOUNCE_SUBJECT.test(mail.subject) ? 'subject' : 'none'
+  return BOUNCE_SUBJECT.test(subjectLine(mail)) ? 'subject' : 'none'
 }
 
 /**

@@ -97,7 +97,9 @@ function parseCondition(text: string): Parsed {
 
 /** Parses the typed filter; every problem is reported under `filter`, naming the condition and what is wrong. */
 export function parseFilterText(text: string): FilterTextResult {
-  const sources = splitOutside(text, /\s+and\s+|\r?\n/iy)
+  // `and` is tried only where a run of white space starts (the lookbehind): tried from each of a long
+  // run's characters, `\s+` would read the rest of the run each time, in quadratic time.
+  const sources = splitOutside(text, /(?<!\s)\s+and\s+|\r?\n/iy)
     .map((part) => part.trim())
     .filter((part) => part !== '')
   if (sources.length === 0)

@@ -1,6 +1,8 @@
 export {
+  DEFAULT_REPEAT_WINDOW_MS,
   DEFAULT_SCANNER_WINDOW_MS,
   recordTrackingHit,
+  repeatWindowStart,
   type TrackingDeps,
   type TrackingHit,
   type TrackingOutcome,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { recordTrackingHit, type TrackingHit, type TrackingStore } from './record-hit'
+import { recordTrackingHit, repeatWindowStart, type TrackingHit, type TrackingStore } from './record-hit'
 import { signTrackingToken, trackingKey } from './token'
 
 const key = trackingKey([{ kid: 1, secret: 'an-unsubscribe-secret-of-32-characters!' }])
@@ -30,6 +30,7 @@ const deps = (store: TrackingStore) => ({
   clock: { now: () => now },
   isBotUserAgent: (userAgent: string) => userAgent.includes('bot'),
   scannerWindowMs: 5_000,
+  repeatWindowMs: 3_600_000,
 })
 
 describe('recordTrackingHit', () => {
@@ -82,5 +83,22 @@ describe('recordTrackingHit', () => {
       })
     }
     expect(hits).toEqual([])
+  })
+
+  it('names the clock-aligned window a hit falls in, so hits of one window share one event', async () => {
+    const { store, hits } = fakeStore({})
+    const open = signTrackingToken({ kind: 'open', messageId }, key)
+    await recordTrackingHit({ kind: 'open', token: open, userAgent: 'Mozilla/5.0' }, deps(store))
+    expect(hits[0]?.repeatWindowStart).toEqual(new Date('2026-12-04T12:00:00Z'))
+    const hour = 3_600_000
+    expect(repeatWindowStart(new Date('2026-12-04T12:59:59.999Z'), hour)).toEqual(
+      new Date('2026-12-04T12:00:00Z'),
+    )
+    expect(repeatWindowStart(new Date('2026-12-04T13:00:00Z'), hour)).toEqual(
+      new Date('2026-12-04T13:00:00Z'),
+    )
+    expect(repeatWindowStart(new Date('2026-12-04T13:00:07Z'), 5_000)).toEqual(
+      new Date('2026-12-04T13:00:05Z'),
+    )
   })
 })

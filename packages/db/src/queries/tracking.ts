@@ -33,9 +33,28 @@ const hitMessage = (hit: TrackingHit) => sql`
   from messages m where m.id = ${hit.messageId}::uuid`
 
 /**
- * An open, in one statement: the `opened` event (every hit, bots flagged) and, for the first hit
- * that is not a bot's, `first_opened_at`. The update re-checks `first_opened_at is null` under the
- * row lock, so of two concurrent first opens exactly one is `first`.
+ * The key that makes a token's hits in one window one event (`TrackingHit.repeatWindowStart`), bots'
+ * and people's apart: a scanner's hits never swallow the reader's first open. `what` names the token:
+ * `opened`, or `clicked:<link id>`.
+ */
+const repeatKey = (what: string, hit: TrackingHit) =>
+  sql`${what}::text || case when m.bot then ':bot:' else ':' end || ${hit.repeatWindowStart.toISOString()}::text`
+
+/**
+ * A later hit of the window, on the event its first hit wrote: counted, with its time. The webhook
+ * outbox trigger fires on inserted events only, so a repeat reaches no endpoint.
+ */
+const countRepeat = sql`
+  on conflict (message_id, dedupe_key) where dedupe_key is not null do update set
+    detail = message_events.detail || jsonb_build_object(
+      'repeats', coalesce((message_events.detail ->> 'repeats')::int, 0) + 1,
+      'lastAt', excluded.at)`
+
+/**
+ * An open, in one statement: the `opened` event (one per window, bots flagged; later hits of the
+ * window counted on it) and, for the first hit that is not a bot's, `first_opened_at`. The update
+ * re-checks `first_opened_at is null` under the row lock, so of two concurrent first opens exactly
+ * one is `first`.
  */
 export async function recordOpen(db: Executor, hit: TrackingHit): Promise<boolean> {
   const [row] = await db.execute<{ found: boolean }>(sql`
@@ -45,10 +64,12 @@ export async function recordOpen(db: Executor, hit: TrackingHit): Promise<boolea
       from m where messages.id = m.id and not m.bot and messages.first_opened_at is null
       returning messages.id),
     event as (
-      insert into message_events (tenant_id, message_id, type, at, detail)
+      insert into message_events (tenant_id, message_id, type, at, detail, dedupe_key)
       select m.tenant_id, m.id, 'opened', ${hit.now.toISOString()}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
-        'bot', m.bot, 'first', exists (select 1 from marked), 'userAgent', ${hit.userAgent}::text))
+        'bot', m.bot, 'first', exists (select 1 from marked), 'userAgent', ${hit.userAgent}::text)),
+        ${repeatKey('opened', hit)}
       from m
+      ${countRepeat}
       returning 1)
     select exists (select 1 from event) as found`)
   return row?.found === true
@@ -57,7 +78,8 @@ export async function recordOpen(db: Executor, hit: TrackingHit): Promise<boolea
 /**
  * A click, in one statement: the link must be the message's tenant's and campaign's (API mail:
  * the tenant's, campaign null), else nothing is written and no URL comes back. Then the `clicked`
- * event, the link's counts for the message (bots apart), and the first `first_clicked_at`.
+ * event (one per link and window, as opens), the link's counts for the message (every hit, bots
+ * apart), and the first `first_clicked_at`.
  */
 export async function recordClick(
   db: Executor,
@@ -86,11 +108,13 @@ export async function recordClick(
         last_clicked_at = excluded.last_clicked_at
       returning 1),
     event as (
-      insert into message_events (tenant_id, message_id, type, at, detail)
+      insert into message_events (tenant_id, message_id, type, at, detail, dedupe_key)
       select m.tenant_id, m.id, 'clicked', ${hit.now.toISOString()}::timestamptz, jsonb_strip_nulls(jsonb_build_object(
         'linkId', link.id, 'url', link.url, 'bot', m.bot, 'first', exists (select 1 from marked),
-        'userAgent', ${hit.userAgent}::text))
+        'userAgent', ${hit.userAgent}::text)),
+        ${repeatKey(`clicked:${hit.linkId}`, hit)}
       from m, link
+      ${countRepeat}
       returning 1)
     select (select url from link) as url`)
   return row?.url ?? null

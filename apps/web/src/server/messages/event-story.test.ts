@@ -63,4 +63,14 @@ describe('describeEvent', () => {
       { name: 'how', value: 'one-click' },
     ])
   })
+
+  it('counts the later hits of an open or a click that were folded into the event', () => {
+    const detail = { url: 'https://shop.example/', repeats: 12, lastAt: '2026-12-06T04:59:00+00:00' }
+    expect(describeEvent({ type: 'clicked', detail }).facts).toEqual([
+      { name: 'url', value: 'https://shop.example/' },
+      { name: 'hits after this one', value: '12' },
+      { name: 'last hit', value: '2026-12-06T04:59:00+00:00' },
+    ])
+    expect(describeEvent({ type: 'opened', detail: { bot: false, first: true } }).facts).toEqual([])
+  })
 })

@@ -75,6 +75,13 @@ export function describeEvent(event: {
     case 'unsubscribed':
       add('how', detail.source)
       break
+    case 'opened':
+    case 'clicked':
+      add('url', detail.url)
+      // Later hits of the same window are counted on the event, not written (TRACKING_REPEAT_WINDOW_MS).
+      add('hits after this one', detail.repeats)
+      add('last hit', detail.lastAt)
+      break
     default:
       break
   }

@@ -1,4 +1,11 @@
-import { type ApiKeyScope, apiKeyPrefix, generateApiKey, hashApiKey, trackingKey } from '@fairlane/core'
+import {
+  type ApiKeyScope,
+  apiKeyPrefix,
+  DEFAULT_REPEAT_WINDOW_MS,
+  generateApiKey,
+  hashApiKey,
+  trackingKey,
+} from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
@@ -48,6 +55,7 @@ export interface WebHarness {
   /** The tracking routes' deps, keys from `TEST_UNSUBSCRIBE_SECRETS` (the worker harness signs with them). */
   trackingDeps(overrides?: {
     scannerWindowMs?: number
+    repeatWindowMs?: number
     now?: () => Date
     secrets?: readonly { kid: number; secret: string }[]
   }): TrackingRouteDeps
@@ -170,6 +178,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
       clock: { now: overrides.now ?? (() => new Date()) },
       isBotUserAgent: isbot,
       scannerWindowMs: overrides.scannerWindowMs ?? 0,
+      repeatWindowMs: overrides.repeatWindowMs ?? DEFAULT_REPEAT_WINDOW_MS,
       logger,
     }),
     async close() {
