@@ -25,7 +25,8 @@ export function getDefaultSender(request: Request, deps: ApiDeps): Promise<Respo
 
 /**
  * `PUT /api/v1/sender` `{ from, replyTo }` (null or "" clears; a field left out clears too: PUT is
- * the whole setting) → the setting as stored. A `from` not on a verified domain → 422 naming `from`.
+ * the whole setting) → the setting as stored. A `from` not on a verified domain → 422 naming `from`;
+ * a key restricted to a domain → 403 unless `from` is on it.
  * API calls see the change within the API key cache's few seconds.
  */
 export function putDefaultSender(request: Request, deps: ApiDeps): Promise<Response> {
@@ -33,7 +34,7 @@ export function putDefaultSender(request: Request, deps: ApiDeps): Promise<Respo
     const caller = await authorizeApiCall(request, deps)
     const body = await readJsonBody(request, MAX_BODY_BYTES)
     const sender = await setDefaultSender(
-      { tenantId: caller.tenantId, sender: parseDefaultSender(body) },
+      { tenantId: caller.tenantId, sender: parseDefaultSender(body), keyDomain: caller.domain },
       { domains: createSenderDomains(deps.db), store: createDefaultSenderStore(deps.db) },
     )
     return Response.json(json(sender), { headers: NO_STORE })
