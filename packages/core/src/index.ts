@@ -1,4 +1,5 @@
 // Access (roles, permissions, good standing) is pure logic, exported from the root.
+export * from './access/client-unit'
 export * from './access/permissions'
 export {
   API_KEY_PREFIX_LENGTH,
