@@ -1,10 +1,11 @@
 import { checkKeyDomain } from '../api-keys/key-scope'
+import type { AuditOf, AuditRecord } from '../audit/audit-record'
 import { checkSenderDomain } from './check-sender-domain'
 import type { SenderChoice, SenderDomains } from './ports'
 
 export interface DefaultSenderStore {
-  /** Sets (or with nulls clears) the tenant's default From and Reply-To. */
-  updateDefaultSender(input: { tenantId: string } & SenderChoice): Promise<void>
+  /** Sets (or with nulls clears) the tenant's default From and Reply-To; `audit` is written with it. */
+  updateDefaultSender(input: { tenantId: string } & SenderChoice, audit?: AuditRecord): Promise<void>
 }
 
 /**
@@ -15,12 +16,18 @@ export interface DefaultSenderStore {
  * tenant that names no From sends with the default.
  */
 export async function setDefaultSender(
-  input: { tenantId: string; sender: SenderChoice; keyDomain?: string | null },
+  input: {
+    tenantId: string
+    sender: SenderChoice
+    keyDomain?: string | null
+    /** The change's audit entry, written with it. */
+    audit?: AuditOf<SenderChoice> | undefined
+  },
   deps: { domains: SenderDomains; store: DefaultSenderStore },
 ): Promise<SenderChoice> {
   const { tenantId, sender } = input
   checkKeyDomain(input.keyDomain ?? null, sender.from, 'default sender')
   if (sender.from !== null) await checkSenderDomain({ tenantId, from: sender.from }, deps)
-  await deps.store.updateDefaultSender({ tenantId, ...sender })
+  await deps.store.updateDefaultSender({ tenantId, ...sender }, input.audit?.(sender))
   return sender
 }

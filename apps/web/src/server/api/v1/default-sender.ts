@@ -4,6 +4,7 @@ import {
   createSenderDomains,
   findDefaultSender,
 } from '@fairlane/db/queries/senders'
+import { apiAudit, audited } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
@@ -34,7 +35,14 @@ export function putDefaultSender(request: Request, deps: ApiDeps): Promise<Respo
     const caller = await authorizeApiCall(request, deps)
     const body = await readJsonBody(request, MAX_BODY_BYTES)
     const sender = await setDefaultSender(
-      { tenantId: caller.tenantId, sender: parseDefaultSender(body), keyDomain: caller.domain },
+      {
+        tenantId: caller.tenantId,
+        sender: parseDefaultSender(body),
+        keyDomain: caller.domain,
+        audit: apiAudit(request, caller, (set: SenderChoice) =>
+          audited.defaultSenderSet(caller.tenantId, set),
+        ),
+      },
       { domains: createSenderDomains(deps.db), store: createDefaultSenderStore(deps.db) },
     )
     return Response.json(json(sender), { headers: NO_STORE })
