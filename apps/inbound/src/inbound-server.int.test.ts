@@ -196,6 +196,82 @@ describe('slow and greedy clients', () => {
   })
 })
 
+describe('connections from one client address', () => {
+  let capped: Inbound
+  beforeAll(async () => {
+    capped = await startInbound({
+      db: harness.db,
+      logger: pino({ level: 'silent' }),
+      host: '127.0.0.1',
+      smtpPort: 0,
+      httpPort: 0,
+      secrets: TEST_SECRETS,
+      bounceDomain: TEST_BOUNCE_DOMAIN,
+      softBounceLimit: 3,
+      limits: { maxClientsPerAddress: 2 },
+    })
+    return () => capped.close()
+  })
+
+  it('answers 421 to a third connection from one address, serves another address, and frees the slot on close', async () => {
+    const refusedBefore = await refusalsOf(capped, 'too-many-connections')
+    const holders = await Promise.all([opened(capped.smtpPort), opened(capped.smtpPort)])
+    try {
+      for (const holder of holders) expect(holder.greeting).toMatch(/^220 /)
+
+      const third = await opened(capped.smtpPort)
+      expect(third.greeting).toMatch(/^421 4\.7\.0 too many connections from your address \(at most 2/)
+      await third.closed
+
+      // A real message from the same address is refused before it is read, and applied nowhere.
+      const to = address('capped')
+      const id = await createMessage(harness.db, { tenantId: acme, to })
+      const verp = returnPathOf(id)
+      const refused = await sendReport(capped.smtpPort, verp, dsn({ to: verp, recipient: to }))
+      expect(refused).toMatchObject({ ok: false, code: 421 })
+      expect(await statusOf(harness.db, id)).toBe('sent')
+      expect(await refusalsOf(capped, 'too-many-connections')).toBe(refusedBefore + 2)
+
+      // Another client address is not held back by this one (127.0.0.2 is loopback too).
+      const neighbour = await opened(capped.smtpPort, '127.0.0.2')
+      expect(neighbour.greeting).toMatch(/^220 /)
+      neighbour.socket.destroy()
+
+      // One holder leaves: its slot is free again and a report from the address is applied.
+      holders[0]?.socket.destroy()
+      await holders[0]?.closed
+      await eventually(
+        async () => {
+          const result = await sendReport(capped.smtpPort, verp, dsn({ to: verp, recipient: to }))
+          if (!result.ok) throw new Error(`still refused: ${result.message}`)
+          return result
+        },
+        { timeoutMs: 5_000 },
+      )
+      expect(await statusOf(harness.db, id)).toBe('bounced')
+    } finally {
+      for (const holder of holders) holder.socket.destroy()
+    }
+  })
+})
+
+/** A raw connection from `localAddress`: its first reply (the greeting or the refusal) and its close. */
+async function opened(port: number, localAddress = '127.0.0.1') {
+  const socket = connect({ port, host: '127.0.0.1', localAddress })
+  socket.on('error', () => {})
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()))
+  const greeting = await new Promise<string>((resolve) => {
+    socket.once('data', (chunk) => resolve(chunk.toString()))
+    socket.once('close', () => resolve(''))
+  })
+  return { socket, greeting, closed }
+}
+
+async function refusalsOf(server: Inbound, reason: string): Promise<number> {
+  const metric = await server.metrics.registry.getSingleMetric('fairlane_inbound_refusals_total')?.get()
+  return metric?.values.find((value) => value.labels.reason === reason)?.value ?? 0
+}
+
 /**
  * A hand-driven SMTP session: `say` writes a line (after `delayMs`) and answers false once the
  * server has closed the connection. Resolves with what `script` returns.

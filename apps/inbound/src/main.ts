@@ -38,6 +38,7 @@ try {
     softBounceLimit: config.SOFT_BOUNCE_LIMIT,
     metricsToken: config.METRICS_TOKEN,
     requireMetricsToken: config.NODE_ENV === 'production',
+    limits: { maxClientsPerAddress: config.INBOUND_MAX_CLIENTS_PER_ADDRESS },
   })
 } catch (error) {
   console.error(

@@ -2,7 +2,14 @@ import { INBOUND_KINDS, type InboundKind } from '@fairlane/core'
 import { Counter, collectDefaultMetrics, Gauge, Registry } from 'prom-client'
 
 /** Why the server refused a message or a recipient before reading any report. */
-export const REFUSALS = ['bad-recipient', 'too-many-recipients', 'too-large', 'timeout', 'error'] as const
+export const REFUSALS = [
+  'bad-recipient',
+  'too-many-recipients',
+  'too-large',
+  'timeout',
+  'too-many-connections',
+  'error',
+] as const
 export type Refusal = (typeof REFUSALS)[number]
 
 export interface InboundMetrics {

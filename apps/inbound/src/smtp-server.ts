@@ -1,3 +1,4 @@
+import { clientUnitOf } from '@fairlane/core'
 import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { listen } from './http-server'
@@ -18,6 +19,11 @@ export interface InboundLimits {
   maxMessageBytes: number
   maxRecipients: number
   maxClients: number
+  /**
+   * Connections one client (an IPv4 address or an IPv6 /64) may hold at once; the next is answered
+   * 421. Each may buffer a whole message, so without it one sender could take every client slot.
+   */
+  maxClientsPerAddress: number
   /** Idle time after which a client is disconnected (smtp-server's socket timeout). */
   socketTimeoutMs: number
   /** The longest one DATA may take, however steadily a slow client trickles it in. */
@@ -28,6 +34,7 @@ export const DEFAULT_LIMITS: InboundLimits = {
   maxMessageBytes: 10 * 1024 * 1024,
   maxRecipients: 10,
   maxClients: 100,
+  maxClientsPerAddress: 10,
   socketTimeoutMs: 60_000,
   dataTimeoutMs: 5 * 60_000,
 }
@@ -63,6 +70,7 @@ export function createInboundSmtp(options: InboundSmtpOptions): InboundSmtp {
   const limits = { ...DEFAULT_LIMITS, ...options.limits }
   const { logger } = options
   const inFlight = new Set<Promise<void>>()
+  const clients = createClientCount(limits.maxClientsPerAddress)
 
   const server = new SMTPServer({
     authOptional: true,
@@ -74,6 +82,21 @@ export function createInboundSmtp(options: InboundSmtpOptions): InboundSmtp {
     disableReverseLookup: true,
     logger: false,
     banner: 'Fairlane inbound: bounces and feedback reports only',
+    onConnect: (session, callback) => {
+      if (clients.admit(session.id, session.remoteAddress)) {
+        callback()
+        return
+      }
+      options.onRefused('too-many-connections')
+      logger.info({ client: session.remoteAddress }, 'too many connections from one client; refused')
+      callback(
+        smtpError(
+          421,
+          `4.7.0 too many connections from your address (at most ${limits.maxClientsPerAddress} at once); try again later`,
+        ),
+      )
+    },
+    onClose: (session) => clients.release(session.id),
     onRcptTo: (address, session, callback) => {
       if (session.envelope.rcptTo.length >= limits.maxRecipients) {
         options.onRefused('too-many-recipients')
@@ -168,6 +191,33 @@ export function createInboundSmtp(options: InboundSmtpOptions): InboundSmtp {
         for (const connection of server.connections) connection.send(421, 'inbound shutting down')
       })
       await Promise.allSettled([...inFlight])
+    },
+  }
+}
+
+/**
+ * Open connections per client unit (`clientUnitOf`). A connection is counted from its admission to
+ * its close; one refused was never counted, so its close releases nothing.
+ */
+function createClientCount(maxPerUnit: number) {
+  const perUnit = new Map<string, number>()
+  const unitOfSession = new Map<string, string>()
+  return {
+    admit(sessionId: string, remoteAddress: string): boolean {
+      const unit = clientUnitOf(remoteAddress)
+      const open = perUnit.get(unit) ?? 0
+      if (open >= maxPerUnit) return false
+      perUnit.set(unit, open + 1)
+      unitOfSession.set(sessionId, unit)
+      return true
+    },
+    release(sessionId: string): void {
+      const unit = unitOfSession.get(sessionId)
+      if (unit === undefined) return
+      unitOfSession.delete(sessionId)
+      const open = (perUnit.get(unit) ?? 1) - 1
+      if (open > 0) perUnit.set(unit, open)
+      else perUnit.delete(unit)
     },
   }
 }

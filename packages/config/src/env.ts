@@ -433,6 +433,12 @@ export const envSchema = z
       'smtp://127.0.0.1:2526',
     ),
     INBOUND_HTTP_PORT: port(9466),
+    /**
+     * SMTP connections one client (an IPv4 address or an IPv6 /64) may hold open to the inbound
+     * server at once; the next is answered 421. Each connection may buffer a whole message (10 MB) and
+     * the server takes 100 clients in all, so this keeps one sender from holding every slot.
+     */
+    INBOUND_MAX_CLIENTS_PER_ADDRESS: positiveInt(10, 1000),
     /** Soft bounces (full mailbox, greylisting that never ended) within 30 days, with no delivery between, that suppress an address. */
     SOFT_BOUNCE_LIMIT: positiveInt(3, 100),
 

@@ -1,4 +1,5 @@
 // Access (roles, permissions, good standing) is pure logic, exported from the root.
+export * from './access/client-unit'
 export * from './access/permissions'
 export {
   API_KEY_PREFIX_LENGTH,
@@ -21,6 +22,7 @@ export { checkKeyDomain, checkKeyScope, scopeAllows } from './api-keys/key-scope
 export { platformActorLabel, TENANT_AUDIT_ACTIONS, type TenantAuditAction } from './audit/audit-actions'
 export { type AuditActor, apiKeyActorLabel } from './audit/audit-actor'
 export { type AuditFilter, auditCursor, parseAuditFilter } from './audit/audit-filter'
+export type { AuditOf, AuditRecord } from './audit/audit-record'
 // Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
 export * from './campaigns'
 // Contacts are exported from the root: the package's export map is fixed for now.

@@ -26,19 +26,28 @@ export function checkKeyScope(keyScope: ApiKeyScope, routeNeeds: ApiKeyScope): v
   )
 }
 
+/** What a domain-restricted key's From check is about, as its 403 names it. */
+export type KeyDomainSubject = 'message' | 'campaign' | 'default sender'
+
 /**
  * A key restricted to one domain sends only with a From on it (the request's, the template's or the
  * tenant's default, whichever applies); the platform's own sender (no From at all) is not on it
  * either. Subdomains are other domains: a key for `example.com` does not send as `mail.example.com`.
+ * The same holds for what the key schedules (a campaign) or sets for every later send (the tenant's
+ * default sender): otherwise a restricted key would send from another domain one step removed.
  */
-export function checkKeyDomain(keyDomain: string | null, fromAddress: string | null): void {
+export function checkKeyDomain(
+  keyDomain: string | null,
+  fromAddress: string | null,
+  subject: KeyDomainSubject = 'message',
+): void {
   if (keyDomain === null) return
   const fromDomain = fromAddress === null ? null : domainOfHeader(fromAddress)
   if (fromDomain === keyDomain) return
   const what =
     fromDomain === null
-      ? 'this message has no From on it (it would go from the platform sender)'
-      : `this message is from ${fromDomain}`
+      ? `this ${subject} has no From on it (it would go from the platform sender)`
+      : `this ${subject} is from ${fromDomain}`
   throw new AppError(
     'forbidden',
     `This API key may only send from the domain ${keyDomain}; ${what}. Name a from address on ${keyDomain}`,

@@ -8,10 +8,19 @@ export const TENANT_AUDIT_ACTIONS = {
   apiKeyRevoke: 'api_key.revoke',
   domainAdd: 'domain.add',
   domainRemove: 'domain.remove',
+  domainDkimRotate: 'domain.dkim.rotate',
   webhookCreate: 'webhook.create',
   webhookUpdate: 'webhook.update',
   webhookDelete: 'webhook.delete',
   webhookSecretRotate: 'webhook.secret.rotate',
+  /** A test event sent to an endpoint (a delivery made due now). */
+  webhookTest: 'webhook.test',
+  /** Deliveries made due again (`details.deliveryIds`). */
+  webhookReplay: 'webhook.replay',
+  /** The tenant's default From / Reply-To set or cleared. */
+  senderDefaultUpdate: 'sender.default.update',
+  /** Open and click tracking defaults and the "no tracking" switch. */
+  trackingUpdate: 'tracking.update',
   suppressionRemove: 'suppression.remove',
   contactResubscribe: 'contact.resubscribe',
   /** The platform admin changed the tenant's sending plan (also in the admin audit log). */

@@ -1,4 +1,5 @@
 import type { Clock } from '../accept/ports'
+import { checkKeyDomain } from '../api-keys/key-scope'
 import { AppError, type FieldIssue, validationFailed } from '../errors/app-error'
 import { checkSenderDomain } from '../senders/check-sender-domain'
 import type { SenderDomains } from '../senders/ports'
@@ -12,6 +13,11 @@ export interface ScheduleCampaignInput {
   /** Present when editing an existing draft or scheduled campaign. */
   campaignId?: string | undefined
   draft: CampaignDraft
+  /**
+   * An API key's domain restriction (`/api/v1`; absent from the pages): the From the campaign will
+   * go from, its own or else the tenant's default (`defaultFrom`), must be on it (403 otherwise).
+   */
+  keyDomain?: { domain: string | null; defaultFrom: string | null } | undefined
 }
 
 export interface ScheduleCampaignDeps {
@@ -89,6 +95,10 @@ export async function scheduleCampaign(
     throw noSegment()
   }
   await checkSender(input, deps)
+  if (input.keyDomain !== undefined) {
+    const { domain, defaultFrom } = input.keyDomain
+    checkKeyDomain(domain, draft.sender?.from ?? defaultFrom, 'campaign')
+  }
   let audience: AudienceCounts | null = null
   const warnings: CampaignWarning[] = []
   if (when.status === 'scheduled') {

@@ -36,6 +36,13 @@ export { checkDomainName, type DomainNameCheck } from './domain-name'
 // Sending domains: the use cases (add, list, get, verify, rotate, delete, the scheduler's checks).
 export * from './domains'
 export {
+  type DkimKeyCiphertextStore,
+  REKEY_BATCH_SIZE,
+  type RekeyDkimKeysResult,
+  rekeyDkimKeys,
+  type StoredDkimPrivateKey,
+} from './rekey-dkim-keys'
+export {
   buildReturnPath,
   DEFAULT_RETURN_PATH_PREFIX,
   parseReturnPath,

@@ -1,3 +1,4 @@
+import type { AuditOf } from '../audit/audit-record'
 import type { SuppressionReason } from '../domain/statuses'
 import type { SuppressionScope } from '../domain/suppression-scopes'
 
@@ -51,11 +52,14 @@ export interface SuppressionStore {
    * transaction, its soft-bounce count (`address_bounces`), so a lifted address starts afresh.
    * Answers the entry removed, or null when there was none.
    */
-  remove(input: {
-    tenantId: string
-    email: string
-    scope?: SuppressionScope
-  }): Promise<SuppressionEntry | null>
+  remove(
+    input: {
+      tenantId: string
+      email: string
+      scope?: SuppressionScope
+    },
+    audit?: AuditOf<SuppressionEntry>,
+  ): Promise<SuppressionEntry | null>
 }
 
 /** Who did a tenant-side action, as the tenant audit log records it. */

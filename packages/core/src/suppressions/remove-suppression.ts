@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { AuditOf } from '../audit/audit-record'
 import { emailSchema } from '../contacts/contact-rules'
 import { SUPPRESSION_SCOPES } from '../domain/suppression-scopes'
 import { AppError, validationFailed } from '../errors/app-error'
@@ -19,13 +20,19 @@ const inputSchema = z.strictObject({
  * one not listed, is a 404.
  */
 export async function removeSuppression(
-  input: { tenantId: string; email: string; query: Record<string, string> },
+  input: {
+    tenantId: string
+    email: string
+    query: Record<string, string>
+    /** The removal's audit entry, written with it. */
+    audit?: AuditOf<SuppressionEntry> | undefined
+  },
   deps: { store: SuppressionStore },
 ): Promise<SuppressionEntry> {
   const given = Object.fromEntries(Object.entries(input.query).filter(([, value]) => value !== ''))
   const parsed = inputSchema.safeParse({ ...given, email: input.email })
   if (!parsed.success) throw validationFailed(fieldIssues(parsed.error))
-  const removed = await deps.store.remove({ tenantId: input.tenantId, ...parsed.data })
+  const removed = await deps.store.remove({ tenantId: input.tenantId, ...parsed.data }, input.audit)
   if (removed === null) {
     const scoped = parsed.data.scope ? ` with scope ${parsed.data.scope}` : ''
     throw new AppError('not_found', `${parsed.data.email} is not on the suppression list${scoped}`)

@@ -1,7 +1,8 @@
+import type { AuditOf } from '../audit/audit-record'
 import { AppError } from '../errors/app-error'
 import type { NewWebhookEndpoint } from './endpoint-input'
 import { type WebhookEndpointWithSecret, webhookEndpointView } from './endpoint-view'
-import type { WebhookUrlDeps } from './ports'
+import type { StoredWebhookEndpoint, WebhookUrlDeps } from './ports'
 import { generateWebhookSecret } from './webhook-secret'
 import { checkWebhookUrl } from './webhook-url'
 
@@ -17,18 +18,26 @@ export const MAX_WEBHOOK_ENDPOINTS_PER_TENANT = 20
  * Refused (`unprocessable`) while the tenant has the most endpoints allowed.
  */
 export async function createWebhookEndpoint(
-  input: { tenantId: string; endpoint: NewWebhookEndpoint },
+  input: {
+    tenantId: string
+    endpoint: NewWebhookEndpoint
+    /** The creation's audit entry, written with it. */
+    audit?: AuditOf<StoredWebhookEndpoint> | undefined
+  },
   deps: WebhookUrlDeps,
 ): Promise<WebhookEndpointWithSecret> {
   const url = await checkWebhookUrl(input.endpoint.url, deps)
-  const stored = await deps.store.insertEndpoint({
-    tenantId: input.tenantId,
-    url,
-    description: input.endpoint.description ?? null,
-    events: input.endpoint.events,
-    secret: generateWebhookSecret(),
-    maxEndpoints: MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
-  })
+  const stored = await deps.store.insertEndpoint(
+    {
+      tenantId: input.tenantId,
+      url,
+      description: input.endpoint.description ?? null,
+      events: input.endpoint.events,
+      secret: generateWebhookSecret(),
+      maxEndpoints: MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
+    },
+    input.audit,
+  )
   if (stored === null) {
     throw new AppError(
       'unprocessable',

@@ -1,4 +1,5 @@
 import type { Clock } from '../accept/ports'
+import type { AuditOf, AuditRecord } from '../audit/audit-record'
 import type { WebhookDeliveryEventType, WebhookDeliveryStatus, WebhookEventType } from './event-types'
 
 /** Why an endpoint is off: the tenant switched it off, or every delivery failed for 3 days (the engine). */
@@ -51,28 +52,33 @@ export interface WebhookEndpointStore {
    * Inserts the endpoint unless the tenant already has `maxEndpoints` (null then, writing nothing),
    * counted under a per-tenant lock so two adds at once cannot both slip under the cap.
    */
-  insertEndpoint(input: {
-    tenantId: string
-    url: string
-    description: string | null
-    events: WebhookEventType[]
-    secret: string
-    maxEndpoints: number
-  }): Promise<StoredWebhookEndpoint | null>
+  insertEndpoint(
+    input: {
+      tenantId: string
+      url: string
+      description: string | null
+      events: WebhookEventType[]
+      secret: string
+      maxEndpoints: number
+    },
+    audit?: AuditOf<StoredWebhookEndpoint>,
+  ): Promise<StoredWebhookEndpoint | null>
   findEndpoint(query: WebhookEndpointQuery): Promise<StoredWebhookEndpoint | null>
   /** Oldest first, so a tenant's list keeps its order as endpoints are added. */
   listEndpoints(query: { tenantId: string }): Promise<StoredWebhookEndpoint[]>
   /**
    * Locks the row, hands it to `change` and writes what that returns (nothing for null), in one
    * transaction; answers the row afterwards, or null when the tenant has no such endpoint. `change`
-   * may throw (an `AppError`): nothing is written then.
+   * may throw (an `AppError`): nothing is written then. `audit` is written with the change (not when
+   * `change` answers null).
    */
   updateEndpoint(
     query: WebhookEndpointQuery,
     change: (current: StoredWebhookEndpoint) => WebhookEndpointChange | null,
+    audit?: AuditOf<StoredWebhookEndpoint>,
   ): Promise<StoredWebhookEndpoint | null>
   /** Deletes the endpoint with its deliveries and attempts; false when the tenant has no such endpoint. */
-  deleteEndpoint(query: WebhookEndpointQuery): Promise<boolean>
+  deleteEndpoint(query: WebhookEndpointQuery, audit?: AuditRecord): Promise<boolean>
 }
 
 export interface StoredWebhookDelivery {
@@ -108,22 +114,28 @@ export interface WebhookDeliveryStore {
    * Inserts a delivery of the endpoint due now and wakes the webhook relay (NOTIFY) in the same
    * transaction; null, writing nothing, when the tenant has no such endpoint.
    */
-  insertDelivery(input: {
-    tenantId: string
-    endpointId: string
-    eventType: WebhookDeliveryEventType
-    payload: Record<string, unknown>
-  }): Promise<StoredWebhookDelivery | null>
+  insertDelivery(
+    input: {
+      tenantId: string
+      endpointId: string
+      eventType: WebhookDeliveryEventType
+      payload: Record<string, unknown>
+    },
+    audit?: AuditOf<StoredWebhookDelivery>,
+  ): Promise<StoredWebhookDelivery | null>
   /**
    * Makes the given deliveries of the endpoint due now again (pending, failed_at cleared, the same
    * webhook_id) and wakes the relay, in one transaction; answers those it changed (ids of another
    * endpoint or tenant are left out).
    */
-  replayDeliveries(input: {
-    tenantId: string
-    endpointId: string
-    deliveryIds: readonly string[]
-  }): Promise<StoredWebhookDelivery[]>
+  replayDeliveries(
+    input: {
+      tenantId: string
+      endpointId: string
+      deliveryIds: readonly string[]
+    },
+    audit?: AuditOf<StoredWebhookDelivery[]>,
+  ): Promise<StoredWebhookDelivery[]>
   /** Newest first; `after` is the id of the last delivery of the previous page. */
   listDeliveries(input: {
     tenantId: string

@@ -1,9 +1,10 @@
 import { z } from 'zod'
+import type { AuditOf } from '../audit/audit-record'
 import { AppError, validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
 import { type WebhookDeliveryView, webhookDeliveryView } from './delivery-view'
 import { findOwnEndpoint } from './get-webhook-endpoint'
-import type { WebhookDeliveryDeps, WebhookEndpointQuery } from './ports'
+import type { StoredWebhookDelivery, WebhookDeliveryDeps, WebhookEndpointQuery } from './ports'
 import { endpointDisabled } from './send-test-event'
 
 export const MAX_REPLAY_DELIVERIES = 100
@@ -36,13 +37,20 @@ export interface ReplayOutcome {
  * 404; of several, those are listed and the rest replayed. Refused (409) while the endpoint is disabled.
  */
 export async function replayWebhookDeliveries(
-  input: WebhookEndpointQuery & { deliveryIds: readonly string[] },
+  input: WebhookEndpointQuery & {
+    deliveryIds: readonly string[]
+    /** The replay's audit entry, written with it (not when no delivery was found). */
+    audit?: AuditOf<StoredWebhookDelivery[]> | undefined
+  },
   deps: WebhookDeliveryDeps,
 ): Promise<ReplayOutcome> {
   const query = { tenantId: input.tenantId, endpointId: input.endpointId }
   const endpoint = await findOwnEndpoint(query, { store: deps.endpoints })
   if (!endpoint.enabled) throw endpointDisabled('replay deliveries')
-  const replayed = await deps.deliveries.replayDeliveries({ ...query, deliveryIds: input.deliveryIds })
+  const replayed = await deps.deliveries.replayDeliveries(
+    { ...query, deliveryIds: input.deliveryIds },
+    input.audit,
+  )
   const found = new Set(replayed.map((delivery) => delivery.id))
   const notFound = input.deliveryIds.filter((id) => !found.has(id))
   if (replayed.length === 0) {

@@ -1,6 +1,7 @@
+import type { AuditOf } from '../audit/audit-record'
 import { type WebhookEndpointWithSecret, webhookEndpointView } from './endpoint-view'
 import { endpointNotFound } from './get-webhook-endpoint'
-import type { WebhookEndpointDeps, WebhookEndpointQuery } from './ports'
+import type { StoredWebhookEndpoint, WebhookEndpointDeps, WebhookEndpointQuery } from './ports'
 import { generateWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from './webhook-secret'
 
 /**
@@ -10,16 +11,21 @@ import { generateWebhookSecret, WEBHOOK_SECRET_GRACE_MS } from './webhook-secret
  * drops the secret before the current one: only two ever sign.
  */
 export async function rotateWebhookSecret(
-  query: WebhookEndpointQuery,
+  input: WebhookEndpointQuery & { audit?: AuditOf<StoredWebhookEndpoint> | undefined },
   deps: WebhookEndpointDeps,
 ): Promise<WebhookEndpointWithSecret> {
+  const { audit, ...query } = input
   const now = deps.clock.now()
   const secret = generateWebhookSecret()
-  const updated = await deps.store.updateEndpoint(query, (current) => ({
-    secret,
-    previousSecret: current.secret,
-    previousSecretExpiresAt: new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS),
-  }))
+  const updated = await deps.store.updateEndpoint(
+    query,
+    (current) => ({
+      secret,
+      previousSecret: current.secret,
+      previousSecretExpiresAt: new Date(now.getTime() + WEBHOOK_SECRET_GRACE_MS),
+    }),
+    audit,
+  )
   if (updated === null) throw endpointNotFound(query.endpointId)
   return { ...webhookEndpointView(updated, now), secret: updated.secret }
 }

@@ -1,3 +1,4 @@
+import type { AuditOf } from '../audit/audit-record'
 import type { WebhookEndpointPatch } from './endpoint-input'
 import { type WebhookEndpointView, webhookEndpointView } from './endpoint-view'
 import { endpointNotFound } from './get-webhook-endpoint'
@@ -14,7 +15,11 @@ import { checkWebhookUrl } from './webhook-url'
  * before the row is locked, so a slow resolver never holds the lock.
  */
 export async function updateWebhookEndpoint(
-  input: WebhookEndpointQuery & { patch: WebhookEndpointPatch },
+  input: WebhookEndpointQuery & {
+    patch: WebhookEndpointPatch
+    /** The update's audit entry, written with it (not when the patch changes nothing). */
+    audit?: AuditOf<StoredWebhookEndpoint> | undefined
+  },
   deps: WebhookUrlDeps,
 ): Promise<WebhookEndpointView> {
   const { patch } = input
@@ -23,6 +28,7 @@ export async function updateWebhookEndpoint(
   const updated = await deps.store.updateEndpoint(
     { tenantId: input.tenantId, endpointId: input.endpointId },
     (current) => endpointChange(current, { ...patch, url }, now),
+    input.audit,
   )
   if (updated === null) throw endpointNotFound(input.endpointId)
   return webhookEndpointView(updated, now)

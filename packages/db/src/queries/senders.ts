@@ -1,7 +1,14 @@
-import type { DefaultSenderStore, SenderChoice, SenderDomain, SenderDomains } from '@fairlane/core'
+import type {
+  AuditRecord,
+  DefaultSenderStore,
+  SenderChoice,
+  SenderDomain,
+  SenderDomains,
+} from '@fairlane/core'
 import { and, asc, eq } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { sendingDomains, tenants } from '../schema'
+import { insertAuditRecord } from './tenant-audit'
 
 /**
  * Sender resolution's reads and the tenant default sender's write. The domain lookup is the unique
@@ -37,14 +44,25 @@ export async function findDefaultSender(db: Executor, query: { tenantId: string 
   return row ?? { from: null, replyTo: null }
 }
 
+/** Sets the tenant's default sender, and writes `audit` in the same transaction when given. */
 export async function updateDefaultSender(
   db: Executor,
   input: { tenantId: string } & SenderChoice,
+  audit?: AuditRecord,
 ): Promise<void> {
-  await db
-    .update(tenants)
-    .set({ defaultFrom: input.from, defaultReplyTo: input.replyTo, updatedAt: new Date() })
-    .where(eq(tenants.id, input.tenantId))
+  const update = (tx: Executor) =>
+    tx
+      .update(tenants)
+      .set({ defaultFrom: input.from, defaultReplyTo: input.replyTo, updatedAt: new Date() })
+      .where(eq(tenants.id, input.tenantId))
+  if (!audit) {
+    await update(db)
+    return
+  }
+  await db.transaction(async (tx) => {
+    await update(tx)
+    await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit })
+  })
 }
 
 export function createSenderDomains(db: Executor): SenderDomains {
@@ -52,5 +70,5 @@ export function createSenderDomains(db: Executor): SenderDomains {
 }
 
 export function createDefaultSenderStore(db: Executor): DefaultSenderStore {
-  return { updateDefaultSender: (input) => updateDefaultSender(db, input) }
+  return { updateDefaultSender: (input, audit) => updateDefaultSender(db, input, audit) }
 }

@@ -1,4 +1,6 @@
 import {
+  type AuditOf,
+  type AuditRecord,
   type DeleteOutcome,
   type DkimRotationState,
   type DomainChange,
@@ -20,6 +22,7 @@ import {
   sendingDomains,
 } from '../schema'
 import { notifyOutbox } from './outbox'
+import { insertAuditRecord } from './tenant-audit'
 import { insertWebhookDeliveries } from './webhook-outbox'
 
 /**
@@ -90,6 +93,7 @@ export function insertSendingDomain(
     key: NewDkimKey
     nextCheckAt: Date
   },
+  audit?: AuditOf<StoredDomain>,
 ): Promise<StoredDomain | null> {
   return db.transaction(async (tx) => {
     await tx.execute(
@@ -114,7 +118,9 @@ export function insertSendingDomain(
       .returning()
     if (!row) return null
     await insertKey(tx, { tenantId: input.tenantId, domainId: row.id, key: input.key })
-    return withKeys(tx, row)
+    const domain = await withKeys(tx, row)
+    if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(domain) })
+    return domain
   })
 }
 
@@ -123,6 +129,7 @@ export function updateSendingDomain(
   db: Executor,
   query: { tenantId: string; domainId: string },
   change: (current: StoredDomain) => DomainChange | null,
+  audit?: AuditOf<StoredDomain>,
 ): Promise<{ domain: StoredDomain; releasedMessages: number } | null> {
   return db.transaction(async (tx) => {
     const where = and(eq(sendingDomains.tenantId, query.tenantId), eq(sendingDomains.id, query.domainId))
@@ -160,7 +167,9 @@ export function updateSendingDomain(
       .returning()
     const releasedMessages = next.releaseHeld ? await releaseHeldMessages(tx, query) : 0
     if (updated && updated.status !== row.status) await reportDomainStatus(tx, updated)
-    return { domain: await withKeys(tx, updated ?? row), releasedMessages }
+    const domain = await withKeys(tx, updated ?? row)
+    if (audit) await insertAuditRecord(tx, { tenantId: query.tenantId, record: audit(domain) })
+    return { domain, releasedMessages }
   })
 }
 
@@ -247,6 +256,7 @@ export async function countOpenDomainMessages(
 export function deleteSendingDomain(
   db: Executor,
   query: { tenantId: string; domainId: string },
+  audit?: AuditRecord,
 ): Promise<DeleteOutcome | null> {
   return db.transaction(async (tx) => {
     const where = and(eq(sendingDomains.tenantId, query.tenantId), eq(sendingDomains.id, query.domainId))
@@ -255,6 +265,7 @@ export function deleteSendingDomain(
     const openMessages = await countOpenDomainMessages(tx, query)
     if (openMessages > 0) return { deleted: false, openMessages }
     await tx.delete(sendingDomains).where(where)
+    if (audit) await insertAuditRecord(tx, { tenantId: query.tenantId, record: audit })
     return { deleted: true, openMessages: 0 }
   })
 }
@@ -279,11 +290,11 @@ export async function claimDueSendingDomains(
 
 export function createDomainStore(db: Executor): DomainStore {
   return {
-    insertDomain: (input) => insertSendingDomain(db, input),
+    insertDomain: (input, audit) => insertSendingDomain(db, input, audit),
     findDomain: (query) => findSendingDomain(db, query),
     listDomains: (query) => listSendingDomains(db, query),
-    updateDomain: (query, change) => updateSendingDomain(db, query, change),
-    deleteDomain: (query) => deleteSendingDomain(db, query),
+    updateDomain: (query, change, audit) => updateSendingDomain(db, query, change, audit),
+    deleteDomain: (query, audit) => deleteSendingDomain(db, query, audit),
     claimDueDomains: (input) => claimDueSendingDomains(db, input),
   }
 }

@@ -1,4 +1,5 @@
 import {
+  type AuditOf,
   type Lane,
   SUPPRESSION_REASONS,
   type SuppressionEntry,
@@ -12,6 +13,7 @@ import {
 import { and, asc, count, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { addressBounces, suppressions } from '../schema'
+import { insertAuditRecord } from './tenant-audit'
 
 /**
  * The scope of the tenant's suppression of an address, or null when it is not suppressed. Emails are
@@ -177,7 +179,7 @@ export function createSuppressionStore(db: Executor): SuppressionStore {
       const added = rows.filter((row) => row.inserted).length
       return { added, widened: rows.length - added }
     },
-    remove: (input) => removeSuppressionRow(db, input),
+    remove: (input, audit) => removeSuppressionRow(db, input, audit),
   }
 }
 
@@ -189,6 +191,7 @@ export function createSuppressionStore(db: Executor): SuppressionStore {
 export async function removeSuppressionRow(
   db: Executor,
   input: { tenantId: string; email: string; scope?: SuppressionScope },
+  audit?: AuditOf<SuppressionEntry>,
 ): Promise<SuppressionEntry | null> {
   const email = input.email.toLowerCase()
   return db.transaction(async (tx) => {
@@ -202,6 +205,7 @@ export async function removeSuppressionRow(
     await tx
       .delete(addressBounces)
       .where(and(eq(addressBounces.tenantId, input.tenantId), eq(addressBounces.email, email)))
+    if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(removed) })
     return removed
   })
 }

@@ -1,4 +1,4 @@
-import type { AuditActor } from '@fairlane/core'
+import type { AuditActor, AuditRecord } from '@fairlane/core'
 import { and, desc, eq, gte, ilike, lt } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { tenantAuditLog } from '../schema'
@@ -43,6 +43,18 @@ export async function insertTenantAuditEntry(
     .returning({ id: tenantAuditLog.id })
   if (!row) throw new Error('insert into tenant_audit_log returned no row')
   return row
+}
+
+/**
+ * Writes core's `AuditRecord` (see `AuditOf`): pass the transaction of the change it records, so a
+ * change and its entry commit or roll back together.
+ */
+export async function insertAuditRecord(
+  db: Executor,
+  input: { tenantId: string; record: AuditRecord },
+): Promise<void> {
+  const { actor, ...entry } = input.record
+  await insertTenantAuditEntry(db, { tenantId: input.tenantId, entry: { ...auditWho(actor), ...entry } })
 }
 
 /** What was done to one of the tenant's resources, newest first. */

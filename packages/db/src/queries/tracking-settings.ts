@@ -1,6 +1,8 @@
+import type { AuditRecord } from '@fairlane/core'
 import { eq } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { tenants } from '../schema'
+import { insertAuditRecord } from './tenant-audit'
 
 /** The tenant's tracking settings: new campaigns' defaults, and the privacy switch over everything. */
 export interface TrackingSettings {
@@ -25,13 +27,18 @@ export async function findTrackingSettings(
   return row ?? { trackOpens: false, trackClicks: false, trackingDisabled: false }
 }
 
+/** Saves the settings, and writes `audit` in the same transaction when given. */
 export async function saveTrackingSettings(
   db: Executor,
   input: TrackingSettings & { tenantId: string },
+  audit?: AuditRecord,
 ): Promise<void> {
   const { tenantId, ...settings } = input
-  await db
-    .update(tenants)
-    .set({ ...settings, updatedAt: new Date() })
-    .where(eq(tenants.id, tenantId))
+  await db.transaction(async (tx) => {
+    await tx
+      .update(tenants)
+      .set({ ...settings, updatedAt: new Date() })
+      .where(eq(tenants.id, tenantId))
+    if (audit) await insertAuditRecord(tx, { tenantId, record: audit })
+  })
 }

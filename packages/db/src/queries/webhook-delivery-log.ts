@@ -1,4 +1,5 @@
 import type {
+  AuditOf,
   StoredWebhookAttempt,
   StoredWebhookDelivery,
   WebhookDeliveryEventType,
@@ -8,6 +9,7 @@ import type {
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type WebhookDelivery, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../schema'
+import { insertAuditRecord } from './tenant-audit'
 import { notifyWebhooks } from './webhook-deliveries'
 
 /**
@@ -50,6 +52,7 @@ export function insertWebhookDelivery(
     eventType: WebhookDeliveryEventType
     payload: Record<string, unknown>
   },
+  audit?: AuditOf<StoredWebhookDelivery>,
 ): Promise<StoredWebhookDelivery | null> {
   return db.transaction(async (tx) => {
     const [endpoint] = await tx
@@ -69,7 +72,9 @@ export function insertWebhookDelivery(
       .returning(DELIVERY_COLUMNS)
     if (!row) throw new Error('insert into webhook_deliveries returned no row')
     await notifyWebhooks(tx)
-    return toDelivery(row)
+    const delivery = toDelivery(row)
+    if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(delivery) })
+    return delivery
   })
 }
 
@@ -80,6 +85,7 @@ export function insertWebhookDelivery(
 export function replayWebhookDeliveries(
   db: Executor,
   input: { tenantId: string; endpointId: string; deliveryIds: readonly string[] },
+  audit?: AuditOf<StoredWebhookDelivery[]>,
 ): Promise<StoredWebhookDelivery[]> {
   if (input.deliveryIds.length === 0) return Promise.resolve([])
   return db.transaction(async (tx) => {
@@ -94,8 +100,12 @@ export function replayWebhookDeliveries(
         ),
       )
       .returning(DELIVERY_COLUMNS)
-    if (rows.length > 0) await notifyWebhooks(tx)
-    return rows.map(toDelivery)
+    const replayed = rows.map(toDelivery)
+    if (replayed.length > 0) {
+      await notifyWebhooks(tx)
+      if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(replayed) })
+    }
+    return replayed
   })
 }
 
@@ -171,8 +181,8 @@ export function listWebhookAttempts(
 
 export function createWebhookDeliveryStore(db: Executor): WebhookDeliveryStore {
   return {
-    insertDelivery: (input) => insertWebhookDelivery(db, input),
-    replayDeliveries: (input) => replayWebhookDeliveries(db, input),
+    insertDelivery: (input, audit) => insertWebhookDelivery(db, input, audit),
+    replayDeliveries: (input, audit) => replayWebhookDeliveries(db, input, audit),
     listDeliveries: (input) => listWebhookDeliveryRows(db, input),
     findDelivery: (input) => findWebhookDelivery(db, input),
     listAttempts: (input) => listWebhookAttempts(db, input),

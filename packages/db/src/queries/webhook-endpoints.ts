@@ -1,4 +1,6 @@
 import type {
+  AuditOf,
+  AuditRecord,
   StoredWebhookEndpoint,
   WebhookDisabledReason,
   WebhookEndpointChange,
@@ -9,6 +11,7 @@ import type {
 import { and, asc, count, eq, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type WebhookEndpoint, webhookEndpoints } from '../schema'
+import { insertAuditRecord } from './tenant-audit'
 
 /**
  * A tenant's webhook endpoints. Every statement is scoped by `tenant_id` as well as the id, so another
@@ -33,6 +36,7 @@ export function insertWebhookEndpoint(
     secret: string
     maxEndpoints: number
   },
+  audit?: AuditOf<StoredWebhookEndpoint>,
 ): Promise<StoredWebhookEndpoint | null> {
   const { maxEndpoints, ...values } = input
   return db.transaction(async (tx) => {
@@ -46,7 +50,9 @@ export function insertWebhookEndpoint(
     if ((owned?.count ?? 0) >= maxEndpoints) return null
     const [row] = await tx.insert(webhookEndpoints).values(values).returning()
     if (!row) throw new Error('insert into webhook_endpoints returned no row')
-    return toEndpoint(row)
+    const endpoint = toEndpoint(row)
+    if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(endpoint) })
+    return endpoint
   })
 }
 
@@ -79,6 +85,7 @@ export function updateWebhookEndpoint(
   db: Executor,
   query: WebhookEndpointQuery,
   change: (current: StoredWebhookEndpoint) => WebhookEndpointChange | null,
+  audit?: AuditOf<StoredWebhookEndpoint>,
 ): Promise<StoredWebhookEndpoint | null> {
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(webhookEndpoints).where(byId(query)).for('update')
@@ -90,23 +97,36 @@ export function updateWebhookEndpoint(
       .set({ ...next, updatedAt: new Date() })
       .where(byId(query))
       .returning()
-    return toEndpoint(updated ?? row)
+    const endpoint = toEndpoint(updated ?? row)
+    if (audit) await insertAuditRecord(tx, { tenantId: query.tenantId, record: audit(endpoint) })
+    return endpoint
   })
 }
 
 /** Deletes the endpoint; its deliveries and their attempts go by the foreign keys' cascade. */
-export async function deleteWebhookEndpoint(db: Executor, query: WebhookEndpointQuery): Promise<boolean> {
-  const deleted = await db.delete(webhookEndpoints).where(byId(query)).returning({ id: webhookEndpoints.id })
-  return deleted.length > 0
+export function deleteWebhookEndpoint(
+  db: Executor,
+  query: WebhookEndpointQuery,
+  audit?: AuditRecord,
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const deleted = await tx
+      .delete(webhookEndpoints)
+      .where(byId(query))
+      .returning({ id: webhookEndpoints.id })
+    if (deleted.length === 0) return false
+    if (audit) await insertAuditRecord(tx, { tenantId: query.tenantId, record: audit })
+    return true
+  })
 }
 
 export function createWebhookEndpointStore(db: Executor): WebhookEndpointStore {
   return {
-    insertEndpoint: (input) => insertWebhookEndpoint(db, input),
+    insertEndpoint: (input, audit) => insertWebhookEndpoint(db, input, audit),
     findEndpoint: (query) => findWebhookEndpoint(db, query),
     listEndpoints: (query) => listWebhookEndpointRows(db, query),
-    updateEndpoint: (query, change) => updateWebhookEndpoint(db, query, change),
-    deleteEndpoint: (query) => deleteWebhookEndpoint(db, query),
+    updateEndpoint: (query, change, audit) => updateWebhookEndpoint(db, query, change, audit),
+    deleteEndpoint: (query, audit) => deleteWebhookEndpoint(db, query, audit),
   }
 }
 

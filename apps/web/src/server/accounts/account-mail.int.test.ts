@@ -13,6 +13,7 @@ import {
 } from '../test-support/harness'
 import { createAccountMailer } from './account-mail'
 import { RESET_PASSWORD_LANDING, VERIFY_EMAIL_LANDING } from './auth-mail'
+import { requestPasswordReset, resetPassword } from './password-reset'
 import { signUpTenant } from './sign-up-tenant'
 
 /**
@@ -149,6 +150,16 @@ describe('verification mail', () => {
   })
 })
 
+/** How many verification rows there are, and how many hold `token` in clear (identifier or value). */
+async function verificationRows(token: string) {
+  const [row] = await harness.database.sql<{ total: number; holding_token: number }[]>`
+    select count(*)::int as total,
+      count(*) filter (where position(${token} in identifier) > 0 or position(${token} in value) > 0)::int
+        as holding_token
+    from verifications`
+  return { total: row?.total ?? 0, holdingToken: row?.holding_token ?? 0 }
+}
+
 describe('password reset mail', () => {
   it('is the platform tenant’s password-reset on the critical lane; the link resets once and signs every session out', async () => {
     const who = person()
@@ -197,6 +208,9 @@ describe('password reset mail', () => {
     expect(location.pathname).toBe(RESET_PASSWORD_LANDING)
     const token = location.searchParams.get('token') ?? ''
     expect(token).not.toBe('')
+    // Stored hashed: the reset row is there, but nothing in the table is (or contains) the token.
+    expect(await verificationRows(token)).toEqual({ total: expect.any(Number), holdingToken: 0 })
+    expect((await verificationRows(token)).total).toBeGreaterThan(0)
 
     const newPassword = 'a brand new password 42'
     await auth.api.resetPassword({ body: { token, newPassword } })
@@ -218,5 +232,54 @@ describe('password reset mail', () => {
       await auth.api.requestPasswordReset({ body: { email: unknown, redirectTo: RESET_PASSWORD_LANDING } }),
     ).toEqual(answer)
     expect(await messagesTo(unknown)).toEqual([])
+  })
+
+  it('the reset page’s own path (resetPassword) works with the hashed token; a link stored in clear before still works', async () => {
+    const who = person()
+    await signUpTenant(
+      { company: 'Hash Co', name: 'Hana', email: who.email, password: who.password },
+      { auth, db: harness.database.db, headers: who.headers },
+    )
+    expect(await requestPasswordReset({ email: who.email }, { auth })).toEqual({
+      kind: 'sent',
+      email: who.email,
+    })
+    const mail = await eventually(async () => {
+      const found = sink.store.list({ to: who.email }).find((m) => m.subject.includes('password'))
+      if (!found) throw new Error('no reset mail yet')
+      return found
+    })
+    const landing = await get(linkIn(mail))
+    const token =
+      new URL(landing.headers.get('location') ?? '', TEST_APP_ORIGIN).searchParams.get('token') ?? ''
+    expect(token).not.toBe('')
+    expect((await verificationRows(token)).holdingToken).toBe(0)
+
+    const newPassword = 'hashed tokens still reset'
+    expect(await resetPassword({ token, newPassword }, { auth })).toEqual({ kind: 'reset', email: who.email })
+    await expect(
+      auth.api.signInEmail({ body: { email: who.email, password: newPassword }, headers: who.headers }),
+    ).resolves.toMatchObject({ user: { email: who.email } })
+    expect(await resetPassword({ token, newPassword: 'once is enough!!' }, { auth })).toEqual({
+      kind: 'invalid-token',
+    })
+
+    // A row written in clear before hashing was switched on (a link mailed before the upgrade).
+    const [user] = await harness.database.sql<
+      { id: string }[]
+    >`select id from users where email = ${who.email}`
+    const legacy = `legacy-token-${Date.now()}`
+    await harness.database.sql`
+      insert into verifications (id, identifier, value, expires_at, created_at, updated_at)
+      values (${`legacy-${Date.now()}`}, ${`reset-password:${legacy}`}, ${user?.id ?? ''},
+        now() + interval '1 hour', now(), now())`
+    const olderPassword = 'reset from an old link'
+    expect(await resetPassword({ token: legacy, newPassword: olderPassword }, { auth })).toEqual({
+      kind: 'reset',
+      email: who.email,
+    })
+    await expect(
+      auth.api.signInEmail({ body: { email: who.email, password: olderPassword }, headers: who.headers }),
+    ).resolves.toMatchObject({ user: { email: who.email } })
   })
 })

@@ -1,8 +1,13 @@
+import { addDomain } from '@fairlane/core'
 import { listTenantAuditPage } from '@fairlane/db/queries/tenant-audit'
+import { saveTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { domainUseCaseDeps } from '../api/v1/domains'
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import { API_ROUTES, type RouteDeps } from '../routes'
+import { saveDefaultSenderForm } from '../settings/default-sender'
+import { saveTrackingSettingsForm } from '../settings/save-tracking-settings'
 import { routeDeps } from '../test-support/api-calls'
 import {
   createWebHarness,
@@ -13,6 +18,7 @@ import {
   type WebHarness,
 } from '../test-support/harness'
 import { insertSendingDomain } from '../test-support/sending-domains'
+import { type AuditedWhat, audited } from './record-audit'
 
 /**
  * The tenant audit log as `/api/v1` and the admin API write it: who (`API key <prefix>`, or the
@@ -171,5 +177,163 @@ describe('audit entries from /api/v1 and the admin API', () => {
     }
     expect(seen).toHaveLength(8)
     expect([...seen].sort((a, b) => b - a)).toEqual(seen)
+  })
+})
+
+describe('audit entries of DKIM rotation, the default sender, tracking and webhook test/replay', () => {
+  it('writes one entry per change with the actor and address, from /api/v1 and the settings forms', async () => {
+    const owner = await seedTenant(harness, 'Audited more')
+    const as = (
+      route: keyof typeof API_ROUTES,
+      path: string,
+      params: Record<string, string>,
+      body?: unknown,
+    ) => call(route, path, params, body, owner.apiKey)
+    const { sql, db } = harness.database
+
+    // DKIM rotation needs an active key: the first record is taken as verified here.
+    const domain = await readJson<{ id: string }>(
+      await as('addDomain', '/api/v1/domains', {}, { name: 'rotate.example.com' }),
+    )
+    await sql`
+      update sending_domains
+      set status = 'verified', verified_at = now(),
+        dkim = jsonb_build_object('active', dkim->'pending', 'pending', null, 'retired', '[]'::jsonb,
+          'activeFailedChecks', 0)
+      where id = ${domain.id}`
+    const [activeSelector] = await sql<{ selector: string }[]>`
+      select dkim->'active'->>'selector' as selector from sending_domains where id = ${domain.id}`
+    await as('rotateDomainDkim', `/api/v1/domains/${domain.id}/rotate-dkim`, { id: domain.id }, {})
+
+    await as(
+      'putDefaultSender',
+      '/api/v1/sender',
+      {},
+      { from: 'News <news@rotate.example.com>', replyTo: null },
+    )
+
+    const hook = await readJson<{ id: string }>(
+      await as(
+        'addWebhook',
+        '/api/v1/webhooks',
+        {},
+        { url: 'http://127.0.0.1:9/in', events: ['email.sent'] },
+      ),
+    )
+    const test = await readJson<{ id: string }>(
+      await as('testWebhook', `/api/v1/webhooks/${hook.id}/test`, { id: hook.id }, {}),
+    )
+    await as(
+      'replayWebhookDelivery',
+      `/api/v1/webhooks/${hook.id}/deliveries/${test.id}/replay`,
+      { id: hook.id, deliveryId: test.id },
+      {},
+    )
+    await as(
+      'replayWebhookDeliveries',
+      `/api/v1/webhooks/${hook.id}/deliveries/replay`,
+      { id: hook.id },
+      {
+        ids: [test.id],
+      },
+    )
+
+    // The settings page's forms (their server actions call these with the signed-in user).
+    const user = { userId: null, label: 'owner@audited.test', ipAddress: ADDRESS }
+    await saveTrackingSettingsForm(
+      {
+        tenantId: owner.tenantId,
+        values: { trackOpens: true, trackClicks: false, trackingDisabled: true },
+        actor: user,
+      },
+      { db },
+    )
+    const form = await saveDefaultSenderForm(
+      { tenantId: owner.tenantId, values: { from: '', replyTo: '' }, actor: user },
+      { db },
+    )
+    expect(form.saved).toEqual({ from: '', replyTo: '' })
+
+    const rows = (
+      await listTenantAuditPage(db, { tenantId: owner.tenantId, filter: {}, limit: 50 })
+    ).reverse()
+    const keyActor = `API key ${owner.apiKey.slice(0, 12)}`
+    expect(rows.map((row) => [row.action, row.actor, row.ipAddress])).toEqual([
+      ['domain.add', keyActor, ADDRESS],
+      ['domain.dkim.rotate', keyActor, ADDRESS],
+      ['sender.default.update', keyActor, ADDRESS],
+      ['webhook.create', keyActor, ADDRESS],
+      ['webhook.test', keyActor, ADDRESS],
+      ['webhook.replay', keyActor, ADDRESS],
+      ['webhook.replay', keyActor, ADDRESS],
+      ['tracking.update', 'owner@audited.test', ADDRESS],
+      ['sender.default.update', 'owner@audited.test', ADDRESS],
+    ])
+    const [, rotated, sender, , tested, replayed, , tracking, cleared] = rows
+    const [pending] = await sql<{ selector: string }[]>`
+      select dkim->'pending'->>'selector' as selector from sending_domains where id = ${domain.id}`
+    expect(rotated).toMatchObject({
+      targetType: 'domain',
+      targetId: domain.id,
+      details: {
+        name: 'rotate.example.com',
+        activeSelector: activeSelector?.selector,
+        newSelector: pending?.selector,
+      },
+    })
+    expect(sender).toMatchObject({
+      targetType: 'tenant',
+      targetId: owner.tenantId,
+      details: { from: '"News" <news@rotate.example.com>', replyTo: null },
+    })
+    expect(tested).toMatchObject({
+      targetType: 'webhook',
+      targetId: hook.id,
+      details: { deliveryId: test.id },
+    })
+    expect(replayed).toMatchObject({ targetId: hook.id, details: { deliveryIds: [test.id] } })
+    expect(tracking?.details).toEqual({ trackOpens: true, trackClicks: false, trackingDisabled: true })
+    expect(cleared?.details).toEqual({ from: null, replyTo: null })
+  })
+
+  it('an entry that cannot be written takes its change with it: both are one transaction', async () => {
+    const owner = await seedTenant(harness, 'Rolled back')
+    const { sql, db } = harness.database
+    const actor = { userId: null, label: 'owner@rolled.test', ipAddress: ADDRESS }
+    // A record the log refuses (target_id is NOT NULL): the insert fails inside the change's transaction.
+    const broken = (what: AuditedWhat) => ({ actor, ...what, targetId: null as unknown as string })
+
+    await expect(
+      addDomain(
+        {
+          tenantId: owner.tenantId,
+          name: 'never.example.com',
+          audit: (added) => broken(audited.domainAdded(added)),
+        },
+        domainUseCaseDeps(harness.apiDeps()),
+      ),
+    ).rejects.toThrow()
+    const [domains] = await sql<{ n: number }[]>`
+      select count(*)::int as n from sending_domains where tenant_id = ${owner.tenantId}`
+    expect(domains?.n).toBe(0)
+
+    await expect(
+      saveTrackingSettings(
+        db,
+        { tenantId: owner.tenantId, trackOpens: true, trackClicks: true, trackingDisabled: true },
+        broken(
+          audited.trackingSaved(owner.tenantId, {
+            trackOpens: true,
+            trackClicks: true,
+            trackingDisabled: true,
+          }),
+        ),
+      ),
+    ).rejects.toThrow()
+    const [tenantRow] = await sql<{ tracking_disabled: boolean }[]>`
+      select tracking_disabled from tenants where id = ${owner.tenantId}`
+    expect(tenantRow?.tracking_disabled).toBe(false)
+
+    expect(await listTenantAuditPage(db, { tenantId: owner.tenantId, filter: {}, limit: 10 })).toEqual([])
   })
 })

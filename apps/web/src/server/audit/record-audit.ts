@@ -1,35 +1,17 @@
 import {
   type AuditActor,
+  type AuditOf,
+  type AuditRecord,
   type DomainView,
+  type StoredDomain,
   type SuppressionEntry,
   TENANT_AUDIT_ACTIONS,
-  type TenantAuditAction,
   type WebhookEndpointView,
 } from '@fairlane/core'
-import type { Database } from '@fairlane/db'
-import { auditWho, insertTenantAuditEntry } from '@fairlane/db/queries/tenant-audit'
 import { type ApiCaller, apiAuditActor } from '../auth/api-key'
 
-export interface AuditedChange {
-  tenantId: string
-  actor: AuditActor
-  action: TenantAuditAction
-  targetType: string
-  targetId: string
-  details?: Record<string, unknown>
-}
-
-/**
- * Appends to the tenant's audit log after a change made through a use case that owns its own
- * transaction (domains, webhooks, suppressions): written once the change committed, so an entry
- * never describes a change that did not happen (a crash in between loses the entry, not the change).
- */
-export async function recordAudit(db: Database, change: AuditedChange): Promise<void> {
-  const { tenantId, actor, ...entry } = change
-  await insertTenantAuditEntry(db, { tenantId, entry: { ...auditWho(actor), ...entry } })
-}
-
-export type AuditedWhat = Omit<AuditedChange, 'tenantId' | 'actor'>
+/** What an audited change records, less who: the actor is the caller's (`auditBy`, `apiAudit`). */
+export type AuditedWhat = Omit<AuditRecord, 'actor'>
 
 /** What each audited change records, the same from the pages and from `/api/v1`. */
 export const audited = {
@@ -44,6 +26,17 @@ export const audited = {
     targetType: 'domain',
     targetId: domain.id,
     details: { name: domain.name },
+  }),
+  /** A new DKIM key listed beside the active one: which selector waits, which still signs. */
+  dkimRotated: (domain: Pick<StoredDomain, 'id' | 'name' | 'dkim'>): AuditedWhat => ({
+    action: TENANT_AUDIT_ACTIONS.domainDkimRotate,
+    targetType: 'domain',
+    targetId: domain.id,
+    details: {
+      name: domain.name,
+      newSelector: domain.dkim.pending?.selector ?? null,
+      activeSelector: domain.dkim.active?.selector ?? null,
+    },
   }),
   webhookCreated: (endpoint: Pick<WebhookEndpointView, 'id' | 'url' | 'events'>): AuditedWhat => ({
     action: TENANT_AUDIT_ACTIONS.webhookCreate,
@@ -72,6 +65,37 @@ export const audited = {
     targetType: 'webhook',
     targetId: endpointId,
   }),
+  webhookTestSent: (delivery: { id: string; endpointId: string }): AuditedWhat => ({
+    action: TENANT_AUDIT_ACTIONS.webhookTest,
+    targetType: 'webhook',
+    targetId: delivery.endpointId,
+    details: { deliveryId: delivery.id },
+  }),
+  webhookReplayed: (endpointId: string, deliveryIds: string[]): AuditedWhat => ({
+    action: TENANT_AUDIT_ACTIONS.webhookReplay,
+    targetType: 'webhook',
+    targetId: endpointId,
+    details: { deliveryIds },
+  }),
+  /** Set or cleared (nulls: mail that names no From goes from the platform's sender). */
+  defaultSenderSet: (
+    tenantId: string,
+    sender: { from: string | null; replyTo: string | null },
+  ): AuditedWhat => ({
+    action: TENANT_AUDIT_ACTIONS.senderDefaultUpdate,
+    targetType: 'tenant',
+    targetId: tenantId,
+    details: { from: sender.from, replyTo: sender.replyTo },
+  }),
+  trackingSaved: (
+    tenantId: string,
+    settings: { trackOpens: boolean; trackClicks: boolean; trackingDisabled: boolean },
+  ): AuditedWhat => ({
+    action: TENANT_AUDIT_ACTIONS.trackingUpdate,
+    targetType: 'tenant',
+    targetId: tenantId,
+    details: { ...settings },
+  }),
   suppressionRemoved: (entry: Pick<SuppressionEntry, 'email' | 'reason' | 'scope'>): AuditedWhat => ({
     action: TENANT_AUDIT_ACTIONS.suppressionRemove,
     targetType: 'suppression',
@@ -80,12 +104,19 @@ export const audited = {
   }),
 }
 
-/** An `/api/v1` caller's change: actor `API key <prefix>`, the request's client address. */
-export function recordApiAudit(
-  db: Database,
+/**
+ * The audit entry of a change by `actor`, for a use case to hand to its store: the store writes it in
+ * the change's own transaction (core's `AuditOf`), so entry and change commit or roll back together.
+ */
+export function auditBy<T>(actor: AuditActor, what: (changed: T) => AuditedWhat): AuditOf<T> {
+  return (changed) => ({ actor, ...what(changed) })
+}
+
+/** `auditBy` for an `/api/v1` caller: actor `API key <prefix>`, the request's client address. */
+export function apiAudit<T>(
   request: Request,
-  caller: Pick<ApiCaller, 'tenantId' | 'keyPrefix'>,
-  what: AuditedWhat,
-): Promise<void> {
-  return recordAudit(db, { tenantId: caller.tenantId, actor: apiAuditActor(request, caller), ...what })
+  caller: Pick<ApiCaller, 'keyPrefix'>,
+  what: (changed: T) => AuditedWhat,
+): AuditOf<T> {
+  return auditBy(apiAuditActor(request, caller), what)
 }

@@ -55,6 +55,11 @@ export function createAuth(settings: AuthSettings) {
       ...mail?.emailAndPassword,
     },
     ...(mail ? { emailVerification: mail.emailVerification } : {}),
+    // A reset token (`reset-password:<token>`) is a password for an hour: the verifications table
+    // keeps only its hash, so a read of the table (a backup, a replica) cannot take over an account.
+    // Lookups hash what is presented; a row stored in clear before this still matches (better-auth
+    // tries the plain identifier too), so links mailed before an upgrade keep working until they expire.
+    verification: { storeIdentifier: 'hashed' },
     session: {
       expiresIn: 60 * 60 * 24 * 7,
       // Refresh the expiry at most once a day rather than writing the session row on every request.

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { clientUnitOf } from '@fairlane/core'
 import ipaddr from 'ipaddr.js'
 import proxyaddr from 'proxy-addr'
 
@@ -49,18 +50,9 @@ export function canonicalAddress(address: string): string | null {
   return parsed.toString()
 }
 
-/**
- * The unit throttles count by: an IPv4 address, or an IPv6 /64 — one subscriber line gets a whole
- * /64, so counting single IPv6 addresses would give an attacker 2⁶⁴ fresh starts.
- */
+/** The unit throttles count by: an IPv4 address, or an IPv6 /64 (core's `clientUnitOf`). */
 export function throttleUnitOf(address: string | null): string {
-  if (address === null) return 'unknown'
-  const canonical = canonicalAddress(address)
-  if (canonical === null) return 'unknown'
-  const parsed = ipaddr.parse(canonical)
-  if (parsed.kind() === 'ipv4') return canonical
-  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4)
-  return `${parts.map((part) => part.toString(16)).join(':')}::/64`
+  return clientUnitOf(address)
 }
 
 /**

@@ -26,8 +26,9 @@ afterAll(async () => {
   await harness?.close()
 })
 
+const ACTOR = { userId: null, label: 'owner@acme.test', ipAddress: '198.51.100.7' }
 const save = (tenantId: string, from: string, replyTo = '') =>
-  saveDefaultSenderForm({ tenantId, values: { from, replyTo } }, { db: harness.database.db })
+  saveDefaultSenderForm({ tenantId, values: { from, replyTo }, actor: ACTOR }, { db: harness.database.db })
 
 describe('the default sender form', () => {
   it('saves a sender on a verified domain, normalised, and clears it with empty fields', async () => {

@@ -1,7 +1,8 @@
-import { parseDefaultSender, setDefaultSender } from '@fairlane/core'
+import { type AuditActor, parseDefaultSender, type SenderChoice, setDefaultSender } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { createDefaultSenderStore, createSenderDomains } from '@fairlane/db/queries/senders'
+import { auditBy, audited } from '../audit/record-audit'
 
 /** What the default sender form holds and what its action answers. Shared by client and server. */
 export interface SenderFormValues {
@@ -27,13 +28,17 @@ export function senderFormValuesOf(form: FormData): SenderFormValues {
  * (CR/LF, a name over 200 characters, no address) is said beside the field it is in.
  */
 export async function saveDefaultSenderForm(
-  input: { tenantId: string; values: SenderFormValues },
+  input: { tenantId: string; values: SenderFormValues; actor: AuditActor },
   deps: { db: Database },
 ): Promise<SenderFormState> {
   const { values } = input
   try {
     const saved = await setDefaultSender(
-      { tenantId: input.tenantId, sender: parseDefaultSender(values) },
+      {
+        tenantId: input.tenantId,
+        sender: parseDefaultSender(values),
+        audit: auditBy(input.actor, (set: SenderChoice) => audited.defaultSenderSet(input.tenantId, set)),
+      },
       { domains: createSenderDomains(deps.db), store: createDefaultSenderStore(deps.db) },
     )
     const stored = { from: saved.from ?? '', replyTo: saved.replyTo ?? '' }

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { AuditOf } from '../../audit/audit-record'
 import { AppError, validationFailed } from '../../errors/app-error'
 import { fieldIssues } from '../../errors/zod-issues'
 import { encryptPrivateKey, generateDkimKeyPair } from '../dkim-keys'
@@ -13,6 +14,8 @@ export interface AddDomainInput {
   tenantId: string
   /** As the tenant typed it; normalised by `checkDomainName` (lowercase, punycode, no trailing dot). */
   name: string
+  /** The audit entry of the addition, written with it. */
+  audit?: AuditOf<Pick<DomainView, 'id' | 'name'>> | undefined
 }
 
 export const newDomainSchema = z.strictObject({
@@ -42,15 +45,18 @@ export async function addDomain(input: AddDomainInput, deps: AddDomainDeps): Pro
   const now = deps.clock.now()
   const selector = newDkimSelector(now)
   const key = await newDkimKey(selector, deps)
-  const created = await deps.store.insertDomain({
-    tenantId: input.tenantId,
-    name: checked.name,
-    returnPathLabel: DEFAULT_RETURN_PATH_LABEL,
-    ownershipToken: newOwnershipToken(),
-    dkim: initialRotationState(selector, now),
-    key,
-    nextCheckAt: new Date(now.getTime() + PENDING_CHECK_EVERY_MS),
-  })
+  const created = await deps.store.insertDomain(
+    {
+      tenantId: input.tenantId,
+      name: checked.name,
+      returnPathLabel: DEFAULT_RETURN_PATH_LABEL,
+      ownershipToken: newOwnershipToken(),
+      dkim: initialRotationState(selector, now),
+      key,
+      nextCheckAt: new Date(now.getTime() + PENDING_CHECK_EVERY_MS),
+    },
+    input.audit,
+  )
   if (created === null) {
     throw new AppError('conflict', `You already added the domain ${checked.name}`, {
       details: [{ path: 'name', message: 'is already one of your sending domains' }],

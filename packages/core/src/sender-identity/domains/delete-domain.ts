@@ -1,3 +1,4 @@
+import type { AuditOf } from '../../audit/audit-record'
 import { AppError } from '../../errors/app-error'
 import { type DomainView, domainView } from './domain-view'
 import { type DomainQuery, domainNotFound, findOwnDomain } from './get-domain'
@@ -9,11 +10,12 @@ import type { DomainSettings, DomainStore } from './ports'
  * be sent unsigned, which it never is. Sent mail keeps its history (its domain id becomes null).
  */
 export async function deleteDomain(
-  query: DomainQuery,
+  query: DomainQuery & { audit?: AuditOf<Pick<DomainView, 'id' | 'name'>> | undefined },
   deps: { store: DomainStore; settings: DomainSettings },
 ): Promise<DomainView> {
-  const domain = await findOwnDomain(query, deps)
-  const outcome = await deps.store.deleteDomain(query)
+  const { audit, ...own } = query
+  const domain = await findOwnDomain(own, deps)
+  const outcome = await deps.store.deleteDomain(own, audit?.(domain))
   if (outcome === null) throw domainNotFound(query.domainId)
   if (!outcome.deleted) {
     const count = outcome.openMessages

@@ -1,4 +1,5 @@
 import type { Clock } from '../../accept/ports'
+import type { AuditOf, AuditRecord } from '../../audit/audit-record'
 import type { DomainRecordPurpose, DomainStatus } from '../../domain/statuses'
 import type { KeyEncryptionKey } from '../dkim-keys'
 import type { DkimRotationState } from '../dkim-rotation'
@@ -89,28 +90,36 @@ export interface DomainStore {
    * name. `ownershipToken` is stored only when another tenant already has a row for the name, decided
    * under a lock on the name so two tenants adding it at the same moment cannot both skip it.
    */
-  insertDomain(input: {
-    tenantId: string
-    name: string
-    returnPathLabel: string
-    ownershipToken: string
-    dkim: DkimRotationState
-    key: NewDkimKey
-    nextCheckAt: Date
-  }): Promise<StoredDomain | null>
+  insertDomain(
+    input: {
+      tenantId: string
+      name: string
+      returnPathLabel: string
+      ownershipToken: string
+      dkim: DkimRotationState
+      key: NewDkimKey
+      nextCheckAt: Date
+    },
+    audit?: AuditOf<StoredDomain>,
+  ): Promise<StoredDomain | null>
   findDomain(query: { tenantId: string; domainId: string }): Promise<StoredDomain | null>
   listDomains(query: { tenantId: string }): Promise<StoredDomain[]>
   /**
    * Locks the row, hands it to `change` and writes what that returns (nothing for null), all in one
    * transaction; answers the row as it is afterwards, or null when it does not exist. `change` may
-   * throw (an `AppError`): nothing is written then.
+   * throw (an `AppError`): nothing is written then. `audit` is written with the change (not when
+   * `change` answers null).
    */
   updateDomain(
     query: { tenantId: string; domainId: string },
     change: (current: StoredDomain) => DomainChange | null,
+    audit?: AuditOf<StoredDomain>,
   ): Promise<{ domain: StoredDomain; releasedMessages: number } | null>
   /** Deletes the domain (and its keys) unless mail from it is still open; both decided under one lock. */
-  deleteDomain(query: { tenantId: string; domainId: string }): Promise<DeleteOutcome | null>
+  deleteDomain(
+    query: { tenantId: string; domainId: string },
+    audit?: AuditRecord,
+  ): Promise<DeleteOutcome | null>
   /**
    * The scheduler's claim: up to `limit` domains due (next_check_at <= now), each leased by moving
    * its next_check_at `leaseMs` ahead in the claiming statement (SKIP LOCKED), so two workers never

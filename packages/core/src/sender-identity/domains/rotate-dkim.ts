@@ -1,10 +1,11 @@
+import type { AuditOf } from '../../audit/audit-record'
 import { AppError } from '../../errors/app-error'
 import { nextRotationState } from '../dkim-rotation'
 import { newDkimKey } from './add-domain'
 import { PENDING_CHECK_EVERY_MS } from './apply-record-checks'
 import { type DomainView, domainView } from './domain-view'
 import { type DomainQuery, domainNotFound, findOwnDomain } from './get-domain'
-import type { AddDomainDeps } from './ports'
+import type { AddDomainDeps, StoredDomain } from './ports'
 import { newDkimSelector } from './selector'
 
 /**
@@ -13,7 +14,11 @@ import { newDkimSelector } from './selector'
  * lists the old one as removable a week later), so no signature is made with an unpublished key.
  * A 409 says why when a rotation is not possible (first key not verified, one already waiting).
  */
-export async function rotateDkim(query: DomainQuery, deps: AddDomainDeps): Promise<DomainView> {
+export async function rotateDkim(
+  input: DomainQuery & { audit?: AuditOf<StoredDomain> | undefined },
+  deps: AddDomainDeps,
+): Promise<DomainView> {
+  const { audit, ...query } = input
   const domain = await findOwnDomain(query, deps)
   const now = deps.clock.now()
   const used = new Set(domain.keys.map((key) => key.selector))
@@ -22,14 +27,20 @@ export async function rotateDkim(query: DomainQuery, deps: AddDomainDeps): Promi
   // Checked before generating a key (tens of milliseconds), and again under the lock below.
   refuseUnlessAllowed(nextRotationState(domain.dkim, { type: 'rotate', selector }, now))
   const key = await newDkimKey(selector, deps)
-  const updated = await deps.store.updateDomain(query, (current) => {
-    const transition = refuseUnlessAllowed(nextRotationState(current.dkim, { type: 'rotate', selector }, now))
-    return {
-      dkim: transition,
-      addKey: key,
-      nextCheckAt: new Date(now.getTime() + PENDING_CHECK_EVERY_MS),
-    }
-  })
+  const updated = await deps.store.updateDomain(
+    query,
+    (current) => {
+      const transition = refuseUnlessAllowed(
+        nextRotationState(current.dkim, { type: 'rotate', selector }, now),
+      )
+      return {
+        dkim: transition,
+        addKey: key,
+        nextCheckAt: new Date(now.getTime() + PENDING_CHECK_EVERY_MS),
+      }
+    },
+    audit,
+  )
   if (updated === null) throw domainNotFound(query.domainId)
   return domainView(updated.domain, deps.settings)
 }

@@ -11,14 +11,9 @@ import {
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import { domainUseCaseDeps } from '@/server/api/v1/domains'
-import { type AuditedWhat, audited, recordAudit } from '@/server/audit/record-audit'
+import { auditBy, audited } from '@/server/audit/record-audit'
 import { currentAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
-
-/** The signed-in user's change, in the tenant's audit log. */
-async function audit(tenantId: string, what: AuditedWhat) {
-  await recordAudit(container().database.db, { tenantId, actor: await currentAuditActor(), ...what })
-}
 
 /** The same dependencies as `/api/v1/domains`: the container's one DNS resolver (DNS_SERVERS) and settings. */
 function deps() {
@@ -41,11 +36,8 @@ export function domainUseCases() {
         throw error
       }
     },
-    add: async (input: { tenantId: string; name: string }) => {
-      const domain = await addDomain(input, deps())
-      await audit(input.tenantId, audited.domainAdded(domain))
-      return domain
-    },
+    add: async (input: { tenantId: string; name: string }) =>
+      addDomain({ ...input, audit: auditBy(await currentAuditActor(), audited.domainAdded) }, deps()),
     /** Looks the records up now; answers how many held messages went back on the send path. */
     verify: async (query: DomainQuery): Promise<{ releasedMessages: number }> => {
       let releasedMessages = 0
@@ -61,11 +53,9 @@ export function domainUseCases() {
       })
       return { releasedMessages }
     },
-    rotateDkim: (query: DomainQuery) => rotateDkim(query, deps()),
-    remove: async (query: DomainQuery) => {
-      const domain = await deleteDomain(query, deps())
-      await audit(query.tenantId, audited.domainRemoved(domain))
-      return domain
-    },
+    rotateDkim: async (query: DomainQuery) =>
+      rotateDkim({ ...query, audit: auditBy(await currentAuditActor(), audited.dkimRotated) }, deps()),
+    remove: async (query: DomainQuery) =>
+      deleteDomain({ ...query, audit: auditBy(await currentAuditActor(), audited.domainRemoved) }, deps()),
   }
 }

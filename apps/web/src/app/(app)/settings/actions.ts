@@ -1,14 +1,15 @@
 'use server'
 
-import { saveTrackingSettings } from '@fairlane/db/queries/tracking-settings'
 import { revalidatePath } from 'next/cache'
 import { authorize } from '@/server/auth/session'
+import { uiAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
 import {
   type SenderFormState,
   saveDefaultSenderForm,
   senderFormValuesOf,
 } from '@/server/settings/default-sender'
+import { saveTrackingSettingsForm } from '@/server/settings/save-tracking-settings'
 import { type TrackingFormState, trackingSettingsOf } from '@/server/settings/tracking-settings'
 
 /** Sets or clears the tenant's default sender (From and Reply-To of mail that names none). */
@@ -18,7 +19,7 @@ export async function saveDefaultSenderAction(
 ): Promise<SenderFormState> {
   const { session } = await authorize('settings.manage')
   const state = await saveDefaultSenderForm(
-    { tenantId: session.tenantId, values: senderFormValuesOf(form) },
+    { tenantId: session.tenantId, values: senderFormValuesOf(form), actor: await uiAuditActor(session) },
     { db: container().database.db },
   )
   if (state.saved) revalidatePath('/settings')
@@ -32,7 +33,10 @@ export async function saveTrackingSettingsAction(
 ): Promise<TrackingFormState> {
   const { session } = await authorize('settings.manage')
   const values = trackingSettingsOf(form)
-  await saveTrackingSettings(container().database.db, { tenantId: session.tenantId, ...values })
+  await saveTrackingSettingsForm(
+    { tenantId: session.tenantId, values, actor: await uiAuditActor(session) },
+    { db: container().database.db },
+  )
   revalidatePath('/settings')
   return { values, saved: true }
 }

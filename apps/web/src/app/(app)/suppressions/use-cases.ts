@@ -7,7 +7,7 @@ import {
   type SuppressionPage,
 } from '@fairlane/core'
 import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
-import { audited, recordAudit } from '@/server/audit/record-audit'
+import { auditBy, audited } from '@/server/audit/record-audit'
 import { currentAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
 
@@ -23,13 +23,8 @@ export function suppressionUseCases() {
     add: (input: { tenantId: string; body: unknown }): Promise<SuppressionEntry[]> =>
       addSuppressions(input, { store: store() }),
     remove: async (input: { tenantId: string; email: string }): Promise<SuppressionEntry> => {
-      const removed = await removeSuppression({ ...input, query: {} }, { store: store() })
-      await recordAudit(container().database.db, {
-        tenantId: input.tenantId,
-        actor: await currentAuditActor(),
-        ...audited.suppressionRemoved(removed),
-      })
-      return removed
+      const audit = auditBy(await currentAuditActor(), audited.suppressionRemoved)
+      return removeSuppression({ ...input, query: {}, audit }, { store: store() })
     },
   }
 }

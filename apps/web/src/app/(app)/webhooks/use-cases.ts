@@ -9,6 +9,7 @@ import {
   type NewWebhookEndpoint,
   replayWebhookDeliveries,
   rotateWebhookSecret,
+  type StoredWebhookEndpoint,
   sendTestEvent,
   updateWebhookEndpoint,
   type WebhookDeliveryDetail,
@@ -18,13 +19,13 @@ import {
 } from '@fairlane/core'
 import { isAppError } from '@fairlane/core/errors'
 import { webhookUseCaseDeps } from '@/server/api/v1/webhooks'
-import { type AuditedWhat, audited, recordAudit } from '@/server/audit/record-audit'
+import { type AuditedWhat, auditBy, audited } from '@/server/audit/record-audit'
 import { currentAuditActor } from '@/server/auth/ui-audit-actor'
 import { container } from '@/server/container'
 
-/** The signed-in user's change, in the tenant's audit log. */
-async function audit(tenantId: string, what: AuditedWhat) {
-  await recordAudit(container().database.db, { tenantId, actor: await currentAuditActor(), ...what })
+/** The signed-in user's change, written with it in the tenant's audit log. */
+async function audit<T>(what: (changed: T) => AuditedWhat) {
+  return auditBy(await currentAuditActor(), what)
 }
 
 /** The same dependencies as `/api/v1/webhooks`: the container's DNS lookup and WEBHOOK_ALLOW_PRIVATE. */
@@ -51,29 +52,29 @@ export function webhookUseCases() {
     list: (input: { tenantId: string }) => listWebhookEndpoints(input, deps()),
     get: (query: WebhookEndpointQuery): Promise<WebhookEndpointView | null> =>
       orNull(() => getWebhookEndpoint(query, deps())),
-    create: async (input: { tenantId: string; endpoint: NewWebhookEndpoint }) => {
-      const endpoint = await createWebhookEndpoint(input, deps())
-      await audit(input.tenantId, audited.webhookCreated(endpoint))
-      return endpoint
-    },
+    create: async (input: { tenantId: string; endpoint: NewWebhookEndpoint }) =>
+      createWebhookEndpoint({ ...input, audit: await audit(audited.webhookCreated) }, deps()),
     update: async (input: WebhookEndpointQuery & { patch: WebhookEndpointPatch }) => {
-      const endpoint = await updateWebhookEndpoint(input, deps())
-      await audit(input.tenantId, audited.webhookUpdated(endpoint, Object.keys(input.patch)))
-      return endpoint
+      const changed = Object.keys(input.patch)
+      const what = (endpoint: StoredWebhookEndpoint) => audited.webhookUpdated(endpoint, changed)
+      return updateWebhookEndpoint({ ...input, audit: await audit(what) }, deps())
     },
-    remove: async (query: WebhookEndpointQuery) => {
-      const endpoint = await deleteWebhookEndpoint(query, deps())
-      await audit(query.tenantId, audited.webhookDeleted(endpoint))
-      return endpoint
-    },
+    remove: async (query: WebhookEndpointQuery) =>
+      deleteWebhookEndpoint({ ...query, audit: await audit(audited.webhookDeleted) }, deps()),
     rotateSecret: async (query: WebhookEndpointQuery) => {
-      const endpoint = await rotateWebhookSecret(query, deps())
-      await audit(query.tenantId, audited.webhookSecretRotated(endpoint.id))
-      return endpoint
+      const what = (endpoint: StoredWebhookEndpoint) => audited.webhookSecretRotated(endpoint.id)
+      return rotateWebhookSecret({ ...query, audit: await audit(what) }, deps())
     },
-    sendTest: (query: WebhookEndpointQuery) => sendTestEvent(query, deps()),
-    replay: (input: WebhookEndpointQuery & { deliveryIds: string[] }) =>
-      replayWebhookDeliveries(input, deps()),
+    sendTest: async (query: WebhookEndpointQuery) =>
+      sendTestEvent({ ...query, audit: await audit(audited.webhookTestSent) }, deps()),
+    replay: async (input: WebhookEndpointQuery & { deliveryIds: string[] }) => {
+      const what = (replayed: Array<{ id: string }>) =>
+        audited.webhookReplayed(
+          input.endpointId,
+          replayed.map((delivery) => delivery.id),
+        )
+      return replayWebhookDeliveries({ ...input, audit: await audit(what) }, deps())
+    },
     deliveries: (input: WebhookEndpointQuery & { query: Record<string, string> }) =>
       listWebhookDeliveries(input, deps()),
     delivery: (input: WebhookEndpointQuery & { deliveryId: string }): Promise<WebhookDeliveryDetail | null> =>

@@ -174,3 +174,101 @@ describe('a key restricted to one domain', () => {
     expect(stored?.from_address).toBe('hello@shop.test')
   })
 })
+
+describe('a key restricted to one domain, beyond POST /api/v1/messages', () => {
+  async function restrictedTenant(name: string) {
+    const owner = await seedTenant(harness, name)
+    const { sql } = harness.database
+    await insertSendingDomain(sql, {
+      tenantId: owner.tenantId,
+      name: `shop.${name}.test`,
+      status: 'verified',
+    })
+    await insertSendingDomain(sql, {
+      tenantId: owner.tenantId,
+      name: `blog.${name}.test`,
+      status: 'verified',
+    })
+    const { apiKey } = await seedApiKey(harness, {
+      tenantId: owner.tenantId,
+      scope: 'full',
+      domain: `shop.${name}.test`,
+    })
+    return { owner, apiKey, shop: `shop.${name}.test`, blog: `blog.${name}.test` }
+  }
+
+  async function expectDomainRefusal(response: Response, domain: string, subject: string) {
+    expect(response.status).toBe(403)
+    const { error } = await readJson<{ error: { code: string; message: string } }>(response)
+    expect(error.code).toBe('forbidden')
+    expect(error.message).toContain(`may only send from the domain ${domain}`)
+    expect(error.message).toContain(`this ${subject}`)
+  }
+
+  it('POST /api/v1/campaigns: only a From on the key domain (its own or the default); else 403, nothing saved', async () => {
+    const { owner, apiKey, shop, blog } = await restrictedTenant('camp')
+    const { sql } = harness.database
+    const campaign = (from?: string) => ({
+      name: 'Spring',
+      subject: 'Hello',
+      html: '<p>Hi</p>',
+      sendAt: new Date(Date.now() + 86_400_000).toISOString(),
+      ...(from ? { from } : {}),
+    })
+
+    for (const from of [`news@${blog}`, undefined]) {
+      await expectDomainRefusal(await call(API_ROUTES.postCampaign, apiKey, campaign(from)), shop, 'campaign')
+    }
+    const [none] = await sql<{ n: number }[]>`
+      select count(*)::int as n from campaigns where tenant_id = ${owner.tenantId}`
+    expect(none?.n).toBe(0)
+
+    expect((await call(API_ROUTES.postCampaign, apiKey, campaign(`news@${shop}`))).status).toBe(201)
+    // The tenant's own unrestricted key is not held to the domain.
+    expect((await call(API_ROUTES.postCampaign, owner.apiKey, campaign(`news@${blog}`))).status).toBe(201)
+
+    // Without a From the campaign goes from the tenant's default: on the key's domain, that is allowed.
+    await updateDefaultSender(harness.database.db, {
+      tenantId: owner.tenantId,
+      from: `hi@${shop}`,
+      replyTo: null,
+    })
+    const fresh = await seedApiKey(harness, { tenantId: owner.tenantId, scope: 'full', domain: shop })
+    expect((await call(API_ROUTES.postCampaign, fresh.apiKey, campaign())).status).toBe(201)
+  })
+
+  it('PUT /api/v1/sender: only a From on the key domain, never cleared; else 403, the default unchanged', async () => {
+    const { owner, apiKey, shop, blog } = await restrictedTenant('sender')
+    const { sql } = harness.database
+    const stored = async () => {
+      const [row] = await sql<{ default_from: string | null }[]>`
+        select default_from from tenants where id = ${owner.tenantId}`
+      return row?.default_from ?? null
+    }
+
+    await expectDomainRefusal(
+      await call(API_ROUTES.putDefaultSender, apiKey, { from: `news@${blog}`, replyTo: null }),
+      shop,
+      'default sender',
+    )
+    expect(await stored()).toBeNull()
+
+    const set = await call(API_ROUTES.putDefaultSender, apiKey, { from: `hi@${shop}`, replyTo: null })
+    expect(set.status).toBe(200)
+    expect(await stored()).toBe(`hi@${shop}`)
+
+    await expectDomainRefusal(
+      await call(API_ROUTES.putDefaultSender, apiKey, { from: null, replyTo: null }),
+      shop,
+      'default sender',
+    )
+    expect(await stored()).toBe(`hi@${shop}`)
+
+    const other = await call(API_ROUTES.putDefaultSender, owner.apiKey, {
+      from: `news@${blog}`,
+      replyTo: null,
+    })
+    expect(other.status).toBe(200)
+    expect(await stored()).toBe(`news@${blog}`)
+  })
+})

@@ -4,6 +4,7 @@ import {
   createSenderDomains,
   findDefaultSender,
 } from '@fairlane/db/queries/senders'
+import { apiAudit, audited } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
@@ -25,7 +26,8 @@ export function getDefaultSender(request: Request, deps: ApiDeps): Promise<Respo
 
 /**
  * `PUT /api/v1/sender` `{ from, replyTo }` (null or "" clears; a field left out clears too: PUT is
- * the whole setting) → the setting as stored. A `from` not on a verified domain → 422 naming `from`.
+ * the whole setting) → the setting as stored. A `from` not on a verified domain → 422 naming `from`;
+ * a key restricted to a domain → 403 unless `from` is on it.
  * API calls see the change within the API key cache's few seconds.
  */
 export function putDefaultSender(request: Request, deps: ApiDeps): Promise<Response> {
@@ -33,7 +35,14 @@ export function putDefaultSender(request: Request, deps: ApiDeps): Promise<Respo
     const caller = await authorizeApiCall(request, deps)
     const body = await readJsonBody(request, MAX_BODY_BYTES)
     const sender = await setDefaultSender(
-      { tenantId: caller.tenantId, sender: parseDefaultSender(body) },
+      {
+        tenantId: caller.tenantId,
+        sender: parseDefaultSender(body),
+        keyDomain: caller.domain,
+        audit: apiAudit(request, caller, (set: SenderChoice) =>
+          audited.defaultSenderSet(caller.tenantId, set),
+        ),
+      },
       { domains: createSenderDomains(deps.db), store: createDefaultSenderStore(deps.db) },
     )
     return Response.json(json(sender), { headers: NO_STORE })

@@ -10,7 +10,7 @@ import {
 } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
 import { createDomainStore } from '@fairlane/db/queries/sending-domains'
-import { audited, recordApiAudit } from '../../audit/record-audit'
+import { apiAudit, audited } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -86,8 +86,10 @@ export function postDomain(request: Request, deps: ApiDeps): Promise<Response> {
     const caller = await authorizeApiCall(request, deps)
     const body = await readJsonBody(request, MAX_DOMAIN_BODY_BYTES)
     const { name } = parseNewDomain(body)
-    const domain = await addDomain({ tenantId: caller.tenantId, name }, depsOf(deps))
-    await recordApiAudit(deps.db, request, caller, audited.domainAdded(domain))
+    const domain = await addDomain(
+      { tenantId: caller.tenantId, name, audit: apiAudit(request, caller, audited.domainAdded) },
+      depsOf(deps),
+    )
     return Response.json(domainJson(domain), {
       status: 201,
       headers: { ...NO_STORE, location: `/api/v1/domains/${domain.id}` },
@@ -124,7 +126,10 @@ export function postDomainVerify(request: Request, id: string, deps: ApiDeps): P
 export function postDomainRotateDkim(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const domain = await rotateDkim(domainQuery(caller.tenantId, id), depsOf(deps))
+    const domain = await rotateDkim(
+      { ...domainQuery(caller.tenantId, id), audit: apiAudit(request, caller, audited.dkimRotated) },
+      depsOf(deps),
+    )
     return Response.json(domainJson(domain), { headers: NO_STORE })
   })
 }
@@ -133,8 +138,10 @@ export function postDomainRotateDkim(request: Request, id: string, deps: ApiDeps
 export function deleteDomainById(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const domain = await deleteDomain(domainQuery(caller.tenantId, id), depsOf(deps))
-    await recordApiAudit(deps.db, request, caller, audited.domainRemoved(domain))
+    const domain = await deleteDomain(
+      { ...domainQuery(caller.tenantId, id), audit: apiAudit(request, caller, audited.domainRemoved) },
+      depsOf(deps),
+    )
     return Response.json(domainJson(domain), { headers: NO_STORE })
   })
 }

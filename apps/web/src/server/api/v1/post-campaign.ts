@@ -15,7 +15,8 @@ export const MAX_CAMPAIGN_BODY_BYTES = 2 * MAX_CAMPAIGN_HTML_BYTES
 
 /**
  * `POST /api/v1/campaigns` → `201 { id, status: "scheduled", sendAt, warnings }`; a `from` not on one
- * of the tenant's verified domains → 422 naming `from`; `warnings` lists what
+ * of the tenant's verified domains → 422 naming `from`; a key restricted to a domain → 403 unless the
+ * campaign's From (or the tenant's default it falls back to) is on it; `warnings` lists what
  * was accepted but deserves a look, e.g. `{ code: "empty-audience", message }`.
  */
 export function postCampaign(request: Request, deps: ApiDeps): Promise<Response> {
@@ -23,7 +24,11 @@ export function postCampaign(request: Request, deps: ApiDeps): Promise<Response>
     const caller = await authorizeApiCall(request, deps)
     const body = await readJsonBody(request, MAX_CAMPAIGN_BODY_BYTES)
     const campaign = await scheduleCampaign(
-      { tenantId: caller.tenantId, draft: parseCampaignRequest(body) },
+      {
+        tenantId: caller.tenantId,
+        draft: parseCampaignRequest(body),
+        keyDomain: { domain: caller.domain, defaultFrom: caller.defaultSender.from },
+      },
       {
         store: createCampaignStore(deps.db),
         templates: { syntaxError: templateSyntaxError },

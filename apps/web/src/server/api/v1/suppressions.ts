@@ -7,7 +7,7 @@ import {
   suppressionStops,
 } from '@fairlane/core'
 import { createSuppressionStore } from '@fairlane/db/queries/suppressions'
-import { audited, recordApiAudit } from '../../audit/record-audit'
+import { apiAudit, audited } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { exportSuppressionsCsv, importSuppressionsCsv } from '../../suppressions/suppressions-csv'
@@ -72,10 +72,14 @@ export function deleteSuppression(request: Request, email: string, deps: ApiDeps
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
     const removed = await removeSuppression(
-      { tenantId: caller.tenantId, email, query: queryOf(request) },
+      {
+        tenantId: caller.tenantId,
+        email,
+        query: queryOf(request),
+        audit: apiAudit(request, caller, audited.suppressionRemoved),
+      },
       { store: createSuppressionStore(deps.db) },
     )
-    await recordApiAudit(deps.db, request, caller, audited.suppressionRemoved(removed))
     return Response.json({ items: [entryView(removed)] }, { headers: NO_STORE })
   })
 }

@@ -8,6 +8,8 @@ import {
   type WebhookDeliveryView,
 } from '@fairlane/core'
 import { AppError } from '@fairlane/core/errors'
+import { apiAudit, audited } from '../../audit/record-audit'
+import type { ApiCaller } from '../../auth/api-key'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -117,7 +119,11 @@ export function postWebhookDeliveryReplay(
     const caller = await authorizeApiCall(request, deps)
     const query = endpointQuery(caller.tenantId, id)
     const outcome = await replayWebhookDeliveries(
-      { ...query, deliveryIds: [deliveryIdOf(deliveryId)] },
+      {
+        ...query,
+        deliveryIds: [deliveryIdOf(deliveryId)],
+        audit: replayAudit(request, caller, query.endpointId),
+      },
       webhookUseCaseDeps(deps),
     )
     const [replayed] = outcome.replayed
@@ -133,7 +139,10 @@ export function postWebhookDeliveriesReplay(request: Request, id: string, deps: 
     const caller = await authorizeApiCall(request, deps)
     const query = endpointQuery(caller.tenantId, id)
     const deliveryIds = parseReplayDeliveries(await readJsonBody(request, MAX_REPLAY_BODY_BYTES))
-    const outcome = await replayWebhookDeliveries({ ...query, deliveryIds }, webhookUseCaseDeps(deps))
+    const outcome = await replayWebhookDeliveries(
+      { ...query, deliveryIds, audit: replayAudit(request, caller, query.endpointId) },
+      webhookUseCaseDeps(deps),
+    )
     const body: WebhookReplayResponse = {
       items: outcome.replayed.map(webhookDeliveryJson),
       notFound: outcome.notFound,
@@ -146,7 +155,20 @@ export function postWebhookDeliveriesReplay(request: Request, id: string, deps: 
 export function postWebhookTest(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const delivery = await sendTestEvent(endpointQuery(caller.tenantId, id), webhookUseCaseDeps(deps))
+    const delivery = await sendTestEvent(
+      { ...endpointQuery(caller.tenantId, id), audit: apiAudit(request, caller, audited.webhookTestSent) },
+      webhookUseCaseDeps(deps),
+    )
     return Response.json(webhookDeliveryJson(delivery), { status: 202, headers: NO_STORE })
   })
+}
+
+/** A replay's audit entry: the endpoint, and the deliveries made due again. */
+function replayAudit(request: Request, caller: ApiCaller, endpointId: string) {
+  return apiAudit(request, caller, (replayed: Array<{ id: string }>) =>
+    audited.webhookReplayed(
+      endpointId,
+      replayed.map((delivery) => delivery.id),
+    ),
+  )
 }

@@ -6,6 +6,7 @@ import {
   parseNewWebhookEndpoint,
   parseWebhookEndpointPatch,
   rotateWebhookSecret,
+  type StoredWebhookEndpoint,
   updateWebhookEndpoint,
   type WebhookEndpointView,
   type WebhookEndpointWithSecret,
@@ -13,7 +14,7 @@ import {
 import { AppError } from '@fairlane/core/errors'
 import { createWebhookDeliveryStore } from '@fairlane/db/queries/webhook-delivery-log'
 import { createWebhookEndpointStore } from '@fairlane/db/queries/webhook-endpoints'
-import { audited, recordApiAudit } from '../../audit/record-audit'
+import { apiAudit, audited } from '../../audit/record-audit'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
 import { readJsonBody } from '../../http/read-json-body'
@@ -87,10 +88,9 @@ export function postWebhook(request: Request, deps: ApiDeps): Promise<Response> 
     const caller = await authorizeApiCall(request, deps)
     const endpoint = parseNewWebhookEndpoint(await readJsonBody(request, MAX_WEBHOOK_BODY_BYTES))
     const created = await createWebhookEndpoint(
-      { tenantId: caller.tenantId, endpoint },
+      { tenantId: caller.tenantId, endpoint, audit: apiAudit(request, caller, audited.webhookCreated) },
       webhookUseCaseDeps(deps),
     )
-    await recordApiAudit(deps.db, request, caller, audited.webhookCreated(created))
     return Response.json(withSecretJson(created), {
       status: 201,
       headers: { ...NO_STORE, location: `/api/v1/webhooks/${created.id}` },
@@ -113,8 +113,10 @@ export function patchWebhook(request: Request, id: string, deps: ApiDeps): Promi
     const caller = await authorizeApiCall(request, deps)
     const query = endpointQuery(caller.tenantId, id)
     const patch = parseWebhookEndpointPatch(await readJsonBody(request, MAX_WEBHOOK_BODY_BYTES))
-    const updated = await updateWebhookEndpoint({ ...query, patch }, webhookUseCaseDeps(deps))
-    await recordApiAudit(deps.db, request, caller, audited.webhookUpdated(updated, Object.keys(patch)))
+    const audit = apiAudit(request, caller, (endpoint: StoredWebhookEndpoint) =>
+      audited.webhookUpdated(endpoint, Object.keys(patch)),
+    )
+    const updated = await updateWebhookEndpoint({ ...query, patch, audit }, webhookUseCaseDeps(deps))
     return Response.json(webhookEndpointJson(updated), { headers: NO_STORE })
   })
 }
@@ -123,8 +125,10 @@ export function patchWebhook(request: Request, id: string, deps: ApiDeps): Promi
 export function deleteWebhookById(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const deleted = await deleteWebhookEndpoint(endpointQuery(caller.tenantId, id), webhookUseCaseDeps(deps))
-    await recordApiAudit(deps.db, request, caller, audited.webhookDeleted(deleted))
+    const deleted = await deleteWebhookEndpoint(
+      { ...endpointQuery(caller.tenantId, id), audit: apiAudit(request, caller, audited.webhookDeleted) },
+      webhookUseCaseDeps(deps),
+    )
     return Response.json(webhookEndpointJson(deleted), { headers: NO_STORE })
   })
 }
@@ -133,8 +137,13 @@ export function deleteWebhookById(request: Request, id: string, deps: ApiDeps): 
 export function postWebhookRotateSecret(request: Request, id: string, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const rotated = await rotateWebhookSecret(endpointQuery(caller.tenantId, id), webhookUseCaseDeps(deps))
-    await recordApiAudit(deps.db, request, caller, audited.webhookSecretRotated(rotated.id))
+    const audit = apiAudit(request, caller, (endpoint: StoredWebhookEndpoint) =>
+      audited.webhookSecretRotated(endpoint.id),
+    )
+    const rotated = await rotateWebhookSecret(
+      { ...endpointQuery(caller.tenantId, id), audit },
+      webhookUseCaseDeps(deps),
+    )
     return Response.json(withSecretJson(rotated), { headers: NO_STORE })
   })
 }
