@@ -10,7 +10,7 @@ import {
   segmentFilterSchema,
 } from '@fairlane/core'
 import { DELIVERY_ERROR_CODES } from '@fairlane/core/delivery'
-import { APP_ERROR_CODES } from '@fairlane/core/errors'
+import { APP_ERROR_CODES, RATE_LIMIT_NAMES } from '@fairlane/core/errors'
 import { z } from 'zod'
 
 /**
@@ -155,7 +155,7 @@ export const errorResponse = z.object({
     details: z
       .union([
         z.array(fieldIssue),
-        z.object({ limit: z.enum(['api-key', 'tenant', 'recipient']) }),
+        z.object({ limit: z.enum(RATE_LIMIT_NAMES) }),
         z.object({ limitBytes: z.int() }),
       ])
       .optional()
