@@ -380,6 +380,13 @@ export const envSchema = z
     INVITATIONS_PER_TENANT_PER_HOUR: positiveInt(20, 10_000),
     /** Open (neither accepted nor revoked) invitations one tenant may hold; one more is refused. */
     MAX_OPEN_INVITATIONS_PER_TENANT: positiveInt(50, 10_000),
+    /** Templates one tenant may hold; creating one more is refused (422). */
+    MAX_TEMPLATES_PER_TENANT: positiveInt(500, 100_000),
+    /**
+     * Versions of a template kept in its history (the newest, the current one included); a change
+     * deletes older ones, except those a message still kept was rendered from.
+     */
+    TEMPLATE_VERSIONS_KEPT: positiveInt(20, 10_000),
     /**
      * A tenant's API request limit, all its keys together, as a multiple of its transactional plan:
      * `API_TENANT_RATE_FACTOR` × `TRANSACTIONAL_RATE_PER_SEC` requests per second, plus a burst of the

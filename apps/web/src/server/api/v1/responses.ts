@@ -240,7 +240,17 @@ export const templateResponse = z.object({
 })
 export type TemplateResponse = z.input<typeof templateResponse>
 
-export const templatesResponse = z.object({ items: z.array(templateResponse) })
+/** A template in the list: everything but `html` and `text` (`GET /api/v1/templates/:slug` has them). */
+export const templateSummaryResponse = templateResponse.omit({ html: true, text: true })
+export type TemplateSummaryResponse = z.input<typeof templateSummaryResponse>
+
+export const templatesResponse = z.object({
+  items: z.array(templateSummaryResponse),
+  nextCursor: z
+    .string()
+    .optional()
+    .meta({ description: 'Pass as `cursor` for the next page; absent on the last' }),
+})
 
 export const templateDeletedResponse = z.object({ deleted: z.literal(true), id, slug: z.string() })
 

@@ -277,7 +277,9 @@ describe('who may invite, and how many (issue 27, M3)', () => {
   it('refuses beyond the hourly rate (429, invitations) and the open cap (422), mailing nothing more', async () => {
     const tight = routeDeps(
       harness,
-      harness.apiDeps({ tenantLimits: { invitations: { perHour: 3, maxOpen: 2 } } }),
+      harness.apiDeps({
+        tenantLimits: { ...deps.api.tenantLimits, invitations: { perHour: 3, maxOpen: 2 } },
+      }),
     )
     const capped = await seedTenant(harness, 'Capped Co')
     const send = (email: string) =>
