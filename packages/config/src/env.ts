@@ -387,6 +387,8 @@ export const envSchema = z
      * deletes older ones, except those a message still kept was rendered from.
      */
     TEMPLATE_VERSIONS_KEPT: positiveInt(20, 10_000),
+    /** Sending domains one tenant may hold (each is an RSA-2048 key and DNS checks); adding one more is refused (422). */
+    MAX_DOMAINS_PER_TENANT: positiveInt(50, 100_000),
     /**
      * A tenant's API request limit, all its keys together, as a multiple of its transactional plan:
      * `API_TENANT_RATE_FACTOR` × `TRANSACTIONAL_RATE_PER_SEC` requests per second, plus a burst of the

@@ -5,6 +5,8 @@ import type { InvitationLimits, TemplateLimits } from '@fairlane/core'
 export interface TenantLimits {
   invitations: InvitationLimits
   templates: TemplateLimits
+  /** MAX_DOMAINS_PER_TENANT. */
+  maxDomains: number
 }
 
 export function tenantLimitsOf(
@@ -14,6 +16,7 @@ export function tenantLimitsOf(
     | 'MAX_OPEN_INVITATIONS_PER_TENANT'
     | 'MAX_TEMPLATES_PER_TENANT'
     | 'TEMPLATE_VERSIONS_KEPT'
+    | 'MAX_DOMAINS_PER_TENANT'
   >,
 ): TenantLimits {
   return {
@@ -25,5 +28,6 @@ export function tenantLimitsOf(
       maxTemplates: config.MAX_TEMPLATES_PER_TENANT,
       versionsKept: config.TEMPLATE_VERSIONS_KEPT,
     },
+    maxDomains: config.MAX_DOMAINS_PER_TENANT,
   }
 }

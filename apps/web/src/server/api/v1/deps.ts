@@ -26,7 +26,7 @@ export interface ApiDeps {
   db: Database
   logger: Logger
   limiters: ApiLimiters
-  /** Per-tenant caps (invitations, templates; see `tenantLimitsOf`). */
+  /** Per-tenant caps (invitations, templates, domains; see `tenantLimitsOf`). */
   tenantLimits: TenantLimits
   clock: Clock
   /** APP_URL: links the app mails (invitations) point under it. */

@@ -376,6 +376,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
         'The name must be a registrable domain or a name under one: an IP address, `localhost`, a public suffix',
         '(`co.uk`), a name over 253 characters or a label over 63 is a 400 naming `name`; a domain you already',
         'added is a 409. When another account already added the domain, an `ownership` TXT record is required too.',
+        'An account holding `MAX_DOMAINS_PER_TENANT` domains is refused (422) until it deletes one.',
       ].join(' '),
       requestBody: {
         required: true,
@@ -388,7 +389,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(domainResponse, 'Added, pending, with its records', locationHeader('domain')) },
-        [400, 401, 409, 413, 415, 429],
+        [400, 401, 409, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/domains/:id': {
