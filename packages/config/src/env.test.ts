@@ -92,6 +92,20 @@ describe('environment schema', () => {
     expect(parseConfig({}).SIGN_UP_LIMIT_PER_HOUR).toBe(10)
   })
 
+  it('bounds what one tenant may hold or make, refusing a cap of 0', () => {
+    expect(parseConfig({})).toMatchObject({
+      INVITATIONS_PER_TENANT_PER_HOUR: 20,
+      MAX_OPEN_INVITATIONS_PER_TENANT: 50,
+      MAX_TEMPLATES_PER_TENANT: 500,
+      TEMPLATE_VERSIONS_KEPT: 20,
+      MAX_DOMAINS_PER_TENANT: 50,
+    })
+    expect(() => parseConfig({ MAX_DOMAINS_PER_TENANT: '0' })).toThrow(
+      /MAX_DOMAINS_PER_TENANT: expected a number of at least 1/,
+    )
+    expect(parseConfig({ TEMPLATE_VERSIONS_KEPT: '3' }).TEMPLATE_VERSIONS_KEPT).toBe(3)
+  })
+
   it('reads the webhook lane settings, refusing a retry schedule it cannot read', () => {
     const config = parseConfig({})
     expect(config.WEBHOOK_CONCURRENCY).toBe(50)

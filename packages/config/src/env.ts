@@ -374,6 +374,22 @@ export const envSchema = z
     /** Active (unrevoked) API keys one tenant may hold; creating one more is refused. */
     MAX_API_KEYS_PER_TENANT: positiveInt(10, 1000),
     /**
+     * Invitations one tenant may make per hour (replaced ones count): each is the platform's own mail
+     * to an address the tenant chose, so a tenant cannot turn Fairlane's sender on strangers.
+     */
+    INVITATIONS_PER_TENANT_PER_HOUR: positiveInt(20, 10_000),
+    /** Open (neither accepted nor revoked) invitations one tenant may hold; one more is refused. */
+    MAX_OPEN_INVITATIONS_PER_TENANT: positiveInt(50, 10_000),
+    /** Templates one tenant may hold; creating one more is refused (422). */
+    MAX_TEMPLATES_PER_TENANT: positiveInt(500, 100_000),
+    /**
+     * Versions of a template kept in its history (the newest, the current one included); a change
+     * deletes older ones, except those a message still kept was rendered from.
+     */
+    TEMPLATE_VERSIONS_KEPT: positiveInt(20, 10_000),
+    /** Sending domains one tenant may hold (each is an RSA-2048 key and DNS checks); adding one more is refused (422). */
+    MAX_DOMAINS_PER_TENANT: positiveInt(50, 100_000),
+    /**
      * A tenant's API request limit, all its keys together, as a multiple of its transactional plan:
      * `API_TENANT_RATE_FACTOR` × `TRANSACTIONAL_RATE_PER_SEC` requests per second, plus a burst of the
      * same multiple of `TRANSACTIONAL_BURST` per 10 s. 2: what its critical and default lanes deliver.

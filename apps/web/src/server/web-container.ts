@@ -24,6 +24,7 @@ import { type Auth, createAuth } from './auth/better-auth'
 import type { Logger } from './logger'
 import { createWebMetrics, type WebMetrics } from './metrics'
 import { type ApiLimiters, createApiLimiters, rateLimitSettings } from './rate-limits'
+import { tenantLimitsOf } from './tenant-limits'
 import type { TrackingRouteDeps } from './tracking/tracking-routes'
 
 /**
@@ -96,6 +97,7 @@ export function buildWebContainer(config: Config): WebContainer {
     db: database.db,
     logger,
     limiters,
+    tenantLimits: tenantLimitsOf(config),
     clock,
     appUrl: config.APP_URL,
     lastTouched: new Map(),

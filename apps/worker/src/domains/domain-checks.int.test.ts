@@ -1,4 +1,9 @@
-import { addDomain, type DomainView } from '@fairlane/core'
+import {
+  addDomain,
+  type CheckDueDomainsOptions,
+  DEFAULT_CHECK_DUE_OPTIONS,
+  type DomainView,
+} from '@fairlane/core'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createDomainStore } from '@fairlane/db/queries/sending-domains'
 import { createDnsLookup } from '@fairlane/mail/dns'
@@ -37,27 +42,30 @@ afterAll(async () => {
 const job = { name: DOMAIN_CHECKS_SCHEDULER_ID, id: 'test' } as Job
 type Result = { checked: number; verified: number; pending: number; failed: number; errors: number }
 
-function runJob(): Promise<Result> {
+function runJob(
+  batch: CheckDueDomainsOptions = { batchSize: 3, perTenant: 3, maxBatches: 20, leaseMs: 60_000 },
+): Promise<Result> {
   const handlers = domainCheckHandlers(
     {
       returnPathHost: RETURN_PATH_HOST,
       dnsServers: [dns.address],
-      batch: { batchSize: 3, maxBatches: 20, leaseMs: 60_000 },
+      batch,
     },
     { db: database.db, logger: testLogger() },
   )
   return handlers[DOMAIN_CHECKS_SCHEDULER_ID]?.(job) as Promise<Result>
 }
 
-function add(name: string): Promise<DomainView> {
+function add(name: string, owner = tenantId): Promise<DomainView> {
   return addDomain(
-    { tenantId, name },
+    { tenantId: owner, name },
     {
       store: createDomainStore(database.db),
       dns: createDnsLookup({ servers: [dns.address] }),
       clock: { now: () => new Date() },
       settings: { returnPathHost: RETURN_PATH_HOST },
       encryptionKeys: [{ kid: 'w1', key: Buffer.alloc(32, 9) }],
+      maxDomains: 50,
     },
   )
 }
@@ -117,5 +125,34 @@ describe('the domain checks job', () => {
     const after = await row(old.id)
     expect(after).toMatchObject({ status: 'pending', next_in_ms: null })
     expect(after?.failure_reason).toMatch(/not found within 72 hours; verify again after publishing/)
+  })
+
+  it('checks another tenant’s one due domain in the first run while one tenant has 1,000 due (issue 27, M5)', async () => {
+    const flooder = await createTenant(database.db, 'Flooder')
+    const newcomer = await createTenant(database.db, 'Newcomer')
+    const seed = await add('seed.flood.example.com', flooder)
+    // 1,000 more of the flooder's, all due for longer than the newcomer's: copies of the seed's row.
+    await database.sql`
+      insert into sending_domains (tenant_id, name, return_path_label, dkim, next_check_at)
+      select tenant_id, 'flood-' || n || '.example.com', return_path_label, dkim,
+        now() - interval '1 hour' - n * interval '1 second'
+      from sending_domains, generate_series(1, 1000) as n
+      where id = ${seed.id}`
+    await database.sql`update sending_domains set next_check_at = now() - interval '2 hours' where id = ${seed.id}`
+    const theirs = await add('new.newcomer.example.com', newcomer)
+    await database.sql`update sending_domains set next_check_at = now() - interval '1 second' where id = ${theirs.id}`
+
+    const first = await runJob(DEFAULT_CHECK_DUE_OPTIONS)
+    expect((await row(theirs.id))?.checked).toBe(true)
+    // The flooder's turn is bounded per batch, and its checks went on in the same run.
+    const [flood] = await database.sql<{ checked: number }[]>`
+      select count(*)::int as checked from sending_domains
+      where tenant_id = ${flooder} and last_checked_at is not null`
+    expect(flood?.checked).toBeGreaterThan(0)
+    expect(flood?.checked).toBeLessThanOrEqual(
+      DEFAULT_CHECK_DUE_OPTIONS.perTenant * DEFAULT_CHECK_DUE_OPTIONS.maxBatches,
+    )
+    expect(first.checked + first.errors).toBe((flood?.checked ?? 0) + 1)
+    await database.sql`delete from sending_domains where tenant_id in (${flooder}, ${newcomer})`
   })
 })

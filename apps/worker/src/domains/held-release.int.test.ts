@@ -48,6 +48,7 @@ it('sends the held messages of a domain once it verifies, and nothing before', a
     settings: { returnPathHost: 'bounces.fairlane.test' },
     // The worker's keys: it decrypts the domain's key to sign the released mail.
     encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
+    maxDomains: 50,
   }
   const domain = await addDomain({ tenantId, name: 'held.example.com' }, deps)
   const held = await db

@@ -68,6 +68,7 @@ const domainDeps = () => ({
   clock: { now: () => new Date() },
   settings: { returnPathHost: RETURN_PATH_HOST },
   encryptionKeys: TEST_DKIM_ENCRYPTION_KEYS,
+  maxDomains: 50,
 })
 const verify = (domain: DomainView) => verifyDomain({ tenantId, domainId: domain.id }, domainDeps())
 const recipient = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.net`

@@ -70,24 +70,24 @@ export function decideAccess(actor: Actor, permission: Permission): AccessDecisi
       message: `Only a tenant's ${roles} may do this (${permission}); your role is ${actor.role}`,
     }
   }
-  if (NEEDS_GOOD_STANDING.has(permission)) {
-    if (!actor.emailVerified) {
-      return {
-        allowed: false,
-        reason: 'unverified',
-        message:
-          'Verify your email address first: open the link we sent you, or send a new one from the banner',
-      }
-    }
-    if (!actor.tenantApproved) {
-      return {
-        allowed: false,
-        reason: 'held',
-        message:
-          'Your account is waiting for approval by the Fairlane team; you can send once it is approved',
-      }
-    }
-  }
+  if (NEEDS_GOOD_STANDING.has(permission)) return standingDecision(actor)
+  return { allowed: true }
+}
+
+/** Why a tenant not in good standing is refused, in words for the person refused. */
+export const STANDING_REFUSALS = {
+  unverified: 'Verify your email address first: open the link we sent you, or send a new one from the banner',
+  held: 'Your account is waiting for approval by the Fairlane team; you can send once it is approved',
+} as const satisfies Record<Exclude<AccessRefusal, 'role'>, string>
+
+/**
+ * Whether the tenant is in good standing: its user's address verified, the tenant not held for
+ * approval. What mails or sends on the tenant's behalf (campaigns, API keys, invitations) asks this.
+ */
+export function standingDecision(actor: Pick<Actor, 'emailVerified' | 'tenantApproved'>): AccessDecision {
+  if (!actor.emailVerified)
+    return { allowed: false, reason: 'unverified', message: STANDING_REFUSALS.unverified }
+  if (!actor.tenantApproved) return { allowed: false, reason: 'held', message: STANDING_REFUSALS.held }
   return { allowed: true }
 }
 

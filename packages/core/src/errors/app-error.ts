@@ -45,7 +45,15 @@ export interface FieldIssue {
 }
 
 /** The limit a `rate_limited` error ran into: a client that knows which can wait or spread its calls. */
-export type RateLimitName = 'api-key' | 'tenant' | 'recipient'
+export const RATE_LIMIT_NAMES = [
+  'api-key',
+  'tenant',
+  'recipient',
+  /** A tenant's invitations per hour (INVITATIONS_PER_TENANT_PER_HOUR). */
+  'invitations',
+] as const
+
+export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number]
 
 export interface AppErrorOptions {
   details?: FieldIssue[]

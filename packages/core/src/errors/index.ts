@@ -5,6 +5,7 @@ export {
   type AppErrorOptions,
   type FieldIssue,
   isAppError,
+  RATE_LIMIT_NAMES,
   type RateLimitName,
   validationFailed,
 } from './app-error'

@@ -14,7 +14,9 @@ export {
 } from './invitation-token'
 export { type InviteMemberDeps, inviteMember, revokeInvitation } from './invite-member'
 export type {
+  InvitationLimits,
   InvitationMailer,
+  InvitationWrite,
   MembershipChange,
   StoredInvitation,
   TeamActor,

@@ -5,8 +5,11 @@ interface MemoryInvitation extends StoredInvitation {
   tokenHash: string
 }
 
+const HOUR_MS = 60 * 60 * 1000
+
 /** An in-memory `TeamStore` for core's unit tests: the same rules the SQL keeps, in plain arrays. */
 export function memoryTeamStore(tenantName = 'Acme') {
+  const heldTenants = new Set<string>()
   const members = new Map<string, TeamMember & { tenantId: string }>()
   const invitations: MemoryInvitation[] = []
   const audit: Array<TeamAuditEntry & { tenantId: string }> = []
@@ -26,6 +29,17 @@ export function memoryTeamStore(tenantName = 'Acme') {
       return member ? { ...member } : null
     },
     async replaceOpenInvitation(input, auditFor) {
+      if (heldTenants.has(input.tenantId)) return { kind: 'held' }
+      const ours = invitations.filter((i) => i.tenantId === input.tenantId)
+      const lastHour = ours
+        .filter((i) => i.createdAt.getTime() > input.now.getTime() - HOUR_MS)
+        .map((i) => i.createdAt.getTime())
+        .sort((a, b) => a - b)
+      // One more may be made once enough of the last hour's have aged out to leave room for it.
+      const leaving = lastHour[lastHour.length - input.limits.perHour]
+      if (leaving !== undefined) return { kind: 'hourly_limit', retryAt: new Date(leaving + HOUR_MS) }
+      const open = ours.filter((i) => isOpen(i) && i.email !== input.email).length
+      if (open >= input.limits.maxOpen) return { kind: 'open_limit', open }
       for (const open of invitations.filter(
         (i) => i.tenantId === input.tenantId && i.email === input.email,
       )) {
@@ -46,7 +60,7 @@ export function memoryTeamStore(tenantName = 'Acme') {
       }
       invitations.push(invitation)
       audit.push({ tenantId: input.tenantId, ...auditFor(invitation.id) })
-      return view(invitation)
+      return { kind: 'created', invitation: view(invitation) }
     },
     async revokeInvitation({ tenantId, invitationId, now }, entry) {
       const found = invitations.find((i) => i.id === invitationId && i.tenantId === tenantId && isOpen(i))
@@ -108,6 +122,10 @@ export function memoryTeamStore(tenantName = 'Acme') {
         role,
         joinedAt: new Date(0),
       })
+    },
+    /** Holds the tenant for the platform admin's approval (SIGNUP_MODE=approve). */
+    hold(tenantId: string) {
+      heldTenants.add(tenantId)
     },
     roleOf(tenantId: string, userId: string): MembershipRole | null {
       return members.get(key(tenantId, userId))?.role ?? null

@@ -9,6 +9,11 @@ export interface TeamActor {
   label: string
   /** The user's role; an API key acts as an admin (it may never grant or take the owner role). */
   role: MembershipRole
+  /**
+   * The user's address is verified (always under SIGNUP_MODE=open); true for an API key, which only
+   * a verified user (or the platform admin) can have made. Inviting needs it: absent counts as not.
+   */
+  emailVerified?: boolean
   /** The client address the change came from (the audit log's "from which address"). */
   ipAddress?: string | null
 }
@@ -45,6 +50,24 @@ export interface StoredInvitation {
   revokedAt: Date | null
 }
 
+/** How many invitations a tenant may send, so the platform's sender cannot be turned on strangers. */
+export interface InvitationLimits {
+  /** INVITATIONS_PER_TENANT_PER_HOUR: invitations created in the last hour (replaced ones count). */
+  perHour: number
+  /** MAX_OPEN_INVITATIONS_PER_TENANT: open invitations (neither accepted nor revoked, expired too). */
+  maxOpen: number
+}
+
+/** What `replaceOpenInvitation` did: the invitation, or which of the tenant's rules refused it. */
+export type InvitationWrite =
+  | { kind: 'created'; invitation: StoredInvitation }
+  /** The tenant is held for the platform admin's approval (SIGNUP_MODE=approve). */
+  | { kind: 'held' }
+  /** `perHour` invitations were made in the last hour; one more may be made at `retryAt`. */
+  | { kind: 'hourly_limit'; retryAt: Date }
+  /** `maxOpen` invitations to other addresses are open. */
+  | { kind: 'open_limit'; open: number }
+
 /** Why a change to a membership did not happen (the store checks under a lock on the tenant's owners). */
 export type MembershipChange = 'changed' | 'not_member' | 'last_owner'
 
@@ -54,7 +77,10 @@ export interface TeamStore {
   findMemberByEmail(query: { tenantId: string; email: string }): Promise<TeamMember | null>
   /**
    * Revokes the tenant's open invitation for `email` (if any) and inserts this one, in one
-   * transaction with its audit entry: at most one open invitation per tenant and address.
+   * transaction with its audit entry: at most one open invitation per tenant and address. Decided
+   * under a lock on the tenant's row, so concurrent invitations cannot both pass a limit: nothing is
+   * written when the tenant is held or over `limits` (the open one for `email` does not count, being
+   * replaced).
    */
   replaceOpenInvitation(
     input: {
@@ -66,9 +92,10 @@ export interface TeamStore {
       invitedBy: string
       expiresAt: Date
       now: Date
+      limits: InvitationLimits
     },
     audit: (invitationId: string) => TeamAuditEntry,
-  ): Promise<StoredInvitation>
+  ): Promise<InvitationWrite>
   /** Marks an open (not accepted, not revoked) invitation revoked; null when there is none. */
   revokeInvitation(
     input: { tenantId: string; invitationId: string; now: Date },

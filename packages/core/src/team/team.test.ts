@@ -9,11 +9,16 @@ import type { TeamActor } from './ports'
 import { parseInvitationRequest, parseMemberRolePatch } from './team-input'
 
 const TENANT = 't1'
-const owner: TeamActor = { userId: 'owner', label: 'owner@example.com', role: 'owner' }
-const admin: TeamActor = { userId: 'admin', label: 'admin@example.com', role: 'admin' }
-const member: TeamActor = { userId: 'member', label: 'member@example.com', role: 'member' }
+const owner: TeamActor = { userId: 'owner', label: 'owner@example.com', role: 'owner', emailVerified: true }
+const admin: TeamActor = { userId: 'admin', label: 'admin@example.com', role: 'admin', emailVerified: true }
+const member: TeamActor = {
+  userId: 'member',
+  label: 'member@example.com',
+  role: 'member',
+  emailVerified: true,
+}
 
-function setup() {
+function setup(limits = { perHour: 20, maxOpen: 50 }, perRecipient = 5) {
   const fake = memoryTeamStore()
   fake.addMember(TENANT, 'owner', 'owner')
   fake.addMember(TENANT, 'admin', 'admin')
@@ -21,8 +26,19 @@ function setup() {
   let now = new Date('2026-12-05T10:00:00Z')
   const sent: Array<{ to: string; acceptUrl: string }> = []
   let tokens = 0
+  const taken = new Map<string, number>()
   const deps = {
     store: fake.store,
+    limits,
+    recipientLimiter: {
+      async consume({ tenantId, address }: { tenantId: string; address: string }) {
+        const key = `${tenantId}/${address}`
+        taken.set(key, (taken.get(key) ?? 0) + 1)
+        return (taken.get(key) ?? 0) > perRecipient
+          ? { allowed: false as const, retryAfterSeconds: 60 }
+          : { allowed: true as const }
+      },
+    },
     clock: { now: () => now },
     appUrl: 'https://app.example/',
     generateToken: () => `token-${++tokens}`,
@@ -38,11 +54,20 @@ function setup() {
   return { fake, deps, sent, advance }
 }
 
-async function refusalOf(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
+async function refusalOf(
+  promise: Promise<unknown>,
+): Promise<{ code: string; message: string; limit?: string; retryAfterSeconds?: number }> {
   try {
     await promise
   } catch (error) {
-    if (error instanceof AppError) return { code: error.code, message: error.message }
+    if (error instanceof AppError) {
+      return {
+        code: error.code,
+        message: error.message,
+        ...(error.limit ? { limit: error.limit } : {}),
+        ...(error.retryAfterSeconds ? { retryAfterSeconds: error.retryAfterSeconds } : {}),
+      }
+    }
     throw error
   }
   throw new Error('expected a refusal')
@@ -101,6 +126,81 @@ describe('inviting', () => {
     expect(() => parseInvitationRequest({ email: 'a@b.co', role: 'king' })).toThrow(/role/)
     expect(() => parseMemberRolePatch({})).toThrow(/role/)
     expect(invitationUrl('https://x.test', 'a b')).toBe('https://x.test/invite/a%20b')
+  })
+})
+
+describe('inviting needs good standing and stays within limits', () => {
+  const invite = (t: ReturnType<typeof setup>, email: string, actor: TeamActor = owner) =>
+    inviteMember({ tenantId: TENANT, request: { email, role: 'member' }, actor }, t.deps)
+
+  it('refuses an unverified user (and an actor that does not say) with 403, writing and mailing nothing', async () => {
+    const t = setup()
+    for (const actor of [
+      { ...owner, emailVerified: false },
+      { ...owner, emailVerified: undefined },
+    ]) {
+      const refused = await refusalOf(invite(t, 'stranger@example.net', actor))
+      expect(refused.code).toBe('forbidden')
+      expect(refused.message).toMatch(/Verify your email address/)
+    }
+    expect(t.fake.invitations).toEqual([])
+    expect(t.sent).toEqual([])
+  })
+
+  it('refuses a tenant held for approval with 403, writing and mailing nothing', async () => {
+    const t = setup()
+    t.fake.hold(TENANT)
+    const refused = await refusalOf(invite(t, 'stranger@example.net'))
+    expect(refused).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/waiting for approval/),
+    })
+    expect(t.fake.invitations).toEqual([])
+    expect(t.sent).toEqual([])
+  })
+
+  it('refuses one more than perHour in an hour (429, invitations) until the first ages out', async () => {
+    const t = setup({ perHour: 3, maxOpen: 50 })
+    for (const n of [1, 2, 3]) {
+      await invite(t, `n${n}@example.com`)
+      t.advance(60_000)
+    }
+    const refused = await refusalOf(invite(t, 'n4@example.com'))
+    expect(refused).toMatchObject({ code: 'rate_limited', limit: 'invitations' })
+    // The first was made 3 minutes ago: room again 57 minutes from now.
+    expect(refused.retryAfterSeconds).toBe(57 * 60)
+    expect(t.sent).toHaveLength(3)
+    t.advance(57 * 60_000)
+    await invite(t, 'n4@example.com')
+    expect(t.sent).toHaveLength(4)
+  })
+
+  it('refuses one more open invitation than maxOpen (422); replacing one or revoking one makes room', async () => {
+    const t = setup({ perHour: 100, maxOpen: 2 })
+    const first = await invite(t, 'a@example.com')
+    await invite(t, 'b@example.com')
+    const refused = await refusalOf(invite(t, 'c@example.com'))
+    expect(refused.code).toBe('unprocessable')
+    expect(refused.message).toMatch(/2 open invitations, the most allowed \(2\)/)
+    // Sending one of them again replaces it: still two open.
+    await invite(t, 'b@example.com')
+    await revokeInvitation({ tenantId: TENANT, invitationId: first.id, actor: owner }, t.deps)
+    await invite(t, 'c@example.com')
+    expect(t.sent.map((mail) => mail.to)).toEqual([
+      'a@example.com',
+      'b@example.com',
+      'b@example.com',
+      'c@example.com',
+    ])
+  })
+
+  it('takes the per-recipient allowance of login codes: one address is not mailed over and over', async () => {
+    const t = setup({ perHour: 100, maxOpen: 50 }, 2)
+    await invite(t, 'a@example.com')
+    await invite(t, 'a@example.com')
+    const refused = await refusalOf(invite(t, 'a@example.com'))
+    expect(refused).toMatchObject({ code: 'rate_limited', limit: 'recipient', retryAfterSeconds: 60 })
+    expect(t.sent).toHaveLength(2)
   })
 })
 

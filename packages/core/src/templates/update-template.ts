@@ -57,6 +57,7 @@ export async function updateTemplate(
     name: change.name ?? current.name,
     content: contentChanged ? next : null,
     sender,
+    versionsKept: deps.limits.versionsKept,
   })
   if (updated === null) throw templateNotFound(input.ref)
   return updated

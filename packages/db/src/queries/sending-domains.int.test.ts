@@ -93,6 +93,24 @@ describe('sending domain queries', () => {
     expect(row?.due).toBe(0)
   })
 
+  it('takes tenants in turns: at most perTenant of one tenant per claim, oldest first within each', async () => {
+    const busy = (await createTenant(database.db, { name: 'Busy' })).id
+    const quiet = (await createTenant(database.db, { name: 'Quiet' })).id
+    for (let index = 0; index < 8; index += 1) {
+      await add(busy, `busy-${index}.test`, new Date(Date.now() - 3_600_000 + index * 1000))
+    }
+    await add(quiet, 'quiet.test', new Date(Date.now() - 1000))
+    const claimed = await claimDueSendingDomains(database.db, { limit: 5, leaseMs: 60_000, perTenant: 2 })
+    const names = await database.db
+      .select({ id: sendingDomains.id, name: sendingDomains.name })
+      .from(sendingDomains)
+      .where(sql`${sendingDomains.id} in ${claimed.map((claim) => claim.domainId)}`)
+    expect(names.map((row) => row.name).sort()).toEqual(['busy-0.test', 'busy-1.test', 'quiet.test'])
+    // The next claims take the busy tenant's next oldest, two at a time.
+    const next = await claimDueSendingDomains(database.db, { limit: 5, leaseMs: 60_000, perTenant: 2 })
+    expect(next.map((claim) => claim.tenantId)).toEqual([busy, busy])
+  })
+
   it('releases held mail in the status change: API mail queued with an outbox row, campaign mail pending', async () => {
     const domain = await add(acme, 'held.test')
     if (!domain) throw new Error('not added')

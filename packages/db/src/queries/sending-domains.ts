@@ -4,13 +4,14 @@ import {
   type DeleteOutcome,
   type DkimRotationState,
   type DomainChange,
+  type DomainInsert,
   type DomainRecordCheck,
   type DomainStore,
   MESSAGE_PUBLISH_TOPIC,
   type NewDkimKey,
   type StoredDomain,
 } from '@fairlane/core'
-import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
 import {
   dkimKeys,
@@ -20,6 +21,7 @@ import {
   type StoredDkimRotation,
   type StoredRecordCheck,
   sendingDomains,
+  tenants,
 } from '../schema'
 import { notifyOutbox } from './outbox'
 import { insertAuditRecord } from './tenant-audit'
@@ -121,6 +123,39 @@ export function insertSendingDomain(
     const domain = await withKeys(tx, row)
     if (audit) await insertAuditRecord(tx, { tenantId: input.tenantId, record: audit(domain) })
     return domain
+  })
+}
+
+/** How many sending domains the tenant holds (MAX_DOMAINS_PER_TENANT bounds it). */
+export async function countSendingDomains(db: Executor, query: { tenantId: string }): Promise<number> {
+  const [row] = await db
+    .select({ count: count() })
+    .from(sendingDomains)
+    .where(eq(sendingDomains.tenantId, query.tenantId))
+  return row?.count ?? 0
+}
+
+/**
+ * `insertSendingDomain` unless the tenant already holds `maxDomains`: the count and the insert run
+ * under a lock on the tenant's row (`no key update`: its messages' foreign keys still pass), so
+ * concurrent adds take turns and the cap holds exactly.
+ */
+export function insertSendingDomainWithinLimit(
+  db: Executor,
+  input: Parameters<typeof insertSendingDomain>[1] & { maxDomains: number },
+  audit?: AuditOf<StoredDomain>,
+): Promise<DomainInsert> {
+  const { maxDomains, ...domain } = input
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, input.tenantId))
+      .for('no key update')
+    const held = await countSendingDomains(tx, { tenantId: input.tenantId })
+    if (held >= maxDomains) return { kind: 'limit', count: held }
+    const created = await insertSendingDomain(tx, domain, audit)
+    return created === null ? { kind: 'name_taken' } : { kind: 'created', domain: created }
   })
 }
 
@@ -270,28 +305,44 @@ export function deleteSendingDomain(
   })
 }
 
-/** See `DomainStore.claimDueDomains`; every tenant's domains, oldest due first. */
+/**
+ * See `DomainStore.claimDueDomains`: every tenant's due domains taken in turns — each tenant's oldest
+ * due first, then each one's second, … — at most `perTenant` of one tenant per claim, so a tenant with
+ * thousands due never keeps another's one due domain waiting behind them. The ranking reads every due
+ * row (`sending_domains_next_check_idx`), bounded by MAX_DOMAINS_PER_TENANT per tenant; SKIP LOCKED
+ * on the domain rows alone lets concurrent claimers pass each other, and the re-checked due condition
+ * drops a row another claimer leased meanwhile.
+ */
 export async function claimDueSendingDomains(
   db: Executor,
-  input: { limit: number; leaseMs: number },
+  input: { limit: number; leaseMs: number; perTenant?: number },
 ): Promise<{ tenantId: string; domainId: string }[]> {
+  const perTenant = input.perTenant ?? input.limit
   const rows = await db.execute<{ id: string; tenant_id: string }>(sql`
     update ${sendingDomains} d
     set next_check_at = now() + ${Math.ceil(input.leaseMs)}::int * interval '1 millisecond'
     where d.id in (
-      select id from ${sendingDomains}
-      where next_check_at is not null and next_check_at <= now()
-      order by next_check_at
+      select candidate.id
+      from ${sendingDomains} candidate
+      join (
+        select id, next_check_at,
+          row_number() over (partition by tenant_id order by next_check_at, id) as turn
+        from ${sendingDomains}
+        where next_check_at is not null and next_check_at <= now()
+      ) due on due.id = candidate.id
+      where due.turn <= ${perTenant} and candidate.next_check_at <= now()
+      order by due.turn, due.next_check_at, due.id
       limit ${input.limit}
-      for update skip locked)
+      for update of candidate skip locked)
     returning d.id, d.tenant_id`)
   return rows.map((row) => ({ tenantId: row.tenant_id, domainId: row.id }))
 }
 
 export function createDomainStore(db: Executor): DomainStore {
   return {
-    insertDomain: (input, audit) => insertSendingDomain(db, input, audit),
+    insertDomain: (input, audit) => insertSendingDomainWithinLimit(db, input, audit),
     findDomain: (query) => findSendingDomain(db, query),
+    countDomains: (query) => countSendingDomains(db, query),
     listDomains: (query) => listSendingDomains(db, query),
     updateDomain: (query, change, audit) => updateSendingDomain(db, query, change, audit),
     deleteDomain: (query, audit) => deleteSendingDomain(db, query, audit),

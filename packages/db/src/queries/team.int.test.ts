@@ -11,7 +11,7 @@ import { setupTestEnvironment } from '@fairlane/testing'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
-import { memberships, tenantAuditLog, users } from '../schema'
+import { memberships, tenantAuditLog, tenants, users } from '../schema'
 import { createTenantWithOwner } from './accounts'
 import { createTeamStore, listMembers, listOpenInvitations, listUserTenants } from './team'
 
@@ -34,13 +34,15 @@ async function user(label: string): Promise<{ id: string; email: string }> {
   return { id, email }
 }
 
-function deps() {
+function deps(limits = { perHour: 20, maxOpen: 50 }) {
   const sent: string[] = []
   let counter = 0
   return {
     sent,
     deps: {
       store: createTeamStore(database.db),
+      limits,
+      recipientLimiter: { consume: async () => ({ allowed: true as const }) },
       clock: { now: () => new Date() },
       appUrl: 'http://app.test',
       generateToken: () => `tok-${randomUUID()}-${++counter}`,
@@ -62,7 +64,7 @@ describe('the team store', () => {
     const invitee = await user('invitee')
     const { tenantId } = await createTenantWithOwner(database.db, { userId: owner.id, tenantName: 'Team A' })
     const { deps: d, sent } = deps()
-    const actor = { userId: owner.id, label: owner.email, role: 'owner' as const }
+    const actor = { userId: owner.id, label: owner.email, role: 'owner' as const, emailVerified: true }
     await inviteMember({ tenantId, request: { email: invitee.email, role: 'member' }, actor }, d)
     // Inviting again replaces the open invitation: one open, the first link dead.
     await inviteMember({ tenantId, request: { email: invitee.email, role: 'admin' }, actor }, d)
@@ -139,7 +141,7 @@ describe('the team store', () => {
     const tenantA = await createTenantWithOwner(database.db, { userId: a.id, tenantName: 'A' })
     const tenantB = await createTenantWithOwner(database.db, { userId: b.id, tenantName: 'B' })
     const { deps: d } = deps()
-    const actorA = { userId: a.id, label: a.email, role: 'owner' as const }
+    const actorA = { userId: a.id, label: a.email, role: 'owner' as const, emailVerified: true }
     const invitation = await inviteMember(
       { tenantId: tenantA.tenantId, request: { email: 'x@example.com', role: 'member' }, actor: actorA },
       d,
@@ -160,5 +162,33 @@ describe('the team store', () => {
     ).toBe('not_found')
     expect(await listOpenInvitations(database.db, { tenantId: tenantB.tenantId })).toEqual([])
     expect((await listUserTenants(database.db, { userId: a.id })).map((t) => t.tenantName)).toEqual(['A'])
+  })
+
+  it('holds the open cap under concurrent invitations (the tenant row lock), and refuses a held tenant', async () => {
+    const owner = await user('busy-owner')
+    const { tenantId } = await createTenantWithOwner(database.db, { userId: owner.id, tenantName: 'Busy' })
+    const { deps: d, sent } = deps({ perHour: 100, maxOpen: 3 })
+    const actor = { userId: owner.id, label: owner.email, role: 'owner' as const, emailVerified: true }
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, n) =>
+        inviteMember({ tenantId, request: { email: `n${n}@example.com`, role: 'member' }, actor }, d),
+      ),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3)
+    expect(
+      results
+        .map((r) => (r.status === 'rejected' ? codeOf(r.reason) : 'created'))
+        .filter((c) => c !== 'created'),
+    ).toEqual(Array(7).fill('unprocessable'))
+    expect(await listOpenInvitations(database.db, { tenantId })).toHaveLength(3)
+    expect(sent).toHaveLength(3)
+
+    await database.db.update(tenants).set({ approvedAt: null }).where(eq(tenants.id, tenantId))
+    const held = await inviteMember(
+      { tenantId, request: { email: 'n0@example.com', role: 'member' }, actor },
+      d,
+    ).catch((error: unknown) => error)
+    expect(codeOf(held)).toBe('forbidden')
+    expect(sent).toHaveLength(3)
   })
 })

@@ -1,11 +1,13 @@
 import type {
+  InvitationLimits,
+  InvitationWrite,
   MembershipChange,
   StoredInvitation,
   TeamAuditEntry,
   TeamMember,
   TeamStore,
 } from '@fairlane/core'
-import { and, asc, desc, eq, gt, isNull, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { invitations, type MembershipRole, memberships, sessions, tenants, users } from '../schema'
 import { insertTenantAuditEntry } from './tenant-audit'
@@ -148,6 +150,53 @@ async function membershipChange(
   return null
 }
 
+const HOUR_MS = 60 * 60 * 1000
+
+/**
+ * Why the tenant may not invite now (held, its hourly or open limit), or null. Takes the tenant's row
+ * lock first (`no key update`: messages' foreign keys still pass), so two invitations at once count
+ * one after the other and the limits hold exactly.
+ */
+async function invitationRefusal(
+  tx: Executor,
+  input: { tenantId: string; email: string; now: Date; limits: InvitationLimits },
+): Promise<InvitationWrite | null> {
+  const [tenant] = await tx
+    .select({ approvedAt: tenants.approvedAt })
+    .from(tenants)
+    .where(eq(tenants.id, input.tenantId))
+    .for('no key update')
+  if (!tenant?.approvedAt) return { kind: 'held' }
+  // The last hour's invitations, newest first (invitations_tenant_created_idx): the perHour-th is
+  // the one whose ageing out makes room for another.
+  const recent = await tx
+    .select({ createdAt: invitations.createdAt })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.tenantId, input.tenantId),
+        gt(invitations.createdAt, new Date(input.now.getTime() - HOUR_MS)),
+      ),
+    )
+    .orderBy(desc(invitations.createdAt))
+    .limit(input.limits.perHour)
+  const leaving = recent[input.limits.perHour - 1]
+  if (leaving) return { kind: 'hourly_limit', retryAt: new Date(leaving.createdAt.getTime() + HOUR_MS) }
+  const [open] = await tx
+    .select({ open: count() })
+    .from(invitations)
+    .where(
+      and(
+        eq(invitations.tenantId, input.tenantId),
+        isNull(invitations.acceptedAt),
+        isNull(invitations.revokedAt),
+        ne(invitations.email, input.email),
+      ),
+    )
+  const openCount = open?.open ?? 0
+  return openCount >= input.limits.maxOpen ? { kind: 'open_limit', open: openCount } : null
+}
+
 export function createTeamStore(db: Database): TeamStore {
   return {
     async findMember(query) {
@@ -166,6 +215,8 @@ export function createTeamStore(db: Database): TeamStore {
 
     async replaceOpenInvitation(input, auditFor) {
       return db.transaction(async (tx) => {
+        const refused = await invitationRefusal(tx, input)
+        if (refused) return refused
         await tx
           .update(invitations)
           .set({ revokedAt: input.now })
@@ -194,7 +245,7 @@ export function createTeamStore(db: Database): TeamStore {
         await audit(tx, input.tenantId, auditFor(inserted.id))
         const [row] = await selectInvitations(tx).where(eq(invitations.id, inserted.id))
         if (!row) throw new Error('inserted invitation not found')
-        return row
+        return { kind: 'created', invitation: row }
       })
     },
 

@@ -2,12 +2,14 @@ import type {
   SenderChoice,
   StoredTemplate,
   TemplateContent,
+  TemplateInsert,
   TemplateStore,
+  TemplateSummary,
   TemplateVersionSummary,
 } from '@fairlane/core'
-import { and, asc, desc, eq, or, sql } from 'drizzle-orm'
+import { and, asc, count, desc, eq, gt, or, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { templates, templateVersions } from '../schema'
+import { messages, templates, templateVersions, tenants } from '../schema'
 
 const columns = {
   id: templates.id,
@@ -52,12 +54,51 @@ export async function findTemplate(
   return rows.find((row) => row.id === query.ref) ?? rows[0] ?? null
 }
 
-export function listTemplates(db: Executor, query: { tenantId: string }): Promise<StoredTemplate[]> {
+const { html: _html, text: _text, ...summaryColumns } = columns
+
+/** A page of the tenant's templates in slug order (`templates_tenant_slug_unique`), without their bodies. */
+export function listTemplates(
+  db: Executor,
+  query: { tenantId: string; afterSlug?: string; limit: number },
+): Promise<TemplateSummary[]> {
   return db
-    .select(columns)
+    .select(summaryColumns)
     .from(templates)
-    .where(eq(templates.tenantId, query.tenantId))
+    .where(
+      and(
+        eq(templates.tenantId, query.tenantId),
+        query.afterSlug === undefined ? undefined : gt(templates.slug, query.afterSlug),
+      ),
+    )
     .orderBy(asc(templates.slug))
+    .limit(query.limit)
+}
+
+/**
+ * `createTemplate` unless the tenant already holds `maxTemplates`: the count and the insert run under
+ * a lock on the tenant's row (`no key update`, so its messages' foreign keys still pass), so
+ * concurrent creations take turns and the cap holds exactly.
+ */
+export function createTemplateWithinLimit(
+  db: Executor,
+  input: Parameters<typeof createTemplate>[1] & { maxTemplates: number },
+): Promise<TemplateInsert> {
+  const { maxTemplates, ...template } = input
+  return db.transaction(async (tx) => {
+    await tx
+      .select({ id: tenants.id })
+      .from(tenants)
+      .where(eq(tenants.id, input.tenantId))
+      .for('no key update')
+    const [held] = await tx
+      .select({ count: count() })
+      .from(templates)
+      .where(eq(templates.tenantId, input.tenantId))
+    const templateCount = held?.count ?? 0
+    if (templateCount >= maxTemplates) return { kind: 'limit', count: templateCount }
+    const created = await createTemplate(tx, template)
+    return created === null ? { kind: 'slug_taken' } : { kind: 'created', template: created }
+  })
 }
 
 /** The template and its version 1 in one transaction; null when the tenant already uses the slug. */
@@ -103,6 +144,7 @@ export function createTemplate(
 /**
  * A new version takes the row's version + 1 in the UPDATE itself, so two concurrent saves get two
  * numbers (the row lock orders them) and the history's unique (template, version) never collides.
+ * With `versionsKept`, the history is then trimmed to that many newest versions.
  */
 export function updateTemplate(
   db: Executor,
@@ -112,6 +154,7 @@ export function updateTemplate(
     name: string
     content: TemplateContent | null
     sender?: SenderChoice | undefined
+    versionsKept?: number | undefined
   },
 ): Promise<StoredTemplate | null> {
   return db.transaction(async (tx) => {
@@ -135,9 +178,42 @@ export function updateTemplate(
         version: row.version,
         ...content,
       })
+      if (input.versionsKept !== undefined) {
+        await pruneTemplateVersions(tx, { tenantId: input.tenantId, template: row, keep: input.versionsKept })
+      }
     }
     return row
   })
+}
+
+/**
+ * Deletes the template's versions older than its newest `keep`, except those a message still in
+ * PostgreSQL was rendered from: a message records its template's slug and version
+ * (`messages.template`, `messages.template_version`; `messages_template_version_idx`), and its
+ * version stays until the message goes (MESSAGE_RETENTION_DAYS). Run under the template row's lock,
+ * so two saves never trim at once.
+ */
+export async function pruneTemplateVersions(
+  db: Executor,
+  input: { tenantId: string; template: { id: string; slug: string; version: number }; keep: number },
+): Promise<number> {
+  const { tenantId, template } = input
+  const pruned = await db
+    .delete(templateVersions)
+    .where(
+      and(
+        eq(templateVersions.tenantId, tenantId),
+        eq(templateVersions.templateId, template.id),
+        sql`${templateVersions.version} <= ${template.version - input.keep}`,
+        sql`not exists (
+          select 1 from ${messages}
+          where ${messages.tenantId} = ${tenantId}
+            and ${messages.template} = ${template.slug}
+            and ${messages.templateVersion} = ${templateVersions.version})`,
+      ),
+    )
+    .returning({ version: templateVersions.version })
+  return pruned.length
 }
 
 export async function deleteTemplate(
@@ -170,7 +246,7 @@ export function listTemplateVersions(
 
 export function createTemplateStore(db: Executor): TemplateStore {
   return {
-    insertTemplate: (input) => createTemplate(db, input),
+    insertTemplate: (input) => createTemplateWithinLimit(db, input),
     findTemplate: (query) => findTemplate(db, query),
     listTemplates: (query) => listTemplates(db, query),
     updateTemplate: (input) => updateTemplate(db, input),

@@ -127,6 +127,11 @@ export const messages = pgTable(
       .where(sql`${t.status} = 'sent'`),
     // Deleting a contact sets its messages' contact_id to null; without this each delete scans the table.
     index('messages_contact_idx').on(t.contactId).where(sql`${t.contactId} is not null`),
+    // The template versions messages were rendered from: a template's history keeps those (see
+    // `pruneTemplateVersions`) while trimming the rest to TEMPLATE_VERSIONS_KEPT.
+    index('messages_template_version_idx')
+      .on(t.tenantId, t.template, t.templateVersion)
+      .where(sql`${t.templateVersion} is not null`),
     // Message retention (MESSAGE_RETENTION_DAYS) walks finished messages oldest first, keyset by
     // (created_at, id). Partial on the terminal statuses: open rows (pending, queued, sending, held)
     // never enter it, so the walk never steps over a backlog, and their status changes write no entry.

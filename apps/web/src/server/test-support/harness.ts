@@ -1,3 +1,4 @@
+import { parseConfig } from '@fairlane/config'
 import {
   type ApiKeyScope,
   apiKeyPrefix,
@@ -28,6 +29,7 @@ import { type Auth, createAuth } from '../auth/better-auth'
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import { createWebMetrics } from '../metrics'
 import { createApiLimiters, type RateLimitSettings } from '../rate-limits'
+import { type TenantLimits, tenantLimitsOf } from '../tenant-limits'
 import type { TrackingRouteDeps } from '../tracking/tracking-routes'
 import { sessionReader } from '../web-container'
 import { type CollectingLogger, collectingLogger } from './logger'
@@ -50,6 +52,8 @@ export interface WebHarness {
     dnsTimeoutMs?: number
     /** WEBHOOK_ALLOW_PRIVATE; false (production's rule) when left out. */
     webhookAllowPrivate?: boolean
+    /** Per-tenant caps; the configuration's defaults when left out. */
+    tenantLimits?: TenantLimits
   }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
   /** The tracking routes' deps, keys from `TEST_UNSUBSCRIBE_SECRETS` (the worker harness signs with them). */
@@ -144,6 +148,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
         keyPrefix: overrides.keyPrefix ?? `${env.queuePrefix}:rl`,
         settings: overrides.settings,
       }),
+      tenantLimits: overrides.tenantLimits ?? tenantLimitsOf(parseConfig({})),
       domains: {
         dns: createDnsLookup({
           servers: overrides.dnsServers,

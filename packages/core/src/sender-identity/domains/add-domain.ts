@@ -38,10 +38,14 @@ export function parseNewDomain(body: unknown): { name: string } {
  * return-path label, and — when another tenant already has the name — an ownership token whose TXT
  * record this tenant must publish too, so nobody takes over a domain someone else proved. The
  * domain starts `pending` with its records unchecked; the scheduler looks them up every 5 minutes.
+ * A tenant holding `maxDomains` already is refused (422) before any key is made, and again by the
+ * insert (under a lock on the tenant) should concurrent adds pass the first count together.
  */
 export async function addDomain(input: AddDomainInput, deps: AddDomainDeps): Promise<DomainView> {
   const checked = checkDomainName(input.name)
   if (!checked.ok) throw validationFailed([{ path: 'name', message: checked.message }])
+  const held = await deps.store.countDomains({ tenantId: input.tenantId })
+  if (held >= deps.maxDomains) throw tooManyDomains(held, deps.maxDomains)
   const now = deps.clock.now()
   const selector = newDkimSelector(now)
   const key = await newDkimKey(selector, deps)
@@ -54,15 +58,27 @@ export async function addDomain(input: AddDomainInput, deps: AddDomainDeps): Pro
       dkim: initialRotationState(selector, now),
       key,
       nextCheckAt: new Date(now.getTime() + PENDING_CHECK_EVERY_MS),
+      maxDomains: deps.maxDomains,
     },
     input.audit,
   )
-  if (created === null) {
-    throw new AppError('conflict', `You already added the domain ${checked.name}`, {
-      details: [{ path: 'name', message: 'is already one of your sending domains' }],
-    })
+  switch (created.kind) {
+    case 'created':
+      return domainView(created.domain, deps.settings)
+    case 'name_taken':
+      throw new AppError('conflict', `You already added the domain ${checked.name}`, {
+        details: [{ path: 'name', message: 'is already one of your sending domains' }],
+      })
+    case 'limit':
+      throw tooManyDomains(created.count, deps.maxDomains)
   }
-  return domainView(created, deps.settings)
+}
+
+function tooManyDomains(count: number, maxDomains: number): AppError {
+  return new AppError(
+    'unprocessable',
+    `This account already has ${count} sending domains, the most allowed (${maxDomains}). Delete a domain you no longer send from, then add the new one.`,
+  )
 }
 
 /** A new key pair, the private half encrypted at once: the plain PEM never leaves this function. */

@@ -4,6 +4,11 @@ import { checkDomain } from './verify-domain'
 export interface CheckDueDomainsOptions {
   /** Domains claimed and looked up together. */
   batchSize: number
+  /**
+   * At most this many of one tenant's domains in a batch: batches take tenants in turns, so one
+   * tenant's thousands due never keep another's new domain (and its held mail) waiting.
+   */
+  perTenant: number
   /** At most this many batches per run: a run stays short, the next one continues. */
   maxBatches: number
   /** How long a claimed domain is kept from other workers (longer than a batch's lookups take). */
@@ -12,6 +17,7 @@ export interface CheckDueDomainsOptions {
 
 export const DEFAULT_CHECK_DUE_OPTIONS: CheckDueDomainsOptions = {
   batchSize: 10,
+  perTenant: 5,
   maxBatches: 20,
   leaseMs: 2 * 60_000,
 }
@@ -45,7 +51,11 @@ export async function checkDueDomains(
     releasedMessages: 0,
   }
   for (let batch = 0; batch < options.maxBatches; batch += 1) {
-    const claimed = await deps.store.claimDueDomains({ limit: options.batchSize, leaseMs: options.leaseMs })
+    const claimed = await deps.store.claimDueDomains({
+      limit: options.batchSize,
+      leaseMs: options.leaseMs,
+      perTenant: options.perTenant,
+    })
     await Promise.all(
       claimed.map(async (query) => {
         try {
@@ -61,7 +71,8 @@ export async function checkDueDomains(
         }
       }),
     )
-    if (claimed.length < options.batchSize) break
+    // A short batch may only mean one tenant reached `perTenant`: stop when nothing is due.
+    if (claimed.length === 0) break
   }
   return result
 }

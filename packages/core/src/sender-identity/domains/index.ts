@@ -32,6 +32,7 @@ export type {
   DnsLookup,
   DomainChange,
   DomainDeps,
+  DomainInsert,
   DomainPublicKey,
   DomainRecordCheck,
   DomainSettings,

@@ -83,11 +83,18 @@ export interface DeleteOutcome {
   openMessages: number
 }
 
+/** What `insertDomain` did: the domain, or why nothing was written. */
+export type DomainInsert =
+  | { kind: 'created'; domain: StoredDomain }
+  | { kind: 'name_taken' }
+  /** The tenant already holds `count` domains, at least `maxDomains`. */
+  | { kind: 'limit'; count: number }
+
 /** What the domain use cases need from PostgreSQL (`@fairlane/db/queries/sending-domains`). */
 export interface DomainStore {
   /**
-   * Inserts the domain with its first key. Null, writing nothing, when the tenant already has the
-   * name. `ownershipToken` is stored only when another tenant already has a row for the name, decided
+   * Inserts the domain with its first key. Nothing is written when the tenant already has the name
+   * or holds `maxDomains` domains. `ownershipToken` is stored only when another tenant already has a row for the name, decided
    * under a lock on the name so two tenants adding it at the same moment cannot both skip it.
    */
   insertDomain(
@@ -99,10 +106,13 @@ export interface DomainStore {
       dkim: DkimRotationState
       key: NewDkimKey
       nextCheckAt: Date
+      /** MAX_DOMAINS_PER_TENANT: counted with the insert under a lock on the tenant. */
+      maxDomains: number
     },
     audit?: AuditOf<StoredDomain>,
-  ): Promise<StoredDomain | null>
+  ): Promise<DomainInsert>
   findDomain(query: { tenantId: string; domainId: string }): Promise<StoredDomain | null>
+  countDomains(query: { tenantId: string }): Promise<number>
   listDomains(query: { tenantId: string }): Promise<StoredDomain[]>
   /**
    * Locks the row, hands it to `change` and writes what that returns (nothing for null), all in one
@@ -124,10 +134,12 @@ export interface DomainStore {
    * The scheduler's claim: up to `limit` domains due (next_check_at <= now), each leased by moving
    * its next_check_at `leaseMs` ahead in the claiming statement (SKIP LOCKED), so two workers never
    * check one domain at once and a worker that dies leaves it to be checked again after the lease.
+   * Fair across tenants: each tenant's oldest due first, in turns, at most `perTenant` of one tenant.
    */
   claimDueDomains(input: {
     limit: number
     leaseMs: number
+    perTenant: number
   }): Promise<{ tenantId: string; domainId: string }[]>
 }
 
@@ -151,4 +163,6 @@ export interface DomainDeps {
 export interface AddDomainDeps extends DomainDeps {
   /** DKIM_ENCRYPTION_KEY: the first encrypts new private keys. */
   encryptionKeys: readonly KeyEncryptionKey[]
+  /** MAX_DOMAINS_PER_TENANT: each domain is an RSA-2048 key and DNS checks, so their number is bounded. */
+  maxDomains: number
 }

@@ -20,8 +20,9 @@ export async function addDomainAction(_state: AddDomainState, form: FormData): P
   try {
     id = (await domainUseCases().add({ tenantId: session.tenantId, name })).id
   } catch (error) {
-    // Not a registrable name (400 naming `name`) or already added (409): said beside the field.
-    if (isAppError(error) && ['validation_failed', 'conflict'].includes(error.code)) {
+    // Not a registrable name (400 naming `name`), already added (409) or one domain too many (422):
+    // said beside the field.
+    if (isAppError(error) && ['validation_failed', 'conflict', 'unprocessable'].includes(error.code)) {
       return { values: { name }, error: error.details?.[0]?.message ?? error.message }
     }
     throw error

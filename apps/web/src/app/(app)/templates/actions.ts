@@ -25,6 +25,7 @@ function deps(): TemplateDeps {
     store: createTemplateStore(container().database.db),
     templates: { syntaxError: templateSyntaxError },
     domains: createSenderDomains(container().database.db),
+    limits: container().api.tenantLimits.templates,
   }
 }
 

@@ -1,5 +1,6 @@
-import type { StoredTemplate } from '@fairlane/core'
-import { listTemplates } from '@fairlane/db/queries/templates'
+import { listTemplates, type TemplatePage, type TemplateSummary } from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
+import { createTemplateStore } from '@fairlane/db/queries/templates'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
@@ -12,7 +13,9 @@ export const dynamic = 'force-dynamic'
 
 export const metadata: Metadata = { title: 'Templates' }
 
-const TEMPLATE_COLUMNS: DataColumn<StoredTemplate>[] = [
+const PAGE_SIZE = 100
+
+const TEMPLATE_COLUMNS: DataColumn<TemplateSummary>[] = [
   { header: 'Name', cell: (template) => <Link href={`/templates/${template.id}`}>{template.name}</Link> },
   { header: 'Slug', cell: (template) => <code>{template.slug}</code> },
   { header: 'Subject', cell: (template) => template.subject },
@@ -23,11 +26,26 @@ const TEMPLATE_COLUMNS: DataColumn<StoredTemplate>[] = [
 export default async function TemplatesPage({
   searchParams,
 }: {
-  searchParams: Promise<{ notice?: string; slug?: string }>
+  searchParams: Promise<{ notice?: string; slug?: string; cursor?: string }>
 }) {
   const session = await requireTenantSession()
   const search = await searchParams
-  const templates = await listTemplates(container().database.db, { tenantId: session.tenantId })
+  const cursor = typeof search.cursor === 'string' ? search.cursor.slice(0, 200) : ''
+  const list = (from: string) =>
+    listTemplates(
+      { tenantId: session.tenantId, query: { cursor: from, limit: String(PAGE_SIZE) } },
+      { store: createTemplateStore(container().database.db) },
+    )
+  // The light list (no bodies), a page at a time; a stale page link falls back to the first page.
+  let page: TemplatePage
+  let pageError: string | null = null
+  try {
+    page = await list(cursor)
+  } catch (error) {
+    if (!isAppError(error) || error.code !== 'validation_failed') throw error
+    pageError = 'That page link is no longer valid; showing the first page instead.'
+    page = await list('')
+  }
   return (
     <>
       <div className="page-header">
@@ -42,11 +60,16 @@ export default async function TemplatesPage({
           keep their copy.
         </p>
       ) : null}
+      {pageError ? (
+        <p className="notice" role="status">
+          {pageError}
+        </p>
+      ) : null}
       <DataTable
         caption="Your templates, by slug"
         wrapClassName="card"
         columns={TEMPLATE_COLUMNS}
-        rows={templates}
+        rows={page.items}
         rowKey={(template) => template.id}
         empty={
           <p className="card">
@@ -56,6 +79,14 @@ export default async function TemplatesPage({
           </p>
         }
       />
+      <nav className="pager" aria-label="Pages">
+        {cursor && !pageError ? <Link href="/templates">← First page</Link> : null}
+        {page.nextCursor ? (
+          <Link href={`/templates?${new URLSearchParams({ cursor: page.nextCursor })}`} rel="next">
+            Next page →
+          </Link>
+        ) : null}
+      </nav>
     </>
   )
 }

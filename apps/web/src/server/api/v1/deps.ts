@@ -14,6 +14,7 @@ import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
 import type { ApiKeyCache } from '../../auth/api-key-cache'
 import type { Logger } from '../../logger'
 import type { ApiLimiters } from '../../rate-limits'
+import type { TenantLimits } from '../../tenant-limits'
 
 /** What the `/api/v1` handlers need; built once by the container, or by a test from its own database. */
 export interface ApiDeps {
@@ -25,6 +26,8 @@ export interface ApiDeps {
   db: Database
   logger: Logger
   limiters: ApiLimiters
+  /** Per-tenant caps (invitations, templates, domains; see `tenantLimitsOf`). */
+  tenantLimits: TenantLimits
   clock: Clock
   /** APP_URL: links the app mails (invitations) point under it. */
   appUrl: string

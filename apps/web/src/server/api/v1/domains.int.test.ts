@@ -404,3 +404,34 @@ describe('deleting a domain', () => {
     expect((await get(domain.id)).status).toBe(404)
   })
 })
+
+describe('a tenant’s domains are bounded (issue 27, M5)', () => {
+  it('refuses a domain beyond MAX_DOMAINS_PER_TENANT with 422, before making a key; deleting one makes room', async () => {
+    const tenant = await seedTenant(harness, 'Domain cap')
+    const small = harness.apiDeps({
+      dnsServers: [dns.address],
+      tenantLimits: { ...deps.tenantLimits, maxDomains: 2 },
+    })
+    const first = await add({ name: 'one.cap.example.com' }, tenant.apiKey, small)
+    expect(first.status).toBe(201)
+    expect((await add({ name: 'two.cap.example.com' }, tenant.apiKey, small)).status).toBe(201)
+    const refused = await add({ name: 'three.cap.example.com' }, tenant.apiKey, small)
+    expect(refused.status).toBe(422)
+    const { error } = await readJson<ErrorBody>(refused)
+    expect(error).toMatchObject({ code: 'unprocessable' })
+    expect(error.message).toMatch(/already has 2 sending domains, the most allowed \(2\)/)
+    const [held] = await harness.database.sql`
+      select count(*)::int as domains,
+        (select count(*)::int from dkim_keys where tenant_id = ${tenant.tenantId}) as keys
+      from sending_domains where tenant_id = ${tenant.tenantId}`
+    expect(held).toEqual({ domains: 2, keys: 2 })
+    const { id } = await readJson<DomainResponse>(first)
+    const removed = await deleteDomainById(
+      jsonRequest(`/api/v1/domains/${id}`, { token: tenant.apiKey, method: 'DELETE' }),
+      id,
+      small,
+    )
+    expect(removed.status).toBe(200)
+    expect((await add({ name: 'three.cap.example.com' }, tenant.apiKey, small)).status).toBe(201)
+  })
+})

@@ -60,7 +60,12 @@ export function domainJson(domain: DomainView): DomainResponse {
  * server actions alike (`domainUseCaseDeps(container().api)`).
  */
 export function domainUseCaseDeps(deps: ApiDeps) {
-  return { store: createDomainStore(deps.db), clock: deps.clock, ...deps.domains }
+  return {
+    store: createDomainStore(deps.db),
+    clock: deps.clock,
+    ...deps.domains,
+    maxDomains: deps.tenantLimits.maxDomains,
+  }
 }
 
 const depsOf = domainUseCaseDeps

@@ -10,7 +10,7 @@ import {
   segmentFilterSchema,
 } from '@fairlane/core'
 import { DELIVERY_ERROR_CODES } from '@fairlane/core/delivery'
-import { APP_ERROR_CODES } from '@fairlane/core/errors'
+import { APP_ERROR_CODES, RATE_LIMIT_NAMES } from '@fairlane/core/errors'
 import { z } from 'zod'
 
 /**
@@ -155,7 +155,7 @@ export const errorResponse = z.object({
     details: z
       .union([
         z.array(fieldIssue),
-        z.object({ limit: z.enum(['api-key', 'tenant', 'recipient']) }),
+        z.object({ limit: z.enum(RATE_LIMIT_NAMES) }),
         z.object({ limitBytes: z.int() }),
       ])
       .optional()
@@ -240,7 +240,17 @@ export const templateResponse = z.object({
 })
 export type TemplateResponse = z.input<typeof templateResponse>
 
-export const templatesResponse = z.object({ items: z.array(templateResponse) })
+/** A template in the list: everything but `html` and `text` (`GET /api/v1/templates/:slug` has them). */
+export const templateSummaryResponse = templateResponse.omit({ html: true, text: true })
+export type TemplateSummaryResponse = z.input<typeof templateSummaryResponse>
+
+export const templatesResponse = z.object({
+  items: z.array(templateSummaryResponse),
+  nextCursor: z
+    .string()
+    .optional()
+    .meta({ description: 'Pass as `cursor` for the next page; absent on the last' }),
+})
 
 export const templateDeletedResponse = z.object({ deleted: z.literal(true), id, slug: z.string() })
 

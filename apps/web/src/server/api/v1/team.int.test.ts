@@ -1,11 +1,13 @@
-import { findInvitation } from '@fairlane/core'
-import { memberships, messages, tenants, users } from '@fairlane/db/schema'
+import { findInvitation, inviteMember } from '@fairlane/core'
+import { isAppError } from '@fairlane/core/errors'
+import { invitations, memberships, messages, tenants, users } from '@fairlane/db/schema'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { and, eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readTenantSession } from '../../auth/tenant-session'
 import type { RouteDeps } from '../../routes'
 import { signUpByInvitation } from '../../team/join-by-invitation'
-import { teamUseCaseDeps } from '../../team/team-deps'
+import { teamUseCaseDeps, userActor } from '../../team/team-deps'
 import { callRoute, documentedAnswer, routeDeps } from '../../test-support/api-calls'
 import { createWebHarness, seedTenant, type WebHarness } from '../../test-support/harness'
 import { type CheckedDocument, checkOpenApiDocument } from '../../test-support/openapi'
@@ -204,5 +206,114 @@ describe('/api/v1/members', () => {
       token: acme.apiKey,
     })
     expect(gone.status).toBe(404)
+  })
+})
+
+/** What the platform tenant was asked to mail to `to` (invitations are its messages). */
+async function platformMailTo(to: string): Promise<number> {
+  const rows = await harness.database.db
+    .select({ id: messages.id })
+    .from(messages)
+    .innerJoin(tenants, eq(tenants.id, messages.tenantId))
+    .where(and(eq(tenants.isPlatform, true), eq(messages.toAddress, to)))
+  return rows.length
+}
+
+describe('who may invite, and how many (issue 27, M3)', () => {
+  it('refuses an unverified owner (403): no invitation, no message', async () => {
+    const unverified = await harness.signIn({ platformAdmin: false })
+    const { tenantId } = await seedTenant(harness, 'Unverified Co')
+    await harness.database.db
+      .insert(memberships)
+      .values({ tenantId, userId: unverified.userId, role: 'owner' })
+    const session = await readTenantSession(
+      { auth: harness.auth, db: harness.database.db },
+      new Headers({ cookie: unverified.cookie }),
+    )
+    expect(session).toMatchObject({ tenantId, role: 'owner', emailVerified: false })
+    if (!session) return
+    const refused = await inviteMember(
+      { tenantId, request: { email: 'stranger@victim.example', role: 'member' }, actor: userActor(session) },
+      teamUseCaseDeps(deps.api),
+    ).catch((error: unknown) => error)
+    expect(isAppError(refused) && refused.code).toBe('forbidden')
+    expect(isAppError(refused) && refused.message).toMatch(/Verify your email address/)
+    expect(
+      await harness.database.db.select().from(invitations).where(eq(invitations.tenantId, tenantId)),
+    ).toEqual([])
+    expect(await platformMailTo('stranger@victim.example')).toBe(0)
+
+    // Verified, the same owner may invite.
+    await harness.database.db
+      .update(users)
+      .set({ emailVerified: true })
+      .where(eq(users.id, unverified.userId))
+    const verified = await readTenantSession(
+      { auth: harness.auth, db: harness.database.db },
+      new Headers({ cookie: unverified.cookie }),
+    )
+    if (!verified) throw new Error('no session')
+    await inviteMember(
+      {
+        tenantId,
+        request: { email: 'colleague@unverified.example', role: 'member' },
+        actor: userActor(verified),
+      },
+      teamUseCaseDeps(deps.api),
+    )
+    expect(await platformMailTo('colleague@unverified.example')).toBe(1)
+  })
+
+  it('refuses a key of a tenant held for approval (403): no invitation, no message', async () => {
+    const held = await seedTenant(harness, 'Held Co')
+    await harness.database.db.update(tenants).set({ approvedAt: null }).where(eq(tenants.id, held.tenantId))
+    const response = await invite({ email: 'stranger@held.example' }, held.apiKey)
+    expect(response.status).toBe(403)
+    const { error } = await documentedAnswer<ErrorBody>(checked, INVITATIONS, response)
+    expect(error.message).toMatch(/waiting for approval/)
+    expect(await platformMailTo('stranger@held.example')).toBe(0)
+  })
+
+  it('refuses beyond the hourly rate (429, invitations) and the open cap (422), mailing nothing more', async () => {
+    const tight = routeDeps(
+      harness,
+      harness.apiDeps({
+        tenantLimits: { ...deps.api.tenantLimits, invitations: { perHour: 3, maxOpen: 2 } },
+      }),
+    )
+    const capped = await seedTenant(harness, 'Capped Co')
+    const send = (email: string) =>
+      callRoute(tight, 'POST', '/api/v1/invitations', { token: capped.apiKey, body: { email } })
+    expect((await send('one@capped.example')).status).toBe(201)
+    expect((await send('two@capped.example')).status).toBe(201)
+    const open = await send('three@capped.example')
+    expect(open.status).toBe(422)
+    expect((await documentedAnswer<ErrorBody>(checked, INVITATIONS, open)).error.message).toMatch(
+      /2 open invitations, the most allowed \(2\)/,
+    )
+    expect(await platformMailTo('three@capped.example')).toBe(0)
+
+    // Sending one again replaces it (still two open) and is the hour's third.
+    expect((await send('two@capped.example')).status).toBe(201)
+    const hourly = await send('one@capped.example')
+    expect(hourly.status).toBe(429)
+    expect(Number(hourly.headers.get('retry-after'))).toBeGreaterThan(3500)
+    const body = await documentedAnswer<{ error: { details: { limit: string } } }>(
+      checked,
+      INVITATIONS,
+      hourly,
+    )
+    expect(body.error.details.limit).toBe('invitations')
+    expect(await platformMailTo('one@capped.example')).toBe(1)
+  })
+
+  it('refuses a sixth invitation to one address within a minute (429, recipient)', async () => {
+    const tenant = await seedTenant(harness, 'Repeat Co')
+    const statuses: number[] = []
+    for (let n = 0; n < 6; n += 1) {
+      statuses.push((await invite({ email: 'again@repeat.example' }, tenant.apiKey)).status)
+    }
+    expect(statuses).toEqual([201, 201, 201, 201, 201, 429])
+    expect(await platformMailTo('again@repeat.example')).toBe(5)
   })
 })

@@ -274,3 +274,145 @@ describe('DELETE /api/v1/templates/:ref', () => {
     expect((await remove('launch')).status).toBe(404)
   })
 })
+
+describe('bounded templates (issue 27, M4)', () => {
+  const limited = (templates: { maxTemplates: number; versionsKept: number }) => {
+    const base = harness.apiDeps()
+    return harness.apiDeps({ tenantLimits: { ...base.tenantLimits, templates } })
+  }
+
+  it('refuses a template beyond MAX_TEMPLATES_PER_TENANT with 422; deleting one makes room', async () => {
+    const tenant = await seedTenant(harness, 'Template cap')
+    const small = limited({ maxTemplates: 3, versionsKept: 20 })
+    const post = (slug: string) =>
+      postTemplate(jsonRequest('/api/v1/templates', { token: tenant.apiKey, body: { ...base, slug } }), small)
+    for (const slug of ['cap-a', 'cap-b', 'cap-c']) expect((await post(slug)).status).toBe(201)
+    const refused = await post('cap-d')
+    expect(refused.status).toBe(422)
+    expect(await firstIssue(refused)).toMatchObject({
+      code: 'unprocessable',
+      message: expect.stringMatching(/already has 3 templates, the most allowed \(3\)/),
+    })
+    const [held] = await harness.database.sql`
+      select count(*)::int as n from templates where tenant_id = ${tenant.tenantId}`
+    expect(held).toEqual({ n: 3 })
+    const removed = await deleteTemplateByRef(
+      jsonRequest('/api/v1/templates/cap-a', { token: tenant.apiKey, method: 'DELETE' }),
+      'cap-a',
+      small,
+    )
+    expect(removed.status).toBe(200)
+    expect((await post('cap-d')).status).toBe(201)
+  })
+
+  it('lists without html and text, a page at a time by slug; a forged cursor is a 400', async () => {
+    const tenant = await seedTenant(harness, 'Template pages')
+    const slugs = ['page-e', 'page-a', 'page-d', 'page-b', 'page-c']
+    for (const slug of slugs) {
+      const response = await postTemplate(
+        jsonRequest('/api/v1/templates', {
+          token: tenant.apiKey,
+          body: { ...base, slug, text: 'x'.repeat(1000) },
+        }),
+        deps,
+      )
+      expect(response.status).toBe(201)
+    }
+    const seen: string[] = []
+    let cursor: string | undefined
+    for (let pages = 0; pages < 5; pages += 1) {
+      const query = new URLSearchParams({ limit: '2', ...(cursor ? { cursor } : {}) })
+      const response = await getTemplates(
+        jsonRequest(`/api/v1/templates?${query}`, { token: tenant.apiKey }),
+        deps,
+      )
+      expect(response.status).toBe(200)
+      const page = await readJson<{ items: Record<string, unknown>[]; nextCursor?: string }>(response)
+      expect(page.items.length).toBeLessThanOrEqual(2)
+      for (const item of page.items) {
+        expect(item).not.toHaveProperty('html')
+        expect(item).not.toHaveProperty('text')
+        expect(item).toMatchObject({ subject: base.subject, version: 1 })
+        seen.push(String(item.slug))
+      }
+      cursor = page.nextCursor
+      if (!cursor) break
+    }
+    expect(seen).toEqual([...slugs].sort())
+    // The default page holds them all; the single template still has its body.
+    const all = await readJson<{ items: unknown[]; nextCursor?: string }>(
+      await getTemplates(jsonRequest('/api/v1/templates', { token: tenant.apiKey }), deps),
+    )
+    expect(all.items).toHaveLength(5)
+    expect(all.nextCursor).toBeUndefined()
+    const one = await readJson<TemplateJson>(
+      await getTemplateByRef(
+        jsonRequest('/api/v1/templates/page-a', { token: tenant.apiKey }),
+        'page-a',
+        deps,
+      ),
+    )
+    expect(one).toMatchObject({ html: base.html, text: 'x'.repeat(1000) })
+    const forged = await getTemplates(
+      jsonRequest('/api/v1/templates?cursor=not-ours!', { token: tenant.apiKey }),
+      deps,
+    )
+    expect(forged.status).toBe(400)
+    expect(await firstIssue(forged)).toMatchObject({ path: 'cursor' })
+  })
+
+  it('keeps the newest TEMPLATE_VERSIONS_KEPT versions, and older ones a message was rendered from', async () => {
+    const tenant = await seedTenant(harness, 'Template versions')
+    const kept = limited({ maxTemplates: 500, versionsKept: 3 })
+    const template = await readJson<TemplateJson>(
+      await postTemplate(
+        jsonRequest('/api/v1/templates', { token: tenant.apiKey, body: { ...base, slug: 'versions' } }),
+        kept,
+      ),
+    )
+    const sendWith = async () => {
+      const response = await postMessage(
+        jsonRequest('/api/v1/messages', {
+          token: tenant.apiKey,
+          body: { to: 'reader@example.test', template: 'versions', variables: { name: 'R', city: 'Oslo' } },
+        }),
+        kept,
+      )
+      expect(response.status).toBe(202)
+    }
+    await sendWith() // rendered from version 1
+    for (let n = 2; n <= 8; n += 1) {
+      const response = await changeTemplate(
+        jsonRequest('/api/v1/templates/versions', {
+          token: tenant.apiKey,
+          body: { subject: `Version ${n} for {{name}}` },
+          method: 'PATCH',
+        }),
+        'versions',
+        kept,
+        'patch',
+      )
+      expect((await readJson<TemplateJson>(response)).version).toBe(n)
+      if (n === 4) await sendWith() // rendered from version 4
+    }
+    const versions = await harness.database.sql`
+      select version from template_versions where template_id = ${template.id} order by version`
+    expect(versions.map((row) => row.version)).toEqual([1, 4, 6, 7, 8])
+
+    // Once the messages are gone (retention), the next change trims their versions too.
+    await harness.database.sql`delete from messages where tenant_id = ${tenant.tenantId}`
+    await changeTemplate(
+      jsonRequest('/api/v1/templates/versions', {
+        token: tenant.apiKey,
+        body: { subject: 'Version 9 for {{name}}' },
+        method: 'PATCH',
+      }),
+      'versions',
+      kept,
+      'patch',
+    )
+    const after = await harness.database.sql`
+      select version from template_versions where template_id = ${template.id} order by version`
+    expect(after.map((row) => row.version)).toEqual([7, 8, 9])
+  })
+})

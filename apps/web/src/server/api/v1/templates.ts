@@ -9,6 +9,7 @@ import {
   parseTemplateReplacement,
   type StoredTemplate,
   type TemplateDeps,
+  type TemplateSummary,
   updateTemplate,
 } from '@fairlane/core'
 import { createSenderDomains } from '@fairlane/db/queries/senders'
@@ -17,7 +18,7 @@ import { templateSyntaxError } from '@fairlane/mail/templates'
 import { respond } from '../../http/errors'
 import { readJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
-import type { TemplateResponse } from './responses'
+import type { TemplateResponse, TemplateSummaryResponse } from './responses'
 
 /**
  * `/api/v1/templates`: a tenant's own templates, sent with `POST /api/v1/messages` and
@@ -32,14 +33,12 @@ const NO_STORE = { 'cache-control': 'no-store' }
 
 export type TemplateJson = TemplateResponse
 
-function templateJson(template: StoredTemplate): TemplateResponse {
+function templateSummaryJson(template: TemplateSummary): TemplateSummaryResponse {
   return {
     id: template.id,
     slug: template.slug,
     name: template.name,
     subject: template.subject,
-    html: template.html,
-    text: template.text,
     from: template.from,
     replyTo: template.replyTo,
     version: template.version,
@@ -48,20 +47,37 @@ function templateJson(template: StoredTemplate): TemplateResponse {
   }
 }
 
+function templateJson(template: StoredTemplate): TemplateResponse {
+  return { ...templateSummaryJson(template), html: template.html, text: template.text }
+}
+
 function depsOf(deps: ApiDeps): TemplateDeps {
   return {
     store: createTemplateStore(deps.db),
     templates: { syntaxError: templateSyntaxError },
     domains: createSenderDomains(deps.db),
+    limits: deps.tenantLimits.templates,
   }
 }
 
-/** `GET /api/v1/templates` → `{ items: [template] }`, by slug. */
+/**
+ * `GET /api/v1/templates?cursor=&limit=` → `{ items: [template without html and text], nextCursor? }`,
+ * by slug; `GET /api/v1/templates/:ref` has the bodies.
+ */
 export function getTemplates(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     const caller = await authorizeApiCall(request, deps)
-    const items = await listTemplates({ tenantId: caller.tenantId }, depsOf(deps))
-    return Response.json({ items: items.map(templateJson) }, { headers: NO_STORE })
+    const page = await listTemplates(
+      { tenantId: caller.tenantId, query: Object.fromEntries(new URL(request.url).searchParams) },
+      depsOf(deps),
+    )
+    return Response.json(
+      {
+        items: page.items.map(templateSummaryJson),
+        ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
+      },
+      { headers: NO_STORE },
+    )
   })
 }
 

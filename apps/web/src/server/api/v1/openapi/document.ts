@@ -2,6 +2,7 @@ import {
   addSuppressionsRequestSchema,
   campaignRequestSchema,
   contactsRequestSchema,
+  DEFAULT_TEMPLATES_PAGE,
   defaultSenderSchema,
   importSuppressionsQuerySchema,
   MAX_CONTACTS_PER_REQUEST,
@@ -9,6 +10,7 @@ import {
   MAX_SUPPRESSION_CSV_BYTES,
   MAX_SUPPRESSION_IMPORT_ROWS,
   MAX_SUPPRESSIONS_PER_REQUEST,
+  MAX_TEMPLATES_PAGE,
   newDomainSchema,
   newTemplateSchema,
   SUPPRESSION_SCOPES,
@@ -16,6 +18,7 @@ import {
   suppressionsFilterSchema,
   suppressionsQuerySchema,
   templateChangeSchema,
+  templatesQuerySchema,
 } from '@fairlane/core'
 import {
   customMessageRequestSchema,
@@ -258,14 +261,19 @@ function operations(now: Date): Record<RouteKey, Operation> {
       operationId: 'listTemplates',
       tags: ['Templates'],
       summary: 'List your templates',
-      responses: responses({ '200': json(templatesResponse, 'Every template, by slug') }, [401, 429]),
+      description: `By slug, without \`html\` and \`text\` (\`GET /api/v1/templates/{ref}\` has them), paged with \`cursor\` (the \`nextCursor\` of the page before; anything else is a 400 naming \`cursor\`) and \`limit\` (default ${DEFAULT_TEMPLATES_PAGE}, at most ${MAX_TEMPLATES_PAGE}).`,
+      requestParams: { query: templatesQuerySchema },
+      responses: responses(
+        { '200': json(templatesResponse, 'A page of templates, by slug') },
+        [400, 401, 429],
+      ),
     },
     'POST /api/v1/templates': {
       operationId: 'createTemplate',
       tags: ['Templates'],
       summary: 'Create a template',
       description:
-        'A slug of lowercase letters, digits and inner hyphens, unique per tenant (409), never `otp`, `password-reset` or `verify-email`; `html` and/or `text`, parsed as mustache (a syntax error is a 400 naming the field).',
+        'A slug of lowercase letters, digits and inner hyphens, unique per tenant (409), never `otp`, `password-reset` or `verify-email`; `html` and/or `text`, parsed as mustache (a syntax error is a 400 naming the field). A tenant holding `MAX_TEMPLATES_PER_TENANT` templates is refused (422) until it deletes one.',
       requestBody: {
         required: true,
         content: {
@@ -368,6 +376,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
         'The name must be a registrable domain or a name under one: an IP address, `localhost`, a public suffix',
         '(`co.uk`), a name over 253 characters or a label over 63 is a 400 naming `name`; a domain you already',
         'added is a 409. When another account already added the domain, an `ownership` TXT record is required too.',
+        'An account holding `MAX_DOMAINS_PER_TENANT` domains is refused (422) until it deletes one.',
       ].join(' '),
       requestBody: {
         required: true,
@@ -380,7 +389,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
       },
       responses: responses(
         { '201': json(domainResponse, 'Added, pending, with its records', locationHeader('domain')) },
-        [400, 401, 409, 413, 415, 429],
+        [400, 401, 409, 413, 415, 422, 429],
       ),
     },
     'GET /api/v1/domains/:id': {

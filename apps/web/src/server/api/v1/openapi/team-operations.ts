@@ -68,7 +68,10 @@ export function teamOperations(): Record<RouteKey, Operation> {
       description: [
         'Mails a single-use link, good for 7 days, to join with `role` (default `member`). Inviting the same',
         'address again replaces the open invitation (the old link stops working). An address already a member',
-        `is a 409 naming \`email\`. ${AS_ADMIN} The link is never in the answer.`,
+        `is a 409 naming \`email\`. ${AS_ADMIN} The link is never in the answer. A tenant held for approval is`,
+        'refused (403). Limits: `INVITATIONS_PER_TENANT_PER_HOUR` per hour (429, `details.limit: "invitations"`),',
+        '`MAX_OPEN_INVITATIONS_PER_TENANT` open at once (422; revoke one first), and 5 a minute to one address',
+        '(429, `details.limit: "recipient"`).',
       ].join(' '),
       requestBody: body(invitationRequestSchema.meta({ id: 'InvitationRequest' }), {
         member: {
@@ -78,7 +81,7 @@ export function teamOperations(): Record<RouteKey, Operation> {
       }),
       responses: responses(
         { '201': json(invitationResponse, 'Invited; the link is on its way', locationHeader('invitation')) },
-        [400, 401, 403, 409, 413, 415, 429],
+        [400, 401, 403, 409, 413, 415, 422, 429],
       ),
     },
     'DELETE /api/v1/invitations/:id': {

@@ -1,0 +1,1 @@
+CREATE INDEX "messages_template_version_idx" ON "messages" USING btree ("tenant_id","template","template_version") WHERE "messages"."template_version" is not null;
