@@ -97,6 +97,13 @@ describe('environment schema', () => {
     expect(config.WEBHOOK_CONCURRENCY).toBe(50)
     expect(config.WEBHOOK_ENDPOINT_CONCURRENCY).toBe(8)
     expect([config.WEBHOOK_TENANT_RATE_PER_SEC, config.WEBHOOK_TENANT_BURST]).toEqual([100, 200])
+    expect(config.WEBHOOK_TENANT_CONCURRENCY).toBe(16)
+    expect(config.WEBHOOK_SLOW_MS).toBeUndefined()
+    expect(parseConfig({ WEBHOOK_SLOW_MS: '2000' }).WEBHOOK_SLOW_MS).toBe(2_000)
+    const slowProblems = problemsOf({ WEBHOOK_SLOW_MS: '10000' })
+    expect(slowProblems).toHaveLength(1)
+    expect(slowProblems[0]).toMatch(/^WEBHOOK_SLOW_MS: must be below WEBHOOK_TIMEOUT_MS \(10000 ms\)/)
+    expect(problemsOf({ WEBHOOK_TENANT_CONCURRENCY: '0' })[0]).toMatch(/^WEBHOOK_TENANT_CONCURRENCY: /)
     expect(config.WEBHOOK_RETRY_SCHEDULE).toBeUndefined()
     expect(parseConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 1s,5m,2h' }).WEBHOOK_RETRY_SCHEDULE).toBe(
       '100ms, 1s,5m,2h',

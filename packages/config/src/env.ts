@@ -535,6 +535,23 @@ export const envSchema = z
      * most this many of the webhook lane's workers (and only until it is parked).
      */
     WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(8, 100),
+    /**
+     * Attempts in flight per tenant, all its endpoints and all worker processes together: a tenant
+     * whose many endpoints answer slowly holds at most this many of the lane's workers, and its other
+     * deliveries wait in PostgreSQL (unleased) until one of its attempts ends. The default, a third of
+     * WEBHOOK_CONCURRENCY and twice an endpoint's cap, leaves the lane to three such tenants at once
+     * and still carries a tenant's whole bucket (100/s) to receivers answering within 160 ms.
+     */
+    WEBHOOK_TENANT_CONCURRENCY: positiveInt(16, 1000),
+    /**
+     * A 2xx slower than this is delivered, but its endpoint is slowed: one attempt at a time (as after
+     * a park) until an answer comes back faster. Unset: half of WEBHOOK_TIMEOUT_MS.
+     */
+    WEBHOOK_SLOW_MS: z.coerce
+      .number({ message: 'expected a duration in milliseconds' })
+      .int('expected a whole number of milliseconds')
+      .min(1, 'expected at least 1 millisecond')
+      .optional(),
     /** Each tenant's webhook bucket: attempts per second and burst, all its endpoints together. */
     WEBHOOK_TENANT_RATE_PER_SEC: positiveInt(100, 100_000),
     WEBHOOK_TENANT_BURST: positiveInt(200, 100_000),
@@ -614,6 +631,13 @@ export const envSchema = z
             .join(', ')} is a published default)`,
         })
       }
+    }
+    if (env.WEBHOOK_SLOW_MS !== undefined && env.WEBHOOK_SLOW_MS >= env.WEBHOOK_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_SLOW_MS'],
+        message: `must be below WEBHOOK_TIMEOUT_MS (${env.WEBHOOK_TIMEOUT_MS} ms): an answer slower than the timeout is a timeout`,
+      })
     }
     if (!env.REDIS_CLUSTER && env.REDIS_URL.includes(',')) {
       ctx.addIssue({

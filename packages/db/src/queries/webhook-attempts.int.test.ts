@@ -23,8 +23,8 @@ afterAll(async () => {
   await database?.close()
 })
 
-async function endpointWithDeliveries(count: number) {
-  const tenantId = (await createTenant(database.db, { name: 'Hooks' })).id
+async function endpointWithDeliveries(count: number, tenant?: string) {
+  const tenantId = tenant ?? (await createTenant(database.db, { name: 'Hooks' })).id
   const [endpoint] = await database.db
     .insert(webhookEndpoints)
     .values({ tenantId, url: 'https://hooks.example.com/in', events: ['email.sent'], secret: 'whsec_x' })
@@ -70,6 +70,61 @@ describe('webhook leases and attempt records', () => {
       leaseMs: 60_000,
     })
     expect(again).toHaveLength(2)
+  })
+
+  it("counts the tenant's leases in flight over all its endpoints, those with nothing due too", async () => {
+    const busy = await endpointWithDeliveries(2)
+    const other = await endpointWithDeliveries(3, busy.tenantId)
+    const stranger = await endpointWithDeliveries(1)
+    await claimWebhookDeliveries(database.db, {
+      perEndpoint: new Map([
+        [busy.endpointId, 2],
+        [other.endpointId, 1],
+        [stranger.endpointId, 1],
+      ]),
+      leaseMs: 60_000,
+    })
+    const ready = await findReadyWebhookEndpoints(database.db)
+    // `busy` has nothing due left (both leased), yet its two count toward its tenant.
+    expect(ready.map((row) => row.endpointId)).not.toContain(busy.endpointId)
+    expect(ready.find((row) => row.endpointId === other.endpointId)).toMatchObject({
+      inFlight: 1,
+      tenantInFlight: 3,
+    })
+    expect(ready.find((row) => row.endpointId === stranger.endpointId)).toBeUndefined()
+    // An expired lease (a crashed attempt) no longer holds a slot.
+    await database.db.execute(
+      sql`update webhook_deliveries set locked_until = now() - interval '1 second' where endpoint_id = ${busy.endpointId}`,
+    )
+    const after = await findReadyWebhookEndpoints(database.db)
+    expect(after.find((row) => row.endpointId === other.endpointId)).toMatchObject({ tenantInFlight: 1 })
+  })
+
+  it('a slow 2xx delivers and leaves its endpoint one attempt at a time until a quick one', async () => {
+    const { tenantId, endpointId } = await endpointWithDeliveries(3)
+    const [slow, quick] = await claimWebhookDeliveries(database.db, {
+      perEndpoint: new Map([[endpointId, 2]]),
+      leaseMs: 60_000,
+    })
+    if (!slow || !quick) throw new Error('not claimed')
+    const answered = (durationMs: number, isSlow: boolean) => ({
+      result: { ok: true, statusCode: 200, excerpt: '', durationMs } satisfies AttemptResult,
+      decision: {
+        delivery: { status: 'delivered' },
+        endpoint: { health: 'answering', unpark: false, slow: isSlow },
+      } satisfies AttemptDecision,
+    })
+    expect(await recordWebhookAttempt(database.db, { ...slow, tenantId, ...answered(9_500, true) })).toBe(
+      true,
+    )
+    const slowed = await endpointRow(endpointId)
+    expect(slowed).toMatchObject({ parkLevel: 0, failingSince: null })
+    expect(slowed?.parkedUntil?.getTime()).toBeLessThanOrEqual(Date.now())
+    const ready = (await findReadyWebhookEndpoints(database.db)).find((row) => row.endpointId === endpointId)
+    expect(ready).toMatchObject({ probing: true, inFlight: 1 })
+
+    expect(await recordWebhookAttempt(database.db, { ...quick, tenantId, ...answered(40, false) })).toBe(true)
+    expect(await endpointRow(endpointId)).toMatchObject({ parkedUntil: null, parkLevel: 0 })
   })
 
   it('parks once for a burst of timeouts, leaves a parked endpoint alone, and probes after the park', async () => {
@@ -120,7 +175,10 @@ describe('webhook leases and attempt records', () => {
         ...probe,
         tenantId,
         result: ok,
-        decision: { delivery: { status: 'delivered' }, endpoint: { health: 'answering', unpark: true } },
+        decision: {
+          delivery: { status: 'delivered' },
+          endpoint: { health: 'answering', unpark: true, slow: false },
+        },
       }),
     ).toBe(true)
     expect(await endpointRow(endpointId)).toMatchObject({

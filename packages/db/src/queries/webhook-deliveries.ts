@@ -14,19 +14,30 @@ export interface ReadyWebhookEndpoint {
   /** Parked before and its park is over: one probe at a time until an attempt is answered. */
   probing: boolean
   inFlight: number
+  /** The tenant's attempts in flight, all its endpoints together (those with nothing due too). */
+  tenantInFlight: number
 }
 
 /**
  * Enabled endpoints that are not parked and have a due delivery whose lease is free, with their
- * attempts in flight (leases not yet expired, read through the partial index of leased rows, so an
- * endpoint's backlog of thousands costs nothing here).
+ * attempts in flight and their tenant's (leases not yet expired, read through the partial index of
+ * leased rows, which holds only attempts in flight: a backlog of thousands costs nothing here).
  */
 export async function findReadyWebhookEndpoints(db: Executor): Promise<ReadyWebhookEndpoint[]> {
-  const rows = await db.execute<{ id: string; tenant_id: string; probing: boolean; in_flight: number }>(sql`
+  const rows = await db.execute<{
+    id: string
+    tenant_id: string
+    probing: boolean
+    in_flight: number
+    tenant_in_flight: number
+  }>(sql`
+    with leased as (
+      select l.tenant_id, l.endpoint_id, count(*)::int as n from webhook_deliveries l
+      where l.status = 'pending' and l.locked_until is not null and l.locked_until > now()
+      group by l.tenant_id, l.endpoint_id)
     select e.id, e.tenant_id, e.parked_until is not null as probing,
-      (select count(*) from webhook_deliveries l
-        where l.endpoint_id = e.id and l.status = 'pending' and l.locked_until is not null
-          and l.locked_until > now())::int as in_flight
+      coalesce((select sum(n) from leased where leased.endpoint_id = e.id), 0)::int as in_flight,
+      coalesce((select sum(n) from leased where leased.tenant_id = e.tenant_id), 0)::int as tenant_in_flight
     from webhook_endpoints e
     where e.enabled and (e.parked_until is null or e.parked_until <= now())
       and exists (
@@ -38,6 +49,7 @@ export async function findReadyWebhookEndpoints(db: Executor): Promise<ReadyWebh
     tenantId: row.tenant_id,
     probing: row.probing,
     inFlight: row.in_flight,
+    tenantInFlight: row.tenant_in_flight,
   }))
 }
 
