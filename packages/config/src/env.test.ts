@@ -242,6 +242,33 @@ describe('environment schema', () => {
     expect(problems[0]).toMatch(expected)
   })
 
+  it('refuses WEBHOOK_ALLOW_PRIVATE=true in production, naming it, unless overridden outright', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: SESSION,
+      UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+      DKIM_ENCRYPTION_KEY: DKIM_KEY,
+    }
+    const problems = problemsOf({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(
+      /^WEBHOOK_ALLOW_PRIVATE: must not be true in production \(NODE_ENV=production\)/,
+    )
+    expect(parseConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false)
+    expect(parseConfig(production).WEBHOOK_ALLOW_PRIVATE).toBe(false)
+    for (const NODE_ENV of ['development', 'test']) {
+      expect(parseConfig({ NODE_ENV, WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true)
+    }
+    // `pnpm start`'s web process: Next.js's production build on a developer's machine.
+    expect(
+      parseConfig({
+        ...production,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true',
+      }).WEBHOOK_ALLOW_PRIVATE,
+    ).toBe(true)
+  })
+
   it('reads UNSUBSCRIBE_SECRET as key ids and secrets, the first signing; a bare secret is key 1', () => {
     const keys = parseConfig({
       UNSUBSCRIBE_SECRET: ` 2:${'n'.repeat(40)} , 0:${'s'.repeat(32)},1:${'o'.repeat(32)}`,

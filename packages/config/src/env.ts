@@ -526,6 +526,15 @@ export const envSchema = z
       .enum(['true', 'false'], { message: 'expected true or false' })
       .default('false')
       .transform((value) => value === 'true'),
+    /**
+     * `true`: WEBHOOK_ALLOW_PRIVATE=true is taken with NODE_ENV=production. `pnpm start` sets it for its
+     * web process alone, which runs Next.js's production build (NODE_ENV=production) on a developer's
+     * machine; a deployment that sets it lets every tenant's webhooks reach its private network.
+     */
+    WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
     /** A webhook attempt that has no 2xx answer within this long failed (connect, headers and body). */
     WEBHOOK_TIMEOUT_MS: durationMs(10_000),
     /** Webhook attempts one worker process runs at once (its own BullMQ worker, never a mail lane's). */
@@ -631,6 +640,18 @@ export const envSchema = z
             .join(', ')} is a published default)`,
         })
       }
+    }
+    if (
+      env.NODE_ENV === 'production' &&
+      env.WEBHOOK_ALLOW_PRIVATE &&
+      !env.WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_ALLOW_PRIVATE'],
+        message:
+          'must not be true in production (NODE_ENV=production): it lets any tenant point webhooks at loopback, private and cloud metadata addresses, and sends them over plain http',
+      })
     }
     if (env.WEBHOOK_SLOW_MS !== undefined && env.WEBHOOK_SLOW_MS >= env.WEBHOOK_TIMEOUT_MS) {
       ctx.addIssue({
