@@ -86,6 +86,7 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     const claimed = await claimWebhookDeliveries(options.db, {
       perEndpoint: plan.perEndpoint,
       leaseMs: options.leaseMs,
+      caps: { endpoint: options.endpointConcurrency, tenant: options.tenantConcurrency },
     })
     try {
       await options.queue.addBulk(claimed.map(jobOf))

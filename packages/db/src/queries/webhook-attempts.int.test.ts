@@ -51,6 +51,8 @@ const parkFor = (ms: number, level: number): AttemptDecision => ({
   delivery: { status: 'pending', nextAttemptAt: new Date(Date.now() + 60_000) },
   endpoint: { health: 'failing', park: { until: new Date(Date.now() + ms), level } },
 })
+/** Caps no test below reaches, but the one about caps. */
+const WIDE = { endpoint: 100, tenant: 1_000 }
 const endpointRow = async (id: string) =>
   (await database.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0]
 
@@ -60,6 +62,7 @@ describe('webhook leases and attempt records', () => {
     const claimed = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 3]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     expect(claimed).toHaveLength(3)
     expect(claimed.every((claim) => claim.attempt === 1)).toBe(true)
@@ -68,6 +71,7 @@ describe('webhook leases and attempt records', () => {
     const again = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 5]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     expect(again).toHaveLength(2)
   })
@@ -83,6 +87,7 @@ describe('webhook leases and attempt records', () => {
         [stranger.endpointId, 1],
       ]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     const ready = await findReadyWebhookEndpoints(database.db)
     // `busy` has nothing due left (both leased), yet its two count toward its tenant.
@@ -100,11 +105,51 @@ describe('webhook leases and attempt records', () => {
     expect(after.find((row) => row.endpointId === other.endpointId)).toMatchObject({ tenantInFlight: 1 })
   })
 
+  it('keeps the caps itself: claims at once never pass a tenant or endpoint cap, a parked endpoint gets none', async () => {
+    const first = await endpointWithDeliveries(10)
+    const second = await endpointWithDeliveries(10, first.tenantId)
+    const parked = await endpointWithDeliveries(3, first.tenantId)
+    await database.db.execute(
+      sql`update webhook_endpoints set parked_until = now() + interval '1 minute', park_level = 1 where id = ${parked.endpointId}`,
+    )
+    const caps = { endpoint: 4, tenant: 6 }
+    const wanted = new Map([
+      [first.endpointId, 4],
+      [second.endpointId, 4],
+      [parked.endpointId, 1],
+    ])
+    // Three relays woken by one NOTIFY, each having read "nothing in flight" and planned 9.
+    const claims = await Promise.all(
+      [1, 2, 3].map(() =>
+        claimWebhookDeliveries(database.db, { perEndpoint: wanted, leaseMs: 60_000, caps }),
+      ),
+    )
+    const all = claims.flat()
+    expect(all).toHaveLength(6)
+    const perEndpoint = (id: string) => all.filter((claim) => claim.endpointId === id).length
+    expect([
+      perEndpoint(first.endpointId),
+      perEndpoint(second.endpointId),
+      perEndpoint(parked.endpointId),
+    ]).toEqual([3, 3, 0])
+    // A probing endpoint (its park over) takes one at a time.
+    await database.db.execute(
+      sql`update webhook_endpoints set parked_until = now() - interval '1 second' where id = ${parked.endpointId}`,
+    )
+    const probe = await claimWebhookDeliveries(database.db, {
+      perEndpoint: new Map([[parked.endpointId, 3]]),
+      leaseMs: 60_000,
+      caps: { endpoint: 4, tenant: 100 },
+    })
+    expect(probe).toHaveLength(1)
+  })
+
   it('a slow 2xx delivers and leaves its endpoint one attempt at a time until a quick one', async () => {
     const { tenantId, endpointId } = await endpointWithDeliveries(3)
     const [slow, quick] = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 2]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     if (!slow || !quick) throw new Error('not claimed')
     const answered = (durationMs: number, isSlow: boolean) => ({
@@ -132,6 +177,7 @@ describe('webhook leases and attempt records', () => {
     const claimed = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 2]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     const [first, second] = claimed
     if (!first || !second) throw new Error('not claimed')
@@ -167,6 +213,7 @@ describe('webhook leases and attempt records', () => {
     const [probe] = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 1]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     if (!probe) throw new Error('no probe')
     const ok: AttemptResult = { ok: true, statusCode: 204, excerpt: '', durationMs: 4 }
@@ -197,6 +244,7 @@ describe('webhook leases and attempt records', () => {
     const [stale] = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 1]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     if (!stale) throw new Error('not claimed')
     // The lease ran out and another relay took the delivery again, as attempt 2.
@@ -206,6 +254,7 @@ describe('webhook leases and attempt records', () => {
     const [current] = await claimWebhookDeliveries(database.db, {
       perEndpoint: new Map([[endpointId, 1]]),
       leaseMs: 60_000,
+      caps: WIDE,
     })
     expect(current?.attempt).toBe(2)
     expect(
