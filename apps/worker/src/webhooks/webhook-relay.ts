@@ -53,9 +53,8 @@ export interface WebhookRelay {
  * parked endpoints left alone until their park ends (then one probe). A delivery that finds no free
  * slot is not leased, so it never becomes a job and holds none of the lane's workers; the slots are
  * the leases themselves, given back when the attempt is recorded or, after a crash, when the lease
- * runs out. Woken by NOTIFY (new events, replays,
- * an unpark), by this process's finished attempts, and polled as a fallback and for retries whose
- * time came.
+ * runs out. Woken by NOTIFY (new events, replays, an unpark), by this process's finished attempts,
+ * and polled as a fallback and for retries whose time came.
  */
 export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   const wakeSignal = createWakeSignal()

@@ -58,12 +58,14 @@ async function recordEndpointHealth(
     // check takes a key-share lock on this row) are never blocked by it. A slow answer ends a park as
     // any answer does but leaves `parked_until` in the past (now): the relay then runs the endpoint
     // one attempt at a time, as it runs a probe, until a quick answer clears it.
-    const slowedAlready = endpoint.slow ? sql`parked_until is not null` : sql`parked_until is null`
+    // Nothing to write when parked_until already says what this answer would (the once-a-second rule).
+    const alreadySo = endpoint.slow ? sql`parked_until is not null` : sql`parked_until is null`
     const [row] = await tx.execute<{ was_parked: boolean }>(sql`
       with old as (
+        -- Parked by failures (a slowed endpoint is never): its waiting deliveries become due now.
         select id, park_level > 0 as was_parked
         from webhook_endpoints
-        where ${where} and (park_level > 0 or not (${slowedAlready}) or parked_until > now()
+        where ${where} and (park_level > 0 or not (${alreadySo}) or parked_until > now()
           or failing_since is not null or last_success_at is null
           or last_success_at < now() - interval '1 second')
         for no key update)
