@@ -1,4 +1,11 @@
-import { answers, type ManagedProcess, signalGroup, startProcess, waitFor } from '@fairlane/stack'
+import {
+  answers,
+  type ManagedProcess,
+  signalGroup,
+  startProcess,
+  waitFor,
+  webProcessEnv,
+} from '@fairlane/stack'
 import { type BenchPlatform, ROOT } from './platform'
 
 /**
@@ -78,7 +85,7 @@ export async function startExtraProcesses(
         command: process.execPath,
         args: ['--import', 'tsx', 'apps/web/src/server/main.ts'],
         cwd: ROOT,
-        env: { ...bench.env, NODE_ENV: 'production', WEB_PORT: String(port) },
+        env: { ...bench.env, ...webProcessEnv(bench.env, 'start'), WEB_PORT: String(port) },
         colorIndex: 2,
         output,
       })

@@ -43,6 +43,7 @@ const TIMING_FILES = [
   'apps/worker/src/fairness/burst-deferral.int.test.ts',
   'apps/worker/src/fairness/bulk-governor.int.test.ts',
   'apps/worker/src/webhooks/webhook-fairness.int.test.ts',
+  'apps/worker/src/webhooks/webhook-pressure.int.test.ts',
 ]
 
 /** What the `cluster` project runs against the local Redis Cluster. */

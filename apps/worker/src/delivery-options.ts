@@ -204,7 +204,9 @@ function webhookSettingsFromConfig(config: Config): WebhookSettings {
   return {
     concurrency: config.WEBHOOK_CONCURRENCY,
     endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    tenantConcurrency: config.WEBHOOK_TENANT_CONCURRENCY,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    ...(config.WEBHOOK_SLOW_MS !== undefined ? { slowMs: config.WEBHOOK_SLOW_MS } : {}),
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE,
     tenantPlan: { ratePerSec: config.WEBHOOK_TENANT_RATE_PER_SEC, burst: config.WEBHOOK_TENANT_BURST },
     ...(schedule ? { retryScheduleMs: schedule } : {}),

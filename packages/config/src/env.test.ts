@@ -111,6 +111,13 @@ describe('environment schema', () => {
     expect(config.WEBHOOK_CONCURRENCY).toBe(50)
     expect(config.WEBHOOK_ENDPOINT_CONCURRENCY).toBe(8)
     expect([config.WEBHOOK_TENANT_RATE_PER_SEC, config.WEBHOOK_TENANT_BURST]).toEqual([100, 200])
+    expect(config.WEBHOOK_TENANT_CONCURRENCY).toBe(16)
+    expect(config.WEBHOOK_SLOW_MS).toBeUndefined()
+    expect(parseConfig({ WEBHOOK_SLOW_MS: '2000' }).WEBHOOK_SLOW_MS).toBe(2_000)
+    const slowProblems = problemsOf({ WEBHOOK_SLOW_MS: '10000' })
+    expect(slowProblems).toHaveLength(1)
+    expect(slowProblems[0]).toMatch(/^WEBHOOK_SLOW_MS: must be below WEBHOOK_TIMEOUT_MS \(10000 ms\)/)
+    expect(problemsOf({ WEBHOOK_TENANT_CONCURRENCY: '0' })[0]).toMatch(/^WEBHOOK_TENANT_CONCURRENCY: /)
     expect(config.WEBHOOK_RETRY_SCHEDULE).toBeUndefined()
     expect(parseConfig({ WEBHOOK_RETRY_SCHEDULE: '100ms, 1s,5m,2h' }).WEBHOOK_RETRY_SCHEDULE).toBe(
       '100ms, 1s,5m,2h',
@@ -247,6 +254,33 @@ describe('environment schema', () => {
     const problems = problemsOf(env as Record<string, string>)
     expect(problems).toHaveLength(1)
     expect(problems[0]).toMatch(expected)
+  })
+
+  it('refuses WEBHOOK_ALLOW_PRIVATE=true in production, naming it, unless overridden outright', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: SESSION,
+      UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+      DKIM_ENCRYPTION_KEY: DKIM_KEY,
+    }
+    const problems = problemsOf({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(
+      /^WEBHOOK_ALLOW_PRIVATE: must not be true in production \(NODE_ENV=production\)/,
+    )
+    expect(parseConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'false' }).WEBHOOK_ALLOW_PRIVATE).toBe(false)
+    expect(parseConfig(production).WEBHOOK_ALLOW_PRIVATE).toBe(false)
+    for (const NODE_ENV of ['development', 'test']) {
+      expect(parseConfig({ NODE_ENV, WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE).toBe(true)
+    }
+    // `pnpm start`'s web process: Next.js's production build on a developer's machine.
+    expect(
+      parseConfig({
+        ...production,
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true',
+      }).WEBHOOK_ALLOW_PRIVATE,
+    ).toBe(true)
   })
 
   it('reads UNSUBSCRIBE_SECRET as key ids and secrets, the first signing; a bare secret is key 1', () => {

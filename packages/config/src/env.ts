@@ -548,6 +548,15 @@ export const envSchema = z
       .enum(['true', 'false'], { message: 'expected true or false' })
       .default('false')
       .transform((value) => value === 'true'),
+    /**
+     * `true`: WEBHOOK_ALLOW_PRIVATE=true is taken with NODE_ENV=production. `pnpm start` sets it for its
+     * web process alone, which runs Next.js's production build (NODE_ENV=production) on a developer's
+     * machine; a deployment that sets it lets every tenant's webhooks reach its private network.
+     */
+    WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
     /** A webhook attempt that has no 2xx answer within this long failed (connect, headers and body). */
     WEBHOOK_TIMEOUT_MS: durationMs(10_000),
     /** Webhook attempts one worker process runs at once (its own BullMQ worker, never a mail lane's). */
@@ -557,6 +566,23 @@ export const envSchema = z
      * most this many of the webhook lane's workers (and only until it is parked).
      */
     WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt(8, 100),
+    /**
+     * Attempts in flight per tenant, all its endpoints and all worker processes together: a tenant
+     * whose many endpoints answer slowly holds at most this many of the lane's workers, and its other
+     * deliveries wait in PostgreSQL (unleased) until one of its attempts ends. The default, a third of
+     * WEBHOOK_CONCURRENCY and twice an endpoint's cap, leaves the lane to three such tenants at once
+     * and still carries a tenant's whole bucket (100/s) to receivers answering within 160 ms.
+     */
+    WEBHOOK_TENANT_CONCURRENCY: positiveInt(16, 1000),
+    /**
+     * A 2xx slower than this is delivered, but its endpoint is slowed: one attempt at a time (as after
+     * a park) until an answer comes back faster. Unset: half of WEBHOOK_TIMEOUT_MS.
+     */
+    WEBHOOK_SLOW_MS: z.coerce
+      .number({ message: 'expected a duration in milliseconds' })
+      .int('expected a whole number of milliseconds')
+      .min(1, 'expected at least 1 millisecond')
+      .optional(),
     /** Each tenant's webhook bucket: attempts per second and burst, all its endpoints together. */
     WEBHOOK_TENANT_RATE_PER_SEC: positiveInt(100, 100_000),
     WEBHOOK_TENANT_BURST: positiveInt(200, 100_000),
@@ -647,6 +673,25 @@ export const envSchema = z
             .join(', ')} is a published default)`,
         })
       }
+    }
+    if (
+      env.NODE_ENV === 'production' &&
+      env.WEBHOOK_ALLOW_PRIVATE &&
+      !env.WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_ALLOW_PRIVATE'],
+        message:
+          'must not be true in production (NODE_ENV=production): it lets any tenant point webhooks at loopback, private and cloud metadata addresses, and sends them over plain http',
+      })
+    }
+    if (env.WEBHOOK_SLOW_MS !== undefined && env.WEBHOOK_SLOW_MS >= env.WEBHOOK_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WEBHOOK_SLOW_MS'],
+        message: `must be below WEBHOOK_TIMEOUT_MS (${env.WEBHOOK_TIMEOUT_MS} ms): an answer slower than the timeout is a timeout`,
+      })
     }
     if (!env.REDIS_CLUSTER && env.REDIS_URL.includes(',')) {
       ctx.addIssue({

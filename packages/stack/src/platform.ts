@@ -160,7 +160,7 @@ export async function launchPlatform(
       startProcess({
         name: 'web',
         ...webCommand(root, mode),
-        env: { ...env, NODE_ENV: mode === 'dev' ? 'development' : 'production' },
+        env: { ...env, ...webProcessEnv(env, mode) },
         colorIndex: 2,
         output: options.output,
       }),
@@ -216,6 +216,19 @@ export async function launchPlatform(
  * process) so SIGTERM reaches the server that drains. `dev`: the same entry under `tsx watch` (a change
  * to the API restarts it) with Next.js in dev mode behind it (pages hot reload).
  */
+/**
+ * What the web process runs with on top of the platform's environment. Next.js serves its production
+ * build only with NODE_ENV=production, so `start` sets it on a developer's machine too; the schema
+ * refuses WEBHOOK_ALLOW_PRIVATE=true in production, so when the caller did not ask for production and
+ * private webhook addresses are on (preparePlatform's local default), this production build says it
+ * is a local one. A caller's own NODE_ENV=production gets no such pass, here or in the worker.
+ */
+export function webProcessEnv(env: NodeJS.ProcessEnv, mode: Mode): Record<string, string> {
+  if (mode === 'dev') return { NODE_ENV: 'development' }
+  const local = env.NODE_ENV !== 'production' && env.WEBHOOK_ALLOW_PRIVATE === 'true'
+  return { NODE_ENV: 'production', ...(local ? { WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true' } : {}) }
+}
+
 function webCommand(root: string, mode: Mode): { command: string; args: string[]; cwd: string } {
   const entry = 'apps/web/src/server/main.ts'
   if (mode === 'dev') {

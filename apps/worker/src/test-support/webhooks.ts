@@ -10,6 +10,10 @@ export interface ReceivedWebhook {
   body: string
   headers: Record<string, string>
   receivedAtMs: number
+  /** Requests this receiver had in progress (received, connection not yet done) when this one came. */
+  othersInProgress: number
+  /** When its exchange ended: answered, or dropped by the client (absent while in progress). */
+  endedAtMs?: number
   /** Set once the receiver answered it (absent while it hangs). */
   answeredWith?: number
 }
@@ -30,24 +34,60 @@ export const answer =
     response.writeHead(status, { 'content-type': 'text/plain' }).end(body)
   }
 
+/** Answers `status` after `delayMs`: a receiver that does its work before it answers. */
+export const answerAfter =
+  (delayMs: number, status = 200): Respond =>
+  (request, response) => {
+    setTimeout(() => answer(status, 'ok')(request, response), delayMs)
+  }
+
+/**
+ * The most requests in progress at once over these receivers together (one tenant's endpoints):
+ * each request counts from its arrival until its exchange ended (still running counts to now).
+ */
+export function mostAtOnce(requests: readonly ReceivedWebhook[]): number {
+  const edges = requests.flatMap((request) => [
+    { atMs: request.receivedAtMs, step: 1 },
+    { atMs: request.endedAtMs ?? Number.POSITIVE_INFINITY, step: -1 },
+  ])
+  // At the same instant an end comes before an arrival: a slot handed over is not two at once.
+  edges.sort((x, y) => x.atMs - y.atMs || x.step - y.step)
+  let now = 0
+  let most = 0
+  for (const edge of edges) {
+    now += edge.step
+    most = Math.max(most, now)
+  }
+  return most
+}
+
 /** Never answers: the request hangs until the client gives up. */
 export const hang: Respond = () => {}
 
 export async function startReceiver(respond: Respond = answer(200, 'ok')): Promise<TestReceiver> {
   const received: ReceivedWebhook[] = []
   const receiver: TestReceiver = { url: '', received, respond, close: async () => {} }
+  let inProgress = 0
   const server: Server = createServer((request: IncomingMessage, response) => {
+    const othersInProgress = inProgress
+    inProgress += 1
+    let entry: ReceivedWebhook | undefined
+    response.on('close', () => {
+      inProgress -= 1
+      if (entry) entry.endedAtMs = Date.now()
+    })
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
       const headers = Object.fromEntries(
         Object.entries(request.headers).map(([name, value]) => [name, String(value)]),
       )
-      const entry: ReceivedWebhook = {
+      entry = {
         id: headers['webhook-id'] ?? '',
         body: Buffer.concat(chunks).toString('utf8'),
         headers,
         receivedAtMs: Date.now(),
+        othersInProgress,
       }
       received.push(entry)
       receiver.respond(entry, response)

@@ -16,7 +16,11 @@ export interface WebhookSettings {
   concurrency: number
   /** WEBHOOK_ENDPOINT_CONCURRENCY: attempts in flight per endpoint, all processes together. */
   endpointConcurrency: number
+  /** WEBHOOK_TENANT_CONCURRENCY: attempts in flight per tenant, all endpoints and processes together. */
+  tenantConcurrency: number
   timeoutMs: number
+  /** WEBHOOK_SLOW_MS: a 2xx this slow slows its endpoint; absent: half of `timeoutMs`. */
+  slowMs?: number
   allowPrivate: boolean
   tenantPlan: BucketPlan
   /** WEBHOOK_RETRY_SCHEDULE; absent: the default (5 s … 10 h). */
@@ -67,6 +71,7 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
     buckets: deps.buckets,
     tenantPlan: settings.tenantPlan,
     endpointConcurrency: settings.endpointConcurrency,
+    tenantConcurrency: settings.tenantConcurrency,
     // Past the attempt's timeout and a wait in a busy queue: an attempt still running keeps its lease.
     leaseMs: 3 * settings.timeoutMs + 30_000,
     batchSize: settings.batchSize ?? WEBHOOK_TUNING.batchSize,
@@ -86,6 +91,7 @@ export function startWebhooks(settings: WebhookSettings, deps: WebhookDeps) {
     timeoutMs: settings.timeoutMs,
     allowPrivate: settings.allowPrivate,
     rules: {
+      slowMs: settings.slowMs ?? Math.round(settings.timeoutMs / 2),
       ...(settings.retryScheduleMs ? { retryScheduleMs: settings.retryScheduleMs } : {}),
       ...(settings.park ? { park: settings.park } : {}),
     },

@@ -36,6 +36,7 @@ beforeAll(async () => {
     webhooks: {
       concurrency: 10,
       endpointConcurrency: 4,
+      tenantConcurrency: 8,
       timeoutMs: 2_000,
       allowPrivate: true,
       tenantPlan: { ratePerSec: 100, burst: 200 },

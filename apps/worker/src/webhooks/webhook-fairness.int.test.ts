@@ -37,6 +37,7 @@ beforeAll(async () => {
     webhooks: {
       concurrency: 20,
       endpointConcurrency: 8,
+      tenantConcurrency: 16,
       timeoutMs: 1_500,
       allowPrivate: true,
       tenantPlan: { ratePerSec: 200, burst: 200 },

@@ -30,6 +30,8 @@ export interface WebhookRelayOptions {
   tenantPlan: BucketPlan
   /** WEBHOOK_ENDPOINT_CONCURRENCY: attempts in flight per endpoint. */
   endpointConcurrency: number
+  /** WEBHOOK_TENANT_CONCURRENCY: attempts in flight per tenant, all its endpoints together. */
+  tenantConcurrency: number
   /** How long an attempt's lease lasts: well past the attempt's timeout and its wait in the queue. */
   leaseMs: number
   batchSize: number
@@ -47,10 +49,12 @@ export interface WebhookRelay {
 
 /**
  * Turns due webhook deliveries into attempts on the webhook lane, fairly (`planWebhookClaims`):
- * endpoints within their in-flight cap, tenants in turns and within their token bucket, parked
- * endpoints left alone until their park ends (then one probe). Woken by NOTIFY (new events, replays,
- * an unpark), by this process's finished attempts, and polled as a fallback and for retries whose
- * time came.
+ * endpoints and tenants within their in-flight caps, tenants in turns and within their token bucket,
+ * parked endpoints left alone until their park ends (then one probe). A delivery that finds no free
+ * slot is not leased, so it never becomes a job and holds none of the lane's workers; the slots are
+ * the leases themselves, given back when the attempt is recorded or, after a crash, when the lease
+ * runs out. Woken by NOTIFY (new events, replays, an unpark), by this process's finished attempts,
+ * and polled as a fallback and for retries whose time came.
  */
 export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   const wakeSignal = createWakeSignal()
@@ -61,16 +65,19 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
 
   async function pass(): Promise<number> {
     const ready = await findReadyWebhookEndpoints(options.db)
-    const endpoints = ready.flatMap((endpoint) => readyFor(endpoint, options.endpointConcurrency, blocked))
+    const endpoints = ready.flatMap((endpoint) => readyFor(endpoint, options, blocked))
     if (endpoints.length === 0) return 0
+    const tenantSlots = new Map(
+      ready.map((endpoint) => [endpoint.tenantId, options.tenantConcurrency - endpoint.tenantInFlight]),
+    )
     const counts = await options.queue.getJobCounts('waiting', 'active', 'prioritized')
     const queued = (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.prioritized ?? 0)
     const batchSize = Math.min(options.batchSize, options.maxQueued - queued)
     if (batchSize <= 0) return 0
-    const demand = planWebhookClaims({ endpoints, batchSize, after })
+    const demand = planWebhookClaims({ endpoints, batchSize, after, tenantSlots })
     if (demand.perEndpoint.size === 0) return 0
     const budgets = await takeTokens(demand.perTenant, options, blocked)
-    const plan = planWebhookClaims({ endpoints, batchSize, after, budgets })
+    const plan = planWebhookClaims({ endpoints, batchSize, after, budgets, tenantSlots })
     if (plan.perEndpoint.size === 0) return 0
     after = plan.lastTenant
     // Claimed (committed) before the jobs are added: a job that ran before the claim committed would
@@ -78,6 +85,7 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
     const claimed = await claimWebhookDeliveries(options.db, {
       perEndpoint: plan.perEndpoint,
       leaseMs: options.leaseMs,
+      caps: { endpoint: options.endpointConcurrency, tenant: options.tenantConcurrency },
     })
     try {
       await options.queue.addBulk(claimed.map(jobOf))
@@ -125,15 +133,20 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   }
 }
 
-/** What the endpoint may start now: its cap less what is in flight; after a park, one probe at a time. */
+/**
+ * What the endpoint may start now: its cap less what is in flight; after a park or a slow answer,
+ * one attempt at a time; nothing while its tenant's attempts in flight fill the tenant's cap.
+ */
 function readyFor(
   endpoint: ReadyWebhookEndpoint,
-  cap: number,
+  caps: Pick<WebhookRelayOptions, 'endpointConcurrency' | 'tenantConcurrency'>,
   blocked: Map<string, number>,
 ): ReadyEndpoint[] {
   const until = blocked.get(endpoint.tenantId)
   if (until !== undefined && until > Date.now()) return []
-  const free = endpoint.probing ? (endpoint.inFlight === 0 ? 1 : 0) : cap - endpoint.inFlight
+  if (endpoint.tenantInFlight >= caps.tenantConcurrency) return []
+  const cap = endpoint.probing ? 1 : caps.endpointConcurrency
+  const free = cap - endpoint.inFlight
   return free > 0 ? [{ endpointId: endpoint.endpointId, tenantId: endpoint.tenantId, free }] : []
 }
 

@@ -15,11 +15,36 @@ describe('decideAfterAttempt', () => {
     const ok: AttemptResult = { ok: true, statusCode: 204, excerpt: '', durationMs: 3 }
     expect(decideAfterAttempt({ attempt: 1, result: ok, parkLevel: 0, now }, rules)).toEqual({
       delivery: { status: 'delivered' },
-      endpoint: { health: 'answering', unpark: false },
+      endpoint: { health: 'answering', unpark: false, slow: false },
     })
     expect(decideAfterAttempt({ attempt: 3, result: ok, parkLevel: 2, now }, rules).endpoint).toEqual({
       health: 'answering',
       unpark: true,
+      slow: false,
+    })
+  })
+
+  it('delivers a slow 2xx and slows its endpoint; without slowMs no answer is slow', () => {
+    const slowOk: AttemptResult = { ok: true, statusCode: 200, excerpt: '', durationMs: 9_500 }
+    const slowRules = { ...rules, slowMs: 5_000 }
+    expect(decideAfterAttempt({ attempt: 1, result: slowOk, parkLevel: 0, now }, slowRules)).toEqual({
+      delivery: { status: 'delivered' },
+      endpoint: { health: 'answering', unpark: false, slow: true },
+    })
+    const atThreshold: AttemptResult = { ...slowOk, durationMs: 5_000 }
+    expect(
+      decideAfterAttempt({ attempt: 1, result: atThreshold, parkLevel: 1, now }, slowRules).endpoint,
+    ).toEqual({ health: 'answering', unpark: true, slow: true })
+    const quick: AttemptResult = { ...slowOk, durationMs: 4_999 }
+    expect(decideAfterAttempt({ attempt: 1, result: quick, parkLevel: 0, now }, slowRules).endpoint).toEqual({
+      health: 'answering',
+      unpark: false,
+      slow: false,
+    })
+    expect(decideAfterAttempt({ attempt: 1, result: slowOk, parkLevel: 0, now }, rules).endpoint).toEqual({
+      health: 'answering',
+      unpark: false,
+      slow: false,
     })
   })
 

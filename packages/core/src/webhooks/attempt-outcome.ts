@@ -28,8 +28,11 @@ export type DeliveryAfterAttempt =
   | { status: 'failed' }
 
 export type EndpointAfterAttempt =
-  /** `unpark`: it was parked (or probing): its waiting deliveries become due now. */
-  | { health: 'answering'; unpark: boolean }
+  /**
+   * `unpark`: it was parked (or probing): its waiting deliveries become due now. `slow`: the 2xx took
+   * `slowMs` or longer, so the endpoint goes on one attempt at a time until an answer comes faster.
+   */
+  | { health: 'answering'; unpark: boolean; slow: boolean }
   /** `park`: nobody answered; the endpoint waits until `until` (only if not parked already). */
   | { health: 'failing'; park?: { until: Date; level: number } }
 
@@ -41,6 +44,8 @@ export interface AttemptDecision {
 export interface AttemptRules {
   retryScheduleMs?: readonly number[]
   park?: ParkSettings
+  /** WEBHOOK_SLOW_MS: a 2xx that took this long or longer slows its endpoint; absent: none does. */
+  slowMs?: number
   random?: () => number
 }
 
@@ -50,6 +55,9 @@ export interface AttemptRules {
  * attempts keep counting, so a replay of a failed one that fails again is failed again). Only a
  * timeout or a refused connection parks the endpoint: an endpoint that answers 500 is up and paced by
  * its concurrency cap, one that does not answer would hold the lane's workers for the whole timeout.
+ * A 2xx that was slow is pressure of the same kind, short of a failure: it delivers (the receiver has
+ * the event, a resend would be a duplicate), and the endpoint is slowed rather than parked, so a
+ * receiver that is slow because it is busy gets one request at a time, which is all it can take.
  */
 export function decideAfterAttempt(
   input: { attempt: number; result: AttemptResult; parkLevel: number; now: Date },
@@ -60,7 +68,11 @@ export function decideAfterAttempt(
   if (result.ok) {
     return {
       delivery: { status: 'delivered' },
-      endpoint: { health: 'answering', unpark: input.parkLevel > 0 },
+      endpoint: {
+        health: 'answering',
+        unpark: input.parkLevel > 0,
+        slow: rules.slowMs !== undefined && result.durationMs >= rules.slowMs,
+      },
     }
   }
   const delayMs = retryDelayMs(attempt, rules.retryScheduleMs ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_MS, random)

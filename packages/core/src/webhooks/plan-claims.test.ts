@@ -45,4 +45,25 @@ describe('planWebhookClaims', () => {
     })
     expect(Object.fromEntries(plan.perTenant)).toEqual({ A: 2 })
   })
+
+  it("keeps each tenant within its free slots however many endpoints it has, so another tenant's go too", () => {
+    const many = Array.from({ length: 20 }, (_, index) => endpoint(`a${index}`, 'A', 8))
+    const plan = planWebhookClaims({
+      endpoints: [...many, endpoint('b1', 'B', 8)],
+      batchSize: 200,
+      tenantSlots: new Map([
+        ['A', 16],
+        ['B', 16],
+      ]),
+      budgets: new Map([
+        ['A', 100],
+        ['B', 3],
+      ]),
+    })
+    expect(Object.fromEntries(plan.perTenant)).toEqual({ A: 16, B: 3 })
+    // A's sixteen are spread over its endpoints, not eight each on the first two.
+    expect(Math.max(...[...plan.perEndpoint].filter(([id]) => id.startsWith('a')).map(([, n]) => n))).toBe(1)
+    const full = planWebhookClaims({ endpoints: many, batchSize: 200, tenantSlots: new Map([['A', 0]]) })
+    expect(full.perTenant.size).toBe(0)
+  })
 })

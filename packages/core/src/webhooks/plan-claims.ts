@@ -3,7 +3,8 @@
  * (round robin, starting after the tenant the last pass ended on), and within a tenant its
  * endpoints take turns, each up to its free in-flight slots. So a tenant with one endpoint and a
  * backlog of thousands gets the same share of a pass as a tenant with one event, and a tenant's
- * busy endpoint cannot starve its other endpoints.
+ * busy endpoint cannot starve its other endpoints. A tenant takes at most its free tenant slots
+ * (`tenantSlots`): however many endpoints it has, it never holds more of the lane than its cap.
  */
 export interface ReadyEndpoint {
   endpointId: string
@@ -27,6 +28,8 @@ export function planWebhookClaims(input: {
   after?: string
   /** Tokens each tenant may spend (its bucket's grant); absent: no limit. */
   budgets?: ReadonlyMap<string, number>
+  /** Attempts each tenant may start now: its in-flight cap less its attempts in flight; absent: no limit. */
+  tenantSlots?: ReadonlyMap<string, number>
 }): ClaimPlan {
   const byTenant = new Map<string, ReadyEndpoint[]>()
   for (const endpoint of input.endpoints) {
@@ -47,7 +50,7 @@ export function planWebhookClaims(input: {
     for (const tenantId of tenants) {
       if (total >= input.batchSize) break
       const taken = perTenant.get(tenantId) ?? 0
-      if (taken >= (input.budgets?.get(tenantId) ?? Number.POSITIVE_INFINITY)) continue
+      if (taken >= limitOf(tenantId, input)) continue
       const endpoint = nextWithRoom(byTenant.get(tenantId) ?? [], perEndpoint, turn, tenantId)
       if (!endpoint) continue
       perEndpoint.set(endpoint.endpointId, (perEndpoint.get(endpoint.endpointId) ?? 0) + 1)
@@ -58,6 +61,17 @@ export function planWebhookClaims(input: {
     }
   }
   return { perEndpoint, perTenant, lastTenant }
+}
+
+/** What the tenant may take in this plan: the lower of its token budget and its free slots. */
+function limitOf(
+  tenantId: string,
+  input: { budgets?: ReadonlyMap<string, number>; tenantSlots?: ReadonlyMap<string, number> },
+): number {
+  return Math.min(
+    input.budgets?.get(tenantId) ?? Number.POSITIVE_INFINITY,
+    input.tenantSlots?.get(tenantId) ?? Number.POSITIVE_INFINITY,
+  )
 }
 
 /** The tenant's next endpoint (in turn) that still has a free slot in this plan. */

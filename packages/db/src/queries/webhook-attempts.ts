@@ -55,16 +55,23 @@ async function recordEndpointHealth(
   if (endpoint.health === 'answering') {
     // Written at most once a second while healthy: a busy endpoint's successes would otherwise all
     // queue on this one row's lock. `no key update`: the outbox trigger's inserts (their foreign key
-    // check takes a key-share lock on this row) are never blocked by it.
+    // check takes a key-share lock on this row) are never blocked by it. A slow answer ends a park as
+    // any answer does but leaves `parked_until` in the past (now): the relay then runs the endpoint
+    // one attempt at a time, as it runs a probe, until a quick answer clears it.
+    // Nothing to write when parked_until already says what this answer would (the once-a-second rule).
+    const alreadySo = endpoint.slow ? sql`parked_until is not null` : sql`parked_until is null`
     const [row] = await tx.execute<{ was_parked: boolean }>(sql`
       with old as (
-        select id, park_level > 0 or parked_until is not null as was_parked
+        -- Parked by failures (a slowed endpoint is never): its waiting deliveries become due now.
+        select id, park_level > 0 as was_parked
         from webhook_endpoints
-        where ${where} and (park_level > 0 or parked_until is not null or failing_since is not null
-          or last_success_at is null or last_success_at < now() - interval '1 second')
+        where ${where} and (park_level > 0 or not (${alreadySo}) or parked_until > now()
+          or failing_since is not null or last_success_at is null
+          or last_success_at < now() - interval '1 second')
         for no key update)
       update webhook_endpoints e
-      set last_success_at = now(), failing_since = null, parked_until = null, park_level = 0
+      set last_success_at = now(), failing_since = null, park_level = 0,
+        parked_until = ${endpoint.slow ? sql`now()` : sql`null`}
       from old
       where e.id = old.id
       returning old.was_parked`)

@@ -9,6 +9,7 @@ import {
   type PreparedPlatform,
   preparePlatform,
   stopAll,
+  webProcessEnv,
 } from '../platform'
 import { type ManagedProcess, runToEnd } from '../processes'
 import type { Reaper } from '../reaper'
@@ -67,7 +68,8 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
     log('building the web app (next build)')
     const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
       cwd: root,
-      env: prepared.env,
+      // As the web process will run: a production build, local when the caller did not ask for production.
+      env: { ...prepared.env, ...webProcessEnv(prepared.env, 'start') },
     })
     if (code !== 0) {
       await prepared.stopServices()

@@ -62,6 +62,7 @@ beforeAll(async () => {
     webhooks: {
       concurrency: 4,
       endpointConcurrency: 2,
+      tenantConcurrency: 4,
       timeoutMs: 2_000,
       allowPrivate: true,
       tenantPlan: { ratePerSec: 100, burst: 100 },
