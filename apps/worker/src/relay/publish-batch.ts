@@ -4,10 +4,12 @@ import {
   claimDueParkedOutbox,
   claimUnpublishedOutbox,
   countOutboxAttempt,
+  type FreshOutboxClaim,
   type MessageOutboxRow,
   markOutboxPublished,
   nextParkedDueInMs,
   type OutboxEntry,
+  parkKeysWithUnclaimedDueRows,
   parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
 import { laneParkKey } from '@fairlane/fairness'
@@ -48,6 +50,8 @@ export interface BatchResult {
   parked?: number
   /** Parked rows claimed whose tenant still could not take them (left parked, untouched). */
   stillParked?: number
+  /** Some tenant had more fresh rows than its share of this pass: pass again at once. */
+  cut?: boolean
 }
 
 interface ParsedRow {
@@ -72,11 +76,12 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
   let claimedIds: number[] = []
   try {
     return await deps.db.transaction(async (tx) => {
-      const fresh = await claimUnpublishedOutbox(tx, {
+      const claim = await claimUnpublishedOutbox(tx, {
         topics: [MESSAGE_PUBLISH_TOPIC],
         limit: deps.batchSize,
         skipIds: [...deps.skipIds],
       })
+      const fresh = claim.rows
       const fairness = deps.fairness
       // One view of the set-aside tenants for the whole pass: a tenant unblocked mid-pass (a slot came
       // back) had its parked rows left out of this claim, so its fresh rows must not pass them now.
@@ -95,8 +100,12 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         ? await admitFairLanes(fairness, plan.parsed, {
             parkedIds: new Set(parked.map((row) => row.id)),
             blocked: new Set(blocked),
-            // A cut batch may have left older rows of a tenant unseen: its fresh rows must not pass them.
-            admitFresh: parked.length < deps.batchSize && fresh.length < deps.batchSize,
+            behind: await tenantsBehind(tx, {
+              claim,
+              parked,
+              parsed: plan.parsed,
+              batchSize: deps.batchSize,
+            }),
           })
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
       const jobs = laneJobs(decided.publish)
@@ -113,6 +122,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         published: published.length,
         rejected: plan.rejected.length,
         ...(fairness ? { parked: decided.park.length, stillParked: decided.stillParked } : {}),
+        ...(claim.cutTenants.size > 0 ? { cut: true } : {}),
       }
     })
   } catch (error) {
@@ -158,7 +168,7 @@ function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, S
 async function admitFairLanes(
   fairness: TransactionalFairness,
   rows: ParsedRow[],
-  options: { parkedIds: Set<number>; blocked: Set<string>; admitFresh: boolean },
+  options: { parkedIds: Set<number>; blocked: Set<string>; behind: Set<string> },
 ) {
   const publish: { entry: ParsedRow; delayMs: number }[] = []
   const groups = new Map<string, TenantRows<ParsedRow>>()
@@ -179,7 +189,7 @@ async function admitFairLanes(
   const decisions = await Promise.all(
     [...groups.values()].map((group) =>
       decideTenantRows(fairness, group, {
-        admitFresh: options.admitFresh,
+        admitFresh: !options.behind.has(laneParkKey(group.lane, group.tenantId)),
         blocked: options.blocked.has(laneParkKey(group.lane, group.tenantId)),
       }),
     ),
@@ -196,6 +206,34 @@ async function admitFairLanes(
     stillParked += Math.max(0, group.parked.length - decision.publish.length)
   }
   return { publish, park, stillParked }
+}
+
+/**
+ * The tenant lanes (park keys) whose older rows this pass may not have seen, so their fresh rows wait
+ * behind them: decided per tenant, so one tenant's cut never holds another's rows back. A tenant whose
+ * fresh rows were cut (more than its share of the batch) keeps them behind its parked ones; and when
+ * the parked claim came back full, so does each tenant that still has due parked rows it did not take.
+ */
+async function tenantsBehind(
+  tx: Transaction,
+  pass: { claim: FreshOutboxClaim; parked: OutboxEntry[]; parsed: ParsedRow[]; batchSize: number },
+): Promise<Set<string>> {
+  const behind = new Set<string>()
+  const freshKeys = new Set<string>()
+  const parkedIds = new Set(pass.parked.map((row) => row.id))
+  for (const entry of pass.parsed) {
+    if (!FAIR_LANES.includes(entry.lane) || parkedIds.has(entry.row.id)) continue
+    const key = laneParkKey(entry.lane, entry.tenantId)
+    freshKeys.add(key)
+    if (pass.claim.cutTenants.has(entry.tenantId)) behind.add(key)
+  }
+  if (pass.parked.length < pass.batchSize) return behind
+  const unseen = await parkKeysWithUnclaimedDueRows(tx, {
+    parkKeys: [...freshKeys].filter((key) => !behind.has(key)),
+    claimedIds: [...parkedIds],
+  })
+  for (const key of unseen) behind.add(key)
+  return behind
 }
 
 function messageRow(entry: ParsedRow): MessageOutboxRow {

@@ -17,35 +17,94 @@ export interface ParkedOutboxEntry extends OutboxEntry {
   parkedUntilMs: number
 }
 
+/** One pass's fresh rows, and the tenants some of whose fresh rows were left for a later pass. */
+export interface FreshOutboxClaim {
+  rows: OutboxEntry[]
+  /** Tenants with more unpublished, unparked rows than this claim took: their later rows wait. */
+  cutTenants: Set<string>
+}
+
 /**
- * The relay's claim: the oldest unpublished rows of the given topics, locked for the rest of the
- * transaction. SKIP LOCKED lets several relays work side by side, each on rows the others do not
- * hold, instead of queueing behind one another. `skipIds` leaves out rows this relay could not parse
- * (a newer producer's payload, say) so they cannot fill every batch; another relay may still take them.
+ * The relay's claim, fair across tenants: each tenant with unpublished, unparked rows gets its oldest
+ * rows in turn (every tenant's first row, then every tenant's second …), at most its share of the
+ * batch (`limit` / tenants, rounded up), so one tenant's thousands of rows never push another
+ * tenant's row out of the pass. One statement: a loose index scan walks the tenants on
+ * `outbox_unpublished_tenant_idx` (one probe per tenant, whatever the backlog), and a LATERAL per
+ * tenant takes its rows from the same index, locked for the rest of the transaction. SKIP LOCKED lets
+ * several relays work side by side, each on rows the others do not hold. Each tenant's lateral reads
+ * one row past its share; that row is not returned, it only says the tenant was cut (its later rows
+ * wait for the next pass). `skipIds` leaves out rows this relay could not parse (a newer producer's
+ * payload, say) so they cannot fill every batch; another relay may still take them. Rows without a
+ * tenant are never claimed: `insertMessagePublishEvent` always names one.
  */
 export async function claimUnpublishedOutbox(
   tx: Transaction,
   input: { topics: readonly string[]; limit: number; skipIds?: readonly number[] },
-): Promise<OutboxEntry[]> {
-  const conditions = [
-    isNull(outbox.publishedAt),
-    isNull(outbox.parkedUntil),
-    inArray(outbox.topic, [...input.topics]),
-  ]
-  if (input.skipIds && input.skipIds.length > 0) conditions.push(notInArray(outbox.id, [...input.skipIds]))
-  return tx
-    .select({
-      id: outbox.id,
-      tenantId: outbox.tenantId,
-      topic: outbox.topic,
-      payload: outbox.payload,
-      attempts: outbox.attempts,
-    })
-    .from(outbox)
-    .where(and(...conditions))
-    .orderBy(asc(outbox.id))
-    .limit(input.limit)
-    .for('update', { skipLocked: true })
+): Promise<FreshOutboxClaim> {
+  const skipIds = `{${(input.skipIds ?? []).join(',')}}`
+  const topics = sql.join(
+    input.topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  )
+  // The walk stops after `limit` tenants: with more than that waiting at once, the first `limit` (by
+  // id) go this pass and the rest once those have published or parked and left the index.
+  const rows = await tx.execute<{
+    id: string | number
+    tenant_id: string
+    topic: string
+    payload: Record<string, unknown>
+    attempts: number
+    turn: number
+    held: number
+  }>(sql`
+    with recursive tenants(tenant_id, n) as (
+      (select o.tenant_id, 1 from ${outbox} o
+       where o.published_at is null and o.parked_until is null and o.tenant_id is not null
+       order by o.tenant_id limit 1)
+      union all
+      select (select o.tenant_id from ${outbox} o
+              where o.published_at is null and o.parked_until is null and o.tenant_id > t.tenant_id
+              order by o.tenant_id limit 1), t.n + 1
+      from tenants t where t.tenant_id is not null and t.n < ${input.limit}::int
+    ),
+    walked as (select tenant_id from tenants where tenant_id is not null),
+    share as (select ceil(${input.limit}::float8 / greatest(1, count(*)))::int as rows from walked),
+    claimed as (
+      select c.* from walked t
+      cross join lateral (
+        select o.id, o.tenant_id, o.topic, o.payload, o.attempts from ${outbox} o
+        where o.tenant_id = t.tenant_id and o.published_at is null and o.parked_until is null
+          and o.topic in (${topics}) and o.id <> all(${skipIds}::bigint[])
+        order by o.id
+        limit (select rows + 1 from share)
+        for update skip locked
+      ) c
+    ),
+    turns as (
+      select claimed.*, row_number() over (partition by tenant_id order by id)::int as turn,
+        count(*) over (partition by tenant_id)::int as held
+      from claimed
+    )
+    select id, tenant_id, topic, payload, attempts, turn, held from turns
+    where turn <= (select rows from share)
+    order by turn, id
+    limit ${input.limit}::int`)
+  // `held`: the rows the tenant's lateral locked; more than it returned means rows were left behind.
+  const taken = new Map<string, number>()
+  for (const row of rows) taken.set(row.tenant_id, (taken.get(row.tenant_id) ?? 0) + 1)
+  const cutTenants = new Set(
+    rows.filter((row) => row.held > (taken.get(row.tenant_id) ?? 0)).map((row) => row.tenant_id),
+  )
+  return {
+    rows: rows.map((row) => ({
+      id: Number(row.id),
+      tenantId: row.tenant_id,
+      topic: row.topic,
+      payload: row.payload,
+      attempts: row.attempts,
+    })),
+    cutTenants,
+  }
 }
 
 /**
@@ -86,6 +145,30 @@ export async function claimDueParkedOutbox(
     parkKey: parkKey ?? '',
     parkedUntilMs: parkedUntil?.getTime() ?? 0,
   }))
+}
+
+/**
+ * Of `parkKeys`, those with due parked rows outside `claimedIds`: after a parked claim that came back
+ * full, the tenants whose older rows this pass did not see (their fresh rows must not pass them).
+ * Only asked then, so its walk over the due parked rows is paid only when the relay is behind.
+ */
+export async function parkKeysWithUnclaimedDueRows(
+  tx: Transaction,
+  input: { parkKeys: readonly string[]; claimedIds: readonly number[] },
+): Promise<Set<string>> {
+  if (input.parkKeys.length === 0) return new Set()
+  const conditions = [
+    isNull(outbox.publishedAt),
+    isNotNull(outbox.parkedUntil),
+    lte(outbox.parkedUntil, sql`now()`),
+    inArray(outbox.parkKey, [...input.parkKeys]),
+  ]
+  if (input.claimedIds.length > 0) conditions.push(notInArray(outbox.id, [...input.claimedIds]))
+  const rows = await tx
+    .selectDistinct({ parkKey: outbox.parkKey })
+    .from(outbox)
+    .where(and(...conditions))
+  return new Set(rows.flatMap((row) => (row.parkKey === null ? [] : [row.parkKey])))
 }
 
 /** An outbox row of a message, with the message it names (as the relay parsed its payload). */

@@ -31,6 +31,11 @@ export const outbox = pgTable(
     index('outbox_unpublished_idx')
       .on(t.id)
       .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is null`),
+    // The same rows by tenant: the claim walks the tenants with rows waiting (one probe each) and takes
+    // each one's oldest in turn, so one tenant's flood cannot fill the batch (claimUnpublishedOutbox).
+    index('outbox_unpublished_tenant_idx')
+      .on(t.tenantId, t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is null`),
     // Parked rows by their turn: the relay claims the due ones and sleeps until the next.
     index('outbox_parked_idx')
       .on(t.parkedUntil, t.id)
