@@ -45,7 +45,7 @@ export interface FieldIssue {
 }
 
 /** The limit a `rate_limited` error ran into: a client that knows which can wait or spread its calls. */
-export type RateLimitName = 'api-key' | 'tenant' | 'recipient'
+export type RateLimitName = 'api-key' | 'tenant' | 'recipient' | 'plan'
 
 export interface AppErrorOptions {
   details?: FieldIssue[]

@@ -47,7 +47,7 @@ export function errorResponse(error: unknown, logger: Logger): Response {
       code: error.code,
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
-      // `details.limit`: which limit a 429 ran into (`api-key`, `tenant`, `recipient`).
+      // `details.limit`: which limit a 429 ran into (`api-key`, `tenant`, `recipient`, `plan`).
       ...(error.limit ? { details: { limit: error.limit } } : {}),
     }
     return Response.json({ error: body }, { status: httpStatusOf(error.code), headers })

@@ -7,7 +7,7 @@ import {
   type KeyEncryptionKey,
   type WebhookSettings,
 } from '@fairlane/core'
-import type { Clock, MessageRenderer } from '@fairlane/core/accept'
+import type { Clock, MessageRenderer, PlanAdmissionDeps } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
@@ -32,6 +32,11 @@ export interface ApiDeps {
   lastTouched: Map<string, number>
   /** See `ApiKeyAuthDeps.keyCache`. */
   keyCache?: ApiKeyCache
+  /**
+   * The tenants' lane plans and accept buckets (ACCEPT_HORIZON_MS): `POST /api/v1/messages` refuses a
+   * tenant past its plan's horizon. Left out, nothing is refused for the plan.
+   */
+  planAdmission?: PlanAdmissionDeps
   /** Built once per process (it caches tenant names for built-in mail); a test may leave it out. */
   renderer?: MessageRenderer
   /** Sending domains: DNS lookups (DNS_SERVERS), RETURN_PATH_HOST, DKIM_ENCRYPTION_KEY. */

@@ -155,7 +155,7 @@ export const errorResponse = z.object({
     details: z
       .union([
         z.array(fieldIssue),
-        z.object({ limit: z.enum(['api-key', 'tenant', 'recipient']) }),
+        z.object({ limit: z.enum(['api-key', 'tenant', 'recipient', 'plan']) }),
         z.object({ limitBytes: z.int() }),
       ])
       .optional()
