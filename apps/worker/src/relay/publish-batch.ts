@@ -39,7 +39,7 @@ export interface PublishDeps {
   /** Per-tenant slots and turns on the critical and default lanes; without it they are plain FIFO. */
   fairness?: TransactionalFairness
   /** Parked rows are counted here; the relay loop counts published rows and failed passes. */
-  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures' | 'outboxParked'>
+  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures' | 'outboxParked' | 'relayPassRows'>
 }
 
 export interface BatchResult {

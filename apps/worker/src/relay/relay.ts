@@ -92,6 +92,7 @@ async function passSafely(options: RelayOptions, failures: number): Promise<Batc
   try {
     const result = await publishOutboxBatch(options)
     options.metrics?.outboxPublished.inc(result.published)
+    if (result.claimed > 0) options.metrics?.relayPassRows.observe(result.claimed)
     if (failures > 0) options.logger.info({ afterFailures: failures }, 'relay recovered')
     return result
   } catch (error) {
