@@ -1,5 +1,8 @@
 import { Agent, request } from 'node:http'
+import { loadavg } from 'node:os'
 import { rateViolations } from '@fairlane/fairness'
+import postgres from 'postgres'
+import { cpuAvailable, cpuBetween, sampleCpu } from './cpu'
 import { startBenchPlatform } from './platform'
 import { startBenchRedis } from './redis-server'
 import { percentile, round } from './stats'
@@ -96,13 +99,15 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
       post('/api/v1/messages', key, { to, template: 'otp', variables: { code: '123456', appName: 'Bench' } })
     for (let i = 0; i < 10; i++) await otp(b.apiKey, `warm-${i}@b.test`)
 
+    const postMs: Record<string, number[]> = { idle: [], flood: [] }
     /** B: `samples` codes one every 150 ms; each accepted one's send time. */
-    const bTraffic = async (prefix: string) => {
+    const bTraffic = async (prefix: 'idle' | 'flood') => {
       const sentAt = new Map<string, number>()
       for (let i = 0; i < options.samples; i++) {
         const to = `${prefix}-${i}@b.test`
         const started = Date.now()
         const answer = await otp(b.apiKey, to)
+        postMs[prefix]?.push(Date.now() - started)
         if (answer.status === 202) sentAt.set(to, started)
         else progress(`B's ${to} answered ${answer.status} ${answer.body}`)
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + B_INTERVAL_MS - Date.now())))
@@ -126,6 +131,8 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
 
     progress(`flood: A posts from ${options.clients} clients as fast as answered for ${options.seconds} s`)
     const passesBefore = await relayPasses()
+    const cpuBefore = sampleCpu(platform.processGroups)
+    const loadBefore = loadavg()[0] ?? 0
     const floodStart = Date.now()
     const floodEnd = floodStart + options.seconds * 1000
     const accepted: string[] = []
@@ -158,6 +165,8 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
     await Promise.all(floodClients)
     const floodSeconds = (Date.now() - floodStart) / 1000
     const passesAfterFlood = await relayPasses()
+    const cpu = cpuBetween(cpuBefore, sampleCpu(platform.processGroups))
+    const loadAfter = loadavg()[0] ?? 0
 
     progress(`A: ${accepted.length} accepted; waiting for them to drain at ${PLAN.ratePerSec}/s`)
     const drainDeadline = Date.now() + (accepted.length / PLAN.ratePerSec) * 1000 + 60_000
@@ -174,6 +183,14 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
     const received = aMail.map((mail) => Date.parse(mail.receivedAt)).sort((x, y) => x - y)
     const firstA = received[0] ?? floodStart
     const lastA = received.at(-1) ?? floodStart
+    const stages = {
+      idle: await bStages(platform.databaseUrl, 'idle'),
+      flood: await bStages(platform.databaseUrl, 'flood'),
+    }
+    const pct = (values: number[]) => ({
+      p50: round(percentile(values, 50)),
+      p99: round(percentile(values, 99)),
+    })
     return {
       mode: 'flood-unbounded',
       plan: PLAN,
@@ -196,6 +213,21 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
       aLost: [...acceptedSet].filter((to) => !delivered.has(to)).length,
       aDeliveredPerSec: round((received.length - 1) / Math.max(0.001, (lastA - firstA) / 1000)),
       aBucketViolations: rateViolations(received, PLAN),
+      // Where B's time went: the POST's answer, created → claimed by the relay (`queued`), → sent (SMTP).
+      bStagesMs: Object.fromEntries(
+        (['idle', 'flood'] as const).map((phase) => [
+          phase,
+          {
+            post: pct(postMs[phase] ?? []),
+            relay: pct(stages[phase].map((row) => row.relayMs)),
+            send: pct(stages[phase].map((row) => row.sendMs)),
+            deferred: stages[phase].reduce((sum, row) => sum + row.deferred, 0),
+          },
+        ]),
+      ),
+      // Load average of the machine (other work on it shows here), and CPU per process over the flood.
+      loadAverage1m: { before: round(loadBefore, 1), after: round(loadAfter, 1) },
+      ...(cpuAvailable() ? { floodCpuCores: { ...cpu.cores, machine: cpu.machineCores } } : {}),
       relayPasses: {
         duringFlood: passesAfterFlood.count - passesBefore.count,
         meanRows: round(
@@ -203,7 +235,8 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
             Math.max(1, passesAfterFlood.count - passesBefore.count),
           1,
         ),
-        rowsPerPassHistogram: Object.fromEntries(
+        // Cumulative, as Prometheus keeps it: passes that claimed at most `le` rows.
+        passesWithAtMostRows: Object.fromEntries(
           passesAfterFlood.buckets.map(([le, count]) => [
             le,
             count - (passesBefore.buckets.find(([before]) => before === le)?.[1] ?? 0),
@@ -215,5 +248,34 @@ export async function runUnboundedFlood(options: UnboundedFloodOptions): Promise
     agent.destroy()
     await platform.stop()
     await redis.stop()
+  }
+}
+
+/** B's messages of one phase: created → `queued` (the relay's pass), `queued` → sent, and `deferred` events. */
+async function bStages(
+  databaseUrl: string,
+  phase: 'idle' | 'flood',
+): Promise<{ relayMs: number; sendMs: number; deferred: number }[]> {
+  const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} })
+  try {
+    const rows = await sql<{ relay_ms: number; send_ms: number; deferred: number }[]>`
+      select
+        extract(epoch from (q.at - m.created_at)) * 1000 as relay_ms,
+        extract(epoch from (m.sent_at - q.at)) * 1000 as send_ms,
+        (select count(*)::int from message_events d
+          where d.tenant_id = m.tenant_id and d.message_id = m.id and d.type = 'deferred') as deferred
+      from messages m
+      join lateral (
+        select min(e.at) as at from message_events e
+        where e.tenant_id = m.tenant_id and e.message_id = m.id and e.type = 'queued'
+      ) q on true
+      where m.to_address like ${`${phase}-%@b.test`} and m.sent_at is not null`
+    return rows.map((row) => ({
+      relayMs: Number(row.relay_ms),
+      sendMs: Number(row.send_ms),
+      deferred: row.deferred,
+    }))
+  } finally {
+    await sql.end()
   }
 }

@@ -3,8 +3,9 @@ import { AppError } from '../errors/app-error'
 
 /**
  * Admission at the API edge follows the plan: a tenant may have accepted, on each transactional
- * lane, at most what its lane plan sends within that lane's horizon (`ACCEPT_HORIZON_MS`); beyond it the API answers 429 (`details.limit: "plan"`) with the wait until there is
- * room. A login code that would arrive a minute late is worse than a refusal the caller can see.
+ * lane, at most what its lane plan sends within that lane's horizon (`ACCEPT_HORIZON_MS`); beyond it
+ * the API answers 429 (`details.limit: "plan"`) with the wait until there is room. A login code that
+ * would arrive a minute late is worse than a refusal the caller can see.
  *
  * The backlog is not counted (+1 at accept, −1 at sent/failed/cancelled/suppressed…): a counter that
  * misses one of those ends, or a process killed between, drifts for good and refuses a tenant forever.
