@@ -30,6 +30,8 @@ export interface PublishDeps {
   /** Each job goes to its tenant's shard of its lane (LANE_SHARDS). */
   lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'addBulk'> }
   batchSize: number
+  /** At most this many of one tenant's fresh rows per pass (default: its share of `batchSize`). */
+  tenantRowsPerPass?: number
   /** A Redis call that never settles (the server vanished mid-call) must not hold the row locks forever. */
   addTimeoutMs: number
   /** Rows this relay could not parse; left out of its claims so they cannot fill every batch. */
@@ -79,6 +81,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
       const claim = await claimUnpublishedOutbox(tx, {
         topics: [MESSAGE_PUBLISH_TOPIC],
         limit: deps.batchSize,
+        perTenant: deps.tenantRowsPerPass ?? deps.batchSize,
         skipIds: [...deps.skipIds],
       })
       const fresh = claim.rows

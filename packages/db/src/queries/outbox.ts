@@ -27,7 +27,7 @@ export interface FreshOutboxClaim {
 /**
  * The relay's claim, fair across tenants: each tenant with unpublished, unparked rows gets its oldest
  * rows in turn (every tenant's first row, then every tenant's second …), at most its share of the
- * batch (`limit` / tenants, rounded up), so one tenant's thousands of rows never push another
+ * batch (`limit` / tenants, rounded up; never more than `perTenant`), so one tenant's thousands of rows never push another
  * tenant's row out of the pass. One statement: a loose index scan walks the tenants on
  * `outbox_unpublished_tenant_idx` (one probe per tenant, whatever the backlog), and a LATERAL per
  * tenant takes its rows from the same index, locked for the rest of the transaction. SKIP LOCKED lets
@@ -39,7 +39,7 @@ export interface FreshOutboxClaim {
  */
 export async function claimUnpublishedOutbox(
   tx: Transaction,
-  input: { topics: readonly string[]; limit: number; skipIds?: readonly number[] },
+  input: { topics: readonly string[]; limit: number; perTenant?: number; skipIds?: readonly number[] },
 ): Promise<FreshOutboxClaim> {
   const skipIds = `{${(input.skipIds ?? []).join(',')}}`
   const topics = sql.join(
@@ -68,7 +68,10 @@ export async function claimUnpublishedOutbox(
       from tenants t where t.tenant_id is not null and t.n < ${input.limit}::int
     ),
     walked as (select tenant_id from tenants where tenant_id is not null),
-    share as (select ceil(${input.limit}::float8 / greatest(1, count(*)))::int as rows from walked),
+    share as (
+      select least(${input.perTenant ?? input.limit}::int, ceil(${input.limit}::float8 / greatest(1, count(*))))::int as rows
+      from walked
+    ),
     claimed as (
       select c.* from walked t
       cross join lateral (
