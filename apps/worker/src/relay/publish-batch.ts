@@ -9,7 +9,7 @@ import {
   markOutboxPublished,
   nextParkedDueInMs,
   type OutboxEntry,
-  parkKeysWithUnclaimedDueRows,
+  type ParkedOutboxClaim,
   parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
 import { laneParkKey } from '@fairlane/fairness'
@@ -89,13 +89,15 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
       // One view of the set-aside tenants for the whole pass: a tenant unblocked mid-pass (a slot came
       // back) had its parked rows left out of this claim, so its fresh rows must not pass them now.
       const blocked = fairness ? fairness.parking.blockedKeys() : []
-      const parked = fairness
+      const parkedClaim = fairness
         ? await claimDueParkedOutbox(tx, {
             topics: [MESSAGE_PUBLISH_TOPIC],
             limit: deps.batchSize,
+            perKey: fairness.slots,
             skipKeys: blocked,
           })
-        : []
+        : { rows: [], cutKeys: new Set<string>() }
+      const parked = parkedClaim.rows
       claimedIds = [...fresh, ...parked].map((row) => row.id)
       const plan = planJobs([...parked, ...fresh])
       if (plan.rejected.length > 0) await rejectRows(tx, plan.rejected, deps)
@@ -103,12 +105,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         ? await admitFairLanes(fairness, plan.parsed, {
             parkedIds: new Set(parked.map((row) => row.id)),
             blocked: new Set(blocked),
-            behind: await tenantsBehind(tx, {
-              claim,
-              parked,
-              parsed: plan.parsed,
-              batchSize: deps.batchSize,
-            }),
+            behind: tenantsBehind({ claim, parkedClaim, parsed: plan.parsed }),
           })
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
       const jobs = laneJobs(decided.publish)
@@ -214,28 +211,20 @@ async function admitFairLanes(
 /**
  * The tenant lanes (park keys) whose older rows this pass may not have seen, so their fresh rows wait
  * behind them: decided per tenant, so one tenant's cut never holds another's rows back. A tenant whose
- * fresh rows were cut (more than its share of the batch) keeps them behind its parked ones; and when
- * the parked claim came back full, so does each tenant that still has due parked rows it did not take.
+ * fresh rows were cut (more than its share of the batch) keeps them behind its parked ones, and so
+ * does one whose due parked rows were cut (more than its lane slots).
  */
-async function tenantsBehind(
-  tx: Transaction,
-  pass: { claim: FreshOutboxClaim; parked: OutboxEntry[]; parsed: ParsedRow[]; batchSize: number },
-): Promise<Set<string>> {
-  const behind = new Set<string>()
-  const freshKeys = new Set<string>()
-  const parkedIds = new Set(pass.parked.map((row) => row.id))
+function tenantsBehind(pass: {
+  claim: FreshOutboxClaim
+  parkedClaim: ParkedOutboxClaim
+  parsed: ParsedRow[]
+}): Set<string> {
+  const behind = new Set(pass.parkedClaim.cutKeys)
   for (const entry of pass.parsed) {
-    if (!FAIR_LANES.includes(entry.lane) || parkedIds.has(entry.row.id)) continue
-    const key = laneParkKey(entry.lane, entry.tenantId)
-    freshKeys.add(key)
-    if (pass.claim.cutTenants.has(entry.tenantId)) behind.add(key)
+    if (FAIR_LANES.includes(entry.lane) && pass.claim.cutTenants.has(entry.tenantId)) {
+      behind.add(laneParkKey(entry.lane, entry.tenantId))
+    }
   }
-  if (pass.parked.length < pass.batchSize) return behind
-  const unseen = await parkKeysWithUnclaimedDueRows(tx, {
-    parkKeys: [...freshKeys].filter((key) => !behind.has(key)),
-    claimedIds: [...parkedIds],
-  })
-  for (const key of unseen) behind.add(key)
   return behind
 }
 

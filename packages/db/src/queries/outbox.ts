@@ -1,5 +1,5 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
-import { and, asc, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm'
+import { inArray, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
 import { messageEvents, outbox } from '../schema'
 
@@ -110,68 +110,92 @@ export async function claimUnpublishedOutbox(
   }
 }
 
-/**
- * The relay's other claim: parked rows whose turn has come, in their tenants' order (`parked_until`
- * then id), locked like the unpublished claim. `skipKeys` leaves out tenants the relay already knows
- * cannot take more yet (lane slots full, next token later), so their rows are not even read.
- */
-export async function claimDueParkedOutbox(
-  tx: Transaction,
-  input: { topics: readonly string[]; limit: number; skipKeys?: readonly string[] },
-): Promise<ParkedOutboxEntry[]> {
-  const conditions = [
-    isNull(outbox.publishedAt),
-    isNotNull(outbox.parkedUntil),
-    lte(outbox.parkedUntil, sql`now()`),
-    inArray(outbox.topic, [...input.topics]),
-  ]
-  if (input.skipKeys && input.skipKeys.length > 0) {
-    conditions.push(notInArray(outbox.parkKey, [...input.skipKeys]))
-  }
-  const rows = await tx
-    .select({
-      id: outbox.id,
-      tenantId: outbox.tenantId,
-      topic: outbox.topic,
-      payload: outbox.payload,
-      attempts: outbox.attempts,
-      parkKey: outbox.parkKey,
-      parkedUntil: outbox.parkedUntil,
-    })
-    .from(outbox)
-    .where(and(...conditions))
-    .orderBy(asc(outbox.parkedUntil), asc(outbox.id))
-    .limit(input.limit)
-    .for('update', { skipLocked: true })
-  return rows.map(({ parkKey, parkedUntil, ...row }) => ({
-    ...row,
-    parkKey: parkKey ?? '',
-    parkedUntilMs: parkedUntil?.getTime() ?? 0,
-  }))
+/** One pass's due parked rows, and the tenant lanes some of whose due parked rows were left behind. */
+export interface ParkedOutboxClaim {
+  rows: ParkedOutboxEntry[]
+  /** Park keys with more due parked rows than this claim took: their fresh rows must not pass them. */
+  cutKeys: Set<string>
 }
 
 /**
- * Of `parkKeys`, those with due parked rows outside `claimedIds`: after a parked claim that came back
- * full, the tenants whose older rows this pass did not see (their fresh rows must not pass them).
- * Only asked then, so its walk over the due parked rows is paid only when the relay is behind.
+ * The relay's other claim: parked rows whose turn has come, in their tenants' order (`parked_until`
+ * then id), locked like the unpublished claim, at most `perKey` of each tenant lane: a tenant never
+ * takes more than its lane slots in one pass, so reading more of its rows (a flood's hundreds, due
+ * while its slots are full) would only lock them in vain. Tenant lanes are walked on
+ * `outbox_parked_key_idx` (one probe each) and each one's due rows taken by a LATERAL, reading one row
+ * past `perKey` to tell a cut. `skipKeys` leaves out tenants the relay already knows cannot take more
+ * yet (lane slots full, next token later), so their rows are not even read.
  */
-export async function parkKeysWithUnclaimedDueRows(
+export async function claimDueParkedOutbox(
   tx: Transaction,
-  input: { parkKeys: readonly string[]; claimedIds: readonly number[] },
-): Promise<Set<string>> {
-  if (input.parkKeys.length === 0) return new Set()
-  const conditions = [
-    isNull(outbox.publishedAt),
-    isNotNull(outbox.parkedUntil),
-    lte(outbox.parkedUntil, sql`now()`),
-    inArray(outbox.parkKey, [...input.parkKeys]),
-  ]
-  if (input.claimedIds.length > 0) conditions.push(notInArray(outbox.id, [...input.claimedIds]))
-  const rows = await tx
-    .selectDistinct({ parkKey: outbox.parkKey })
-    .from(outbox)
-    .where(and(...conditions))
-  return new Set(rows.flatMap((row) => (row.parkKey === null ? [] : [row.parkKey])))
+  input: { topics: readonly string[]; limit: number; perKey: number; skipKeys?: readonly string[] },
+): Promise<ParkedOutboxClaim> {
+  const topics = sql.join(
+    input.topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  )
+  const skipKeys = sql.join(
+    ['', ...(input.skipKeys ?? [])].map((key) => sql`${key}`),
+    sql`, `,
+  )
+  const rows = await tx.execute<{
+    id: string | number
+    tenant_id: string | null
+    topic: string
+    payload: Record<string, unknown>
+    attempts: number
+    park_key: string
+    parked_until_ms: number
+    held: number
+  }>(sql`
+    with recursive lanes(park_key, n) as (
+      (select o.park_key, 1 from ${outbox} o
+       where o.published_at is null and o.parked_until is not null and o.park_key is not null
+       order by o.park_key limit 1)
+      union all
+      select (select o.park_key from ${outbox} o
+              where o.published_at is null and o.parked_until is not null and o.park_key > l.park_key
+              order by o.park_key limit 1), l.n + 1
+      from lanes l where l.park_key is not null and l.n < ${input.limit}::int
+    ),
+    claimed as (
+      select c.* from lanes l
+      cross join lateral (
+        select o.id, o.tenant_id, o.topic, o.payload, o.attempts, o.park_key, o.parked_until from ${outbox} o
+        where o.park_key = l.park_key and o.published_at is null and o.parked_until is not null
+          and o.parked_until <= now() and o.topic in (${topics})
+        order by o.parked_until, o.id
+        limit ${input.perKey + 1}::int
+        for update skip locked
+      ) c
+      where l.park_key is not null and l.park_key not in (${skipKeys})
+    ),
+    turns as (
+      select claimed.*, row_number() over (partition by park_key order by parked_until, id)::int as turn,
+        count(*) over (partition by park_key)::int as held
+      from claimed
+    )
+    select id, tenant_id, topic, payload, attempts, park_key, held,
+      (extract(epoch from parked_until) * 1000)::float8 as parked_until_ms
+    from turns where turn <= ${input.perKey}::int
+    order by parked_until, id
+    limit ${input.limit}::int`)
+  const taken = new Map<string, number>()
+  for (const row of rows) taken.set(row.park_key, (taken.get(row.park_key) ?? 0) + 1)
+  return {
+    rows: rows.map((row) => ({
+      id: Number(row.id),
+      tenantId: row.tenant_id,
+      topic: row.topic,
+      payload: row.payload,
+      attempts: row.attempts,
+      parkKey: row.park_key,
+      parkedUntilMs: Number(row.parked_until_ms),
+    })),
+    cutKeys: new Set(
+      rows.filter((row) => row.held > (taken.get(row.park_key) ?? 0)).map((row) => row.park_key),
+    ),
+  }
 }
 
 /** An outbox row of a message, with the message it names (as the relay parsed its payload). */

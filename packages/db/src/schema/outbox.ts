@@ -40,6 +40,11 @@ export const outbox = pgTable(
     index('outbox_parked_idx')
       .on(t.parkedUntil, t.id)
       .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is not null`),
+    // The same rows by tenant lane: the parked claim walks the lanes (one probe each) and takes at
+    // most a lane's slots of each one's due rows (claimDueParkedOutbox).
+    index('outbox_parked_key_idx')
+      .on(t.parkKey, t.parkedUntil, t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is not null`),
     index('outbox_published_at_idx').on(t.publishedAt),
   ],
 )

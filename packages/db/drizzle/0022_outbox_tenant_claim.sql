@@ -1,1 +1,0 @@
-CREATE INDEX "outbox_unpublished_tenant_idx" ON "outbox" USING btree ("tenant_id","id") WHERE "outbox"."published_at" is null and "outbox"."parked_until" is null;
