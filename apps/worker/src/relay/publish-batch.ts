@@ -52,7 +52,7 @@ export interface BatchResult {
   parked?: number
   /** Parked rows claimed whose tenant still could not take them (left parked, untouched). */
   stillParked?: number
-  /** Some tenant had more fresh rows than its share of this pass: pass again at once. */
+  /** Some tenant had more rows than its share of this pass (fresh) or its slots (due parked): pass again. */
   cut?: boolean
 }
 
@@ -122,7 +122,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         published: published.length,
         rejected: plan.rejected.length,
         ...(fairness ? { parked: decided.park.length, stillParked: decided.stillParked } : {}),
-        ...(claim.cutTenants.size > 0 ? { cut: true } : {}),
+        ...(claim.cutTenants.size > 0 || parkedClaim.cutKeys.size > 0 ? { cut: true } : {}),
       }
     })
   } catch (error) {
