@@ -61,6 +61,9 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
   options.redis.defineCommand(STEP_COMMAND, { numberOfKeys: 1, lua: STEP_SCRIPT })
   const redis = options.redis as RedisClient & StepCommands
   const memory = new Map<string, number>()
+  // A full bucket has no room before its retry time whoever asks (only time refills it), so a refusal
+  // is remembered until then and the same tenant's next requests are refused without a Redis call.
+  const fullUntil = new Map<string, number>()
   const inMemory = (bucket: string, size: AcceptBucketSize, take: boolean): PlanDecision => {
     const now = Date.now()
     const step = acceptBucketStep(memory.get(bucket) ?? null, now, size)
@@ -69,7 +72,19 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
     if (memory.size > 10_000) for (const [key, tat] of memory) if (tat < now) memory.delete(key)
     return step.allowed ? { allowed: true } : { allowed: false, retryAfterMs: step.retryAfterMs }
   }
+  const remember = (bucket: string, decision: PlanDecision): PlanDecision => {
+    if (decision.allowed) return decision
+    const now = Date.now()
+    if (fullUntil.size > 10_000) for (const [key, until] of fullUntil) if (until <= now) fullUntil.delete(key)
+    fullUntil.set(bucket, now + decision.retryAfterMs)
+    return decision
+  }
   const step = async (bucket: string, size: AcceptBucketSize, take: boolean): Promise<PlanDecision> => {
+    const until = fullUntil.get(bucket)
+    if (until !== undefined && until > Date.now()) return { allowed: false, retryAfterMs: until - Date.now() }
+    return remember(bucket, await stepOnce(bucket, size, take))
+  }
+  const stepOnce = async (bucket: string, size: AcceptBucketSize, take: boolean): Promise<PlanDecision> => {
     if (redis.status !== 'ready') return inMemory(bucket, size, take)
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>((resolve) => {

@@ -55,9 +55,14 @@ export interface ApiDeps {
 /**
  * Every `/api/v1` call starts here: the API key names the tenant; a key whose scope does not cover
  * the route is refused (403 naming the scope); then the key's request rate and the tenant's (all its
- * keys together) apply, and a 429 names the one that refused.
+ * keys together) apply, and a 429 names the one that refused. `beforeLimits` (a route's own refusal
+ * that spends nothing, as the plan's) runs first, so a call it refuses costs no limiter points.
  */
-export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise<ApiCaller> {
+export async function authorizeApiCall(
+  request: Request,
+  deps: ApiDeps,
+  beforeLimits?: (caller: ApiCaller) => Promise<void>,
+): Promise<ApiCaller> {
   const caller = await authenticateApiKey(request, {
     db: deps.db,
     logger: deps.logger,
@@ -66,6 +71,7 @@ export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise
     keyCache: deps.keyCache,
   })
   checkKeyScope(caller.scope, deps.requiredScope ?? 'full')
+  if (beforeLimits) await beforeLimits(caller)
   const decision = await deps.limiters.consumeCall(caller)
   if (!decision.allowed) {
     const message =

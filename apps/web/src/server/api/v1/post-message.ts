@@ -23,9 +23,14 @@ export const MAX_MESSAGE_BODY_BYTES = 64 * 1024
  */
 export function postMessage(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
-    const caller = await authorizeApiCall(request, deps)
-    // A tenant past its plan's horizon is refused before its body is read: a flood costs one Redis call.
-    if (deps.planAdmission) await checkPlanBeforeBody(caller.tenantId, deps.planAdmission)
+    // A tenant past its plan's horizon is refused before its body is read and before the request
+    // limiters: a flood costs one Redis call a request (none while this process knows it is full).
+    const { planAdmission } = deps
+    const caller = await authorizeApiCall(
+      request,
+      deps,
+      planAdmission ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission) : undefined,
+    )
     const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
     const result = await acceptMessage(
