@@ -9,9 +9,12 @@
  * Progress on stderr; the last line on stdout is one JSON object.
  *
  *   pnpm bench:otp [--samples 300] [--rate 200] [--seconds 10] [--client http|fetch]
- *   pnpm bench:otp --flood [--seconds 20] [--clients 12] [--samples 100]
+ *   pnpm bench:otp --flood [--seconds 20] [--clients 12] [--samples 30]
+ *   pnpm bench:otp --flood --paced [--seconds 20] [--clients 12] [--samples 100]
  *
- * `--flood`: another tenant floods the critical lane at 20× its rate meanwhile (`lib/otp-flood.ts`).
+ * `--flood`: tenant A (plan 50/s, burst 50) posts login codes from `--clients` clients, each as fast as
+ * it is answered, while tenant B's codes are timed (`lib/otp-flood-unbounded.ts`). `--paced`: A sends
+ * at 20× a 10/s plan instead, with the API's limits opened up (`lib/otp-flood.ts`).
  *
  * The load generator shares the machine with everything it measures, so by default it is a plain
  * `node:http` client with a keep-alive agent; `--client fetch` uses undici's fetch, which costs
@@ -23,6 +26,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { parseArgs } from 'node:util'
 import { cpuAvailable, cpuBetween, sampleCpu } from './lib/cpu'
 import { runFlood } from './lib/otp-flood'
+import { runUnboundedFlood } from './lib/otp-flood-unbounded'
 import { startBenchPlatform } from './lib/platform'
 import { percentile, round } from './lib/stats'
 
@@ -34,8 +38,18 @@ const { values: args } = parseArgs({
     client: { type: 'string', default: 'http' },
     flood: { type: 'boolean', default: false },
     clients: { type: 'string', default: '12' },
+    paced: { type: 'boolean', default: false },
   },
 })
+if (args.flood && !args.paced) {
+  const summary = await runUnboundedFlood({
+    seconds: Number(args.seconds === '10' ? '20' : args.seconds),
+    clients: Number(args.clients),
+    samples: Number(args.samples === '300' ? '30' : args.samples),
+  })
+  console.log(JSON.stringify(summary))
+  process.exit(0)
+}
 if (args.flood) {
   const summary = await runFlood({
     seconds: Number(args.seconds === '10' ? '20' : args.seconds),

@@ -20,7 +20,12 @@ import type { WebhookSettings } from './webhooks/start-webhooks'
  * relay's worst normal delay, so a healthy relay never races it).
  */
 export const DELIVERY_TUNING = {
-  relay: { pollMs: 1_000, batchSize: 500, maxBackoffMs: 5_000, addTimeoutMs: 10_000 },
+  /**
+   * `tenantRowsPerPass`: at most this many of one tenant's fresh rows per relay pass (fewer when more
+   * tenants share the batch). A flooding tenant's rows are mostly parked, one write and one event each;
+   * 100 keeps a pass short, so another tenant's row that arrives meanwhile waits at most a short pass.
+   */
+  relay: { pollMs: 1_000, batchSize: 500, tenantRowsPerPass: 100, maxBackoffMs: 5_000, addTimeoutMs: 10_000 },
   sweeper: { intervalMs: 5_000, queuedForMs: 30_000, batchSize: 500 },
   pacer: PACER_TUNING,
   dispatch: { ...DISPATCH_TUNING, everyMs: 1_000 },

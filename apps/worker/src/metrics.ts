@@ -20,6 +20,8 @@ export interface WorkerMetrics {
   outboxPublished: Counter
   /** Transactional outbox rows parked in PostgreSQL: their tenant was over its lane slots or its turns. */
   outboxParked: Counter
+  /** Rows each relay pass claimed (fresh and due parked together); an empty pass is not observed. */
+  relayPassRows: Histogram
   relayFailures: Counter
   sweeperRepublished: Counter<'status'>
   /** Accepted sends whose job failed for good before recording them: the sweeper marked them `sent`. */
@@ -80,6 +82,12 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     outboxParked: new Counter({
       name: 'fairlane_outbox_parked_total',
       help: 'Transactional outbox rows parked in PostgreSQL because their tenant was over its lane slots or rate',
+      registers,
+    }),
+    relayPassRows: new Histogram({
+      name: 'fairlane_relay_pass_rows',
+      help: 'Outbox rows one relay pass claimed (fresh and due parked), passes that found any',
+      buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000],
       registers,
     }),
     relayFailures: new Counter({

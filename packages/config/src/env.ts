@@ -57,6 +57,34 @@ const laneList = (fallback: string) =>
       return lanes as Array<(typeof known)[number]>
     })
 
+/**
+ * `ACCEPT_HORIZON_MS`: one duration for both transactional lanes (`15000`), or per lane
+ * (`critical:10000,default:60000`; a lane left out keeps its default).
+ */
+const acceptHorizons = (fallback: { critical: number; default: number }) =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      const horizons = { ...fallback }
+      if (value === undefined || value.trim() === '') return horizons
+      const expected = `expected milliseconds, or critical:<ms>,default:<ms>; got "${value}"`
+      if (/^\d+$/.test(value.trim())) {
+        const ms = Number(value.trim())
+        if (ms < 1) context.addIssue({ code: 'custom', message: expected })
+        return { critical: ms, default: ms }
+      }
+      for (const part of value.split(',')) {
+        const match = /^\s*(critical|default)\s*:\s*(\d+)\s*$/.exec(part)
+        if (!match || Number(match[2]) < 1) {
+          context.addIssue({ code: 'custom', message: expected })
+          return z.NEVER
+        }
+        horizons[match[1] as 'critical' | 'default'] = Number(match[2])
+      }
+      return horizons
+    })
+
 const durationMs = (fallback: number) =>
   z.coerce
     .number({ message: 'expected a duration in milliseconds' })
@@ -395,6 +423,13 @@ export const envSchema = z
      * same multiple of `TRANSACTIONAL_BURST` per 10 s. 2: what its critical and default lanes deliver.
      */
     API_TENANT_RATE_FACTOR: positiveInt(2, 1000),
+    /**
+     * How far ahead a tenant may accept transactional mail on each lane: beyond what its lane plan
+     * (`TRANSACTIONAL_RATE_PER_SEC` × this + `TRANSACTIONAL_BURST`) sends within it, `POST
+     * /api/v1/messages` answers 429 with `details.limit: "plan"` (README, Throttling). Login codes
+     * (critical) 10 s, other transactional mail (default) 60 s.
+     */
+    ACCEPT_HORIZON_MS: acceptHorizons({ critical: 10_000, default: 60_000 }),
 
     HOST: z.string().min(1).default('127.0.0.1'),
     WEB_PORT: port(3000),

@@ -13,6 +13,7 @@ import {
 } from '@fairlane/queue'
 import { isbot } from 'isbot'
 import pino from 'pino'
+import { acceptPlanOf, createAcceptBuckets } from './accept-buckets'
 import { type AccountMailer, createAccountMailer } from './accounts/account-mail'
 import type { AdminDeps } from './api/admin/deps'
 import type { ApiDeps } from './api/v1/deps'
@@ -101,6 +102,10 @@ export function buildWebContainer(config: Config): WebContainer {
     clock,
     appUrl: config.APP_URL,
     lastTouched: new Map(),
+    planAdmission: {
+      plan: acceptPlanOf(config),
+      buckets: createAcceptBuckets({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` }),
+    },
     // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
     keyCache: createApiKeyCache(),
     // Tenant names for built-in mail, cached per process (TENANT_NAME_TTL_MS).

@@ -4,10 +4,12 @@ import {
   claimDueParkedOutbox,
   claimUnpublishedOutbox,
   countOutboxAttempt,
+  type FreshOutboxClaim,
   type MessageOutboxRow,
   markOutboxPublished,
   nextParkedDueInMs,
   type OutboxEntry,
+  type ParkedOutboxClaim,
   parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
 import { laneParkKey } from '@fairlane/fairness'
@@ -28,6 +30,8 @@ export interface PublishDeps {
   /** Each job goes to its tenant's shard of its lane (LANE_SHARDS). */
   lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'addBulk'> }
   batchSize: number
+  /** At most this many of one tenant's fresh rows per pass (default: its share of `batchSize`). */
+  tenantRowsPerPass?: number
   /** A Redis call that never settles (the server vanished mid-call) must not hold the row locks forever. */
   addTimeoutMs: number
   /** Rows this relay could not parse; left out of its claims so they cannot fill every batch. */
@@ -37,7 +41,7 @@ export interface PublishDeps {
   /** Per-tenant slots and turns on the critical and default lanes; without it they are plain FIFO. */
   fairness?: TransactionalFairness
   /** Parked rows are counted here; the relay loop counts published rows and failed passes. */
-  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures' | 'outboxParked'>
+  metrics?: Pick<WorkerMetrics, 'outboxPublished' | 'relayFailures' | 'outboxParked' | 'relayPassRows'>
 }
 
 export interface BatchResult {
@@ -48,6 +52,8 @@ export interface BatchResult {
   parked?: number
   /** Parked rows claimed whose tenant still could not take them (left parked, untouched). */
   stillParked?: number
+  /** Some tenant had more rows than its share of this pass (fresh) or its slots (due parked): pass again. */
+  cut?: boolean
 }
 
 interface ParsedRow {
@@ -72,22 +78,26 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
   let claimedIds: number[] = []
   try {
     return await deps.db.transaction(async (tx) => {
-      const fresh = await claimUnpublishedOutbox(tx, {
+      const claim = await claimUnpublishedOutbox(tx, {
         topics: [MESSAGE_PUBLISH_TOPIC],
         limit: deps.batchSize,
+        perTenant: deps.tenantRowsPerPass ?? deps.batchSize,
         skipIds: [...deps.skipIds],
       })
+      const fresh = claim.rows
       const fairness = deps.fairness
       // One view of the set-aside tenants for the whole pass: a tenant unblocked mid-pass (a slot came
       // back) had its parked rows left out of this claim, so its fresh rows must not pass them now.
       const blocked = fairness ? fairness.parking.blockedKeys() : []
-      const parked = fairness
+      const parkedClaim = fairness
         ? await claimDueParkedOutbox(tx, {
             topics: [MESSAGE_PUBLISH_TOPIC],
             limit: deps.batchSize,
+            perKey: fairness.slots,
             skipKeys: blocked,
           })
-        : []
+        : { rows: [], cutKeys: new Set<string>() }
+      const parked = parkedClaim.rows
       claimedIds = [...fresh, ...parked].map((row) => row.id)
       const plan = planJobs([...parked, ...fresh])
       if (plan.rejected.length > 0) await rejectRows(tx, plan.rejected, deps)
@@ -95,8 +105,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         ? await admitFairLanes(fairness, plan.parsed, {
             parkedIds: new Set(parked.map((row) => row.id)),
             blocked: new Set(blocked),
-            // A cut batch may have left older rows of a tenant unseen: its fresh rows must not pass them.
-            admitFresh: parked.length < deps.batchSize && fresh.length < deps.batchSize,
+            behind: tenantsBehind({ claim, parkedClaim, parsed: plan.parsed }),
           })
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
       const jobs = laneJobs(decided.publish)
@@ -113,6 +122,7 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         published: published.length,
         rejected: plan.rejected.length,
         ...(fairness ? { parked: decided.park.length, stillParked: decided.stillParked } : {}),
+        ...(claim.cutTenants.size > 0 || parkedClaim.cutKeys.size > 0 ? { cut: true } : {}),
       }
     })
   } catch (error) {
@@ -158,7 +168,7 @@ function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, S
 async function admitFairLanes(
   fairness: TransactionalFairness,
   rows: ParsedRow[],
-  options: { parkedIds: Set<number>; blocked: Set<string>; admitFresh: boolean },
+  options: { parkedIds: Set<number>; blocked: Set<string>; behind: Set<string> },
 ) {
   const publish: { entry: ParsedRow; delayMs: number }[] = []
   const groups = new Map<string, TenantRows<ParsedRow>>()
@@ -179,7 +189,7 @@ async function admitFairLanes(
   const decisions = await Promise.all(
     [...groups.values()].map((group) =>
       decideTenantRows(fairness, group, {
-        admitFresh: options.admitFresh,
+        admitFresh: !options.behind.has(laneParkKey(group.lane, group.tenantId)),
         blocked: options.blocked.has(laneParkKey(group.lane, group.tenantId)),
       }),
     ),
@@ -196,6 +206,26 @@ async function admitFairLanes(
     stillParked += Math.max(0, group.parked.length - decision.publish.length)
   }
   return { publish, park, stillParked }
+}
+
+/**
+ * The tenant lanes (park keys) whose older rows this pass may not have seen, so their fresh rows wait
+ * behind them: decided per tenant, so one tenant's cut never holds another's rows back. A tenant whose
+ * fresh rows were cut (more than its share of the batch) keeps them behind its parked ones, and so
+ * does one whose due parked rows were cut (more than its lane slots).
+ */
+function tenantsBehind(pass: {
+  claim: FreshOutboxClaim
+  parkedClaim: ParkedOutboxClaim
+  parsed: ParsedRow[]
+}): Set<string> {
+  const behind = new Set(pass.parkedClaim.cutKeys)
+  for (const entry of pass.parsed) {
+    if (FAIR_LANES.includes(entry.lane) && pass.claim.cutTenants.has(entry.tenantId)) {
+      behind.add(laneParkKey(entry.lane, entry.tenantId))
+    }
+  }
+  return behind
 }
 
 function messageRow(entry: ParsedRow): MessageOutboxRow {

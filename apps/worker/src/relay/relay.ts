@@ -66,12 +66,13 @@ export function startRelay(options: RelayOptions): Relay {
 }
 
 /**
- * A batch that moved a full batch's worth loops at once; parked rows left untouched do not count, or a
- * full tenant's rows could keep the relay spinning.
+ * A batch that moved a full batch's worth, or left some tenant's rows behind (more than its share),
+ * loops at once; parked rows left untouched do not count, or a full tenant's rows could keep the relay
+ * spinning.
  */
 function fullBatch(result: BatchResult, batchSize: number): boolean {
   const moved = result.claimed - (result.stillParked ?? 0)
-  return result.claimed >= batchSize && moved > 0
+  return (result.claimed >= batchSize || result.cut === true) && moved > 0
 }
 
 /** Until the poll, or sooner when a parked row's turn (or a set-aside tenant's retry) comes first. */
@@ -91,6 +92,7 @@ async function passSafely(options: RelayOptions, failures: number): Promise<Batc
   try {
     const result = await publishOutboxBatch(options)
     options.metrics?.outboxPublished.inc(result.published)
+    if (result.claimed > 0) options.metrics?.relayPassRows.observe(result.claimed)
     if (failures > 0) options.logger.info({ afterFailures: failures }, 'relay recovered')
     return result
   } catch (error) {

@@ -5,6 +5,7 @@ import { AppError, validationFailed } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice } from '../senders/ports'
 import { type ResolvedSender, resolveSender } from '../senders/resolve-sender'
+import { takePlanAllowance } from './admit-by-plan'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
@@ -50,6 +51,12 @@ export async function acceptMessage(
   const existing =
     idempotencyKey === null ? null : await deps.store.findByIdempotencyKey({ tenantId, idempotencyKey })
   if (existing && existing.createdAt > keyCutoff) return replay(existing, hash)
+  // Before rendering and the database: a tenant past its plan's horizon costs no template lookup. A
+  // request refused later on (a missing variable, a recipient limit) has spent its allowance; the
+  // bucket refills at the plan's rate, so that costs the tenant a moment, never a mail for good.
+  if (deps.planAdmission) {
+    await takePlanAllowance({ tenantId, lane: laneOfContent(request.content) }, deps.planAdmission)
+  }
 
   const { sender: saved, ...rendered } = await render(deps, tenantId, request.content)
   // After the replay check: a retry costs no domain lookup. The request's own `from` must be on a
@@ -123,6 +130,11 @@ function newMessage(
     trackOpens: request.tracking.opens,
     trackClicks: request.tracking.clicks,
   }
+}
+
+/** The lane the rendered message will take: built-in templates are critical (`laneForTemplate`). */
+function laneOfContent(content: MessageContent): Lane {
+  return laneForTemplate(content.kind === 'template' ? content.template : null)
 }
 
 function created(message: NewQueuedMessage): AcceptMessageResult {

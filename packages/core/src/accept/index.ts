@@ -1,4 +1,19 @@
 export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
+export {
+  type AcceptBucketSize,
+  type AcceptBuckets,
+  type AcceptPlan,
+  acceptBucketName,
+  acceptBucketSize,
+  acceptBucketStep,
+  checkPlanBeforeBody,
+  type LanePlan,
+  type PlanAdmissionDeps,
+  type PlanDecision,
+  type TransactionalLane,
+  takePlanAllowance,
+  tightestLane,
+} from './admit-by-plan'
 export { canonicalJson, requestHash } from './canonical-json'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'

@@ -2,6 +2,7 @@ import type { Lane } from '../domain/lanes'
 import type { FieldIssue } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice, SenderDomains } from '../senders/ports'
+import type { PlanAdmissionDeps } from './admit-by-plan'
 import type { MessageContent } from './message-request'
 
 /**
@@ -108,4 +109,6 @@ export interface AcceptDeps {
   /** The tenant's sending domains, for the request's `from` (and the saved senders' domain ids). */
   senderDomains: SenderDomains
   clock: Clock
+  /** The tenant's lane plans and accept buckets (`admit-by-plan.ts`); without it nothing is refused for the plan. */
+  planAdmission?: PlanAdmissionDeps
 }

@@ -51,6 +51,8 @@ export const RATE_LIMIT_NAMES = [
   'recipient',
   /** A tenant's invitations per hour (INVITATIONS_PER_TENANT_PER_HOUR). */
   'invitations',
+  /** A tenant's accepted transactional mail beyond what its lane plan sends within ACCEPT_HORIZON_MS. */
+  'plan',
 ] as const
 
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number]

@@ -1,5 +1,5 @@
 import { type Lane, MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
-import { and, asc, inArray, isNotNull, isNull, lte, notInArray, sql } from 'drizzle-orm'
+import { inArray, sql } from 'drizzle-orm'
 import type { Executor, Transaction } from '../client'
 import { messageEvents, outbox } from '../schema'
 
@@ -17,75 +17,185 @@ export interface ParkedOutboxEntry extends OutboxEntry {
   parkedUntilMs: number
 }
 
+/** One pass's fresh rows, and the tenants some of whose fresh rows were left for a later pass. */
+export interface FreshOutboxClaim {
+  rows: OutboxEntry[]
+  /** Tenants with more unpublished, unparked rows than this claim took: their later rows wait. */
+  cutTenants: Set<string>
+}
+
 /**
- * The relay's claim: the oldest unpublished rows of the given topics, locked for the rest of the
- * transaction. SKIP LOCKED lets several relays work side by side, each on rows the others do not
- * hold, instead of queueing behind one another. `skipIds` leaves out rows this relay could not parse
- * (a newer producer's payload, say) so they cannot fill every batch; another relay may still take them.
+ * The relay's claim, fair across tenants: each tenant with unpublished, unparked rows gets its oldest
+ * rows in turn (every tenant's first row, then every tenant's second …), at most its share of the
+ * batch (`limit` / tenants, rounded up; never more than `perTenant`), so one tenant's thousands of rows never push another
+ * tenant's row out of the pass. One statement: a loose index scan walks the tenants on
+ * `outbox_unpublished_tenant_idx` (one probe per tenant, whatever the backlog), and a LATERAL per
+ * tenant takes its rows from the same index, locked for the rest of the transaction. SKIP LOCKED lets
+ * several relays work side by side, each on rows the others do not hold. Each tenant's lateral reads
+ * one row past its share; that row is not returned, it only says the tenant was cut (its later rows
+ * wait for the next pass). `skipIds` leaves out rows this relay could not parse (a newer producer's
+ * payload, say) so they cannot fill every batch; another relay may still take them. Rows without a
+ * tenant are never claimed: `insertMessagePublishEvent` always names one.
  */
 export async function claimUnpublishedOutbox(
   tx: Transaction,
-  input: { topics: readonly string[]; limit: number; skipIds?: readonly number[] },
-): Promise<OutboxEntry[]> {
-  const conditions = [
-    isNull(outbox.publishedAt),
-    isNull(outbox.parkedUntil),
-    inArray(outbox.topic, [...input.topics]),
-  ]
-  if (input.skipIds && input.skipIds.length > 0) conditions.push(notInArray(outbox.id, [...input.skipIds]))
-  return tx
-    .select({
-      id: outbox.id,
-      tenantId: outbox.tenantId,
-      topic: outbox.topic,
-      payload: outbox.payload,
-      attempts: outbox.attempts,
-    })
-    .from(outbox)
-    .where(and(...conditions))
-    .orderBy(asc(outbox.id))
-    .limit(input.limit)
-    .for('update', { skipLocked: true })
+  input: { topics: readonly string[]; limit: number; perTenant?: number; skipIds?: readonly number[] },
+): Promise<FreshOutboxClaim> {
+  const skipIds = `{${(input.skipIds ?? []).join(',')}}`
+  const topics = sql.join(
+    input.topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  )
+  // The walk stops after `limit` tenants: with more than that waiting at once, the first `limit` (by
+  // id) go this pass and the rest once those have published or parked and left the index.
+  const rows = await tx.execute<{
+    id: string | number
+    tenant_id: string
+    topic: string
+    payload: Record<string, unknown>
+    attempts: number
+    turn: number
+    held: number
+  }>(sql`
+    with recursive tenants(tenant_id, n) as (
+      (select o.tenant_id, 1 from ${outbox} o
+       where o.published_at is null and o.parked_until is null and o.tenant_id is not null
+       order by o.tenant_id limit 1)
+      union all
+      select (select o.tenant_id from ${outbox} o
+              where o.published_at is null and o.parked_until is null and o.tenant_id > t.tenant_id
+              order by o.tenant_id limit 1), t.n + 1
+      from tenants t where t.tenant_id is not null and t.n < ${input.limit}::int
+    ),
+    walked as (select tenant_id from tenants where tenant_id is not null),
+    share as (
+      select least(${input.perTenant ?? input.limit}::int, ceil(${input.limit}::float8 / greatest(1, count(*))))::int as rows
+      from walked
+    ),
+    claimed as (
+      select c.* from walked t
+      cross join lateral (
+        select o.id, o.tenant_id, o.topic, o.payload, o.attempts from ${outbox} o
+        where o.tenant_id = t.tenant_id and o.published_at is null and o.parked_until is null
+          and o.topic in (${topics}) and o.id <> all(${skipIds}::bigint[])
+        order by o.id
+        limit (select rows + 1 from share)
+        for update skip locked
+      ) c
+    ),
+    turns as (
+      select claimed.*, row_number() over (partition by tenant_id order by id)::int as turn,
+        count(*) over (partition by tenant_id)::int as held
+      from claimed
+    )
+    select id, tenant_id, topic, payload, attempts, turn, held from turns
+    where turn <= (select rows from share)
+    order by turn, id
+    limit ${input.limit}::int`)
+  // `held`: the rows the tenant's lateral locked; more than it returned means rows were left behind.
+  const taken = new Map<string, number>()
+  for (const row of rows) taken.set(row.tenant_id, (taken.get(row.tenant_id) ?? 0) + 1)
+  const cutTenants = new Set(
+    rows.filter((row) => row.held > (taken.get(row.tenant_id) ?? 0)).map((row) => row.tenant_id),
+  )
+  return {
+    rows: rows.map((row) => ({
+      id: Number(row.id),
+      tenantId: row.tenant_id,
+      topic: row.topic,
+      payload: row.payload,
+      attempts: row.attempts,
+    })),
+    cutTenants,
+  }
+}
+
+/** One pass's due parked rows, and the tenant lanes some of whose due parked rows were left behind. */
+export interface ParkedOutboxClaim {
+  rows: ParkedOutboxEntry[]
+  /** Park keys with more due parked rows than this claim took: their fresh rows must not pass them. */
+  cutKeys: Set<string>
 }
 
 /**
  * The relay's other claim: parked rows whose turn has come, in their tenants' order (`parked_until`
- * then id), locked like the unpublished claim. `skipKeys` leaves out tenants the relay already knows
- * cannot take more yet (lane slots full, next token later), so their rows are not even read.
+ * then id), locked like the unpublished claim, at most `perKey` of each tenant lane: a tenant never
+ * takes more than its lane slots in one pass, so reading more of its rows (a flood's hundreds, due
+ * while its slots are full) would only lock them in vain. Tenant lanes are walked on
+ * `outbox_parked_key_idx` (one probe each) and each one's due rows taken by a LATERAL, reading one row
+ * past `perKey` to tell a cut. `skipKeys` leaves out tenants the relay already knows cannot take more
+ * yet (lane slots full, next token later), so their rows are not even read.
  */
 export async function claimDueParkedOutbox(
   tx: Transaction,
-  input: { topics: readonly string[]; limit: number; skipKeys?: readonly string[] },
-): Promise<ParkedOutboxEntry[]> {
-  const conditions = [
-    isNull(outbox.publishedAt),
-    isNotNull(outbox.parkedUntil),
-    lte(outbox.parkedUntil, sql`now()`),
-    inArray(outbox.topic, [...input.topics]),
-  ]
-  if (input.skipKeys && input.skipKeys.length > 0) {
-    conditions.push(notInArray(outbox.parkKey, [...input.skipKeys]))
+  input: { topics: readonly string[]; limit: number; perKey: number; skipKeys?: readonly string[] },
+): Promise<ParkedOutboxClaim> {
+  const topics = sql.join(
+    input.topics.map((topic) => sql`${topic}`),
+    sql`, `,
+  )
+  const skipKeys = sql.join(
+    ['', ...(input.skipKeys ?? [])].map((key) => sql`${key}`),
+    sql`, `,
+  )
+  const rows = await tx.execute<{
+    id: string | number
+    tenant_id: string | null
+    topic: string
+    payload: Record<string, unknown>
+    attempts: number
+    park_key: string
+    parked_until_ms: number
+    held: number
+  }>(sql`
+    with recursive lanes(park_key, n) as (
+      (select o.park_key, 1 from ${outbox} o
+       where o.published_at is null and o.parked_until is not null and o.park_key is not null
+       order by o.park_key limit 1)
+      union all
+      select (select o.park_key from ${outbox} o
+              where o.published_at is null and o.parked_until is not null and o.park_key > l.park_key
+              order by o.park_key limit 1), l.n + 1
+      from lanes l where l.park_key is not null and l.n < ${input.limit}::int
+    ),
+    claimed as (
+      select c.* from lanes l
+      cross join lateral (
+        select o.id, o.tenant_id, o.topic, o.payload, o.attempts, o.park_key, o.parked_until from ${outbox} o
+        where o.park_key = l.park_key and o.published_at is null and o.parked_until is not null
+          and o.parked_until <= now() and o.topic in (${topics})
+        order by o.parked_until, o.id
+        limit ${input.perKey + 1}::int
+        for update skip locked
+      ) c
+      where l.park_key is not null and l.park_key not in (${skipKeys})
+    ),
+    turns as (
+      select claimed.*, row_number() over (partition by park_key order by parked_until, id)::int as turn,
+        count(*) over (partition by park_key)::int as held
+      from claimed
+    )
+    select id, tenant_id, topic, payload, attempts, park_key, held,
+      (extract(epoch from parked_until) * 1000)::float8 as parked_until_ms
+    from turns where turn <= ${input.perKey}::int
+    order by parked_until, id
+    limit ${input.limit}::int`)
+  const taken = new Map<string, number>()
+  for (const row of rows) taken.set(row.park_key, (taken.get(row.park_key) ?? 0) + 1)
+  return {
+    rows: rows.map((row) => ({
+      id: Number(row.id),
+      tenantId: row.tenant_id,
+      topic: row.topic,
+      payload: row.payload,
+      attempts: row.attempts,
+      parkKey: row.park_key,
+      parkedUntilMs: Number(row.parked_until_ms),
+    })),
+    cutKeys: new Set(
+      rows.filter((row) => row.held > (taken.get(row.park_key) ?? 0)).map((row) => row.park_key),
+    ),
   }
-  const rows = await tx
-    .select({
-      id: outbox.id,
-      tenantId: outbox.tenantId,
-      topic: outbox.topic,
-      payload: outbox.payload,
-      attempts: outbox.attempts,
-      parkKey: outbox.parkKey,
-      parkedUntil: outbox.parkedUntil,
-    })
-    .from(outbox)
-    .where(and(...conditions))
-    .orderBy(asc(outbox.parkedUntil), asc(outbox.id))
-    .limit(input.limit)
-    .for('update', { skipLocked: true })
-  return rows.map(({ parkKey, parkedUntil, ...row }) => ({
-    ...row,
-    parkKey: parkKey ?? '',
-    parkedUntilMs: parkedUntil?.getTime() ?? 0,
-  }))
 }
 
 /** An outbox row of a message, with the message it names (as the relay parsed its payload). */

@@ -31,9 +31,19 @@ export const outbox = pgTable(
     index('outbox_unpublished_idx')
       .on(t.id)
       .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is null`),
+    // The same rows by tenant: the claim walks the tenants with rows waiting (one probe each) and takes
+    // each one's oldest in turn, so one tenant's flood cannot fill the batch (claimUnpublishedOutbox).
+    index('outbox_unpublished_tenant_idx')
+      .on(t.tenantId, t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is null`),
     // Parked rows by their turn: the relay claims the due ones and sleeps until the next.
     index('outbox_parked_idx')
       .on(t.parkedUntil, t.id)
+      .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is not null`),
+    // The same rows by tenant lane: the parked claim walks the lanes (one probe each) and takes at
+    // most a lane's slots of each one's due rows (claimDueParkedOutbox).
+    index('outbox_parked_key_idx')
+      .on(t.parkKey, t.parkedUntil, t.id)
       .where(sql`${t.publishedAt} is null and ${t.parkedUntil} is not null`),
     index('outbox_published_at_idx').on(t.publishedAt),
   ],

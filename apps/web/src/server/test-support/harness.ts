@@ -7,6 +7,7 @@ import {
   hashApiKey,
   trackingKey,
 } from '@fairlane/core'
+import type { AcceptPlan } from '@fairlane/core/accept'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
@@ -22,6 +23,7 @@ import {
 } from '@fairlane/queue'
 import { type TestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { isbot } from 'isbot'
+import { acceptPlanOf, createAcceptBuckets } from '../accept-buckets'
 import type { AdminDeps } from '../api/admin/deps'
 import type { ApiDeps } from '../api/v1/deps'
 import { type AuthThrottle, type AuthThrottlePolicy, createAuthThrottle } from '../auth/auth-throttle'
@@ -54,6 +56,8 @@ export interface WebHarness {
     webhookAllowPrivate?: boolean
     /** Per-tenant caps; the configuration's defaults when left out. */
     tenantLimits?: TenantLimits
+    /** The lane plans and horizons `POST /api/v1/messages` admits by; the defaults' when left out. */
+    acceptPlan?: AcceptPlan
   }): ApiDeps
   adminDeps(adminToken?: string): AdminDeps
   /** The tracking routes' deps, keys from `TEST_UNSUBSCRIBE_SECRETS` (the worker harness signs with them). */
@@ -149,6 +153,13 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
         settings: overrides.settings,
       }),
       tenantLimits: overrides.tenantLimits ?? tenantLimitsOf(parseConfig({})),
+      planAdmission: {
+        plan: overrides.acceptPlan ?? acceptPlanOf(parseConfig({})),
+        buckets: createAcceptBuckets({
+          redis: overrides.redis ?? redis,
+          keyPrefix: overrides.keyPrefix ?? `${env.queuePrefix}:rl`,
+        }),
+      },
       domains: {
         dns: createDnsLookup({
           servers: overrides.dnsServers,

@@ -7,7 +7,7 @@ import {
   type KeyEncryptionKey,
   type WebhookSettings,
 } from '@fairlane/core'
-import type { Clock, MessageRenderer } from '@fairlane/core/accept'
+import type { Clock, MessageRenderer, PlanAdmissionDeps } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
@@ -35,6 +35,11 @@ export interface ApiDeps {
   lastTouched: Map<string, number>
   /** See `ApiKeyAuthDeps.keyCache`. */
   keyCache?: ApiKeyCache
+  /**
+   * The tenants' lane plans and accept buckets (ACCEPT_HORIZON_MS): `POST /api/v1/messages` refuses a
+   * tenant past its plan's horizon. Left out, nothing is refused for the plan.
+   */
+  planAdmission?: PlanAdmissionDeps
   /** Built once per process (it caches tenant names for built-in mail); a test may leave it out. */
   renderer?: MessageRenderer
   /** Sending domains: DNS lookups (DNS_SERVERS), RETURN_PATH_HOST, DKIM_ENCRYPTION_KEY. */
@@ -53,9 +58,14 @@ export interface ApiDeps {
 /**
  * Every `/api/v1` call starts here: the API key names the tenant; a key whose scope does not cover
  * the route is refused (403 naming the scope); then the key's request rate and the tenant's (all its
- * keys together) apply, and a 429 names the one that refused.
+ * keys together) apply, and a 429 names the one that refused. `beforeLimits` (a route's own refusal
+ * that spends nothing, as the plan's) runs first, so a call it refuses costs no limiter points.
  */
-export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise<ApiCaller> {
+export async function authorizeApiCall(
+  request: Request,
+  deps: ApiDeps,
+  beforeLimits?: (caller: ApiCaller) => Promise<void>,
+): Promise<ApiCaller> {
   const caller = await authenticateApiKey(request, {
     db: deps.db,
     logger: deps.logger,
@@ -64,6 +74,7 @@ export async function authorizeApiCall(request: Request, deps: ApiDeps): Promise
     keyCache: deps.keyCache,
   })
   checkKeyScope(caller.scope, deps.requiredScope ?? 'full')
+  if (beforeLimits) await beforeLimits(caller)
   const decision = await deps.limiters.consumeCall(caller)
   if (!decision.allowed) {
     const message =

@@ -1,4 +1,9 @@
-import { acceptMessage, IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from '@fairlane/core/accept'
+import {
+  acceptMessage,
+  checkPlanBeforeBody,
+  IDEMPOTENCY_KEY_HEADER,
+  parseIdempotencyKey,
+} from '@fairlane/core/accept'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
 import { createSenderDomains } from '@fairlane/db/queries/senders'
 import { respond } from '../../http/errors'
@@ -18,7 +23,14 @@ export const MAX_MESSAGE_BODY_BYTES = 64 * 1024
  */
 export function postMessage(request: Request, deps: ApiDeps): Promise<Response> {
   return respond(deps.logger, async () => {
-    const caller = await authorizeApiCall(request, deps)
+    // A tenant past its plan's horizon is refused before its body is read and before the request
+    // limiters: a flood costs one Redis call a request (none while this process knows it is full).
+    const { planAdmission } = deps
+    const caller = await authorizeApiCall(
+      request,
+      deps,
+      planAdmission ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission) : undefined,
+    )
     const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
     const result = await acceptMessage(
@@ -35,6 +47,7 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
         recipientLimiter: deps.limiters.recipient,
         senderDomains: createSenderDomains(deps.db),
         clock: deps.clock,
+        ...(deps.planAdmission ? { planAdmission: deps.planAdmission } : {}),
       },
     )
     const headers: Record<string, string> = {

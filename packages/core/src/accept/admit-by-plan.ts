@@ -1,0 +1,122 @@
+import type { Lane } from '../domain/lanes'
+import { AppError } from '../errors/app-error'
+
+/**
+ * Admission at the API edge follows the plan: a tenant may have accepted, on each transactional
+ * lane, at most what its lane plan sends within that lane's horizon (`ACCEPT_HORIZON_MS`); beyond it
+ * the API answers 429 (`details.limit: "plan"`) with the wait until there is room. A login code that
+ * would arrive a minute late is worse than a refusal the caller can see.
+ *
+ * The backlog is not counted (+1 at accept, −1 at sent/failed/cancelled/suppressed…): a counter that
+ * misses one of those ends, or a process killed between, drifts for good and refuses a tenant forever.
+ * It is an "accept bucket" instead, a GCRA bucket holding rate × horizon + burst mails that refills at
+ * the plan's rate: what was accepted minus what the plan could have sent since. It cannot drift (idle,
+ * it is full again after the horizon), and it never refuses a tenant its lane could still serve in
+ * time; it can only be too kind when the lane sends slower than its plan (an SMTP outage), and then the
+ * relay's parking still keeps the flood off the lane.
+ */
+
+export type TransactionalLane = Exclude<Lane, 'bulk'>
+
+/** A tenant's transactional lane plan: what its lane worker's bucket lets through (mails/s, burst). */
+export interface LanePlan {
+  ratePerSec: number
+  burst: number
+}
+
+/** Per lane: the tenant's plan and how long a mail accepted now may wait for its turn at most. */
+export type AcceptPlan = Record<TransactionalLane, { plan: LanePlan; horizonMs: number }>
+
+/** An accept bucket: refills at `ratePerSec`, holds at most `capacity` accepted mails. */
+export interface AcceptBucketSize {
+  ratePerSec: number
+  capacity: number
+}
+
+export type PlanDecision = { allowed: true } | { allowed: false; retryAfterMs: number }
+
+/** Where the buckets live (Redis, shared by every web process); `take` spends one, `peek` only looks. */
+export interface AcceptBuckets {
+  take(bucket: string, size: AcceptBucketSize): Promise<PlanDecision>
+  peek(bucket: string, size: AcceptBucketSize): Promise<PlanDecision>
+}
+
+export interface PlanAdmissionDeps {
+  plan: AcceptPlan
+  buckets: AcceptBuckets
+}
+
+/** What the plan sends within the horizon, plus the burst it may send at once. */
+export function acceptBucketSize(plan: LanePlan, horizonMs: number): AcceptBucketSize {
+  return {
+    ratePerSec: plan.ratePerSec,
+    capacity: Math.max(1, Math.floor((plan.ratePerSec * horizonMs) / 1000) + plan.burst),
+  }
+}
+
+/** `<lane>:<tenantId>`, as the relay names a tenant's lane (`laneParkKey`). */
+export function acceptBucketName(lane: TransactionalLane, tenantId: string): string {
+  return `${lane}:${tenantId}`
+}
+
+/** The lane whose bucket holds the fewest mails: the first to refuse a tenant that floods. */
+export function tightestLane(plan: AcceptPlan): TransactionalLane {
+  const size = (lane: TransactionalLane) => acceptBucketSize(plan[lane].plan, plan[lane].horizonMs).capacity
+  return size('critical') <= size('default') ? 'critical' : 'default'
+}
+
+/**
+ * Before the body is read: the lane is named only inside it (the template), so this looks (without
+ * taking) at the tenant's tightest lane and refuses when that one is full. A flood is then refused
+ * for one Redis call, its body never read or parsed. The cost: while a tenant's tightest lane is over
+ * its horizon, its mail for the other lane is refused too (for the seconds the Retry-After says);
+ * that tenant is sending more than its plan delivers in time, and the other lane is no login code.
+ */
+export async function checkPlanBeforeBody(tenantId: string, deps: PlanAdmissionDeps): Promise<void> {
+  const lane = tightestLane(deps.plan)
+  const { plan, horizonMs } = deps.plan[lane]
+  const decision = await deps.buckets.peek(
+    acceptBucketName(lane, tenantId),
+    acceptBucketSize(plan, horizonMs),
+  )
+  if (!decision.allowed) throw planRefusal(lane, decision.retryAfterMs)
+}
+
+/** Once the lane is known (the body parsed): one mail of the tenant's on that lane, or a 429. */
+export async function takePlanAllowance(
+  input: { tenantId: string; lane: Lane },
+  deps: PlanAdmissionDeps,
+): Promise<void> {
+  if (input.lane === 'bulk') return
+  const { plan, horizonMs } = deps.plan[input.lane]
+  const decision = await deps.buckets.take(
+    acceptBucketName(input.lane, input.tenantId),
+    acceptBucketSize(plan, horizonMs),
+  )
+  if (!decision.allowed) throw planRefusal(input.lane, decision.retryAfterMs)
+}
+
+function planRefusal(lane: TransactionalLane, retryAfterMs: number): AppError {
+  return new AppError(
+    'rate_limited',
+    `This tenant has accepted more ${lane} mail than its plan sends in time; retry later`,
+    { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)), limit: 'plan' },
+  )
+}
+
+/**
+ * One step of the accept bucket (GCRA), pure, so the Redis script and the in-memory fallback agree:
+ * `tatMs` is the bucket's theoretical arrival time (null: full). A mail fits while the bucket's debt
+ * (`tat - now`) leaves room for one more; taking moves `tat` one interval on, a refusal moves nothing.
+ */
+export function acceptBucketStep(
+  tatMs: number | null,
+  nowMs: number,
+  size: AcceptBucketSize,
+): { allowed: boolean; tatMs: number; retryAfterMs: number } {
+  const interval = 1000 / size.ratePerSec
+  const from = tatMs === null || tatMs < nowMs ? nowMs : tatMs
+  const wait = from - nowMs - (size.capacity - 1) * interval
+  if (wait <= 0) return { allowed: true, tatMs: from + interval, retryAfterMs: 0 }
+  return { allowed: false, tatMs: from, retryAfterMs: wait }
+}

@@ -1,0 +1,2 @@
+CREATE INDEX "outbox_unpublished_tenant_idx" ON "outbox" USING btree ("tenant_id","id") WHERE "outbox"."published_at" is null and "outbox"."parked_until" is null;--> statement-breakpoint
+CREATE INDEX "outbox_parked_key_idx" ON "outbox" USING btree ("park_key","parked_until","id") WHERE "outbox"."published_at" is null and "outbox"."parked_until" is not null;
