@@ -1,17 +1,6 @@
+import { fastestMs } from '@fairlane/testing/fastest-ms'
 import { describe, expect, it } from 'vitest'
 import { type LoggedError, scrubErrorText, serializeLogError, statementOf } from './log-errors'
-
-/** The fastest of three runs, so one slow turn of a loaded machine does not fail a bound. */
-function fastestMs(run: () => unknown): number {
-  let best = Number.POSITIVE_INFINITY
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const start = performance.now()
-    run()
-    best = Math.min(best, performance.now() - start)
-    if (best > 1_000) break
-  }
-  return best
-}
 
 /** Shaped as drizzle-orm 0.45's DrizzleQueryError around a postgres.js error. */
 function drizzleError() {

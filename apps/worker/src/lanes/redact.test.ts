@@ -1,18 +1,7 @@
+import { fastestMs } from '@fairlane/testing/fastest-ms'
 import { UnrecoverableError } from 'bullmq'
 import { describe, expect, it } from 'vitest'
 import { MAX_REPLY_LENGTH, redactAddresses, redactError, tidyReply, withRedactedErrors } from './redact'
-
-/** The fastest of three runs, so one slow turn of a loaded machine does not fail a bound. */
-function fastestMs(run: () => unknown): number {
-  let best = Number.POSITIVE_INFINITY
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const start = performance.now()
-    run()
-    best = Math.min(best, performance.now() - start)
-    if (best > 1_000) break
-  }
-  return best
-}
 
 describe('redactAddresses', () => {
   it('removes addresses from SMTP replies and keeps the rest', () => {

@@ -1,17 +1,6 @@
+import { fastestMs } from '@fairlane/testing/fastest-ms'
 import { describe, expect, it } from 'vitest'
 import { splitEmailList, validateListName } from './list-name'
-
-/** The fastest of three runs, so one slow turn of a loaded machine does not fail a bound. */
-function fastestMs(run: () => unknown): number {
-  let best = Number.POSITIVE_INFINITY
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const start = performance.now()
-    run()
-    best = Math.min(best, performance.now() - start)
-    if (best > 1_000) break
-  }
-  return best
-}
 
 describe('list names and pasted emails', () => {
   it('trims a name and refuses empty or long ones', () => {

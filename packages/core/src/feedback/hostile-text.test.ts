@@ -1,3 +1,4 @@
+import { fastestMs } from '@fairlane/testing/fastest-ms'
 import { describe, expect, it } from 'vitest'
 import type { FeedbackMail } from './feedback-mail'
 import { readDeliveryStatus } from './read-delivery-status'
@@ -13,18 +14,6 @@ import { readFeedback } from './read-feedback'
 const BOUND_MS = 50
 const HEADER_CHARS = 1_000_000
 const TEXT_CHARS = 256_000
-
-function fastestMs(run: () => unknown): number {
-  let best = Number.POSITIVE_INFINITY
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const start = performance.now()
-    run()
-    best = Math.min(best, performance.now() - start)
-    // A second run of a quadratic read would only make a failing test slower.
-    if (best > 1_000) break
-  }
-  return best
-}
 
 function repeated(unit: string, length: number): string {
   return unit.repeat(Math.ceil(length / unit.length)).slice(0, length)

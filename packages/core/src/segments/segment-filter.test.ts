@@ -1,19 +1,8 @@
+import { fastestMs } from '@fairlane/testing/fastest-ms'
 import { describe, expect, it } from 'vitest'
 import { AppError } from '../errors/app-error'
 import { formatFilter, parseFilterText } from './filter-text'
 import { createdBoundary, filterIssues, parseSegmentFilter } from './segment-filter'
-
-/** The fastest of three runs, so one slow turn of a loaded machine does not fail a bound. */
-function fastestMs(run: () => unknown): number {
-  let best = Number.POSITIVE_INFINITY
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const start = performance.now()
-    run()
-    best = Math.min(best, performance.now() - start)
-    if (best > 1_000) break
-  }
-  return best
-}
 
 function issuesOf(run: () => unknown) {
   try {
