@@ -246,7 +246,9 @@ describe('sendMessage with the SMTP mailer', () => {
   })
 
   it('signs campaign mail covering List-Unsubscribe and List-Unsubscribe-Post', async () => {
-    const { campaignId, prefix } = await seedCampaign(db(), { tenantId, contacts: 1 })
+    // Scheduled for tomorrow: the pipeline's dispatcher must not write this contact's row first.
+    const sendAt = new Date(Date.now() + 86_400_000)
+    const { campaignId, prefix } = await seedCampaign(db(), { tenantId, contacts: 1, sendAt })
     const to = `${prefix}1@example.com`
     // What dispatch writes for a campaign with a from on the domain (the from is copied to the row).
     const [message] = await db().execute<{ id: string }>(sql`

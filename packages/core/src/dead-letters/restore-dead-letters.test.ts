@@ -100,6 +100,23 @@ describe('restore dead letters', () => {
     expect(held.has('m0500:0')).toBe(true)
   })
 
+  it('adds each page in failure order, so the count trim (first added, first removed) drops the oldest', async () => {
+    // Ids no longer in failure order, as random UUIDs are.
+    const rows = failures(6, DAY_MS).map((row, index) => ({ ...row, id: `m${(5 * index) % 6}` }))
+    const { store } = memoryFailures(rows)
+    const added: string[] = []
+    const { queue } = memoryQueue({ complete: false })
+    const recording: RestorableDeadLetterQueue = {
+      ...queue,
+      async add(messages) {
+        added.push(...messages.map((message) => message.id))
+        await queue.add(messages)
+      },
+    }
+    await restoreDeadLetters(input, deps(store, recording).deps)
+    expect(added).toEqual(rows.map((row) => row.id))
+  })
+
   it('looks back the retention when it is shorter than the age cap', async () => {
     const { store, asked } = memoryFailures([])
     const { queue, marker } = memoryQueue({ complete: false })

@@ -74,7 +74,9 @@ export async function restoreDeadLetters(
       ...(afterId ? { afterId } : {}),
     })
     if (page.length === 0) break
-    await deps.queue.add(page)
+    // In failure order: the count trim removes the wait list's first-added, so the oldest failures
+    // go first when ties at the cut-off (timestamps kept to the millisecond) restored a few too many.
+    await deps.queue.add([...page].sort((a, b) => a.failedAt.getTime() - b.failedAt.getTime()))
     restored += page.length
     if (whole) room -= page.length
     afterId = page[page.length - 1]?.id
