@@ -144,7 +144,12 @@ it('adds, verifies, signs, holds, releases and rotates — every signature passi
   // A campaign from news@<domain>: dispatch copies the campaign's sender to every message.
   // Seeded for tomorrow and made due with its sender in one statement: dispatch never sees it without.
   const tomorrow = new Date(Date.now() + 86_400_000)
-  const campaign = await seedCampaign(db(), { tenantId, contacts: 3, domain: 'example.org', sendAt: tomorrow })
+  const campaign = await seedCampaign(db(), {
+    tenantId,
+    contacts: 3,
+    domain: 'example.org',
+    sendAt: tomorrow,
+  })
   await db().execute(
     sql`update campaigns set from_address = ${`"Flow Shop News" <news@${verified.name}>`}, send_at = now()
       where id = ${campaign.campaignId}`,
