@@ -29,6 +29,7 @@ COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
 COPY packages/core/package.json packages/core/
 COPY packages/db/package.json packages/db/
+COPY packages/delivery/package.json packages/delivery/
 COPY packages/dns-server/package.json packages/dns-server/
 COPY packages/fairness/package.json packages/fairness/
 COPY packages/mail/package.json packages/mail/

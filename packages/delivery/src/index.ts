@@ -1,0 +1,6 @@
+/**
+ * The delivery engine's receiver side: how mail reaches the recipients' own mail servers (MX mode),
+ * how those servers are grouped into providers that share one budget, how a provider's replies are
+ * read, and how each provider's budget is shared between tenants.
+ */
+export {}
