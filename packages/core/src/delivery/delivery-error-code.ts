@@ -1,3 +1,4 @@
+import { ExpiredMessageError } from './expired-message-error'
 import { isSendFailure } from './send-failure'
 import { SigningFailedError } from './signing-failed-error'
 import { UndeliverableMessageError } from './undeliverable-message-error'
@@ -11,6 +12,7 @@ export const DELIVERY_ERROR_CODES = [
   'rejected',
   'invalid_message',
   'deferred',
+  'expired',
   'connection_failed',
   'outcome_unknown',
   'undeliverable',
@@ -25,6 +27,8 @@ export const DELIVERY_ERROR_REASONS: Record<DeliveryErrorCode, string> = {
   rejected: 'the receiving server refused the message',
   invalid_message: 'the message could not be handed to the mail server as it stands',
   deferred: 'the receiving server asked to try again later',
+  expired:
+    'the receiving server kept deferring the message until its maximum age (DELIVERY_MAX_AGE_HOURS) passed',
   connection_failed: 'the mail server could not be reached or the connection failed',
   outcome_unknown:
     'the connection was lost after the message was handed over; the server may have accepted it',
@@ -37,6 +41,7 @@ export const DELIVERY_ERROR_REASONS: Record<DeliveryErrorCode, string> = {
 /** The tenant-facing code of a send failure; unclassified errors count as a failed connection. */
 export function deliveryErrorCodeOf(error: unknown): DeliveryErrorCode {
   if (error instanceof UndeliverableMessageError) return 'undeliverable'
+  if (error instanceof ExpiredMessageError) return 'expired'
   if (error instanceof SigningFailedError) return 'signing_failed'
   if (!isSendFailure(error)) return 'connection_failed'
   const replied = error.responseCode !== undefined

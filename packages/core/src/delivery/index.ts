@@ -6,6 +6,7 @@ export {
   describeDeliveryError,
   isDeliveryErrorCode,
 } from './delivery-error-code'
+export { ExpiredMessageError } from './expired-message-error'
 export { MessageLockedError } from './message-locked-error'
 export { openGate } from './open-gate'
 export { OutcomeUnknownSendError } from './outcome-unknown-send-error'
@@ -29,6 +30,12 @@ export type {
   MailSlot,
   MailTracker,
   OutgoingMail,
+  ReceiverAdmission,
+  ReceiverAsk,
+  ReceiverGate,
+  ReceiverOutcome,
+  ReceiverRoute,
+  ReceiverVerdict,
   ReleasedClaim,
   RenderedMail,
   SenderSigner,

@@ -189,6 +189,9 @@ export interface ReleasedClaim extends HeldClaim, FailureNote {
 export interface UnclaimedClaim extends HeldClaim {
   /** When the message is tried again (ms since the epoch): its `deferred` event's `untilMs`. */
   untilMs: number
+  /** MX mode: the receiving provider that deferred it and why (its reply, or its paused state). */
+  provider?: string | undefined
+  reason?: string | undefined
 }
 
 /** Why an attempt did not deliver: the raw error for admins, the classified code for tenants. */
@@ -234,8 +237,50 @@ export interface OutgoingMail {
  * exchange. It rejects with a `SendFailure` (see send-failure.ts) when no connection came free in time.
  */
 export interface Mailer {
-  reserve(): Promise<MailSlot>
+  /** `route`: in MX mode, the receiver the mail goes to (the egress address to connect from). */
+  reserve(route?: ReceiverRoute): Promise<MailSlot>
 }
+
+/**
+ * MX mode's receiving side. Mail goes to the recipient's own mail servers, grouped into providers
+ * that share one budget per egress address (Gmail, Microsoft, Yahoo throttle per sending IP): before
+ * a connection and the tenant's token are taken, the provider's budget is asked; after the attempt,
+ * the provider's reply is learnt from. Relay mode has none.
+ */
+export interface ReceiverGate {
+  admit(input: ReceiverAsk): Promise<ReceiverAdmission>
+  /**
+   * What the receiver made of the attempt. A throttling reply answers `defer`: the message waits for
+   * the provider's pace, its attempt not spent (it was the provider's state, not the message, that failed).
+   */
+  learn(input: ReceiverAsk & { route: ReceiverRoute; outcome: ReceiverOutcome }): Promise<ReceiverVerdict>
+}
+
+export interface ReceiverAsk {
+  tenantId: string
+  lane: Lane
+  toAddress: string
+  /** The DKIM d= the message is signed with, if any: a provider may throttle that domain alone. */
+  signingDomain?: string | undefined
+}
+
+/** Where the mail goes: the provider (budget) and the local address it is sent from. */
+export interface ReceiverRoute {
+  provider: string
+  /** The egress (source) address; absent: the system picks. */
+  egressAddress?: string | undefined
+}
+
+export type ReceiverAdmission =
+  | { ok: true; route: ReceiverRoute }
+  /** The provider's budget has no room now (or it paused after throttling): try again after `delayMs`. */
+  | { ok: false; delayMs: number; provider: string; reason: string }
+
+export type ReceiverOutcome = { kind: 'accepted' } | { kind: 'failed'; error: unknown }
+
+export type ReceiverVerdict =
+  /** Nothing to change: the failure (if any) is settled as usual (retry, fail, outcome unknown). */
+  { kind: 'as-is' } | { kind: 'defer'; delayMs: number; provider: string; reply: string }
 
 /**
  * One held SMTP connection. Exactly one of `send` or `release` gives it back: `send` always does,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { ExpiredMessageError } from './expired-message-error'
 import type {
   Admission,
   ClaimedMessage,
@@ -7,7 +8,12 @@ import type {
   Mailer,
   MailSlot,
   OutgoingMail,
+  ReceiverAdmission,
+  ReceiverGate,
+  ReceiverRoute,
+  ReceiverVerdict,
   SendGate,
+  UnclaimedClaim,
 } from './ports'
 import { type SendDeps, sendMessage } from './send-message'
 
@@ -287,5 +293,138 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
       }
       expect(await sendMessage(job, deps)).toEqual({ kind: 'skipped', reason: 'terminal' })
     }
+  })
+})
+
+describe('sendMessage in MX mode: the receiving provider is asked first and learns from the reply', () => {
+  const throttled = Object.assign(new Error('421 4.7.28 unusual rate of unsolicited mail'), {
+    kind: 'transient' as const,
+    suppressRecipient: false,
+    responseCode: 421,
+  })
+
+  /** A receiver gate that notes its calls; `admit` and `learn` answer as told. */
+  function receiverRun(options: {
+    admit: ReceiverAdmission
+    learn?: ReceiverVerdict
+    smtp: (mail: OutgoingMail) => Promise<HandOff>
+    createdAt?: Date
+    maxAgeMs?: number
+  }) {
+    const run = sendRun({ admit: async () => ({ ok: true }), smtp: options.smtp })
+    const unclaimed: UnclaimedClaim[] = []
+    const failed: string[] = []
+    const store = run.deps.store
+    const receivers: ReceiverGate = {
+      async admit(input) {
+        run.steps.push(`receiver admit ${input.toAddress}`)
+        return options.admit
+      },
+      async learn(input) {
+        run.steps.push(`receiver learn ${input.outcome.kind} via ${input.route.provider}`)
+        return options.learn ?? { kind: 'as-is' }
+      },
+    }
+    const deps: SendDeps = {
+      ...run.deps,
+      receivers,
+      ...(options.maxAgeMs === undefined ? {} : { maxAgeMs: options.maxAgeMs }),
+      store: {
+        ...store,
+        claim: async (input) => {
+          const message = await store.claim(input)
+          return message && { ...message, createdAt: options.createdAt ?? new Date(0) }
+        },
+        unclaim: async (claim) => {
+          unclaimed.push(claim)
+          return store.unclaim(claim)
+        },
+        markFailed: async (claim) => {
+          failed.push(`${claim.errorCode}: ${claim.error}`)
+          return true
+        },
+      },
+    }
+    return { ...run, deps, unclaimed, failed }
+  }
+
+  it('a provider with no room defers the message before any connection or token, naming the provider', async () => {
+    const run = receiverRun({
+      admit: { ok: false, delayMs: 4_000, provider: 'google', reason: 'paused after 421 4.7.28' },
+      smtp: async () => {
+        throw new Error('nothing may be sent while the provider has no room')
+      },
+    })
+    expect(await sendMessage(job, run.deps)).toEqual({ kind: 'deferred', delayMs: 4_000 })
+    expect(run.steps).toEqual(['claim', 'receiver admit to@example.com', 'unclaim until 14000'])
+    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reason: 'paused after 421 4.7.28' })
+  })
+
+  it('sends on the route the provider gave and tells it the mail was accepted', async () => {
+    const routes: (ReceiverRoute | undefined)[] = []
+    const run = receiverRun({
+      admit: { ok: true, route: { provider: 'google', egressAddress: '127.0.0.2' } },
+      smtp: async () => ({ response: '250 2.0.0 OK' }),
+    })
+    const reserve = run.deps.mailer.reserve
+    run.deps.mailer = { reserve: (route) => (routes.push(route), reserve(route)) }
+    expect((await sendMessage(job, run.deps)).kind).toBe('sent')
+    expect(routes).toEqual([{ provider: 'google', egressAddress: '127.0.0.2' }])
+    expect(run.steps).toEqual([
+      'claim',
+      'receiver admit to@example.com',
+      'reserve',
+      'admit t1/critical with 1 slot held',
+      'smtp',
+      'slot released',
+      'receiver learn accepted via google',
+      'markSent',
+    ])
+  })
+
+  it('a throttling reply defers the message to the provider’s pace, its attempt given back, the reply kept', async () => {
+    const run = receiverRun({
+      admit: { ok: true, route: { provider: 'google' } },
+      learn: { kind: 'defer', delayMs: 60_000, provider: 'google', reply: '421 4.7.28 unusual rate' },
+      smtp: async () => {
+        throw throttled
+      },
+    })
+    expect(await sendMessage(job, run.deps)).toEqual({ kind: 'deferred', delayMs: 60_000 })
+    expect(run.steps.slice(-2)).toEqual(['receiver learn failed via google', 'unclaim until 70000'])
+    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reason: '421 4.7.28 unusual rate' })
+    expect(run.steps).not.toContain('release')
+  })
+
+  it('a failure the provider does not take as throttling is settled as before (released for a retry)', async () => {
+    const run = receiverRun({
+      admit: { ok: true, route: { provider: 'example.org' } },
+      smtp: async () => {
+        throw Object.assign(new Error('452 4.2.2 mailbox full'), {
+          kind: 'transient' as const,
+          suppressRecipient: false,
+          responseCode: 452,
+        })
+      },
+    })
+    await expect(sendMessage(job, run.deps)).rejects.toThrow('452 4.2.2 mailbox full')
+    expect(run.steps.slice(-2)).toEqual(['receiver learn failed via example.org', 'release'])
+  })
+
+  it('past DELIVERY_MAX_AGE_HOURS a deferral fails the message as expired, with the provider’s last reply', async () => {
+    const run = receiverRun({
+      admit: { ok: true, route: { provider: 'google' } },
+      learn: { kind: 'defer', delayMs: 60_000, provider: 'google', reply: '421 4.7.28 unusual rate' },
+      smtp: async () => {
+        throw throttled
+      },
+      createdAt: new Date(10_000 - 72 * 3_600_000 + 30_000),
+      maxAgeMs: 72 * 3_600_000,
+    })
+    await expect(sendMessage(job, run.deps)).rejects.toBeInstanceOf(ExpiredMessageError)
+    expect(run.unclaimed).toEqual([])
+    expect(run.failed).toEqual([
+      'expired: deferred by google past the maximum age (72 h); last: 421 4.7.28 unusual rate',
+    ])
   })
 })

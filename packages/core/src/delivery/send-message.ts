@@ -2,6 +2,7 @@ import { TERMINAL_MESSAGE_STATUSES } from '../domain/statuses'
 import { suppressionStops } from '../domain/suppression-scopes'
 import { buildReturnPath } from '../sender-identity/return-path'
 import { deliveryErrorCodeOf } from './delivery-error-code'
+import { ExpiredMessageError } from './expired-message-error'
 import { MessageLockedError } from './message-locked-error'
 import type {
   CampaignRenderer,
@@ -14,6 +15,9 @@ import type {
   Mailer,
   MailTracker,
   OutgoingMail,
+  ReceiverAsk,
+  ReceiverGate,
+  ReceiverRoute,
   SenderSigner,
   SenderSigning,
   SendGate,
@@ -59,6 +63,16 @@ export interface SendDeps {
   campaigns?: CampaignRenderer
   /** API mail that asked for tracking; without one, such mail goes out untracked. */
   tracker?: MailTracker
+  /**
+   * MX mode: the receiving provider's budget is asked before the connection and the token, and its
+   * reply is learnt from after the attempt (a throttling provider defers the message to its own pace).
+   */
+  receivers?: ReceiverGate
+  /**
+   * DELIVERY_MAX_AGE_HOURS in ms: mail its receiver still defers this long after it was accepted fails
+   * (`expired`, with the last reply). Without it, deferrals go on.
+   */
+  maxAgeMs?: number
   logger?: DeliveryLogger
 }
 
@@ -139,20 +153,43 @@ export async function sendMessage(
       if (sender.kind === 'hold') return giveBack(claim, STALE_HOLD_RETRY_MS, deps)
     }
     const mail = await composeMail(message, sender, deps)
+    // MX mode: the receiving provider's budget first. A provider with no room (or paused after
+    // throttling) costs the tenant no token and holds no connection.
+    const ask: ReceiverAsk = {
+      tenantId: message.tenantId,
+      lane: message.lane,
+      toAddress: message.toAddress,
+      signingDomain: sender.kind === 'sign' ? sender.domainName : undefined,
+    }
+    let route: ReceiverRoute | undefined
+    if (deps.receivers) {
+      const receiver = await deps.receivers.admit(ask)
+      // Awaited here: an expired message throws, and the catch below settles it.
+      if (!receiver.ok) return await deferToReceiver(claim, message, receiver, deps)
+      route = receiver.route
+    }
     // A free connection first, then the token, then SMTP: the token is taken only when the mail can
     // leave at once, so the tenant's plan holds at the receiving end. Whatever happens from here, the
     // connection goes back (releasing a slot that sent is a no-op).
-    const slot = await deps.mailer.reserve()
+    const slot = await deps.mailer.reserve(route)
     try {
       const admission = await deps.gate.admit({ tenantId: message.tenantId, lane: message.lane })
       if (!admission.ok) {
         slot.release()
         return giveBack(claim, admission.delayMs, deps)
       }
-      response = (await slot.send(mail)).response
+      try {
+        response = (await slot.send(mail)).response
+      } catch (error) {
+        if (!deps.receivers || !route) throw error
+        const verdict = await deps.receivers.learn({ ...ask, route, outcome: { kind: 'failed', error } })
+        if (verdict.kind === 'as-is') throw error
+        return await deferToReceiver(claim, message, { ...verdict, reason: verdict.reply }, deps)
+      }
     } finally {
       slot.release()
     }
+    if (deps.receivers && route) await learnAccepted(deps.receivers, { ...ask, route }, deps)
   } catch (error) {
     if (error instanceof SigningFailedError) {
       await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
@@ -177,12 +214,54 @@ export async function sendMessage(
 }
 
 /**
+ * The receiving provider had no room, or throttled this attempt: the message waits for the provider's
+ * pace, its attempt not spent. Past the maximum age it fails instead, naming the provider and its reply.
+ */
+async function deferToReceiver(
+  claim: HeldClaim,
+  message: ClaimedMessage,
+  deferral: { delayMs: number; provider: string; reason: string },
+  deps: SendDeps,
+): Promise<SendOutcome> {
+  const ageMs = deps.clock.now().getTime() - message.createdAt.getTime()
+  if (deps.maxAgeMs !== undefined && ageMs + deferral.delayMs > deps.maxAgeMs) {
+    const hours = Math.round((deps.maxAgeMs / 3_600_000) * 10) / 10
+    // Settled as a permanent failure by the caller's catch: marked failed, then dead-lettered.
+    throw new ExpiredMessageError(
+      `deferred by ${deferral.provider} past the maximum age (${hours} h); last: ${deferral.reason}`,
+    )
+  }
+  return giveBack(claim, deferral.delayMs, deps, { provider: deferral.provider, reason: deferral.reason })
+}
+
+/** The mail is out: a receiver state that cannot be written must not turn it into a failure. */
+async function learnAccepted(
+  receivers: ReceiverGate,
+  input: ReceiverAsk & { route: ReceiverRoute },
+  deps: SendDeps,
+): Promise<void> {
+  try {
+    await receivers.learn({ ...input, outcome: { kind: 'accepted' } })
+  } catch (error) {
+    deps.logger?.warn(
+      { provider: input.route.provider, err: (error as Error).message },
+      'could not record the receiver’s acceptance',
+    )
+  }
+}
+
+/**
  * A claim that sent nothing: deferred for `delayMs`. If giving it back fails, it expires (SEND_LOCK_MS)
  * and is reclaimed then.
  */
-async function giveBack(claim: HeldClaim, delayMs: number, deps: SendDeps): Promise<SendOutcome> {
+async function giveBack(
+  claim: HeldClaim,
+  delayMs: number,
+  deps: SendDeps,
+  receiver?: { provider: string; reason: string },
+): Promise<SendOutcome> {
   try {
-    await deps.store.unclaim({ ...claim, untilMs: deps.clock.now().getTime() + delayMs })
+    await deps.store.unclaim({ ...claim, untilMs: deps.clock.now().getTime() + delayMs, ...receiver })
   } catch (error) {
     deps.logger?.error(
       { messageId: claim.messageId, err: (error as Error).message },
