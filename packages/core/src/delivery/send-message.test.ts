@@ -367,7 +367,12 @@ describe('sendMessage in MX mode: the receiving provider is asked first and lear
       smtp: async () => ({ response: '250 2.0.0 OK' }),
     })
     const reserve = run.deps.mailer.reserve
-    run.deps.mailer = { reserve: (route) => (routes.push(route), reserve(route)) }
+    run.deps.mailer = {
+      reserve(route) {
+        routes.push(route)
+        return reserve(route)
+      },
+    }
     expect((await sendMessage(job, run.deps)).kind).toBe('sent')
     expect(routes).toEqual([{ provider: 'google', egressAddress: '127.0.0.2' }])
     expect(run.steps).toEqual([
