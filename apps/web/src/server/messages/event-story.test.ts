@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { describeEvent } from './event-story'
+import { describeEvent, nextTryText } from './event-story'
 
 describe('describeEvent', () => {
   it('shows a sent message’s server reply', () => {
@@ -61,6 +61,31 @@ describe('describeEvent', () => {
     )
     expect(describeEvent({ type: 'unsubscribed', detail: { source: 'one-click' } }).facts).toEqual([
       { name: 'how', value: 'one-click' },
+    ])
+  })
+
+  it('names the receiving provider that deferred a message, its words, and how soon the next try is', () => {
+    const now = new Date(Date.UTC(2026, 11, 3, 12))
+    const detail = {
+      untilMs: now.getTime() + 180_000,
+      provider: 'google',
+      reason: '421 4.7.28 Gmail has detected an unusual rate of unsolicited mail',
+    }
+    expect(describeEvent({ type: 'deferred', detail }, now)).toEqual({
+      label:
+        'Deferred by google: 421 4.7.28 Gmail has detected an unusual rate of unsolicited mail, next try in 3 min',
+      facts: [{ name: 'until', value: '2026-12-03T12:03:00.000Z' }],
+    })
+    // Past its time, or without the page's clock, the line does not promise a next try.
+    expect(describeEvent({ type: 'deferred', detail }, new Date(now.getTime() + 200_000)).label).toBe(
+      'Deferred by google: 421 4.7.28 Gmail has detected an unusual rate of unsolicited mail',
+    )
+    expect(describeEvent({ type: 'deferred', detail: { untilMs: 1 } }, now).label).toBe(
+      'Deferred: waiting for the plan’s sending rate',
+    )
+    expect([nextTryText(now.getTime() + 40_000, now), nextTryText(now.getTime() + 7_200_000, now)]).toEqual([
+      'in 40 s',
+      'in 2 h',
     ])
   })
 

@@ -31,10 +31,14 @@ const MAX_FACT_LENGTH = 1_000
  * or missing fields are left out rather than guessed; a delivery error code comes with its fixed
  * reason, as the API's `lastError` does.
  */
-export function describeEvent(event: {
-  type: MessageEventType
-  detail: Record<string, unknown> | null
-}): EventLine {
+export function describeEvent(
+  event: {
+    type: MessageEventType
+    detail: Record<string, unknown> | null
+  },
+  /** The page's time: a deferral still ahead says how soon the next try is. */
+  now?: Date,
+): EventLine {
   const detail = event.detail ?? {}
   const facts: EventLine['facts'] = []
   const add = (name: string, value: unknown) => {
@@ -57,6 +61,12 @@ export function describeEvent(event: {
       add(event.type === 'retrying' ? 'attempt' : 'attempts', detail.attempt ?? detail.attempts)
       break
     case 'deferred':
+      // MX mode: the receiving provider deferred it (throttling, or no room in its budget), in its words.
+      if (typeof detail.provider === 'string' && detail.provider.length > 0) {
+        const reason = factText(detail.reason)
+        const next = typeof detail.untilMs === 'number' && now ? nextTryText(detail.untilMs, now) : null
+        label = `Deferred by ${detail.provider}${reason ? `: ${reason}` : ''}${next ? `, next try ${next}` : ''}`
+      }
       if (typeof detail.untilMs === 'number') add('until', new Date(detail.untilMs).toISOString())
       break
     case 'bounced':
@@ -92,4 +102,14 @@ function factText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value)
   if (typeof value !== 'string' || value.length === 0) return null
   return value.length > MAX_FACT_LENGTH ? `${value.slice(0, MAX_FACT_LENGTH - 1)}…` : value
+}
+
+/** "in 40 s", "in 3 min", "in 2 h"; null once the time has passed. */
+export function nextTryText(untilMs: number, now: Date): string | null {
+  const seconds = Math.ceil((untilMs - now.getTime()) / 1000)
+  if (seconds <= 0) return null
+  if (seconds < 60) return `in ${seconds} s`
+  const minutes = Math.round(seconds / 60)
+  if (minutes < 60) return `in ${minutes} min`
+  return `in ${Math.round(minutes / 6) / 10} h`
 }

@@ -26,10 +26,11 @@ export function EventTimeline({
   ) : null
   if (events.length === 0)
     return <RowTimes message={message} removed={removed} retentionDays={retentionDays} />
+  const now = new Date()
   return (
     <ol className="timeline" data-testid="message-timeline">
       {events.map((event) => {
-        const line = describeEvent(event)
+        const line = describeEvent(event, now)
         return (
           <li key={event.id} data-testid="message-event" data-type={event.type}>
             <LocalTime value={event.at} seconds /> — {line.label}
