@@ -56,6 +56,17 @@ interface CacheEntry {
  */
 export function createMxResolver(options: MxResolverOptions = {}): MxResolver {
   const settings = { ...MX_RESOLVER_DEFAULTS, ...withoutUndefined(options) }
+  for (const [name, least] of [
+    ['timeoutMs', 1],
+    ['negativeTtlMs', 0],
+    ['temporaryTtlMs', 0],
+    ['maxEntries', 1],
+    ['maxTtlMs', 0],
+  ] as const) {
+    const value = settings[name]
+    if (!Number.isInteger(value) || value < least)
+      throw new Error(`MX resolver: ${name} must be an integer of at least ${least}; got ${value}`)
+  }
   const clock = options.clock ?? Date
   const random = options.random ?? Math.random
   const query = createDnsQuery({ servers: options.servers, timeoutMs: settings.timeoutMs })
