@@ -16,7 +16,11 @@ export type { MxAnswer, MxHost } from './answer'
 export interface MxResolverOptions {
   /** DNS_SERVERS (`127.0.0.1:5353`, `[::1]:53`); the system's resolvers (node:dns `getServers()`) when unset. */
   servers?: string[]
-  /** How long one server gets to answer one question before the next server is asked. */
+  /**
+   * How long one server gets to answer one question before the next server is asked. A lookup asks
+   * MX, then the hosts' A and AAAA together, so a dead DNS answers `temporary` after at most
+   * 2 × servers × timeoutMs.
+   */
   timeoutMs?: number
   /** How long "no such domain" is remembered when the answer carried no SOA to say. */
   negativeTtlMs?: number
@@ -77,7 +81,9 @@ export function createMxResolver(options: MxResolverOptions = {}): MxResolver {
   const lifetimeMs = (cacheFor: CacheLifetime): number => {
     if (cacheFor.kind === 'temporary') return settings.temporaryTtlMs
     if (cacheFor.kind === 'negative')
-      return cacheFor.seconds === undefined ? settings.negativeTtlMs : cacheFor.seconds * 1000
+      return cacheFor.seconds === undefined
+        ? settings.negativeTtlMs
+        : Math.min(cacheFor.seconds * 1000, settings.maxTtlMs)
     return Math.min(cacheFor.seconds * 1000, settings.maxTtlMs)
   }
 
