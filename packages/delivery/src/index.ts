@@ -3,4 +3,18 @@
  * how those servers are grouped into providers that share one budget, how a provider's replies are
  * read, and how each provider's budget is shared between tenants.
  */
-export {}
+export {
+  type AllowedHosts,
+  filterAllowed,
+  isPrivateAddress,
+  privateAddressReason,
+  type RefusedAddress,
+} from './mx/private-address'
+export {
+  createMxResolver,
+  MX_RESOLVER_DEFAULTS,
+  type MxAnswer,
+  type MxHost,
+  type MxResolver,
+  type MxResolverOptions,
+} from './mx/resolve'

@@ -31,6 +31,19 @@ describe('parseDnsRecord', () => {
     })
   })
 
+  it('reads a null MX (RFC 7505) and a TTL per record', () => {
+    expect(parseDnsRecord({ type: 'MX', name: 'nomail.test', value: '.', priority: 0 })).toEqual({
+      ok: true,
+      value: { type: 'MX', name: 'nomail.test', value: '.', priority: 0 },
+    })
+    expect(parseDnsRecord({ type: 'A', name: 'x.test', value: '127.0.0.1', ttl: 5 })).toEqual({
+      ok: true,
+      value: { type: 'A', name: 'x.test', value: '127.0.0.1', ttl: 5 },
+    })
+    // Only an MX may point at the root.
+    expect(parseDnsRecord({ type: 'CNAME', name: 'x.test', value: '.' })).toMatchObject({ field: 'value' })
+  })
+
   it('names the field that is wrong', () => {
     const field = (input: unknown) => {
       const parsed = parseDnsRecord(input)
@@ -47,6 +60,9 @@ describe('parseDnsRecord', () => {
     expect(field({ type: 'TXT', name: 'shop.test', value: 'caf\u00e9' })).toBe('value')
     expect(field({ type: 'CNAME', name: 'a.shop.test', value: 'not a host' })).toBe('value')
     expect(field({ type: 'MX', name: 'shop.test', value: 'mx.shop.test', priority: -1 })).toBe('priority')
+    expect(field({ type: 'A', name: 'x.test', value: '127.0.0.1', ttl: -1 })).toBe('ttl')
+    expect(field({ type: 'A', name: 'x.test', value: '127.0.0.1', ttl: 1.5 })).toBe('ttl')
+    expect(field({ type: 'A', name: 'x.test', value: '127.0.0.1', ttl: '60' })).toBe('ttl')
   })
 })
 

@@ -3,17 +3,26 @@ import { isIPv4, isIPv6 } from 'node:net'
 export const DNS_RECORD_TYPES = ['TXT', 'CNAME', 'MX', 'A', 'AAAA'] as const
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number]
 
-export type DnsRecord =
+/** Seconds a resolver may cache a record; 60 when a record does not say (MX lookups honour TTLs). */
+type Ttl = { ttl?: number }
+
+export type DnsRecord = (
   | { type: 'TXT'; name: string; value: string }
   | { type: 'CNAME'; name: string; value: string }
+  /** `value` "." is a null MX (RFC 7505): the domain accepts no mail. */
   | { type: 'MX'; name: string; value: string; priority?: number }
   /** Addresses, so a test can point a name at 127.0.0.1 or 10.0.0.1 (the webhook URL check). */
   | { type: 'A'; name: string; value: string }
   | { type: 'AAAA'; name: string; value: string }
+) &
+  Ttl
+
+/** The largest TTL RFC 2181 §8 allows (2^31 - 1 seconds). */
+export const MAX_TTL_SECONDS = 2_147_483_647
 
 export type ParsedDnsRecord =
   | { ok: true; value: DnsRecord }
-  | { ok: false; field: 'type' | 'name' | 'value' | 'priority' | 'body'; message: string }
+  | { ok: false; field: 'type' | 'name' | 'value' | 'priority' | 'ttl' | 'body'; message: string }
 
 /** DNS names compare case-blind, with or without the root's trailing dot. */
 export function dnsKey(name: string): string {
@@ -41,7 +50,24 @@ export function isTxtValue(value: string): boolean {
 export function parseDnsRecord(input: unknown): ParsedDnsRecord {
   if (typeof input !== 'object' || input === null || Array.isArray(input))
     return { ok: false, field: 'body', message: 'expected a JSON object { "type", "name", "value" }' }
-  const { type, name, value, priority } = input as Record<string, unknown>
+  const { ttl } = input as Record<string, unknown>
+  if (
+    ttl !== undefined &&
+    !(Number.isInteger(ttl) && (ttl as number) >= 0 && (ttl as number) <= MAX_TTL_SECONDS)
+  )
+    return {
+      ok: false,
+      field: 'ttl',
+      message: `"ttl" must be an integer from 0 to ${MAX_TTL_SECONDS} (seconds)`,
+    }
+  const parsed = parseRecordWithoutTtl(input as Record<string, unknown>)
+  return parsed.ok && ttl !== undefined
+    ? { ok: true, value: { ...parsed.value, ttl: ttl as number } }
+    : parsed
+}
+
+function parseRecordWithoutTtl(input: Record<string, unknown>): ParsedDnsRecord {
+  const { type, name, value, priority } = input
   if (typeof type !== 'string' || !(DNS_RECORD_TYPES as readonly string[]).includes(type.toUpperCase()))
     return { ok: false, field: 'type', message: `"type" must be one of ${DNS_RECORD_TYPES.join(', ')}` }
   if (typeof name !== 'string' || !isDnsName(name))
@@ -73,7 +99,8 @@ export function parseDnsRecord(input: unknown): ParsedDnsRecord {
     }
     return { ok: true, value: { type: kind, name, value } }
   }
-  if (!isDnsName(value))
+  // The root name "." is an MX record's only value that is no host: the null MX of RFC 7505.
+  if (!isDnsName(value) && !(kind === 'MX' && value === '.'))
     return { ok: false, field: 'value', message: `"value" of a ${kind} record must be a DNS name` }
   if (kind === 'CNAME') return { ok: true, value: { type: kind, name, value } }
   if (

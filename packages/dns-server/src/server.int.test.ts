@@ -1,4 +1,5 @@
 import { Resolver } from 'node:dns/promises'
+import dns2 from 'dns2'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type DnsServer, startDnsServer } from './server'
 
@@ -55,5 +56,19 @@ describe('the DNS server', () => {
     dns.publish({ type: 'CNAME', name: 'b.loop.test', value: 'a.loop.test' })
     // The answer is a bounded chain of CNAMEs and no TXT, sent at once.
     expect(await resolver.resolveTxt('a.loop.test')).toEqual([])
+  })
+
+  it('serves each record with its own TTL (60 s when it names none) and a null MX as the root', async () => {
+    dns.publish({ type: 'MX', name: 'ttl.test', value: 'mx.ttl.test', priority: 10, ttl: 7 })
+    dns.publish({ type: 'A', name: 'mx.ttl.test', value: '127.0.0.1' })
+    dns.publish({ type: 'MX', name: 'nomail.test', value: '.', priority: 0 })
+    const [host, port] = dns.address.split(':')
+    const query = dns2.UDPClient({ dns: host, port: Number(port), timeout: 2_000 })
+    const mx = await query('ttl.test', 'MX')
+    expect(mx.answers.map((record) => [record.exchange, record.ttl])).toEqual([['mx.ttl.test', 7]])
+    const a = await query('mx.ttl.test', 'A')
+    expect(a.answers.map((record) => [record.address, record.ttl])).toEqual([['127.0.0.1', 60]])
+    const nullMx = await query('nomail.test', 'MX')
+    expect(nullMx.answers.map((record) => [record.exchange, record.priority])).toEqual([['', 0]])
   })
 })

@@ -57,10 +57,11 @@ export async function startDnsServer(options: DnsServerOptions): Promise<DnsServ
         const known = records.get(dnsKey(name)) ?? []
         const base = { name, class: Packet.CLASS.IN, ttl: 60 }
         const matching = known.filter((record) => Packet.TYPE[record.type] === question.type)
-        for (const record of matching) response.answers.push(toAnswer(base, record))
+        for (const record of matching)
+          response.answers.push(toAnswer({ ...base, ttl: record.ttl ?? base.ttl }, record))
         const alias = known.find((record) => record.type === 'CNAME')
         if (matching.length > 0 || !alias) break
-        response.answers.push(toAnswer(base, alias))
+        response.answers.push(toAnswer({ ...base, ttl: alias.ttl ?? base.ttl }, alias))
         name = alias.value
       }
       send(response)
