@@ -3,4 +3,29 @@
  * how those servers are grouped into providers that share one budget, how a provider's replies are
  * read, and how each provider's budget is shared between tenants.
  */
-export {}
+
+export {
+  type ProviderOfInput,
+  providerOf,
+  type ReceivingProvider,
+} from './receivers/rollup'
+export {
+  DEFAULT_RECEIVER_RULES_PATH,
+  loadReceiverRules,
+  type ProviderLimits,
+  type ProviderRule,
+  parseReceiverRules,
+  type ReceiverRules,
+  ReceiverRulesError,
+  type ReceiverRulesIssue,
+  type WarmupStep,
+  warmupDailyCap,
+} from './receivers/rules'
+export {
+  type ConnectionPhase,
+  classifyConnectionFailure,
+  classifyReply,
+  type ReplyClass,
+  type SmtpReply,
+  type ThrottleScope,
+} from './replies/classify'
