@@ -19,8 +19,8 @@ export {
   ReceiverRulesError,
   type ReceiverRulesIssue,
   type WarmupStep,
-  warmupDailyCap,
 } from './receivers/rules'
+export { warmupDailyCap } from './receivers/warmup'
 export {
   type ConnectionPhase,
   classifyConnectionFailure,

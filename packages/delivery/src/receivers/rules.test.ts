@@ -7,7 +7,6 @@ import {
   loadReceiverRules,
   parseReceiverRules,
   ReceiverRulesError,
-  warmupDailyCap,
 } from './rules'
 
 /** A small valid rules file; each test breaks one thing in a fresh copy. */
@@ -287,28 +286,6 @@ describe('loadReceiverRules', () => {
       'google',
       'microsoft',
     ])
-  })
-})
-
-describe('warmupDailyCap', () => {
-  const warmup = parseReceiverRules(validRules()).warmup
-
-  it('holds each step until the next, and lifts the cap once the address is warm', () => {
-    expect([1, 2, 3, 9, 10, 400].map((day) => warmupDailyCap(warmup, day))).toEqual([
-      200,
-      200,
-      1000,
-      1000,
-      undefined,
-      undefined,
-    ])
-  })
-
-  it('refuses a day that is not a sending day', () => {
-    expect(() => warmupDailyCap(warmup, 0)).toThrow(
-      'sendingDay: expected a whole number of at least 1, got 0',
-    )
-    expect(() => warmupDailyCap(warmup, 1.5)).toThrow(RangeError)
   })
 })
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { hostPatternProblem, normalizeHostPattern } from './host-pattern'
+import { consistencyIssues } from './rules-consistency'
 
 /**
  * The receiver rules: which MX hosts make one receiving provider (MX rollup), each provider's
@@ -157,79 +158,7 @@ const rulesSchema = z
     }),
   })
   .superRefine((rules, context) => {
-    const seenNames = new Map<string, number>()
-    const seenPatterns = new Map<string, string>()
-    rules.providers.forEach((provider, index) => {
-      const earlier = seenNames.get(provider.name)
-      if (earlier !== undefined) {
-        context.addIssue({
-          code: 'custom',
-          path: ['providers', index, 'name'],
-          message: `duplicate provider name "${provider.name}" (also providers[${earlier}])`,
-        })
-      } else seenNames.set(provider.name, index)
-      provider.mx.forEach((pattern, patternIndex) => {
-        const where = `providers[${index}].mx[${patternIndex}]`
-        const first = seenPatterns.get(pattern)
-        // Two rules for one pattern would make the rollup depend on the order of the file.
-        if (first !== undefined) {
-          context.addIssue({
-            code: 'custom',
-            path: ['providers', index, 'mx', patternIndex],
-            message: `"${pattern}" is listed twice (also ${first})`,
-          })
-        } else seenPatterns.set(pattern, where)
-      })
-    })
-
-    const steps = rules.warmup.schedule
-    if (steps[0] !== undefined && steps[0].day !== 1) {
-      context.addIssue({
-        code: 'custom',
-        path: ['warmup', 'schedule', 0, 'day'],
-        message: 'the first step must be day 1: a new address needs a cap from its first day',
-      })
-    }
-    steps.forEach((step, index) => {
-      const previous = steps[index - 1]
-      if (previous === undefined) return
-      if (step.day <= previous.day) {
-        context.addIssue({
-          code: 'custom',
-          path: ['warmup', 'schedule', index, 'day'],
-          message: `expected a day after ${previous.day} (steps in order, each day once)`,
-        })
-      }
-      if (step.perDayPerProvider < previous.perDayPerProvider) {
-        context.addIssue({
-          code: 'custom',
-          path: ['warmup', 'schedule', index, 'perDayPerProvider'],
-          message: `expected at least ${previous.perDayPerProvider}: a warm-up only grows`,
-        })
-      }
-    })
-    const lastStep = steps.at(-1)
-    if (lastStep !== undefined && rules.warmup.warmAfterDay <= lastStep.day) {
-      context.addIssue({
-        code: 'custom',
-        path: ['warmup', 'warmAfterDay'],
-        message: `expected a day after the last step's (${lastStep.day})`,
-      })
-    }
-
-    // A floor above a provider's starting rate would make the first cut raise the rate.
-    const floor = rules.backoff.minPerMinute
-    const tooLow = [
-      ...rules.providers.map((provider, index) => ({ path: `providers[${index}]`, limits: provider.limits })),
-      { path: 'default', limits: rules.default.limits },
-    ].filter((entry) => entry.limits.perMinute < floor)
-    for (const entry of tooLow) {
-      context.addIssue({
-        code: 'custom',
-        path: ['backoff', 'minPerMinute'],
-        message: `${floor} is above ${entry.path}.limits.perMinute (${entry.limits.perMinute})`,
-      })
-    }
+    for (const issue of consistencyIssues(rules)) context.addIssue({ code: 'custom', ...issue })
   })
 
 /**
@@ -264,23 +193,6 @@ export function loadReceiverRules(path: string = DEFAULT_RECEIVER_RULES_PATH): R
     ])
   }
   return parseReceiverRules(input, source)
-}
-
-/**
- * The daily cap per provider of an egress address on its `sendingDay` (1 = its first day with
- * mail), or `undefined` once it is warm.
- */
-export function warmupDailyCap(warmup: ReceiverRules['warmup'], sendingDay: number): number | undefined {
-  if (!Number.isInteger(sendingDay) || sendingDay < 1) {
-    throw new RangeError(`sendingDay: expected a whole number of at least 1, got ${sendingDay}`)
-  }
-  if (sendingDay >= warmup.warmAfterDay) return undefined
-  let cap: number | undefined
-  for (const step of warmup.schedule) {
-    if (step.day > sendingDay) break
-    cap = step.perDayPerProvider
-  }
-  return cap
 }
 
 function issuesOf(error: z.ZodError): ReceiverRulesIssue[] {

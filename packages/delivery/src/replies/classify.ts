@@ -69,8 +69,8 @@ const IP_THROTTLE: RegExp[] = [
   /server busy\. please try again later/i,
   // Microsoft 421 4.3.2
   /maximum number of concurrent (?:server )?connections/i,
-  // Yahoo 421 4.7.0 [TSS04] / [TSS05] / [TS02], 421 4.7.1 [TS03] "All messages from x permanently deferred"
-  /\[TSS?0\d\]/,
+  // Yahoo 421 4.7.0 [TSS04] / [TSS05] / [TS02] "Messages from x temporarily deferred…",
+  // 421 4.7.1 [TS03] "All messages from x permanently deferred", 421 "Message from x temporarily deferred"
   /messages? from \S+ (?:temporarily|permanently) deferred/i,
   // Apple 421 4.7.1 "Messages to … deferred due to excessive volume"
   /deferred due to excessive volume/i,
