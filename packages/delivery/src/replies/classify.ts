@@ -13,7 +13,9 @@
  * 4. `421` (any text: the server closes the channel), `451 4.7.x`, and the known throttle texts
  *    of Gmail, Microsoft, Yahoo and Apple → throttle, with the scope the text names: Gmail's
  *    `4.7.28` says whether the IP, the DKIM domain, the SPF (envelope) domain or a URL domain is
- *    the cause, and names the domain when it can; Microsoft, Yahoo and Apple name the IP.
+ *    the cause, and names the domain when it can; Microsoft's and Yahoo's texts name the IP, and
+ *    Apple's "deferred due to excessive volume" is read as the IP's too (it names a recipient, but
+ *    it is a 421 that closes the connection, and Apple describes it as a per-sender rate limit).
  *    A throttle reply whose text names nothing known has scope `unknown` (the caller slows the
  *    whole egress address × provider, as for `ip`).
  * 5. Any other `4xx` → temporary.
