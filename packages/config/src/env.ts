@@ -342,6 +342,12 @@ export const envSchema = z
       .regex(/^[A-Za-z0-9_{}-]{1,64}$/, 'expected 1-64 letters, digits, _, -, { or }')
       .default('fairlane'),
     SMTP_URL: urlWithProtocols(['smtp:', 'smtps:'], 'smtp://127.0.0.1:2525').default('smtp://127.0.0.1:2525'),
+    /**
+     * Path of the receiver rules file (JSON: providers and their MX host patterns, starting limits,
+     * warm-up, back-off); unset: the repository's `packages/delivery/receivers.default.json`. The
+     * worker validates it at boot (`loadReceiverRules` in @fairlane/delivery).
+     */
+    RECEIVER_RULES: z.string().trim().min(1, 'expected the path of a JSON file').optional(),
     APP_URL: urlWithProtocols(['http:', 'https:'], 'http://127.0.0.1:3000').default('http://127.0.0.1:3000'),
     /** Domain used in the deterministic Message-ID; defaults to APP_URL's host name. */
     MAIL_DOMAIN: z

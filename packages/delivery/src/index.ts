@@ -18,3 +18,28 @@ export {
   type MxResolver,
   type MxResolverOptions,
 } from './mx/resolve'
+export {
+  type ProviderOfInput,
+  providerOf,
+  type ReceivingProvider,
+} from './receivers/rollup'
+export {
+  DEFAULT_RECEIVER_RULES_PATH,
+  loadReceiverRules,
+  type ProviderLimits,
+  type ProviderRule,
+  parseReceiverRules,
+  type ReceiverRules,
+  ReceiverRulesError,
+  type ReceiverRulesIssue,
+  type WarmupStep,
+} from './receivers/rules'
+export { warmupDailyCap } from './receivers/warmup'
+export {
+  type ConnectionPhase,
+  classifyConnectionFailure,
+  classifyReply,
+  type ReplyClass,
+  type SmtpReply,
+  type ThrottleScope,
+} from './replies/classify'
