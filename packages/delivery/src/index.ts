@@ -3,4 +3,7 @@
  * how those servers are grouped into providers that share one budget, how a provider's replies are
  * read, and how each provider's budget is shared between tenants.
  */
-export {}
+
+// Shaping: each (egress address × provider)'s rate, warm-up, and the share of it each tenant gets.
+export * from './shaping/aimd'
+export * from './shaping/warmup'

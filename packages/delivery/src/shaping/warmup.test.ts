@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { NEW_ADDRESS, recordSendingDay, sendingDaysBefore, utcDay, warmupCap } from './warmup'
+
+const schedule = [50, 100, 500, 1_000]
+
+describe('warmupCap', () => {
+  it('follows the schedule by sending day and lifts the cap once it is over', () => {
+    expect(warmupCap(schedule, 0)).toBe(50)
+    expect(warmupCap(schedule, 1)).toBe(100)
+    expect(warmupCap(schedule, 3)).toBe(1_000)
+    expect(warmupCap(schedule, 4)).toBe(Number.POSITIVE_INFINITY)
+    expect(warmupCap([], 0)).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('refuses a bad day count or a bad schedule, naming the day', () => {
+    expect(() => warmupCap(schedule, -1)).toThrow(/sendingDays/)
+    expect(() => warmupCap(schedule, 1.5)).toThrow(/sendingDays/)
+    expect(() => warmupCap([50, -1], 0)).toThrow(/day 2/)
+  })
+})
+
+describe('warm-up over sending days', () => {
+  it('grows only on days the address sent, not on calendar days', () => {
+    // Sends on the 1st, idles the 2nd to the 4th, sends on the 5th and the 6th.
+    const sentOn = new Set(['2026-12-01', '2026-12-05', '2026-12-06'])
+    const capByDay: Record<string, number> = {}
+    let progress = NEW_ADDRESS
+    for (let date = 1; date <= 7; date++) {
+      const today = `2026-12-0${date}`
+      capByDay[today] = warmupCap(schedule, sendingDaysBefore(progress, today))
+      if (sentOn.has(today)) {
+        // Several sends in a day count it once, and the cap does not move under the day's feet.
+        for (let send = 0; send < 3; send++) progress = recordSendingDay(progress, today)
+        expect(warmupCap(schedule, sendingDaysBefore(progress, today))).toBe(capByDay[today])
+      }
+    }
+    expect(capByDay).toEqual({
+      '2026-12-01': 50,
+      '2026-12-02': 100,
+      '2026-12-03': 100,
+      '2026-12-04': 100,
+      '2026-12-05': 100,
+      '2026-12-06': 500,
+      '2026-12-07': 1_000,
+    })
+    expect(progress).toEqual({ sendingDays: 3, lastSendingDay: '2026-12-06' })
+  })
+
+  it('ignores a late record of an earlier day', () => {
+    const progress = recordSendingDay(recordSendingDay(NEW_ADDRESS, '2026-12-02'), '2026-12-03')
+    expect(recordSendingDay(progress, '2026-12-01')).toBe(progress)
+  })
+
+  it('takes days as UTC dates and refuses anything else', () => {
+    expect(utcDay(Date.UTC(2026, 11, 6, 23, 59))).toBe('2026-12-06')
+    expect(() => recordSendingDay(NEW_ADDRESS, '6/12/2026')).toThrow(/YYYY-MM-DD/)
+    expect(() => sendingDaysBefore(NEW_ADDRESS, 'today')).toThrow(/YYYY-MM-DD/)
+  })
+})
