@@ -78,13 +78,22 @@ describe('onThrottle: multiplicative decrease', () => {
     expect(same).toBe(state)
   })
 
-  it('cuts again for a throttle after the hold-down', () => {
+  it('counts a throttle during the pause as the same event, since nothing was sent in it', () => {
+    const cut = onThrottle(at(400), 0, options)
+    expect(onThrottle(cut, options.pauseMs - 1, options)).toBe(cut)
+  })
+
+  it('cuts again for a throttle after the pause and the hold-down', () => {
+    const longHoldDown = { ...options, holdDownMs: 2 * options.pauseMs }
+    const cut = onThrottle(at(400), 0, longHoldDown)
+    expect(onThrottle(cut, longHoldDown.holdDownMs - 1, longHoldDown)).toBe(cut)
+
     let state = onThrottle(at(400), 0, options)
-    state = onThrottle(state, options.holdDownMs, options)
+    state = onThrottle(state, options.pauseMs, options)
     expect(state.ratePerMinute).toBe(100)
     // The rate it was throttled at the second time: the cut rate, no probing having happened in the pause.
     expect(state.lastThrottledPerMinute).toBe(200)
-    expect(state.pausedUntilMs).toBe(options.holdDownMs + options.pauseMs)
+    expect(state.pausedUntilMs).toBe(2 * options.pauseMs)
   })
 
   it('never cuts below the floor', () => {

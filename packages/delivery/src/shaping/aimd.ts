@@ -21,9 +21,9 @@ export interface BackoffOptions {
   /** The rate never falls below this (nor above the ceiling), so the provider is always probed. */
   minPerMinute: number
   /**
-   * Throttles within this long of a cut are the same event: the replies to messages sent before
-   * the cut, still in flight (one reply round trip). Without it a burst of 20 in-flight `421`s
-   * would halve the rate 20 times.
+   * Throttles within this long of a cut (or before its pause ends) are the same event: the replies
+   * to messages sent before the cut, still in flight (one reply round trip). Without it a burst of
+   * 20 in-flight `421`s would halve the rate 20 times.
    */
   holdDownMs: number
 }
@@ -101,8 +101,9 @@ export function withLimits(
 
 /**
  * The provider throttled a message from this address: cut the rate at once and pause. Within the
- * hold-down of the last cut it is the same event and changes nothing (nor does it lengthen the
- * pause: those replies answer messages sent before the cut).
+ * hold-down of the last cut, or before its pause has ended, it is the same event and changes
+ * nothing (nor does it lengthen the pause): nothing is sent during a pause, so those replies
+ * answer messages sent before the cut, and only a throttle of mail sent at the cut rate is news.
  */
 export function onThrottle(
   state: RateState,
@@ -110,7 +111,7 @@ export function onThrottle(
   options: BackoffOptions = DEFAULT_BACKOFF_OPTIONS,
 ): RateState {
   assertOptions(options)
-  if (state.throttledAtMs !== null && nowMs - state.throttledAtMs < options.holdDownMs) return state
+  if (isSameThrottle(state, nowMs, options)) return state
   const current = tick(state, nowMs, options).ratePerMinute
   return {
     ...state,
@@ -192,6 +193,11 @@ const rateStateSchema = z.strictObject({
   throttledAtMs: z.number().finite().nonnegative().nullable(),
   changedAtMs: z.number().finite().nonnegative(),
 })
+
+function isSameThrottle(state: RateState, nowMs: number, options: BackoffOptions): boolean {
+  if (state.throttledAtMs === null) return false
+  return nowMs < Math.max(state.throttledAtMs + options.holdDownMs, state.pausedUntilMs)
+}
 
 /** The rate after `minutes` of probing: full steps below the last throttled rate, smaller past it. */
 function increased(rate: number, minutes: number, step: number, lastThrottled: number | null): number {
