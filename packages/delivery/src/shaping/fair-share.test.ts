@@ -296,6 +296,24 @@ describe('planFairShare: across providers', () => {
     expect(reopened.order.map((s) => s.tenantId)).toEqual(['a', 'b'])
   })
 
+  it('lets one tenant be slowed at a provider (its backlog capped) while the others take the rest', () => {
+    const state = createFairShareState()
+    const tenants = [tenant('a'), tenant('b')]
+    const world = {
+      providers: [provider('google', 10)],
+      tenants,
+      backlogs: [
+        { tenantId: 'a', provider: 'google', backlog: 1 },
+        { tenantId: 'b', provider: 'google', backlog: MUCH },
+      ],
+    }
+    for (let tick = 0; tick < 5; tick++) {
+      const result = plan(state, world, tick * 100)
+      expect(count(result, 'a')).toBe(1)
+      expect(count(result, 'b')).toBe(9)
+    }
+  })
+
   it('keeps every bound in random worlds: budgets, reserves, allowances, backlogs', () => {
     const random = seededRandom(42)
     const state = createFairShareState()

@@ -1,3 +1,18 @@
+import {
+  type Contender,
+  type ProviderMemory,
+  type ProviderRound,
+  readBacklogs,
+  readProviders,
+  readTenants,
+  type ShareBacklog,
+  type ShareProvider,
+  type ShareRelease,
+  type ShareSlot,
+  type ShareTenant,
+  type TenantTurnState,
+} from './fair-share-input'
+
 /**
  * The receiver pacer's plan for one tick: how many waiting messages of each (tenant, provider) to
  * release. Two dimensions: each provider's budget this tick (from its rate controller; 0 while it
@@ -23,40 +38,7 @@
  * not seen for a while, so memory stays bounded however many tenants come and go.
  */
 
-export interface ShareProvider {
-  provider: string
-  /** Whole messages the provider may take this tick from the address; 0 while it is paused. */
-  budget: number
-  /** Part of `budget` held for the critical lane: the tenants here share `budget − reserved`. */
-  reserved?: number
-}
-
-export interface ShareTenant {
-  tenantId: string
-  /** Share of each provider's budget relative to the other tenants with mail for it; an integer ≥ 1. */
-  weight: number
-  /** Whole messages the tenant's own plan lets it send this tick, at all providers together. */
-  allowance: number
-}
-
-export interface ShareBacklog {
-  tenantId: string
-  provider: string
-  /** Messages of the tenant waiting for the provider (perhaps capped by the query), at least 0. */
-  backlog: number
-}
-
-/** One released message: whose, and for which provider. Entries for one pair are the same object. */
-export interface ShareSlot {
-  readonly tenantId: string
-  readonly provider: string
-}
-
-export interface ShareRelease {
-  tenantId: string
-  provider: string
-  count: number
-}
+export type { ShareBacklog, ShareProvider, ShareRelease, ShareSlot, ShareTenant } from './fair-share-input'
 
 export interface SharePlan {
   /** One slot per released message, in the order to enqueue them: turns interleave tenants and providers. */
@@ -75,48 +57,10 @@ export const FORGET_PROVIDER_AFTER_MS = 10 * 60_000
 /** Looking for providers to forget scans them all, so it is done now and then, not every tick. */
 const FORGET_SCAN_EVERY_MS = 10_000
 
-interface ProviderMemory {
-  /** A tenant whose turn the budget cut short, and the deficit it still had: it goes first next time. */
-  resume: { tenantId: string; deficit: number } | null
-  /** Otherwise the next tick starts with the tenant after this one. */
-  lastServedTenantId: string | null
-  seenAtMs: number
-}
-
 interface ShareMemory {
   providers: Map<string, ProviderMemory>
   lastServedProvider: string | null
   scannedAtMs: number
-}
-
-interface TenantTurnState {
-  tenantId: string
-  weight: number
-  allowanceLeft: number
-  contenders: Contender[]
-}
-
-/** A (tenant, provider) with mail and a chance this tick. */
-interface Contender {
-  tenant: TenantTurnState
-  provider: ProviderRound
-  backlogLeft: number
-  deficit: number
-  /** Made at the first release, so the many pairs that release nothing this tick cost no more objects. */
-  slot: ShareSlot | null
-  release: ShareRelease | null
-}
-
-interface ProviderRound {
-  provider: string
-  memory: ProviderMemory
-  remaining: number
-  queue: Contender[]
-  head: number
-  /** The tenant resuming a cut turn: its first turn this tick adds no weight. */
-  resumingTenantId: string | null
-  /** The tenant whose backlog entries were read last, to catch a pair listed twice. */
-  listedBy: TenantTurnState | null
 }
 
 const memories = new WeakMap<FairShareState, ShareMemory>()
@@ -148,7 +92,7 @@ export function planFairShare(
 ): SharePlan {
   const memory = memoryOf(state)
   forgetIdleProviders(memory, input.nowMs)
-  const rounds = readProviders(memory, input.providers, input.nowMs)
+  const rounds = readProviders(memory.providers, input.providers, input.nowMs)
   const tenants = readTenants(input.tenants)
   readBacklogs(input.backlogs, tenants, rounds)
   const ring = providerRing(memory, queueTenants(tenants, rounds))
@@ -176,75 +120,6 @@ function memoryOf(state: FairShareState): ShareMemory {
   return memory
 }
 
-function readProviders(
-  memory: ShareMemory,
-  providers: ShareProvider[],
-  nowMs: number,
-): Map<string, ProviderRound> {
-  const rounds = new Map<string, ProviderRound>()
-  for (const provider of providers) {
-    assertProvider(provider)
-    if (rounds.has(provider.provider)) throw new RangeError(`provider ${provider.provider} is listed twice`)
-    let remembered = memory.providers.get(provider.provider)
-    if (!remembered) {
-      remembered = { resume: null, lastServedTenantId: null, seenAtMs: nowMs }
-      memory.providers.set(provider.provider, remembered)
-    }
-    remembered.seenAtMs = nowMs
-    const remaining = Math.max(0, Math.floor(provider.budget) - Math.ceil(provider.reserved ?? 0))
-    rounds.set(provider.provider, {
-      provider: provider.provider,
-      memory: remembered,
-      remaining,
-      queue: [],
-      head: 0,
-      resumingTenantId: null,
-      listedBy: null,
-    })
-  }
-  return rounds
-}
-
-function readTenants(tenants: ShareTenant[]): Map<string, TenantTurnState> {
-  const byId = new Map<string, TenantTurnState>()
-  for (const tenant of tenants) {
-    assertTenant(tenant)
-    if (byId.has(tenant.tenantId)) throw new RangeError(`tenant ${tenant.tenantId} is listed twice`)
-    byId.set(tenant.tenantId, {
-      tenantId: tenant.tenantId,
-      weight: tenant.weight,
-      allowanceLeft: Math.floor(tenant.allowance),
-      contenders: [],
-    })
-  }
-  return byId
-}
-
-/** Attaches each backlog entry to its tenant; those that cannot be served this tick sit it out. */
-function readBacklogs(
-  backlogs: ShareBacklog[],
-  tenants: Map<string, TenantTurnState>,
-  rounds: Map<string, ProviderRound>,
-): void {
-  for (const entry of backlogs) {
-    const tenant = tenants.get(entry.tenantId)
-    const round = rounds.get(entry.provider)
-    if (!tenant) throw new RangeError(`backlog for ${pairName(entry)}: the tenant is not listed`)
-    if (!round) throw new RangeError(`backlog for ${pairName(entry)}: the provider is not listed`)
-    if (!(Number.isFinite(entry.backlog) && entry.backlog >= 0)) {
-      throw new RangeError(`backlog for ${pairName(entry)} must be a finite number ≥ 0, got ${entry.backlog}`)
-    }
-    tenant.contenders.push({
-      tenant,
-      provider: round,
-      backlogLeft: Math.floor(entry.backlog),
-      deficit: 0,
-      slot: null,
-      release: null,
-    })
-  }
-}
-
 /**
  * Fills each provider's queue in ring order (tenant id, so the order does not depend on how the
  * query sorted its rows), starting with the tenant resuming a cut turn, else the one after the
@@ -267,8 +142,8 @@ function queueTenants(
         )
       }
       round.listedBy = tenant
-      if (contender.backlogLeft >= 1 && tenant.allowanceLeft >= 1 && round.remaining >= 1)
-        round.queue.push(contender)
+      const canGo = contender.backlogLeft >= 1 && tenant.allowanceLeft >= 1 && round.remaining >= 1
+      if (canGo) round.queue.push(contender)
     }
   }
   const active: ProviderRound[] = []
@@ -363,10 +238,6 @@ function firstAfter(queue: Contender[], tenantId: string): number {
   return low === queue.length ? 0 : low
 }
 
-function pairName(entry: ShareBacklog): string {
-  return `tenant ${entry.tenantId} at provider ${entry.provider}`
-}
-
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
@@ -376,23 +247,5 @@ function forgetIdleProviders(memory: ShareMemory, nowMs: number): void {
   memory.scannedAtMs = nowMs
   for (const [provider, remembered] of memory.providers) {
     if (nowMs - remembered.seenAtMs >= FORGET_PROVIDER_AFTER_MS) memory.providers.delete(provider)
-  }
-}
-
-function assertProvider(provider: ShareProvider): void {
-  if (!(provider.budget >= 0)) {
-    throw new RangeError(`provider ${provider.provider}: budget must be ≥ 0, got ${provider.budget}`)
-  }
-  if (provider.reserved !== undefined && !(provider.reserved >= 0)) {
-    throw new RangeError(`provider ${provider.provider}: reserved must be ≥ 0, got ${provider.reserved}`)
-  }
-}
-
-function assertTenant(tenant: ShareTenant): void {
-  if (!(Number.isInteger(tenant.weight) && tenant.weight >= 1)) {
-    throw new RangeError(`tenant ${tenant.tenantId}: weight must be an integer ≥ 1, got ${tenant.weight}`)
-  }
-  if (!(tenant.allowance >= 0)) {
-    throw new RangeError(`tenant ${tenant.tenantId}: allowance must be ≥ 0, got ${tenant.allowance}`)
   }
 }
