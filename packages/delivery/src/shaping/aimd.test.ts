@@ -173,20 +173,22 @@ describe('tick and onSuccess: additive increase', () => {
 
 describe('withLimits', () => {
   it('lowers the rate at once under a lowered ceiling', () => {
-    const state = withLimits(at(500), { perMinute: 200 }, options)
+    const state = withLimits(at(500), { perMinute: 200 }, 0, options)
     expect(state.ratePerMinute).toBe(200)
     expect(state.ceilingPerMinute).toBe(200)
   })
 
-  it('reaches a raised ceiling by probing, not by a jump', () => {
-    const state = withLimits(at(300, 300), { perMinute: 600 }, options)
-    expect(state.ratePerMinute).toBe(300)
-    expect(tick(state, MINUTE, options).ratePerMinute).toBeCloseTo(320, 9)
+  it('reaches a raised ceiling by probing from now, not by a jump', () => {
+    // An hour at the old ceiling, then the rules raise it.
+    const raised = withLimits(at(300, 300), { perMinute: 600 }, 60 * MINUTE, options)
+    expect(raised.ratePerMinute).toBe(300)
+    expect(allowedAt(raised, 60 * MINUTE, options)).toBe(300)
+    expect(tick(raised, 61 * MINUTE, options).ratePerMinute).toBeCloseTo(320, 9)
   })
 
   it('returns the same state when nothing changed', () => {
     const state = at(300)
-    expect(withLimits(state, { perMinute: 600 }, options)).toBe(state)
+    expect(withLimits(state, { perMinute: 600 }, MINUTE, options)).toBe(state)
   })
 })
 

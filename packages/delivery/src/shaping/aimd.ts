@@ -80,22 +80,26 @@ export function initialRate(
 
 /**
  * New limits (the rules file was reloaded): the rate stays where it is, inside the new bounds, so
- * a lowered ceiling binds at once and a raised one is reached by probing, not by a jump.
+ * a lowered ceiling binds at once and a raised one is reached by probing from now, not by a jump
+ * worth all the time the rate sat at the old ceiling.
  */
 export function withLimits(
   state: RateState,
   limits: { perMinute: number },
+  nowMs: number,
   options: BackoffOptions = DEFAULT_BACKOFF_OPTIONS,
 ): RateState {
   assertOptions(options)
   const ceilingPerMinute = assertCeiling(limits.perMinute)
   const floorPerMinute = Math.min(options.minPerMinute, ceilingPerMinute)
   if (ceilingPerMinute === state.ceilingPerMinute && floorPerMinute === state.floorPerMinute) return state
+  const current = tick(state, nowMs, options)
   return {
-    ...state,
+    ...current,
     ceilingPerMinute,
     floorPerMinute,
-    ratePerMinute: clamp(state.ratePerMinute, floorPerMinute, ceilingPerMinute),
+    ratePerMinute: clamp(current.ratePerMinute, floorPerMinute, ceilingPerMinute),
+    changedAtMs: Math.max(current.changedAtMs, nowMs),
   }
 }
 
