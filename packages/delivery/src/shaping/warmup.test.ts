@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { NEW_ADDRESS, recordSendingDay, sendingDaysBefore, utcDay, warmupCap } from './warmup'
+import { NEW_ADDRESS_WARMUP, recordSendingDay, sendingDaysBefore, utcDay, warmupCap } from './warmup'
 
 const schedule = [50, 100, 500, 1_000]
 
@@ -24,7 +24,7 @@ describe('warm-up over sending days', () => {
     // Sends on the 1st, idles the 2nd to the 4th, sends on the 5th and the 6th.
     const sentOn = new Set(['2026-12-01', '2026-12-05', '2026-12-06'])
     const capByDay: Record<string, number> = {}
-    let progress = NEW_ADDRESS
+    let progress = NEW_ADDRESS_WARMUP
     for (let date = 1; date <= 7; date++) {
       const today = `2026-12-0${date}`
       capByDay[today] = warmupCap(schedule, sendingDaysBefore(progress, today))
@@ -47,13 +47,13 @@ describe('warm-up over sending days', () => {
   })
 
   it('ignores a late record of an earlier day', () => {
-    const progress = recordSendingDay(recordSendingDay(NEW_ADDRESS, '2026-12-02'), '2026-12-03')
+    const progress = recordSendingDay(recordSendingDay(NEW_ADDRESS_WARMUP, '2026-12-02'), '2026-12-03')
     expect(recordSendingDay(progress, '2026-12-01')).toBe(progress)
   })
 
   it('takes days as UTC dates and refuses anything else', () => {
     expect(utcDay(Date.UTC(2026, 11, 6, 23, 59))).toBe('2026-12-06')
-    expect(() => recordSendingDay(NEW_ADDRESS, '6/12/2026')).toThrow(/YYYY-MM-DD/)
-    expect(() => sendingDaysBefore(NEW_ADDRESS, 'today')).toThrow(/YYYY-MM-DD/)
+    expect(() => recordSendingDay(NEW_ADDRESS_WARMUP, '6/12/2026')).toThrow(/YYYY-MM-DD/)
+    expect(() => sendingDaysBefore(NEW_ADDRESS_WARMUP, 'today')).toThrow(/YYYY-MM-DD/)
   })
 })

@@ -18,7 +18,10 @@ export interface WarmupProgress {
   lastSendingDay: string | null
 }
 
-export const NEW_ADDRESS: Readonly<WarmupProgress> = Object.freeze({ sendingDays: 0, lastSendingDay: null })
+export const NEW_ADDRESS_WARMUP: Readonly<WarmupProgress> = Object.freeze({
+  sendingDays: 0,
+  lastSendingDay: null,
+})
 
 /**
  * The most messages the address may send the provider today, given `sendingDays`: the days it
