@@ -43,3 +43,8 @@ export {
   type SmtpReply,
   type ThrottleScope,
 } from './replies/classify'
+// Shaping: each (egress address × provider)'s rate, warm-up, and the share of it each tenant gets.
+export * from './shaping/aimd'
+export * from './shaping/fair-share'
+export * from './shaping/provider-budget'
+export * from './shaping/warmup'
