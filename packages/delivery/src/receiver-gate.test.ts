@@ -1,0 +1,198 @@
+import type { ReceiverAsk, ReceiverGate } from '@fairlane/core/delivery'
+import { describe, expect, it } from 'vitest'
+import { createReceiverGate, type ProviderBuckets, type ReceiverStates } from './receiver-gate'
+import type { ProviderLimits } from './receivers/rules'
+import { classifyReply } from './replies/classify'
+import { aimdRateController } from './shaping/rate-controller'
+
+const limits: ProviderLimits = { connections: 2, messagesPerConnection: 10, perMinute: 600 }
+const backoff = { decrease: 0.5, pauseMs: 60_000, increasePerMinute: 10, minPerMinute: 6, holdDownMs: 5_000 }
+
+/** `receiver_states` in memory, shared by the gates of several "workers". */
+function memoryStates(): ReceiverStates & {
+  rows: Map<string, { scope: string; state: unknown; lastReply: string | null }>
+} {
+  const rows = new Map<string, { scope: string; state: unknown; lastReply: string | null }>()
+  const key = (egress: string, provider: string, scope: string) => `${egress}|${provider}|${scope}`
+  return {
+    rows,
+    async read({ egress, provider, scopes }) {
+      return scopes.flatMap((scope) => rows.get(key(egress, provider, scope)) ?? [])
+    },
+    async throttle(at, reply, change) {
+      const current = rows.get(key(at.egress, at.provider, at.scope))
+      const next = change(current?.state)
+      const row = { scope: at.scope, state: JSON.parse(JSON.stringify(next.state)), lastReply: reply }
+      rows.set(key(at.egress, at.provider, at.scope), row)
+      return row
+    },
+  }
+}
+
+/** Token buckets on the test's clock: GCRA with the plan given per take, as the Redis script does. */
+function memoryBuckets(clock: { now(): number }): ProviderBuckets & { taken: string[] } {
+  const tat = new Map<string, number>()
+  const taken: string[] = []
+  return {
+    taken,
+    async take(bucket, plan) {
+      const now = clock.now()
+      const interval = 1000 / plan.ratePerSec
+      const from = Math.max(tat.get(bucket) ?? now, now)
+      const wait = from - now - (plan.burst - 1) * interval
+      if (wait > 0) return { ok: false, retryAfterMs: wait, position: 1 }
+      tat.set(bucket, from + interval)
+      taken.push(bucket)
+      return { ok: true }
+    },
+  }
+}
+
+/** An SMTP reply error as the MX transport rejects with (code, enhanced code, text). */
+function replyError(text: string) {
+  const [code, enhanced] = text.split(' ')
+  return Object.assign(new Error(text), { reply: { code: Number(code), enhanced, text } })
+}
+
+function world() {
+  let nowMs = Date.UTC(2026, 11, 6, 12)
+  const clock = { now: () => nowMs }
+  const states = memoryStates()
+  const buckets = memoryBuckets(clock)
+  const gateFor = (): ReceiverGate =>
+    createReceiverGate({
+      providerOf: async (domain) => ({ provider: domain === 'example.org' ? domain : 'google', limits }),
+      egressFor: () => '127.0.0.2',
+      states,
+      controller: aimdRateController(backoff),
+      buckets,
+      readReply: (error) => {
+        const reply = (error as { reply?: { code: number; enhanced?: string; text: string } }).reply
+        return reply ? { class: classifyReply(reply), reply: reply.text } : undefined
+      },
+      criticalReserve: 0.1,
+      clock,
+      random: () => 0.5,
+    })
+  return { clock, advance: (ms: number) => (nowMs += ms), states, buckets, gateFor }
+}
+
+const ask = (tenantId: string, extra: Partial<ReceiverAsk> = {}): ReceiverAsk => ({
+  tenantId,
+  lane: 'bulk',
+  toAddress: `someone@gmail.test`,
+  ...extra,
+})
+
+describe('the receiver gate', () => {
+  it('routes mail to its provider from the tenant’s egress address, within the provider’s rate', async () => {
+    const { gateFor } = world()
+    const gate = gateFor()
+    expect(await gate.admit(ask('t1'))).toEqual({
+      ok: true,
+      route: { provider: 'google', egressAddress: '127.0.0.2' },
+    })
+    // 600 a minute less the critical reserve: 9 a second shared, with a burst of 9.
+    const answers = await Promise.all(Array.from({ length: 12 }, () => gate.admit(ask('t1'))))
+    expect(answers.filter((answer) => answer.ok)).toHaveLength(8)
+    expect(answers.find((answer) => !answer.ok)).toMatchObject({
+      provider: 'google',
+      reason: 'google is at its rate of 600 a minute',
+    })
+  })
+
+  it('a throttle about the IP pauses the provider for every tenant and every worker, and cuts its rate', async () => {
+    const { gateFor, advance, states } = world()
+    const seen = gateFor()
+    const other = gateFor()
+    await seen.admit(ask('t1'))
+    const verdict = await seen.learn({
+      ...ask('t1'),
+      route: { provider: 'google', egressAddress: '127.0.0.2' },
+      outcome: {
+        kind: 'failed',
+        error: replyError(
+          '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address',
+        ),
+      },
+    })
+    // Paused 60 s, then one interval at the cut rate (300 a minute: 200 ms), spread by half of it.
+    expect(verdict).toEqual({
+      kind: 'defer',
+      delayMs: 60_300,
+      provider: 'google',
+      reply:
+        '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address',
+    })
+    const refused = await seen.admit(ask('t2'))
+    expect(refused).toMatchObject({ ok: false, provider: 'google' })
+    expect(refused.ok ? '' : refused.reason).toMatch(/^google paused after: 421 4\.7\.28/)
+    // Another worker reads the stored state (its cache is empty): paused too.
+    expect((await other.admit(ask('t3'))).ok).toBe(false)
+    // Mail for another provider is not held up.
+    expect((await seen.admit(ask('t2', { toAddress: 'a@example.org' }))).ok).toBe(true)
+    expect([...states.rows.keys()]).toEqual(['127.0.0.2|google|'])
+    advance(61_000)
+    expect((await seen.admit(ask('t2'))).ok).toBe(true)
+  })
+
+  it('a throttle naming one tenant’s DKIM domain slows that tenant alone at that provider', async () => {
+    const { gateFor, states } = world()
+    const gate = gateFor()
+    const route = { provider: 'google', egressAddress: '127.0.0.2' }
+    const verdict = await gate.learn({
+      ...ask('t1', { signingDomain: 'news.acme.test' }),
+      route,
+      outcome: {
+        kind: 'failed',
+        error: replyError(
+          '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your DKIM domain [news.acme.test]',
+        ),
+      },
+    })
+    expect(verdict.kind).toBe('defer')
+    expect([...states.rows.keys()]).toEqual(['127.0.0.2|google|t1'])
+    expect((await gate.admit(ask('t1', { signingDomain: 'news.acme.test' }))).ok).toBe(false)
+    expect((await gate.admit(ask('t2', { signingDomain: 'other.test' }))).ok).toBe(true)
+  })
+
+  it('keeps the critical lane’s reserve: login codes go when bulk has used the shared rate', async () => {
+    const { gateFor, buckets } = world()
+    const gate = gateFor()
+    while ((await gate.admit(ask('t1'))).ok) {}
+    expect((await gate.admit(ask('t1', { lane: 'default' }))).ok).toBe(false)
+    expect(await gate.admit(ask('t2', { lane: 'critical' }))).toMatchObject({ ok: true })
+    expect(buckets.taken.at(-1)).toBe('rx:127.0.0.2:google:critical')
+  })
+
+  it('leaves a failure that is not throttling (mailbox full, a network error) to the usual retry', async () => {
+    const { gateFor, states } = world()
+    const gate = gateFor()
+    const route = { provider: 'google' }
+    for (const error of [
+      replyError('452 4.2.2 The email account that you tried to reach is over quota'),
+      new Error('ECONNRESET'),
+    ]) {
+      expect(await gate.learn({ ...ask('t1'), route, outcome: { kind: 'failed', error } })).toEqual({
+        kind: 'as-is',
+      })
+    }
+    expect(await gate.learn({ ...ask('t1'), route, outcome: { kind: 'accepted' } })).toEqual({
+      kind: 'as-is',
+    })
+    expect(states.rows.size).toBe(0)
+  })
+
+  it('in-flight throttles after the cut are one event: the rate is halved once', async () => {
+    const { gateFor, states } = world()
+    const gate = gateFor()
+    const route = { provider: 'google', egressAddress: '127.0.0.2' }
+    const error = replyError(
+      '451 4.7.650 The mail server [192.0.2.1] has been temporarily rate limited due to IP reputation.',
+    )
+    for (let reply = 0; reply < 20; reply++)
+      await gate.learn({ ...ask('t1'), route, outcome: { kind: 'failed', error } })
+    const [row] = [...states.rows.values()]
+    expect(row?.state).toMatchObject({ ratePerMinute: 300, lastThrottledPerMinute: 600 })
+  })
+})

@@ -1,0 +1,247 @@
+import type {
+  ReceiverAdmission,
+  ReceiverAsk,
+  ReceiverGate,
+  ReceiverOutcome,
+  ReceiverRoute,
+  ReceiverVerdict,
+} from '@fairlane/core/delivery'
+import type { ProviderLimits } from './receivers/rules'
+import type { ReplyClass, ThrottleScope } from './replies/classify'
+
+/**
+ * What one provider's budget looks like to the gate: the rate controller's state, stored per egress
+ * address × provider × scope ('' for every tenant, or a tenant's id). Its maths are pure
+ * (`shaping/aimd.ts`); the gate only asks it three questions and hands it a throttle.
+ */
+export interface RateController<State> {
+  initial(limits: ProviderLimits, nowMs: number): State
+  /** A state read back from storage, checked (an error names what is wrong). */
+  parse(stored: unknown): State
+  /** Messages a minute allowed now: 0 while paused; the slow climb back is computed, not stored. */
+  perMinute(state: State, limits: ProviderLimits, nowMs: number): number
+  /** Until when the provider is paused (ms since the epoch), or null. */
+  pausedUntil(state: State): number | null
+  /** A throttling reply: the rate is cut at once (one cut per hold-down) and the provider paused. */
+  onThrottle(state: State, limits: ProviderLimits, nowMs: number): State
+}
+
+/** The stored states (`receiver_states`, `@fairlane/db/queries/receiver-states`). */
+export interface ReceiverStates {
+  read(input: {
+    egress: string
+    provider: string
+    scopes: string[]
+  }): Promise<{ scope: string; state: unknown; lastReply: string | null }[]>
+  throttle(
+    key: { egress: string; provider: string; scope: string },
+    reply: string,
+    change: (current: unknown) => { state: unknown; pausedUntil: Date | null },
+  ): Promise<{ scope: string; state: unknown; lastReply: string | null }>
+}
+
+/** The provider budgets' token buckets (`@fairlane/fairness` `TokenBuckets.take`, shared by every worker). */
+export interface ProviderBuckets {
+  take(
+    bucket: string,
+    plan: { ratePerSec: number; burst: number },
+  ): Promise<{ ok: true } | { ok: false; retryAfterMs: number; position: number }>
+}
+
+/** A recipient domain's provider: MX lookup and rollup. Unresolvable domains are their own provider. */
+export type ProviderOf = (domain: string) => Promise<{ provider: string; limits: ProviderLimits }>
+
+/** What a failed send's reply says, in the provider's words: undefined for a failure that is not a reply. */
+export type ReadReply = (error: unknown) => { class: ReplyClass; reply: string } | undefined
+
+export interface ReceiverGateDeps<State> {
+  providerOf: ProviderOf
+  /** The egress address a tenant's mail to a provider leaves from ('' lets the system pick). */
+  egressFor(input: { tenantId: string; provider: string }): string
+  states: ReceiverStates
+  controller: RateController<State>
+  buckets: ProviderBuckets
+  readReply: ReadReply
+  /** The share of each provider's rate kept for the critical lane (login codes); it may also use the rest. */
+  criticalReserve: number
+  clock: { now(): number }
+  /** How long a worker trusts the states it read (a throttle it saw itself updates them at once). */
+  statesCacheMs?: number
+  /** Every reply's class per provider, for `fairlane_receiver_replies_total`. */
+  observe?(input: { provider: string; egress: string; replyClass: ReplyClass['kind'] }): void
+  random?: () => number
+}
+
+const DEFAULT_STATES_CACHE_MS = 1_000
+/** Scope of a state that holds for every tenant. */
+const EVERYONE = ''
+
+/**
+ * MX mode's receiving side (`ReceiverGate` of the send use case). Each provider's budget at each egress
+ * address is a token bucket at the rate its controller allows now, split in two: the critical lane's
+ * reserve (`criticalReserve` of the rate, which login codes try first) and the rest, shared by every
+ * lane. A provider that throttled is paused and its rate cut at once, in PostgreSQL, so every worker
+ * (and the next process after a crash) obeys it; when its reply names one tenant's domain, only that
+ * tenant is slowed at that provider. Mail the budget has no room for is deferred to the bucket's next
+ * slot for it: the provider's pace, not a timer of the message's own.
+ */
+export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): ReceiverGate {
+  const cacheMs = deps.statesCacheMs ?? DEFAULT_STATES_CACHE_MS
+  const random = deps.random ?? Math.random
+  const cache = new Map<string, { readAtMs: number; states: Map<string, StoredState<State>> }>()
+  const limitsOf = new Map<string, ProviderLimits>()
+
+  const cacheKey = (egress: string, provider: string) => `${egress}\u0000${provider}`
+  async function statesOf(egress: string, provider: string, tenantId: string) {
+    const key = cacheKey(egress, provider)
+    const now = deps.clock.now()
+    const cached = cache.get(key)
+    if (cached && now - cached.readAtMs < cacheMs && cached.states.has(`?${tenantId}`)) return cached.states
+    const rows = await deps.states.read({ egress, provider, scopes: [EVERYONE, tenantId] })
+    // Remembers that this tenant was asked about (a `?` entry), so an unthrottled tenant is one read a second.
+    const states = new Map<string, StoredState<State>>(
+      cached && now - cached.readAtMs < cacheMs ? cached.states : [],
+    )
+    states.set(`?${tenantId}`, { state: undefined, lastReply: null })
+    for (const row of rows) {
+      states.set(row.scope, { state: deps.controller.parse(row.state), lastReply: row.lastReply })
+    }
+    cache.set(key, { readAtMs: now, states })
+    if (cache.size > 10_000) cache.delete(cache.keys().next().value as string)
+    return states
+  }
+
+  return {
+    async admit(ask: ReceiverAsk): Promise<ReceiverAdmission> {
+      const { provider, limits } = await deps.providerOf(domainOf(ask.toAddress))
+      limitsOf.set(provider, limits)
+      const egress = deps.egressFor({ tenantId: ask.tenantId, provider })
+      const states = await statesOf(egress, provider, ask.tenantId)
+      const now = deps.clock.now()
+      const route: ReceiverRoute = { provider, ...(egress ? { egressAddress: egress } : {}) }
+      const wait = (delayMs: number, reason: string): ReceiverAdmission => ({
+        ok: false,
+        delayMs: Math.max(1, Math.ceil(delayMs)),
+        provider,
+        reason,
+      })
+
+      // The tenant's own state first: a provider that throttled this tenant's domain slows it alone.
+      for (const scope of [ask.tenantId, EVERYONE]) {
+        const stored = states.get(scope)
+        if (!stored?.state) continue
+        const pausedUntil = deps.controller.pausedUntil(stored.state)
+        if (pausedUntil !== null && pausedUntil > now) {
+          // Spread over a second: the mail paused together does not all come back in one instant.
+          return wait(pausedUntil - now + random() * 1_000, pauseReason(provider, stored.lastReply))
+        }
+      }
+      const tenantState = states.get(ask.tenantId)?.state
+      if (tenantState !== undefined) {
+        const perMinute = deps.controller.perMinute(tenantState, limits, now)
+        const taken = await deps.buckets.take(
+          bucketName(egress, provider, `tenant:${ask.tenantId}`),
+          planOf(perMinute),
+        )
+        if (!taken.ok)
+          return wait(
+            slotDelay(taken, perMinute, random),
+            `${provider} allows this sender ${rateText(perMinute)}`,
+          )
+      }
+      const whole = states.get(EVERYONE)?.state ?? deps.controller.initial(limits, now)
+      const perMinute = deps.controller.perMinute(whole, limits, now)
+      const reserved = perMinute * deps.criticalReserve
+      if (ask.lane === 'critical' && reserved > 0) {
+        const taken = await deps.buckets.take(bucketName(egress, provider, 'critical'), planOf(reserved))
+        if (taken.ok) return { ok: true, route }
+      }
+      const shared = perMinute - reserved
+      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared))
+      if (taken.ok) return { ok: true, route }
+      return wait(slotDelay(taken, shared, random), `${provider} is at its rate of ${rateText(perMinute)}`)
+    },
+
+    async learn(
+      input: ReceiverAsk & { route: ReceiverRoute; outcome: ReceiverOutcome },
+    ): Promise<ReceiverVerdict> {
+      const { provider } = input.route
+      const egress = input.route.egressAddress ?? ''
+      if (input.outcome.kind === 'accepted') {
+        deps.observe?.({ provider, egress, replyClass: 'accepted' })
+        return { kind: 'as-is' }
+      }
+      const read = deps.readReply(input.outcome.error)
+      if (read) deps.observe?.({ provider, egress, replyClass: read.class.kind })
+      if (read?.class.kind !== 'throttle') return { kind: 'as-is' }
+      const limits = limitsOf.get(provider) ?? (await deps.providerOf(domainOf(input.toAddress))).limits
+      const scope = throttledScope(read.class.scope, input) ? input.tenantId : EVERYONE
+      const now = deps.clock.now()
+      const written = await deps.states.throttle({ egress, provider, scope }, read.reply, (current) => {
+        const before =
+          current === undefined ? deps.controller.initial(limits, now) : deps.controller.parse(current)
+        const state = deps.controller.onThrottle(before, limits, now)
+        const pausedUntil = deps.controller.pausedUntil(state)
+        return { state, pausedUntil: pausedUntil === null ? null : new Date(pausedUntil) }
+      })
+      const state = deps.controller.parse(written.state)
+      // This worker obeys at once; the others within their cache's age.
+      cache.get(cacheKey(egress, provider))?.states.set(scope, { state, lastReply: written.lastReply })
+      const pausedUntil = deps.controller.pausedUntil(state) ?? now
+      const perMinute = Math.max(deps.controller.perMinute(state, limits, pausedUntil), 1)
+      // After the pause, at the cut rate: one interval, spread so the deferred do not return together.
+      const delayMs = Math.max(0, pausedUntil - now) + (60_000 / perMinute) * (1 + random())
+      return { kind: 'defer', delayMs: Math.ceil(delayMs), provider, reply: read.reply }
+    },
+  }
+}
+
+interface StoredState<State> {
+  state: State | undefined
+  lastReply: string | null
+}
+
+/**
+ * A throttle that names a domain of this message's sender (its DKIM domain, or one under it: the
+ * return path and From) or a URL in its content slows this tenant alone; one about the IP, everyone.
+ */
+function throttledScope(scope: ThrottleScope, ask: ReceiverAsk): boolean {
+  if (scope.kind === 'ip' || scope.kind === 'unknown') return false
+  if (scope.kind === 'url-domain') return true
+  const named = scope.domain?.toLowerCase()
+  const signing = ask.signingDomain?.toLowerCase()
+  if (!named || !signing) return false
+  return named === signing || named.endsWith(`.${signing}`) || signing.endsWith(`.${named}`)
+}
+
+function domainOf(address: string): string {
+  return address.slice(address.lastIndexOf('@') + 1).toLowerCase()
+}
+
+/** A bucket's name: no braces (they are the Redis Cluster hash tag). */
+function bucketName(egress: string, provider: string, part: string): string {
+  return `rx:${egress || 'any'}:${provider}:${part}`.replace(/[{}]/g, '_')
+}
+
+/** One second's worth of burst, at least one message. */
+function planOf(perMinute: number): { ratePerSec: number; burst: number } {
+  const ratePerSec = Math.max(perMinute, 0.01) / 60
+  return { ratePerSec, burst: Math.max(1, Math.floor(ratePerSec)) }
+}
+
+function slotDelay(
+  taken: { retryAfterMs: number; position: number },
+  perMinute: number,
+  random: () => number,
+): number {
+  const intervalMs = 60_000 / Math.max(perMinute, 0.01)
+  return taken.retryAfterMs + (Math.max(1, taken.position) - 1) * intervalMs + random() * intervalMs
+}
+
+function rateText(perMinute: number): string {
+  return `${Math.round(perMinute * 10) / 10} a minute`
+}
+
+function pauseReason(provider: string, lastReply: string | null): string {
+  return lastReply ? `${provider} paused after: ${lastReply}` : `${provider} is paused`
+}
