@@ -116,7 +116,9 @@ describe('environment schema', () => {
       'MX_TLS',
       'SMTP_HELO_NAME',
     ])
-    expect(problems.find((problem) => problem.startsWith('EGRESS_ADDRESSES'))).toContain('not: mail.example.com')
+    expect(problems.find((problem) => problem.startsWith('EGRESS_ADDRESSES'))).toContain(
+      'not: mail.example.com',
+    )
     expect(problemsOf({ SMTP_HELO_NAME: '  ' })[0]).toMatch(/^SMTP_HELO_NAME: expected a host name/)
     expect(problemsOf({ EGRESS_ADDRESSES: '192.0.2.10,192.0.2.10' })[0]).toMatch(
       /^EGRESS_ADDRESSES: lists 192.0.2.10 more than once/,

@@ -557,9 +557,7 @@ export const envSchema = z
      * `relay`: every message goes to SMTP_URL (the default, and `pnpm start`'s). `mx`: each message goes
      * to its recipient domain's own MX hosts, on MX_PORT, from EGRESS_ADDRESSES.
      */
-    DELIVERY_MODE: z
-      .enum(['relay', 'mx'], { message: 'expected relay or mx' })
-      .default('relay'),
+    DELIVERY_MODE: z.enum(['relay', 'mx'], { message: 'expected relay or mx' }).default('relay'),
     /** The port of the receivers' MX hosts: 25 on the internet; tests and `pnpm start --mx` use a high one. */
     MX_PORT: z.coerce
       .number({ message: 'expected a port number' })
