@@ -148,7 +148,7 @@ class AddressPool {
         clearTimeout(entry.idleTimer)
         return this.lease(entry)
       }
-      if (this.entries.size + this.opening < this.options.connectionsPerHost) return this.open()
+      if (this.entries.size + this.opening < this.options.connectionsPerHost) return this.open(signal)
       await this.waitForRoom(signal)
     }
   }
@@ -184,10 +184,10 @@ class AddressPool {
     for (const wake of this.waiting.splice(0)) wake()
   }
 
-  private async open(): Promise<PooledConnection> {
+  private async open(signal?: AbortSignal): Promise<PooledConnection> {
     this.opening += 1
     try {
-      const { smtp, tls } = await connect(this.target, this.options)
+      const { smtp, tls } = await connect(this.target, this.options, signal)
       const entry: Entry = { smtp, tls, messages: 0, idleTimer: undefined, closed: false }
       this.entries.add(entry)
       // The server may end an idle session (its own timeout) or fail it: the entry leaves the pool.
@@ -234,11 +234,13 @@ class AddressPool {
 
 /**
  * Opens one session: TCP from the egress address, the greeting, EHLO, STARTTLS as the policy says.
- * Rejects with `ConnectFailure` naming the phase it stopped in.
+ * Rejects with `ConnectFailure` naming the phase it stopped in, also when `signal` (the deadline of
+ * the send that asked for it) fires first: the phase timeouts alone could add up past the deadline.
  */
 function connect(
   target: PoolTarget,
   options: ConnectionPoolOptions,
+  signal: AbortSignal | undefined,
 ): Promise<{ smtp: SMTPConnection; tls: MxTls }> {
   const smtp = new SMTPConnection({
     host: target.address,
@@ -252,12 +254,19 @@ function connect(
   })
   return new Promise((resolve, reject) => {
     let settled = false
+    const onAbort = () => fail(signal?.reason ?? new Error('the send was aborted'))
     const fail = (error: unknown) => {
       if (settled) return
       settled = true
+      signal?.removeEventListener('abort', onAbort)
       reject(new ConnectFailure(connectPhase(smtp, error), error))
       smtp.close()
     }
+    if (signal?.aborted) {
+      onAbort()
+      return
+    }
+    signal?.addEventListener('abort', onAbort, { once: true })
     // Every error after the connect is the send's to report (its callback gets it too); an
     // EventEmitter without an 'error' listener would throw it instead.
     smtp.on('error', fail)
@@ -269,6 +278,7 @@ function connect(
       }
       if (settled) return
       settled = true
+      signal?.removeEventListener('abort', onAbort)
       resolve({ smtp, tls: tlsOf(smtp, target.tls) })
     })
   })

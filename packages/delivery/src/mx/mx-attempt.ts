@@ -99,10 +99,9 @@ async function sendOnce(
       }
       const handedOff = request.bodyHandedOff()
       const reply = replyOf(error)
-      // A refusal of this message leaves the session usable (nodemailer's pool resets it the same
-      // way); a 421 or anything without a reply does not.
-      const reusable =
-        reply !== undefined && reply.code !== 421 && !handedOff && (await reset(connection.smtp))
+      // A reply (a refusal of the envelope or of the data) ends the transaction and leaves the
+      // session usable once reset, as nodemailer's own pool does; a 421 or no reply does not.
+      const reusable = reply !== undefined && reply.code !== 421 && (await reset(connection.smtp))
       connection.release(reusable)
       if (connection.reused && !fresh && reply === undefined && !handedOff && !request.signal?.aborted)
         continue

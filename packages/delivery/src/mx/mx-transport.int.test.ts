@@ -342,6 +342,17 @@ describe('connections', () => {
     // The last attempt decides the kind; the throttling reply stays in the record.
     expect(failure.smtp).toMatchObject({ phase: 'connect', address: REFUSING })
   })
+
+  it('gives up on a send at its deadline, whatever phase it is in', async () => {
+    const mx = transport(
+      { 'example.test': hosts('example.test', ['mx.example.test', SILENT]) },
+      { timeouts: { connectionMs: 10_000, greetingMs: 10_000, socketMs: 10_000 } },
+    )
+    const started = Date.now()
+    const failure = await failureOf(mx.send(mail('late@example.test'), { signal: AbortSignal.timeout(200) }))
+    expect(failure).toBeInstanceOf(TransientSendError)
+    expect(Date.now() - started).toBeLessThan(2_000)
+  })
 })
 
 describe('DNS answers', () => {
@@ -351,6 +362,13 @@ describe('DNS answers', () => {
     expect(failure).toBeInstanceOf(PermanentSendError)
     expect(failure.message).toMatch(/example\.test .*null MX.*RFC 7505/)
     expect(failure.smtp.phase).toBe('dns')
+  })
+
+  it('refuses a recipient without a domain, before any lookup', async () => {
+    const mx = transport({})
+    const failure = await failureOf(mx.send(mail('nobody')))
+    expect(failure).toBeInstanceOf(PermanentSendError)
+    expect(failure.message).toContain('"nobody" has no domain')
   })
 
   it('fails a domain that does not exist permanently, naming it', async () => {
@@ -403,7 +421,7 @@ describe('STARTTLS', () => {
     )
     const failure = await failureOf(mx.send(mail('secret@example.test')))
     expect(failure).toBeInstanceOf(TransientSendError)
-    expect(failure.smtp.phase).not.toBe('data')
+    expect(failure.smtp).toMatchObject({ phase: 'tls', address: RECORDER })
   })
 
   it('retries a failed handshake once in plain text under opportunistic, and says why', async () => {

@@ -305,11 +305,15 @@ async function lookUp(resolver: MxResolver, domain: string): Promise<MxAnswer> {
 function recipientDomain(address: string): string {
   const at = address.lastIndexOf('@')
   const domain = at === -1 ? '' : address.slice(at + 1).trim()
-  if (domain === '')
-    throw new PermanentSendError({
-      message: `the recipient "${address}" has no domain`,
-      suppressRecipient: false,
-    })
+  if (domain === '') {
+    throw withDetails(
+      new PermanentSendError({
+        message: `the recipient "${address}" has no domain`,
+        suppressRecipient: false,
+      }),
+      { domain: '', phase: 'dns', attempts: [] },
+    )
+  }
   return domain.toLowerCase()
 }
 
