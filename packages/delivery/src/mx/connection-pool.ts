@@ -129,6 +129,7 @@ class AddressPool {
   private readonly entries = new Set<Entry>()
   private readonly waiting: Array<() => void> = []
   private opening = 0
+  private closed = false
 
   constructor(
     private readonly target: PoolTarget,
@@ -143,6 +144,7 @@ class AddressPool {
   async acquire(signal?: AbortSignal): Promise<PooledConnection> {
     for (;;) {
       signal?.throwIfAborted()
+      if (this.closed) throw new ConnectFailure('connect', new Error('the MX transport was closed'))
       const entry = this.idle.pop()
       if (entry) {
         clearTimeout(entry.idleTimer)
@@ -180,6 +182,7 @@ class AddressPool {
   }
 
   close(): void {
+    this.closed = true
     for (const entry of [...this.entries]) this.retire(entry, this.idle.includes(entry) ? 'quit' : 'close')
     for (const wake of this.waiting.splice(0)) wake()
   }
@@ -188,6 +191,10 @@ class AddressPool {
     this.opening += 1
     try {
       const { smtp, tls } = await connect(this.target, this.options, signal)
+      if (this.closed) {
+        smtp.quit()
+        throw new ConnectFailure('connect', new Error('the MX transport was closed'))
+      }
       const entry: Entry = { smtp, tls, messages: 0, idleTimer: undefined, closed: false }
       this.entries.add(entry)
       // The server may end an idle session (its own timeout) or fail it: the entry leaves the pool.

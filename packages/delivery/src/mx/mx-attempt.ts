@@ -117,25 +117,38 @@ function transmit(
   signal: AbortSignal | undefined,
 ): Promise<string> {
   return new Promise((resolve, reject) => {
+    let settled = false
+    const settle = (error: unknown, response?: string) => {
+      if (settled) return
+      settled = true
+      signal?.removeEventListener('abort', onAbort)
+      smtp.off('end', onEnd)
+      if (error) reject(error)
+      else resolve(response ?? '')
+    }
+    // nodemailer forgets the send in flight when the connection is closed from our side (the
+    // deadline, the pool closing): its callback never runs, so the send is answered here.
     const onAbort = () => {
-      // nodemailer forgets the send in flight on close (its callback never runs): answered here.
-      reject(signal?.reason ?? new Error('the send was aborted'))
+      settle(signal?.reason ?? new Error('the send was aborted'))
       smtp.close()
     }
+    // After a failure nodemailer closes first and then calls the send's callback with the real
+    // error, in the same tick: one tick later, only a close nobody reported is left.
+    const onEnd = () =>
+      setImmediate(() =>
+        settle(Object.assign(new Error('the connection closed during the send'), { code: 'ECONNECTION' })),
+      )
     if (signal?.aborted) {
       onAbort()
       return
     }
     signal?.addEventListener('abort', onAbort, { once: true })
+    smtp.once('end', onEnd)
     const envelope = message.getEnvelope()
     smtp.send(
       { from: envelope.from || '', to: envelope.to },
       message.createReadStream() as never,
-      (error, info) => {
-        signal?.removeEventListener('abort', onAbort)
-        if (error) reject(error)
-        else resolve(typeof info?.response === 'string' ? info.response : '')
-      },
+      (error, info) => settle(error, typeof info?.response === 'string' ? info.response : ''),
     )
   })
 }

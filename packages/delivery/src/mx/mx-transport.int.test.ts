@@ -3,7 +3,7 @@ import { dkimRecordValue, generateDkimKeyPair } from '@fairlane/core'
 import { OutcomeUnknownSendError, type OutgoingMail } from '@fairlane/core/delivery'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import { type MailSink, startMailSink } from '@fairlane/mailsink/sink'
-import { freePort, startTestDnsServer, type TestDnsServer } from '@fairlane/testing'
+import { eventually, freePort, startTestDnsServer, type TestDnsServer } from '@fairlane/testing'
 import pino from 'pino'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { createMxTransport, type MxAnswer, type MxTransport, type MxTransportOptions } from './mx-transport'
@@ -352,6 +352,29 @@ describe('connections', () => {
     const failure = await failureOf(mx.send(mail('late@example.test'), { signal: AbortSignal.timeout(200) }))
     expect(failure).toBeInstanceOf(TransientSendError)
     expect(Date.now() - started).toBeLessThan(2_000)
+  })
+
+  it('answers a send in flight when the transport closes: outcome unknown once the body left', async () => {
+    const mx = transport({ 'example.test': hosts('example.test', ['mx.example.test', SINK]) })
+    // The sink holds its reply to the data; the fault leaves its list once the body has arrived.
+    const fault = sink.faults.add({ match: 'held@example.test', delayMs: 10_000, times: 1 })
+    const sending = failureOf(mx.send(mail('held@example.test')))
+    await eventually(() => !sink.faults.list().some((listed) => listed.id === fault.id), {
+      what: 'the body at the sink',
+    })
+    const started = Date.now()
+    mx.close()
+    const failure = await sending
+    expect(failure).toBeInstanceOf(OutcomeUnknownSendError)
+    expect(failure.smtp.phase).toBe('data')
+    expect(Date.now() - started).toBeLessThan(1_000)
+  })
+
+  it('tries only addresses of the egress address family', async () => {
+    const mx = transport({ 'example.test': hosts('example.test', ['mx.example.test', SINK]) })
+    const failure = await failureOf(mx.send(mail('reader@example.test'), { egressAddress: '::1' }))
+    expect(failure).toBeInstanceOf(TransientSendError)
+    expect(failure.message).toBe('no MX host of example.test has an IPv6 address for the egress address ::1')
   })
 })
 

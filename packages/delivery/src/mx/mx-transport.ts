@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { type HandOff, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
 import {
   BODY_HANDOFF,
@@ -160,7 +161,17 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
       }
       throw fail(transient(`no MX host of ${answer.domain} has an address`))
     }
-    return deliver(mail, route, answer.domain, candidates.slice(0, maxAddresses), refused)
+    // A source address reaches only addresses of its own family.
+    const family = route.egressAddress === undefined ? 0 : isIP(route.egressAddress)
+    const reachable = candidates.filter((candidate) => family === 0 || isIP(candidate.address) === family)
+    if (reachable.length === 0) {
+      throw fail(
+        transient(
+          `no MX host of ${answer.domain} has an IPv${family} address for the egress address ${route.egressAddress}`,
+        ),
+      )
+    }
+    return deliver(mail, route, answer.domain, reachable.slice(0, maxAddresses), refused)
   }
 
   async function deliver(
