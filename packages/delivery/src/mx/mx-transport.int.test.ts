@@ -287,6 +287,29 @@ describe('connections', () => {
     expect(received[0]?.raw).toMatch(/^DKIM-Signature: /)
   })
 
+  it('closes a connection left idle, and the pools beyond the bound', async () => {
+    const idle = transport(
+      { 'example.test': hosts('example.test', ['mx.example.test', RECORDER]) },
+      { idleConnectionMs: 100 },
+    )
+    const closedBefore = recorder.closed
+    await idle.send(mail('reader@example.test'))
+    await eventually(() => recorder.closed === closedBefore + 1, { what: 'the idle connection closed' })
+
+    // One pool at most: the second address's pool pushes the first one out, its connection with it.
+    const bounded = transport(
+      {
+        'example.test': hosts('example.test', ['mx.example.test', RECORDER]),
+        'other.test': hosts('other.test', ['mx.other.test', SINK]),
+      },
+      { maxPools: 1 },
+    )
+    await bounded.send(mail('reader@example.test'))
+    const closedAfterFirst = recorder.closed
+    await bounded.send(mail('reader@other.test'))
+    await eventually(() => recorder.closed === closedAfterFirst + 1, { what: 'the evicted pool closed' })
+  })
+
   it('refuses private and loopback addresses unless allowed, naming the address and MX_ALLOW_PRIVATE', async () => {
     const mx = transport(
       { 'example.test': hosts('example.test', ['mx.example.test', RECORDER]) },

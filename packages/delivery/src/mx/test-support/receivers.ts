@@ -4,6 +4,8 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
 /** What a receiver saw: each connection's source address, each message's envelope and bytes. */
 export interface RecordingReceiver {
   connections: Array<{ remoteAddress: string }>
+  /** Sessions that ended (QUIT or a closed connection). */
+  readonly closed: number
   messages: Array<{ from: string; to: string[]; raw: string; secure: boolean }>
   close(): Promise<void>
 }
@@ -25,6 +27,7 @@ export async function startRecordingReceiver(
   const { tls, refuseRecipients = {} } = options
   const connections: RecordingReceiver['connections'] = []
   const messages: RecordingReceiver['messages'] = []
+  let closed = 0
   const server = new SMTPServer({
     authOptional: true,
     disableReverseLookup: true,
@@ -33,6 +36,9 @@ export async function startRecordingReceiver(
     onConnect(session, callback) {
       connections.push({ remoteAddress: session.remoteAddress })
       callback()
+    },
+    onClose() {
+      closed += 1
     },
     onRcptTo(address, _session, callback) {
       const reply = refuseRecipients[address.address]
@@ -62,6 +68,9 @@ export async function startRecordingReceiver(
   return {
     connections,
     messages,
+    get closed() {
+      return closed
+    },
     close: () =>
       new Promise((resolve) => {
         server.close(() => resolve())
