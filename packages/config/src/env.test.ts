@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { databaseDirectUrl } from './env'
 import { ConfigError, parseConfig } from './load'
@@ -71,6 +72,57 @@ describe('environment schema', () => {
       'INBOUND_SMTP_URL',
       'SOFT_BOUNCE_LIMIT',
     ])
+  })
+
+  it('reads the MX delivery settings: relay by default, each wrong one refused by name', () => {
+    const config = parseConfig({})
+    expect(config.DELIVERY_MODE).toBe('relay')
+    expect(config.MX_PORT).toBe(25)
+    expect(config.MX_ALLOW_PRIVATE).toBe(false)
+    expect(config.MX_TLS).toBe('opportunistic')
+    expect(config.EGRESS_ADDRESSES).toEqual([])
+    // Unset: the machine's host name (a valid one on any machine these tests run on).
+    expect(config.SMTP_HELO_NAME).toBe(hostname().toLowerCase())
+    expect(
+      parseConfig({
+        DELIVERY_MODE: 'mx',
+        MX_PORT: '2525',
+        SMTP_HELO_NAME: ' Mail.Example.COM ',
+        MX_ALLOW_PRIVATE: 'true',
+        MX_TLS: 'verify',
+        EGRESS_ADDRESSES: ' 192.0.2.10, 2001:db8::10 ,',
+      }),
+    ).toMatchObject({
+      DELIVERY_MODE: 'mx',
+      MX_PORT: 2525,
+      SMTP_HELO_NAME: 'mail.example.com',
+      MX_ALLOW_PRIVATE: true,
+      MX_TLS: 'verify',
+      EGRESS_ADDRESSES: ['192.0.2.10', '2001:db8::10'],
+    })
+    const problems = problemsOf({
+      DELIVERY_MODE: 'direct',
+      MX_PORT: '0',
+      SMTP_HELO_NAME: 'mail_server',
+      MX_ALLOW_PRIVATE: 'yes',
+      MX_TLS: 'required',
+      EGRESS_ADDRESSES: '192.0.2.10,mail.example.com',
+    })
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'DELIVERY_MODE',
+      'EGRESS_ADDRESSES',
+      'MX_ALLOW_PRIVATE',
+      'MX_PORT',
+      'MX_TLS',
+      'SMTP_HELO_NAME',
+    ])
+    expect(problems.find((problem) => problem.startsWith('EGRESS_ADDRESSES'))).toContain(
+      'not: mail.example.com',
+    )
+    expect(problemsOf({ SMTP_HELO_NAME: '  ' })[0]).toMatch(/^SMTP_HELO_NAME: expected a host name/)
+    expect(problemsOf({ EGRESS_ADDRESSES: '192.0.2.10,192.0.2.10' })[0]).toMatch(
+      /^EGRESS_ADDRESSES: lists 192.0.2.10 more than once/,
+    )
   })
 
   it('reads SCHEDULE_TIME_ZONE as an IANA zone name', () => {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net'
+import { hostname } from 'node:os'
 import { z } from 'zod'
 import { parseRedisSeeds } from './redis-seeds'
 
@@ -263,14 +264,65 @@ const dnsServers = z
     return servers
   })
 
+const HOST_NAME =
+  /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+
 const hostName = (example: string) =>
   z
     .string()
-    .regex(
-      /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
-      `expected a host name such as ${example}`,
-    )
+    .regex(HOST_NAME, `expected a host name such as ${example}`)
     .transform((value) => value.toLowerCase())
+
+/**
+ * `SMTP_HELO_NAME`: the name Fairlane announces in EHLO to the receivers' MX hosts, which compare it
+ * with the egress address's PTR record. Unset: the machine's host name, which must then be a valid
+ * host name itself (a boot that would announce `localhost_1` is refused naming the variable).
+ */
+const heloName = z
+  .string()
+  .optional()
+  .transform((value, context) => {
+    const name = value === undefined ? hostname() : value.trim()
+    if (!HOST_NAME.test(name)) {
+      context.addIssue({
+        code: 'custom',
+        message:
+          value === undefined
+            ? `unset, and the machine's host name "${name}" is not a valid host name: set it to the egress addresses' PTR name, such as mail.example.com`
+            : `expected a host name such as mail.example.com (the egress addresses' PTR name); got "${value}"`,
+      })
+      return z.NEVER
+    }
+    return name.toLowerCase()
+  })
+
+/**
+ * `EGRESS_ADDRESSES`: comma-separated local IP addresses mail to MX hosts leaves from, each once.
+ * Empty: none named, the operating system picks the source address.
+ */
+const egressAddresses = z
+  .string()
+  .default('')
+  .transform((value, context) => {
+    const addresses = value
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== '')
+    const wrong = addresses.filter((address) => isIP(address) === 0)
+    if (wrong.length > 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `expected comma-separated local IP addresses such as 192.0.2.10, 2001:db8::10; not: ${wrong.join(', ')}`,
+      })
+      return z.NEVER
+    }
+    const repeated = addresses.filter((address, index) => addresses.indexOf(address) !== index)
+    if (repeated.length > 0) {
+      context.addIssue({ code: 'custom', message: `lists ${repeated.join(', ')} more than once` })
+      return z.NEVER
+    }
+    return addresses
+  })
 
 /** One redis:// URL, or a comma-separated list of them (REDIS_CLUSTER's seeds), each checked; spaces dropped. */
 const redisUrls = z
@@ -507,6 +559,36 @@ export const envSchema = z
     DEFAULT_SMTP_CONNECTIONS: positiveInt(4, 100),
     BULK_SMTP_CONNECTIONS: positiveInt(8, 100),
     SMTP_TIMEOUT_MS: durationMs(10_000),
+    /**
+     * `relay`: every message goes to SMTP_URL (the default, and `pnpm start`'s). `mx`: each message goes
+     * to its recipient domain's own MX hosts, on MX_PORT, from EGRESS_ADDRESSES.
+     */
+    DELIVERY_MODE: z.enum(['relay', 'mx'], { message: 'expected relay or mx' }).default('relay'),
+    /** The port of the receivers' MX hosts: 25 on the internet; tests and `pnpm start --mx` use a high one. */
+    MX_PORT: z.coerce
+      .number({ message: 'expected a port number' })
+      .int('expected a whole port number')
+      .min(1, 'expected a port between 1 and 65535')
+      .max(65535, 'expected a port between 1 and 65535')
+      .default(25),
+    SMTP_HELO_NAME: heloName,
+    /**
+     * `true` (development and tests only): MX hosts may resolve to loopback, private or link-local
+     * addresses. Otherwise such an address is refused: a domain's DNS must not steer mail into our network.
+     */
+    MX_ALLOW_PRIVATE: z
+      .enum(['true', 'false'], { message: 'expected true or false' })
+      .default('false')
+      .transform((value) => value === 'true'),
+    /**
+     * STARTTLS towards MX hosts. `opportunistic`: when offered, certificate unchecked, plain text when
+     * the handshake fails (Postfix's `may`); `verify`: required, with a certificate valid for the MX host
+     * name, never plain; `none`: never.
+     */
+    MX_TLS: z
+      .enum(['opportunistic', 'verify', 'none'], { message: 'expected opportunistic, verify or none' })
+      .default('opportunistic'),
+    EGRESS_ADDRESSES: egressAddresses,
 
     /** BullMQ job lock; renewed every half of it while the worker lives (not a job time limit). */
     JOB_LOCK_MS: durationMs(30_000),
