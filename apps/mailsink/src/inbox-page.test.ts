@@ -15,6 +15,8 @@ const hostile: StoredMessage = {
   receivedAt: '2024-05-01T12:00:00.000Z',
   envelope: { from: '<script>@example.com', to: ['victim@example.com'] },
   auth: { dkim: 'fail', dkimDomain: '<b>evil</b>.example.com', dkimReason: '<i>bad</i>' },
+  receiver: { name: '<b>google</b>', address: '127.0.0.10', port: 2525 },
+  sourceAddress: '127.0.0.2',
 }
 
 describe('escapeHtml', () => {

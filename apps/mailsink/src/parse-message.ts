@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import { type HeaderLines, simpleParser } from 'mailparser'
 import { UNSIGNED } from './auth'
+import type { ReceiverIdentity } from './receiver-faults'
 import type { StoredMessage } from './store'
+
+/** Where a message came in: the receiver that took it (null: the usual listener) and the client's address. */
+export interface Arrival {
+  receiver: ReceiverIdentity | null
+  sourceAddress: string
+}
+
+const UNKNOWN_ARRIVAL: Arrival = { receiver: null, sourceAddress: '' }
 
 export interface Envelope {
   /** MAIL FROM; empty for the null sender. */
@@ -19,6 +28,7 @@ export async function toStoredMessage(
   raw: Buffer,
   envelope: Envelope,
   receivedAt: Date = new Date(),
+  arrival: Arrival = UNKNOWN_ARRIVAL,
 ): Promise<StoredMessage> {
   const envelopeRecipients = envelope.to
   const parsed = await simpleParser(raw, {
@@ -42,6 +52,8 @@ export async function toStoredMessage(
     receivedAt: receivedAt.toISOString(),
     envelope: { from: envelope.from, to: [...envelope.to] },
     auth: UNSIGNED,
+    receiver: arrival.receiver && { ...arrival.receiver },
+    sourceAddress: arrival.sourceAddress,
   }
 }
 
