@@ -81,6 +81,11 @@ export interface MailSink {
   /** The receivers it plays (MAILSINK_RECEIVERS), in the order given; empty without. */
   receivers: RunningReceiver[]
   /**
+   * The port the receivers without a port of their own share (what Fairlane's `MX_PORT` must be to
+   * reach them); undefined when there are none.
+   */
+  receiverPort: number | undefined
+  /**
    * Points a domain's MX at a receiver (by name or address) on the sink's DNS server, replacing its
    * MX records; throws when the sink serves no DNS or the receiver is not one of its own.
    */
@@ -205,6 +210,7 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
     faults,
     notifier,
     receivers,
+    receiverPort: receivers.find((_, index) => options.receivers?.[index]?.port === undefined)?.port,
     publishReceiverDomain: publishDomain,
     close,
   }
