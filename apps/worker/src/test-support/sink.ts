@@ -1,4 +1,10 @@
-import { DEFAULT_TEST_RECEIVERS, type ReceiverOptions } from '@fairlane/mailsink/receivers'
+import {
+  DEFAULT_TEST_RECEIVERS,
+  type DnsZone,
+  publishReceiver,
+  publishReceiverDomain,
+  type ReceiverOptions,
+} from '@fairlane/mailsink/receivers'
 import { type MailSink, startMailSink } from '@fairlane/mailsink/sink'
 import pino from 'pino'
 
@@ -31,6 +37,19 @@ export function startTestSink(options: TestSinkOptions = {}): Promise<MailSink> 
     receiverPort: 0,
     dnsPort: dns ? 0 : undefined,
   })
+}
+
+/**
+ * Publishes the sink's receivers on another DNS server (a test's `startTestDnsServer()`): each
+ * receiver's MX host and default domains, then `domains` (domain → receiver name or address).
+ */
+export function publishReceivers(zone: DnsZone, sink: MailSink, domains: Record<string, string> = {}): void {
+  for (const receiver of sink.receivers) publishReceiver(zone, receiver)
+  for (const [domain, reference] of Object.entries(domains)) {
+    const receiver = sink.receivers.find(({ name, address }) => name === reference || address === reference)
+    if (!receiver) throw new Error(`no receiver ${JSON.stringify(reference)} for ${domain}`)
+    publishReceiverDomain(zone, domain, receiver)
+  }
 }
 
 /** Message-IDs received more than once: the exactly-once check, counted the way the chaos bench counts. */
