@@ -132,6 +132,37 @@ describe('receiver faults', () => {
     })
   })
 
+  it('never accepts more than perMinute in any 60 s under a steady flood, and keeps the rate after', () => {
+    const { faults, gate, advance } = setup()
+    faults.add({ receiver: 'google', throttle: { perMinute: 200, per: 'source' } })
+    const acceptedAt: number[] = []
+    for (let ms = 0; ms < 180_000; ms += 100) {
+      if (gate.data({ source: '127.0.0.2', dkimDomains: [] }) === undefined) acceptedAt.push(ms)
+      advance(100)
+    }
+    const busiestMinute = Math.max(
+      ...acceptedAt.map(
+        (start) => acceptedAt.filter((time) => time >= start && time < start + 60_000).length,
+      ),
+    )
+    expect(busiestMinute).toBe(200)
+    expect(acceptedAt.length).toBe(600)
+  })
+
+  it('validates a fault added in code as POST /faults does', () => {
+    const { faults } = setup()
+    expect(() =>
+      faults.add({
+        receiver: 'google',
+        throttle: { perMinute: 1, per: 'source', reply: '421 two\r\nlines' },
+      }),
+    ).toThrow(expect.objectContaining({ name: 'InvalidReceiverFaultError', field: 'throttle.reply' }))
+    expect(faults.add({ receiver: 'GOOGLE', throttle: { perMinute: 1, per: 'source' } })).toMatchObject({
+      receiver: 'google',
+      throttle: { reply: DEFAULT_THROTTLE_REPLY },
+    })
+  })
+
   it('reports throttle replies as a share of attempts', () => {
     const { faults, gate } = setup()
     faults.add({ receiver: 'google', throttle: { perMinute: 0, per: 'source', reply: '421 4.7.28 no' } })

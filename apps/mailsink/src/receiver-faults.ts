@@ -32,16 +32,20 @@ export interface ReceiverFaultSpec {
    * answered at MAIL FROM) or signed with one DKIM domain (`per: "dkimDomain"`, the `d=` of the
    * DKIM-Signature as written, answered at the end of DATA) get `reply` instead of a `250`.
    */
-  throttle?: { perMinute: number; per: ThrottleKey; reply: string }
+  throttle?: { perMinute: number; per: ThrottleKey; reply?: string }
   /** Concurrent connections one source address may hold; the next is refused at greeting with `421 4.7.0`. */
   maxConnections?: number
   /** Wait this long before the `220` greeting of every connection. */
   greetingDelayMs?: number
 }
 
+/** A receiver fault as added: validated, its receiver lowercased, a throttle's reply filled in. */
 export interface ReceiverFault extends ReceiverFaultSpec {
   id: string
+  throttle?: { perMinute: number; per: ThrottleKey; reply: string }
 }
+
+type ValidReceiverFaultSpec = Omit<ReceiverFault, 'id'>
 
 const FIELDS = new Set(['receiver', 'throttle', 'maxConnections', 'greetingDelayMs'])
 const THROTTLE_FIELDS = new Set(['perMinute', 'per', 'reply'])
@@ -59,7 +63,7 @@ export function isReceiverFaultBody(body: unknown): boolean {
 }
 
 /** Validates a receiver fault by hand, naming the field at fault (see parseFaultSpec for why). */
-export function parseReceiverFaultSpec(body: unknown): ParseResult<ReceiverFaultSpec> {
+export function parseReceiverFaultSpec(body: unknown): ParseResult<ValidReceiverFaultSpec> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     return fail('expected a JSON object such as {"receiver":"127.0.0.10","maxConnections":2}')
   }
@@ -74,7 +78,7 @@ export function parseReceiverFaultSpec(body: unknown): ParseResult<ReceiverFault
   if (typeof input.receiver !== 'string' || input.receiver.trim() === '') {
     return fail('"receiver" must be a receiver\'s name, address or address:port', 'receiver')
   }
-  const spec: ReceiverFaultSpec = { receiver: input.receiver.trim().toLowerCase() }
+  const spec: ValidReceiverFaultSpec = { receiver: input.receiver.trim().toLowerCase() }
 
   if (input.throttle !== undefined) {
     const throttle = parseThrottle(input.throttle)
@@ -102,7 +106,7 @@ export function parseReceiverFaultSpec(body: unknown): ParseResult<ReceiverFault
   return { ok: true, value: spec }
 }
 
-function parseThrottle(value: unknown): ParseResult<NonNullable<ReceiverFaultSpec['throttle']>> {
+function parseThrottle(value: unknown): ParseResult<NonNullable<ReceiverFault['throttle']>> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return fail('"throttle" must be an object such as {"perMinute":300,"per":"source"}', 'throttle')
   }
@@ -154,8 +158,34 @@ export interface ThrottleSubject {
 
 interface Entry {
   fault: ReceiverFault
-  /** Acceptance times (epoch ms) per source address or DKIM domain, oldest first, pruned to the window. */
-  accepted: Map<string, number[]>
+  /** Acceptance times per source address or DKIM domain, pruned to the window. */
+  accepted: Map<string, TimeQueue>
+}
+
+/**
+ * Epoch-ms times, oldest first. Expired times are skipped by moving `start`, and the array is
+ * compacted only when half of it is dead: a throttle of 100 000 a minute at full rate would
+ * otherwise copy its whole window on every message.
+ */
+class TimeQueue {
+  private times: number[] = []
+  private start = 0
+
+  get size(): number {
+    return this.times.length - this.start
+  }
+
+  push(time: number): void {
+    this.times.push(time)
+  }
+
+  dropBefore(since: number): void {
+    while (this.start < this.times.length && (this.times[this.start] ?? since) < since) this.start++
+    if (this.start > 64 && this.start * 2 > this.times.length) {
+      this.times = this.times.slice(this.start)
+      this.start = 0
+    }
+  }
 }
 
 /**
@@ -172,9 +202,16 @@ export class ReceiverFaultTable {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Adds a validated fault; throws when it names no receiver the sink plays. */
-  add(spec: ReceiverFaultSpec): ReceiverFault {
-    const reference = spec.receiver.toLowerCase()
+  /**
+   * Adds a fault, validated as `POST /faults` validates it (so one added in code cannot put a
+   * malformed reply on the wire); throws InvalidReceiverFaultError naming the field, or
+   * UnknownReceiverError when it names no receiver the sink plays.
+   */
+  add(input: ReceiverFaultSpec): ReceiverFault {
+    const parsed = parseReceiverFaultSpec(input)
+    if (!parsed.ok) throw new InvalidReceiverFaultError(parsed.message, parsed.field)
+    const spec = parsed.value
+    const reference = spec.receiver
     const known = this.receivers()
     if (!known.some((receiver) => namesReceiver(reference, receiver))) {
       const names = known.map((receiver) => `${receiver.name} (${receiver.address}:${receiver.port})`)
@@ -182,7 +219,7 @@ export class ReceiverFaultTable {
         `"receiver" ${JSON.stringify(spec.receiver)} is none of this sink's receivers: ${names.length > 0 ? names.join(', ') : 'it has none (set MAILSINK_RECEIVERS)'}`,
       )
     }
-    const fault: ReceiverFault = { id: randomUUID(), ...structuredClone(spec), receiver: reference }
+    const fault: ReceiverFault = { id: randomUUID(), ...spec }
     this.entries.push({ fault, accepted: new Map() })
     return structuredClone(fault)
   }
@@ -229,9 +266,12 @@ export class ReceiverFaultTable {
       const throttle = entry.fault.throttle
       if (!throttle) continue
       for (const key of keysOf(throttle.per, subject)) {
-        const times = entry.accepted.get(key) ?? []
+        let times = entry.accepted.get(key)
+        if (!times) {
+          times = new TimeQueue()
+          entry.accepted.set(key, times)
+        }
         times.push(now)
-        entry.accepted.set(key, times)
       }
     }
     return undefined
@@ -263,21 +303,28 @@ export class UnknownReceiverError extends Error {
   override readonly name = 'UnknownReceiverError'
 }
 
+/** A receiver fault added in code that `POST /faults` would refuse; `field` names what is wrong. */
+export class InvalidReceiverFaultError extends Error {
+  override readonly name = 'InvalidReceiverFaultError'
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message)
+  }
+}
+
 function keysOf(per: ThrottleKey, subject: ThrottleSubject): readonly string[] {
   return per === 'source' ? [subject.source] : subject.dkimDomains
 }
 
 /** Drops the times before `since` (they never count again) and counts the rest. */
-function countSince(accepted: Map<string, number[]>, key: string, since: number): number {
+function countSince(accepted: Map<string, TimeQueue>, key: string, since: number): number {
   const times = accepted.get(key)
   if (!times) return 0
-  const firstInWindow = times.findIndex((time) => time >= since)
-  if (firstInWindow < 0) {
-    accepted.delete(key)
-    return 0
-  }
-  if (firstInWindow > 0) times.splice(0, firstInWindow)
-  return times.length
+  times.dropBefore(since)
+  if (times.size === 0) accepted.delete(key)
+  return times.size
 }
 
 /**
