@@ -371,6 +371,7 @@ const FIELDS = [
   'auth',
   'receiver',
   'sourceAddress',
+  'tls',
 ] as const
 type Field = (typeof FIELDS)[number]
 

@@ -17,6 +17,7 @@ const hostile: StoredMessage = {
   auth: { dkim: 'fail', dkimDomain: '<b>evil</b>.example.com', dkimReason: '<i>bad</i>' },
   receiver: { name: '<b>google</b>', address: '127.0.0.10', port: 2525 },
   sourceAddress: '127.0.0.2',
+  tls: false,
 }
 
 describe('escapeHtml', () => {

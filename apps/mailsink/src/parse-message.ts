@@ -8,9 +8,11 @@ import type { StoredMessage } from './store'
 export interface Arrival {
   receiver: ReceiverIdentity | null
   sourceAddress: string
+  /** Whether the session had switched to TLS (STARTTLS) when the message came. */
+  tls: boolean
 }
 
-const UNKNOWN_ARRIVAL: Arrival = { receiver: null, sourceAddress: '' }
+const UNKNOWN_ARRIVAL: Arrival = { receiver: null, sourceAddress: '', tls: false }
 
 export interface Envelope {
   /** MAIL FROM; empty for the null sender. */
@@ -54,6 +56,7 @@ export async function toStoredMessage(
     auth: UNSIGNED,
     receiver: arrival.receiver && { ...arrival.receiver },
     sourceAddress: arrival.sourceAddress,
+    tls: arrival.tls,
   }
 }
 

@@ -59,6 +59,8 @@ export interface ReceiverOptions {
   /** An IPv4 address, e.g. 127.0.0.10 (all of 127.0.0.0/8 is local on Linux). */
   address: string
   port?: number | undefined
+  /** Offer STARTTLS with this certificate (tests of opportunistic TLS); without it, plain SMTP only. */
+  tls?: { key: string | Buffer; cert: string | Buffer } | undefined
 }
 
 /** A receiver the sink plays, listening. */
@@ -155,9 +157,9 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
       const started = await startReceivers(
         options.receivers ?? [],
         options.receiverPort ?? smtpPort,
-        (identity) => {
+        (identity, tls) => {
           const gate = new ReceiverGate(identity, faults.receivers)
-          return { gate, smtp: createSmtpSink({ store, faults, logger, checks, notifier, gate }) }
+          return { gate, smtp: createSmtpSink({ store, faults, logger, checks, notifier, gate, tls }) }
         },
       )
       receiverServers = started.map((receiver) => receiver.smtp)
@@ -232,7 +234,7 @@ const SHARED_PORT_TRIES = 10
 async function startReceivers(
   receivers: readonly ReceiverOptions[],
   defaultPort: number,
-  create: (identity: ReceiverIdentity) => StartedReceiver,
+  create: (identity: ReceiverIdentity, tls: ReceiverOptions['tls']) => StartedReceiver,
 ): Promise<StartedReceiver[]> {
   for (let attempt = 1; ; attempt++) {
     const started: StartedReceiver[] = []
@@ -241,7 +243,7 @@ async function startReceivers(
       for (const receiver of receivers) {
         const wanted = receiver.port ?? sharedPort
         const identity: ReceiverIdentity = { name: receiver.name, address: receiver.address, port: wanted }
-        const server = create(identity)
+        const server = create(identity, receiver.tls)
         started.push(server)
         const port = await listen(server.smtp.server.server, 'receiver', receiver.address, wanted)
         server.gate.identity.port = port

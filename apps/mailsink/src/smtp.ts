@@ -27,6 +27,8 @@ export interface SmtpSinkOptions {
    * sink's usual listener, which has none.
    */
   gate?: ReceiverGate | undefined
+  /** Offer STARTTLS with this certificate (a receiver's `tls`); without it STARTTLS is not offered. */
+  tls?: { key: string | Buffer; cert: string | Buffer } | undefined
 }
 
 export interface SmtpSink {
@@ -64,8 +66,9 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     authOptional: true,
     allowInsecureAuth: true,
     onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'anonymous' }),
-    // Plain TCP only: with STARTTLS offered, clients would try the built-in self-signed certificate.
-    disabledCommands: ['STARTTLS'],
+    // Plain TCP unless a certificate is given: with STARTTLS offered, clients would otherwise try
+    // smtp-server's built-in self-signed certificate.
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
     size: maxBytes,
     // A reverse DNS lookup per connection can hold the greeting for up to 1.5 s.
     disableReverseLookup: true,
@@ -170,6 +173,7 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     const message = await toStoredMessage(raw, envelope, new Date(), {
       receiver: gate?.identity ?? null,
       sourceAddress,
+      tls: session.secure,
     })
     if (gate) {
       const dkimDomains = dkimDomainsOf(message.headers['dkim-signature'])

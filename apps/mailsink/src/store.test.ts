@@ -17,6 +17,7 @@ function message(id: string, recipients: string[], receivedAt = '2024-05-01T12:0
     auth: { dkim: 'none' },
     receiver: null,
     sourceAddress: '127.0.0.1',
+    tls: false,
   }
 }
 

@@ -26,6 +26,8 @@ export interface StoredMessage {
   receiver: ReceiverIdentity | null
   /** The client's address: for a receiver, the egress address the sender connected from. */
   sourceAddress: string
+  /** Whether the client had switched to TLS (STARTTLS, which only receivers given a certificate offer). */
+  tls: boolean
 }
 
 export interface MessageFilter {

@@ -2,6 +2,7 @@ import { Resolver } from 'node:dns/promises'
 import { startTestDnsServer } from '@fairlane/testing'
 import { createTransport } from 'nodemailer'
 import { describe, expect, it } from 'vitest'
+import { SELF_SIGNED_CERT, SELF_SIGNED_KEY } from './self-signed-cert'
 import { publishReceivers, startTestSink } from './sink'
 
 function resolverFor(address: string): Resolver {
@@ -51,6 +52,32 @@ describe('startTestSink with receivers', () => {
       expect(() => publishReceivers(dns, sink, { 'x.test': 'yahoo' })).toThrow(/no receiver "yahoo"/)
     } finally {
       await Promise.all([sink.close(), dns.close()])
+    }
+  })
+
+  it('offers STARTTLS at a receiver given a certificate, and records which messages came over TLS', async () => {
+    const sink = await startTestSink({
+      receivers: [
+        { name: 'secure', address: '127.0.0.20', tls: { key: SELF_SIGNED_KEY, cert: SELF_SIGNED_CERT } },
+        { name: 'plain', address: '127.0.0.21' },
+      ],
+    })
+    try {
+      const send = (host: string, subject: string) =>
+        createTransport({
+          host,
+          port: sink.receiverPort,
+          requireTLS: host === '127.0.0.20',
+          tls: { rejectUnauthorized: false },
+        }).sendMail({ from: 'a@sender.test', to: 'b@secure.test', subject, text: 'hello' })
+      await send('127.0.0.20', 'over tls')
+      await send('127.0.0.21', 'in the clear')
+      expect(sink.store.list().map(({ subject, tls }) => ({ subject, tls }))).toEqual([
+        { subject: 'over tls', tls: true },
+        { subject: 'in the clear', tls: false },
+      ])
+    } finally {
+      await sink.close()
     }
   })
 })
