@@ -42,6 +42,15 @@ describe('renderInbox', () => {
     expect(html).not.toContain('<i>bad</i>')
   })
 
+  it('names the receiver that took each message, escaped, and the usual listener as "sink"', () => {
+    const html = renderInbox([hostile, { ...hostile, id: 'id-2', receiver: null }], 2)
+    expect(html).toContain('<th>Receiver</th>')
+    expect(html).toContain('>&lt;b&gt;google&lt;/b&gt;</a></td>')
+    expect(html).toContain('title="&lt;b&gt;google&lt;/b&gt; (127.0.0.10:2525) from 127.0.0.2"')
+    expect(html).toContain('title="the sink&#39;s usual listener from 127.0.0.2">sink</a></td>')
+    expect(html).not.toContain('<b>google</b>')
+  })
+
   it('says so when there are no messages', () => {
     expect(renderInbox([], 0)).toContain('No messages yet')
   })
