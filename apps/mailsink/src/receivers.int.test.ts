@@ -290,6 +290,7 @@ describe('the receivers the sink plays', () => {
     const first = await openConnection(GOOGLE, SOURCE_A)
     const second = await openConnection(GOOGLE, SOURCE_A)
     try {
+      expect(first.firstLine).toBe('220 gmail-smtp-in.l.google.com ESMTP Fairlane mailsink receiver google')
       expect([first.firstLine, second.firstLine]).toEqual([
         expect.stringMatching(/^220 /),
         expect.stringMatching(/^220 /),

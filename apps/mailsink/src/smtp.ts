@@ -7,6 +7,7 @@ import type { Notifier } from './notifier'
 import { type Envelope, toStoredMessage } from './parse-message'
 import { dkimDomainsOf } from './receiver-faults'
 import type { ReceiverGate } from './receiver-gate'
+import { receiverMxHost } from './receiver-zone'
 import type { MessageStore, StoredMessage } from './store'
 
 /** Advertised with SIZE; larger messages are refused with 552 and never buffered past the limit. */
@@ -78,6 +79,9 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     closeTimeout: 2_000,
     onData: (stream, session, callback) => receive(stream, session, callback),
     ...(gate && {
+      // Greets as the MX host it plays: "220 gmail-smtp-in.l.google.com ESMTP Fairlane mailsink receiver google".
+      name: receiverMxHost(gate.identity),
+      banner: `Fairlane mailsink receiver ${gate.identity.name}`,
       onConnect: (session, callback) => admit(gate, session, callback),
       onClose: (session) => gate.disconnect(session.id),
       onMailFrom: (_address, session, callback) => {
