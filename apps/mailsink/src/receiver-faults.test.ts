@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { FaultTable } from './faults'
 import {
-  DEFAULT_THROTTLE_REPLY,
+  DEFAULT_THROTTLE_REPLIES,
   dkimDomainsOf,
   parseReceiverFaultSpec,
   type ReceiverIdentity,
@@ -46,12 +46,12 @@ describe('parseReceiverFaultSpec', () => {
     })
   })
 
-  it("gives a throttle without a reply Gmail's 421 4.7.28", () => {
+  it("gives a throttle without a reply Gmail's 421 4.7.28 for what it counts", () => {
     const parsed = parseReceiverFaultSpec({
       receiver: 'google',
       throttle: { perMinute: 1, per: 'dkimDomain' },
     })
-    expect(parsed.ok && parsed.value.throttle?.reply).toBe(DEFAULT_THROTTLE_REPLY)
+    expect(parsed.ok && parsed.value.throttle?.reply).toBe(DEFAULT_THROTTLE_REPLIES.dkimDomain)
   })
 
   it.each([
@@ -159,7 +159,7 @@ describe('receiver faults', () => {
     ).toThrow(expect.objectContaining({ name: 'InvalidReceiverFaultError', field: 'throttle.reply' }))
     expect(faults.add({ receiver: 'GOOGLE', throttle: { perMinute: 1, per: 'source' } })).toMatchObject({
       receiver: 'google',
-      throttle: { reply: DEFAULT_THROTTLE_REPLY },
+      throttle: { reply: DEFAULT_THROTTLE_REPLIES.source },
     })
   })
 
@@ -191,6 +191,25 @@ describe('receiver faults', () => {
     expect(gate.data({ source: '127.0.0.3', dkimDomains: ['b.test'] })).toBeUndefined()
     expect(gate.data({ source: '127.0.0.3', dkimDomains: [] })).toBeUndefined()
     expect(gate.mailFrom('127.0.0.2')).toBeUndefined()
+  })
+
+  it('fills the source address and the DKIM domain into the reply, as Gmail names them', () => {
+    const { faults, gate } = setup()
+    faults.add({ receiver: 'google', throttle: { perMinute: 0, per: 'source' } })
+    expect(gate.mailFrom('127.0.0.2')).toMatch(
+      /^421 4\.7\.28 \[127\.0\.0\.2\] Our system has detected .* your IP address/,
+    )
+    faults.clear()
+    faults.add({
+      receiver: 'google',
+      throttle: { perMinute: 0, per: 'dkimDomain', reply: '451 4.7.28 {dkimDomain} via {source}' },
+    })
+    expect(gate.data({ source: '127.0.0.3', dkimDomains: ['a.test'] })).toBe(
+      '451 4.7.28 a.test via 127.0.0.3',
+    )
+    expect(gate.data({ source: '127.0.0.3', dkimDomains: ['x"<y>.test'] })).toBe(
+      '451 4.7.28 xy.test via 127.0.0.3',
+    )
   })
 
   it('limits open connections per source and frees a slot on close; clearing forgets the limits', () => {

@@ -14,9 +14,17 @@ export const THROTTLE_WINDOW_MS = 60_000
 export const THROTTLE_KEYS = ['source', 'dkimDomain'] as const
 export type ThrottleKey = (typeof THROTTLE_KEYS)[number]
 
-/** Gmail's words for "this IP sends too much"; the reply of a throttle that names none. */
-export const DEFAULT_THROTTLE_REPLY =
-  '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address. To protect our users from spam, mail sent from your IP address has been temporarily rate limited.'
+/**
+ * Gmail's words when a throttle names no reply, per what it counts: `{source}` and `{dkimDomain}` in
+ * any reply are replaced by the source address or the DKIM domain that hit the limit, so a sender
+ * can tell (as with Gmail) which of its identities is being slowed.
+ */
+export const DEFAULT_THROTTLE_REPLIES: Readonly<Record<ThrottleKey, string>> = {
+  source:
+    '421 4.7.28 [{source}] Our system has detected an unusual rate of unsolicited mail originating from your IP address. To protect our users from spam, mail sent from your IP address has been temporarily rate limited.',
+  dkimDomain:
+    '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your DKIM domain [{dkimDomain}]. To protect our users from spam, mail sent from your domain has been temporarily rate limited.',
+}
 
 export const TOO_MANY_CONNECTIONS_REPLY = '421 4.7.0 Too many connections'
 
@@ -30,7 +38,8 @@ export interface ReceiverFaultSpec {
   /**
    * More than `perMinute` accepted messages within 60 s from one source address (`per: "source"`,
    * answered at MAIL FROM) or signed with one DKIM domain (`per: "dkimDomain"`, the `d=` of the
-   * DKIM-Signature as written, answered at the end of DATA) get `reply` instead of a `250`.
+   * DKIM-Signature as written, answered at the end of DATA) get `reply` instead of a `250`
+   * (`{source}` and `{dkimDomain}` in it are filled in; default DEFAULT_THROTTLE_REPLIES).
    */
   throttle?: { perMinute: number; per: ThrottleKey; reply?: string }
   /** Concurrent connections one source address may hold; the next is refused at greeting with `421 4.7.0`. */
@@ -124,7 +133,8 @@ function parseThrottle(value: unknown): ParseResult<NonNullable<ReceiverFault['t
   if (!(THROTTLE_KEYS as readonly unknown[]).includes(input.per)) {
     return fail(`"throttle.per" must be one of ${THROTTLE_KEYS.join(', ')}`, 'throttle.per')
   }
-  let reply = DEFAULT_THROTTLE_REPLY
+  const per = input.per as ThrottleKey
+  let reply = DEFAULT_THROTTLE_REPLIES[per]
   if (input.reply !== undefined) {
     if (typeof input.reply !== 'string' || !REPLY_PATTERN.test(input.reply.trim())) {
       return fail(
@@ -134,7 +144,7 @@ function parseThrottle(value: unknown): ParseResult<NonNullable<ReceiverFault['t
     }
     reply = input.reply.trim()
   }
-  return { ok: true, value: { perMinute: input.perMinute, per: input.per as ThrottleKey, reply } }
+  return { ok: true, value: { perMinute: input.perMinute, per, reply } }
 }
 
 function isIntegerIn(value: unknown, min: number, max: number): value is number {
@@ -287,7 +297,9 @@ export class ReceiverFaultTable {
       const throttle = entry.fault.throttle
       if (!throttle || (only && throttle.per !== only)) continue
       for (const key of keysOf(throttle.per, subject)) {
-        if (countSince(entry.accepted, key, since) >= throttle.perMinute) return throttle.reply
+        if (countSince(entry.accepted, key, since) >= throttle.perMinute) {
+          return fillReply(throttle.reply, subject.source, throttle.per === 'dkimDomain' ? key : '')
+        }
       }
     }
     return undefined
@@ -312,6 +324,16 @@ export class InvalidReceiverFaultError extends Error {
   ) {
     super(message)
   }
+}
+
+/**
+ * A throttle reply with `{source}` and `{dkimDomain}` filled in. The domain comes from a header the
+ * sender wrote, so anything but a host name's characters is dropped before it goes on the wire.
+ */
+function fillReply(reply: string, source: string, dkimDomain: string): string {
+  return reply
+    .replaceAll('{source}', source)
+    .replaceAll('{dkimDomain}', dkimDomain.replace(/[^a-z0-9.-]/g, ''))
 }
 
 function keysOf(per: ThrottleKey, subject: ThrottleSubject): readonly string[] {

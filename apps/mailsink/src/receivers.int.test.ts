@@ -269,7 +269,14 @@ describe('the receivers the sink plays', () => {
 
   it('throttle one DKIM signing domain at the end of DATA, from any source, while another domain is accepted', async () => {
     const reply = '421 4.7.28 unusual rate of mail signed by a.test'
-    await postFault({ receiver: GOOGLE, throttle: { perMinute: 2, per: 'dkimDomain', reply } })
+    await postFault({
+      receiver: GOOGLE,
+      throttle: {
+        perMinute: 2,
+        per: 'dkimDomain',
+        reply: '421 4.7.28 unusual rate of mail signed by {dkimDomain}',
+      },
+    })
     const a = dkimKey('a.test')
     const b = dkimKey('b.test')
 

@@ -6,7 +6,7 @@ import type { ReceiverOptions } from './sink'
 
 export type { ReceiverFault, ReceiverFaultSpec, ReceiverIdentity, ThrottleKey } from './receiver-faults'
 export {
-  DEFAULT_THROTTLE_REPLY,
+  DEFAULT_THROTTLE_REPLIES,
   THROTTLE_WINDOW_MS,
   TOO_MANY_CONNECTIONS_REPLY,
 } from './receiver-faults'
