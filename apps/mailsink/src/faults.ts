@@ -1,4 +1,10 @@
 import { randomUUID } from 'node:crypto'
+import {
+  type ReceiverFault,
+  type ReceiverFaultSpec,
+  ReceiverFaultTable,
+  type ReceiverIdentity,
+} from './receiver-faults'
 
 /** The longest a fault may hold a reply back; long enough to trip any client timeout, short enough to end. */
 export const MAX_FAULT_DELAY_MS = 120_000
@@ -211,22 +217,34 @@ export function matches(match: string, recipient: string): boolean {
  */
 export class FaultTable {
   private faults: Fault[] = []
+  /** The faults of whole receivers (`{ "receiver", … }`), each with the windows it counts in. */
+  readonly receivers: ReceiverFaultTable
 
-  add(spec: FaultSpec): Fault {
+  /** `receivers`: the receivers the sink plays, so a fault naming another is refused when added. */
+  constructor(options: { receivers?: () => readonly ReceiverIdentity[]; now?: () => number } = {}) {
+    this.receivers = new ReceiverFaultTable(options.receivers ?? (() => []), options.now)
+  }
+
+  /** A per-message fault, or (with `receiver`) a receiver fault; the latter throws UnknownReceiverError for a receiver the sink does not play. */
+  add(spec: FaultSpec): Fault
+  add(spec: ReceiverFaultSpec): ReceiverFault
+  add(spec: FaultSpec | ReceiverFaultSpec): Fault | ReceiverFault {
+    if ('receiver' in spec) return this.receivers.add(spec)
     const fault: Fault = { id: randomUUID(), ...spec }
     this.faults.push(fault)
     return { ...fault }
   }
 
+  /** The per-message faults; `receivers.list()` has the receiver faults. */
   list(): Fault[] {
     return this.faults.map((fault) => ({ ...fault }))
   }
 
-  /** Removes every fault and says how many there were. */
+  /** Removes every fault (receiver faults too) and says how many there were. */
   clear(): number {
     const count = this.faults.length
     this.faults = []
-    return count
+    return count + this.receivers.clear()
   }
 
   /**

@@ -12,6 +12,13 @@ import { type FaultTable, parseFaultSpec } from './faults'
 import { HttpError, readJsonBody, sendError, sendHtml, sendJson, sendNoContent } from './http-io'
 import { INBOX_LIMIT, renderInbox, renderMessage, renderNotFound } from './inbox-page'
 import { NOTIFICATION_STATUSES, type NotificationStatus, type Notifier } from './notifier'
+import {
+  InvalidReceiverFaultError,
+  isReceiverFaultBody,
+  type ReceiverFaultSpec,
+  UnknownReceiverError,
+} from './receiver-faults'
+import type { ReceiverGate } from './receiver-gate'
 import { type MessageFilter, type MessageStore, parseSince, type StoredMessage } from './store'
 
 export interface HttpSinkOptions {
@@ -24,6 +31,10 @@ export interface HttpSinkOptions {
   checks: AuthChecks
   /** Sends the reports of `bounce`/`complaint` faults; without it those faults are refused. */
   notifier?: Notifier | undefined
+  /** The receivers the sink plays (`GET /receivers`); empty or absent without MAILSINK_RECEIVERS. */
+  receivers?: readonly { gate: ReceiverGate }[] | undefined
+  /** Points a domain's MX at a receiver (see MailSink.publishReceiverDomain). */
+  publishDomain?: ((domain: string, receiver: string) => void) | undefined
 }
 
 /** Longer than a check may take (auth.ts's timeout), so a reader never sees "not checked yet". */
@@ -52,7 +63,8 @@ interface Route {
 export function createHttpHandler(
   options: HttpSinkOptions,
 ): (req: IncomingMessage, res: ServerResponse) => void {
-  const { store, faults, logger, dns, checks, notifier } = options
+  const { store, faults, logger, dns, checks, notifier, publishDomain } = options
+  const receivers = options.receivers ?? []
   const settled = async <T extends StoredMessage | StoredMessage[]>(found: T): Promise<T> => {
     await checks.settled(Array.isArray(found) ? found : [found], SETTLE_MS)
     return found
@@ -127,9 +139,14 @@ export function createHttpHandler(
     {
       path: /^\/faults$/,
       methods: {
-        GET: ({ res }) => sendJson(res, 200, faults.list()),
+        GET: ({ res }) => sendJson(res, 200, [...faults.list(), ...faults.receivers.list()]),
         POST: async ({ req, res }) => {
-          const parsed = parseFaultSpec(await readJsonBody(req))
+          const body = await readJsonBody(req)
+          if (isReceiverFaultBody(body)) {
+            addReceiverFault(body, res)
+            return
+          }
+          const parsed = parseFaultSpec(body)
           if (!parsed.ok) throw new HttpError(400, 'invalid_fault', parsed.message, {}, parsed.field)
           const notifying =
             parsed.value.bounce !== undefined ? 'bounce' : parsed.value.complaint ? 'complaint' : ''
@@ -147,6 +164,62 @@ export function createHttpHandler(
           sendJson(res, 201, fault)
         },
         DELETE: ({ res }) => sendJson(res, 200, { cleared: faults.clear() }),
+      },
+    },
+    {
+      path: /^\/receivers$/,
+      methods: {
+        GET: ({ res }) =>
+          sendJson(
+            res,
+            200,
+            receivers.map(({ gate }) => gate.status()),
+          ),
+      },
+    },
+    {
+      path: /^\/receivers\/counts$/,
+      methods: {
+        DELETE: ({ res }) => {
+          for (const { gate } of receivers) gate.resetCounts()
+          sendNoContent(res)
+        },
+      },
+    },
+    {
+      path: /^\/receivers\/domains$/,
+      methods: {
+        POST: async ({ req, res }) => {
+          const body = await readJsonBody(req)
+          const { domain, receiver } = (typeof body === 'object' && body !== null ? body : {}) as Record<
+            string,
+            unknown
+          >
+          if (typeof domain !== 'string' || !isDnsName(domain))
+            throw new HttpError(
+              400,
+              'invalid_domain',
+              '"domain" must be a DNS name such as shop.test',
+              {},
+              'domain',
+            )
+          if (typeof receiver !== 'string')
+            throw new HttpError(
+              400,
+              'invalid_domain',
+              '"receiver" must be a receiver\'s name or address',
+              {},
+              'receiver',
+            )
+          zone()
+          try {
+            publishDomain?.(domain, receiver)
+          } catch (error) {
+            throw new HttpError(400, 'invalid_domain', (error as Error).message, {}, 'receiver')
+          }
+          logger.info({ domain, receiver }, 'receiver domain published')
+          sendJson(res, 201, { domain: domain.toLowerCase(), receiver })
+        },
       },
     },
     {
@@ -199,6 +272,21 @@ export function createHttpHandler(
       },
     },
   ]
+
+  function addReceiverFault(body: unknown, res: ServerResponse): void {
+    try {
+      // The table validates what it is given, whoever calls it, and says which field is wrong.
+      const fault = faults.add(body as ReceiverFaultSpec)
+      logger.info({ fault }, 'receiver fault added')
+      sendJson(res, 201, fault)
+    } catch (error) {
+      if (error instanceof UnknownReceiverError)
+        throw new HttpError(400, 'invalid_fault', error.message, {}, 'receiver')
+      if (error instanceof InvalidReceiverFaultError)
+        throw new HttpError(400, 'invalid_fault', error.message, {}, error.field)
+      throw error
+    }
+  }
 
   async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { path, query } = splitUrl(req.url ?? '/')
@@ -281,6 +369,9 @@ const FIELDS = [
   'receivedAt',
   'envelope',
   'auth',
+  'receiver',
+  'sourceAddress',
+  'tls',
 ] as const
 type Field = (typeof FIELDS)[number]
 
@@ -309,6 +400,8 @@ function messageFilter(query: URLSearchParams): MessageFilter {
   const filter: MessageFilter = {}
   const to = query.get('to')?.trim()
   if (to) filter.to = to
+  const receiver = query.get('receiver')?.trim()
+  if (receiver) filter.receiver = receiver
   const since = query.get('since')?.trim()
   if (since) {
     filter.since = parseSince(since)

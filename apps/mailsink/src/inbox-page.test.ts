@@ -15,6 +15,9 @@ const hostile: StoredMessage = {
   receivedAt: '2024-05-01T12:00:00.000Z',
   envelope: { from: '<script>@example.com', to: ['victim@example.com'] },
   auth: { dkim: 'fail', dkimDomain: '<b>evil</b>.example.com', dkimReason: '<i>bad</i>' },
+  receiver: { name: '<b>google</b>', address: '127.0.0.10', port: 2525 },
+  sourceAddress: '127.0.0.2',
+  tls: false,
 }
 
 describe('escapeHtml', () => {
@@ -37,6 +40,15 @@ describe('renderInbox', () => {
     expect(html).toContain('<span class="badge fail"')
     expect(html).toContain('d=&lt;b&gt;evil&lt;/b&gt;.example.com')
     expect(html).not.toContain('<i>bad</i>')
+  })
+
+  it('names the receiver that took each message, escaped, and the usual listener as "sink"', () => {
+    const html = renderInbox([hostile, { ...hostile, id: 'id-2', receiver: null }], 2)
+    expect(html).toContain('<th>Receiver</th>')
+    expect(html).toContain('>&lt;b&gt;google&lt;/b&gt;</a></td>')
+    expect(html).toContain('title="&lt;b&gt;google&lt;/b&gt; (127.0.0.10:2525) from 127.0.0.2"')
+    expect(html).toContain('title="the sink&#39;s usual listener from 127.0.0.2">sink</a></td>')
+    expect(html).not.toContain('<b>google</b>')
   })
 
   it('says so when there are no messages', () => {

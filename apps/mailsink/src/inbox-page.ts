@@ -38,7 +38,7 @@ th { padding: .4rem .6rem; color: var(--muted); font-weight: 600; font-size: .8r
 td a { display: block; padding: .45rem .6rem; color: inherit; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 td a:hover { text-decoration: none; }
 tbody tr:hover { background: var(--hover); }
-col.received { width: 11rem; } col.from, col.to { width: 22%; } col.dkim { width: 14rem; }
+col.received { width: 11rem; } col.from, col.to { width: 22%; } col.dkim { width: 14rem; } col.receiver { width: 9rem; }
 .badge { display: inline-block; padding: 0 .45rem; border-radius: 999px; font-size: .75rem; font-weight: 600; text-transform: uppercase; border: 1px solid currentColor; }
 .badge.pass { color: #15803d; } .badge.fail { color: #b91c1c; } .badge.none { color: var(--muted); }
 .domain { margin-left: .4rem; font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; }
@@ -95,6 +95,20 @@ export function authBadge(auth: MessageAuth): string {
   return `<span class="badge ${auth.dkim}" title="${escapeHtml(details.join(', '))}">DKIM ${auth.dkim}</span>${domain}`
 }
 
+/** The receiver that took the message, by name; "sink" for the usual listener. */
+function receiverLabel(message: StoredMessage): string {
+  return message.receiver?.name ?? 'sink'
+}
+
+/** "google (127.0.0.10:2525) from 127.0.0.2": which receiver, and the egress address it came from. */
+function receiverTitle(message: StoredMessage): string {
+  const { receiver, sourceAddress } = message
+  const from = sourceAddress ? ` from ${sourceAddress}` : ''
+  return receiver
+    ? `${receiver.name} (${receiver.address}:${receiver.port})${from}`
+    : `the sink's usual listener${from}`
+}
+
 /** The inbox: the given messages (already newest first) in a table, each row linking to its view. */
 export function renderInbox(messages: readonly StoredMessage[], total: number): string {
   const rows = messages
@@ -102,7 +116,7 @@ export function renderInbox(messages: readonly StoredMessage[], total: number): 
       const href = `/view/${encodeURIComponent(message.id)}`
       const cell = (content: string, title: string) =>
         `<td><a href="${escapeHtml(href)}" title="${escapeHtml(title)}">${content}</a></td>`
-      return `<tr>${cell(time(message.receivedAt), message.receivedAt)}${cell(escapeHtml(message.from), message.from)}${cell(escapeHtml(message.to), message.to)}${cell(escapeHtml(message.subject || '(no subject)'), message.subject)}${cell(authBadge(message.auth), `DKIM ${message.auth.dkim}`)}</tr>`
+      return `<tr>${cell(time(message.receivedAt), message.receivedAt)}${cell(escapeHtml(message.from), message.from)}${cell(escapeHtml(message.to), message.to)}${cell(escapeHtml(message.subject || '(no subject)'), message.subject)}${cell(authBadge(message.auth), `DKIM ${message.auth.dkim}`)}${cell(escapeHtml(receiverLabel(message)), receiverTitle(message))}</tr>`
     })
     .join('\n')
   const shown = total > messages.length ? `latest ${messages.length} of ${total}` : `${total}`
@@ -110,8 +124,8 @@ export function renderInbox(messages: readonly StoredMessage[], total: number): 
     messages.length === 0
       ? '<p class="empty">No messages yet. Send mail to the SMTP port and reload.</p>'
       : `<table>
-<colgroup><col class="received"><col class="from"><col class="to"><col><col class="dkim"></colgroup>
-<thead><tr><th>Received (UTC)</th><th>From</th><th>To</th><th>Subject</th><th>DKIM</th></tr></thead>
+<colgroup><col class="received"><col class="from"><col class="to"><col><col class="dkim"><col class="receiver"></colgroup>
+<thead><tr><th>Received (UTC)</th><th>From</th><th>To</th><th>Subject</th><th>DKIM</th><th>Receiver</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
@@ -119,7 +133,7 @@ ${rows}
   return page(
     'mailsink inbox',
     `<header><h1>mailsink</h1><span class="meta">${escapeHtml(shown)} message${total === 1 ? '' : 's'}</span>
-<nav><a href="/">Reload</a><a href="/faults">Faults</a><a href="/dns/records">DNS records</a><a href="/health">Health</a></nav></header>
+<nav><a href="/">Reload</a><a href="/faults">Faults</a><a href="/receivers">Receivers</a><a href="/dns/records">DNS records</a><a href="/health">Health</a></nav></header>
 <main>
 ${table}
 </main>`,
@@ -136,6 +150,7 @@ export function renderMessage(message: StoredMessage): string {
     ['Subject', message.subject],
     ['Received', message.receivedAt],
     ['Message-ID', message.messageId ?? ''],
+    ['Receiver', receiverTitle(message)],
     ['Sink id', message.id],
   ]
     .map(([name = '', value = '']) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`)

@@ -122,3 +122,52 @@ describe('mail sink shutdown', () => {
     }
   })
 })
+
+describe('mail sink process receivers', () => {
+  it('plays MAILSINK_RECEIVERS on the SMTP port number and publishes their MX records', async () => {
+    const [smtpPort, httpPort] = [await freePort(), await freePort()]
+    const sink = spawnEntry('apps/mailsink/src/main.ts', {
+      MAILSINK_SMTP_PORT: String(smtpPort),
+      MAILSINK_HTTP_PORT: String(httpPort),
+      MAILSINK_RECEIVERS: '127.0.0.10=google,127.0.0.12=others',
+    })
+    try {
+      await eventually(() => sink.output().includes('mailsink: receiver others'), {
+        timeoutMs: 30_000,
+        what: 'the sink',
+      })
+      expect(sink.output()).toContain(
+        `mailsink: receiver google SMTP 127.0.0.10:${smtpPort}, MX gmail-smtp-in.l.google.com for gmail.test, googlemail.test`,
+      )
+      const resolver = new Resolver({ timeout: 2_000, tries: 1 })
+      resolver.setServers([`127.0.0.1:${httpPort}`])
+      expect(await resolver.resolveMx('others.test')).toEqual([{ exchange: 'mx.others.test', priority: 10 }])
+      expect(await resolver.resolve4('mx.others.test')).toEqual(['127.0.0.12'])
+
+      await createTransport({
+        host: '127.0.0.10',
+        port: smtpPort,
+        localAddress: '127.0.0.2',
+        ignoreTLS: true,
+      }).sendMail({ from: 'a@sender.test', to: 'b@gmail.test', subject: 'via google', text: 'hello' })
+      const base = `http://127.0.0.1:${httpPort}`
+      const [message] = (await (await fetch(`${base}/messages?receiver=google`)).json()) as Array<{
+        subject: string
+        receiver: unknown
+        sourceAddress: string
+      }>
+      expect(message).toMatchObject({
+        subject: 'via google',
+        receiver: { name: 'google', address: '127.0.0.10', port: smtpPort },
+        sourceAddress: '127.0.0.2',
+      })
+      const receivers = await (await fetch(`${base}/receivers`)).json()
+      expect(receivers).toMatchObject([
+        { name: 'google', accepted: 1, sources: { '127.0.0.2': { accepted: 1 } } },
+        { name: 'others', accepted: 0 },
+      ])
+    } finally {
+      sink.child.kill('SIGKILL')
+    }
+  })
+})

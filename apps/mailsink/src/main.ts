@@ -1,5 +1,6 @@
 import { LOG_ERROR_SERIALIZERS, loadConfig, sinkDnsPort, stopWhenStdinCloses } from '@fairlane/config'
 import pino from 'pino'
+import { receiverDomains, receiverMxHost } from './receiver-zone'
 import { ListenError, type MailSink, startMailSink } from './sink'
 
 const config = loadConfig()
@@ -10,7 +11,12 @@ const logger = pino({
   serializers: LOG_ERROR_SERIALIZERS,
 })
 
-const SETTING = { smtp: 'MAILSINK_SMTP_PORT', http: 'MAILSINK_HTTP_PORT', dns: 'MAILSINK_DNS_PORT' } as const
+const SETTING = {
+  smtp: 'MAILSINK_SMTP_PORT',
+  http: 'MAILSINK_HTTP_PORT',
+  dns: 'MAILSINK_DNS_PORT',
+  receiver: 'MAILSINK_RECEIVERS',
+} as const
 
 let sink: MailSink
 try {
@@ -22,6 +28,8 @@ try {
     dnsPort: sinkDnsPort(config),
     dnsServers: config.DNS_SERVERS,
     inboundSmtpUrl: config.INBOUND_SMTP_URL,
+    receivers: config.MAILSINK_RECEIVERS,
+    receiverPort: config.MAILSINK_SMTP_PORT,
     logger,
   })
 } catch (error) {
@@ -31,7 +39,7 @@ try {
   const setting = SETTING[error.service]
   console.error(
     error.code === 'EADDRINUSE'
-      ? `mailsink: port ${error.port} is already in use (${setting})`
+      ? `mailsink: port ${error.service === 'receiver' ? `${error.host}:` : ''}${error.port} is already in use (${setting}${error.service === 'receiver' && config.HOST !== '127.0.0.1' ? `; with HOST=${config.HOST} the sink's own listener may hold it: give the receivers a port of their own` : ''})`
       : `mailsink: cannot listen on ${error.host}:${error.port} (${setting}): ${error.code}`,
   )
   process.exit(1)
@@ -48,6 +56,12 @@ for (const host of new Set([config.RETURN_PATH_HOST, config.BOUNCE_DOMAIN])) {
 console.log(
   `mailsink: SMTP ${hostPort(config.HOST, sink.smtpPort)}, inbox http://${hostPort(config.HOST, sink.httpPort)}${sink.dns ? `, DNS ${sink.dns.address} (udp)` : ''}`,
 )
+
+for (const receiver of sink.receivers) {
+  console.log(
+    `mailsink: receiver ${receiver.name} SMTP ${hostPort(receiver.address, receiver.port)}, MX ${receiverMxHost(receiver)} for ${receiverDomains(receiver).join(', ')}`,
+  )
+}
 
 function shutdown(signal: NodeJS.Signals): void {
   logger.info({ signal }, 'shutting down')

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto'
 import { type HeaderLines, simpleParser } from 'mailparser'
 import { UNSIGNED } from './auth'
+import type { ReceiverIdentity } from './receiver-faults'
 import type { StoredMessage } from './store'
+
+/** Where a message came in: the receiver that took it (null: the usual listener) and the client's address. */
+export interface Arrival {
+  receiver: ReceiverIdentity | null
+  sourceAddress: string
+  /** Whether the session had switched to TLS (STARTTLS) when the message came. */
+  tls: boolean
+}
+
+const UNKNOWN_ARRIVAL: Arrival = { receiver: null, sourceAddress: '', tls: false }
 
 export interface Envelope {
   /** MAIL FROM; empty for the null sender. */
@@ -19,6 +30,7 @@ export async function toStoredMessage(
   raw: Buffer,
   envelope: Envelope,
   receivedAt: Date = new Date(),
+  arrival: Arrival = UNKNOWN_ARRIVAL,
 ): Promise<StoredMessage> {
   const envelopeRecipients = envelope.to
   const parsed = await simpleParser(raw, {
@@ -42,6 +54,9 @@ export async function toStoredMessage(
     receivedAt: receivedAt.toISOString(),
     envelope: { from: envelope.from, to: [...envelope.to] },
     auth: UNSIGNED,
+    receiver: arrival.receiver && { ...arrival.receiver },
+    sourceAddress: arrival.sourceAddress,
+    tls: arrival.tls,
   }
 }
 

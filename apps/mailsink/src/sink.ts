@@ -8,7 +8,10 @@ import { AuthChecks } from './auth-checks'
 import { FaultTable } from './faults'
 import { createHttpHandler } from './http'
 import { Notifier } from './notifier'
-import { createSmtpSink } from './smtp'
+import type { ReceiverIdentity } from './receiver-faults'
+import { ReceiverGate } from './receiver-gate'
+import { publishReceiver, publishReceiverDomain } from './receiver-zone'
+import { createSmtpSink, type SmtpSink } from './smtp'
 import { MessageStore } from './store'
 
 export interface MailSinkOptions {
@@ -39,6 +42,30 @@ export interface MailSinkOptions {
   inboundSmtpUrl?: string | undefined
   /** The host name the sink writes reports in (Reporting-MTA, MAILER-DAEMON@…); default MTA_NAME. */
   mtaName?: string | undefined
+  /**
+   * The receiving mail servers to play besides the usual listener (MAILSINK_RECEIVERS), each an SMTP
+   * server on its own address. A receiver without a port listens on `receiverPort`.
+   */
+  receivers?: readonly ReceiverOptions[] | undefined
+  /**
+   * The port of receivers that name none; default `smtpPort`. 0 picks one free port number that all
+   * of them share (on their different addresses), as MX hosts all listen on 25.
+   */
+  receiverPort?: number | undefined
+}
+
+export interface ReceiverOptions {
+  name: string
+  /** An IPv4 address, e.g. 127.0.0.10 (all of 127.0.0.0/8 is local on Linux). */
+  address: string
+  port?: number | undefined
+  /** Offer STARTTLS with this certificate (tests of opportunistic TLS); without it, plain SMTP only. */
+  tls?: { key: string | Buffer; cert: string | Buffer } | undefined
+}
+
+/** A receiver the sink plays, listening. */
+export interface RunningReceiver extends ReceiverIdentity {
+  gate: ReceiverGate
 }
 
 /** The sink's name as a reporting MTA, unless `mtaName` says otherwise. */
@@ -53,6 +80,18 @@ export interface MailSink {
   faults: FaultTable
   /** The bounces and complaints owed and sent; undefined without `inboundSmtpUrl`. */
   notifier: Notifier | undefined
+  /** The receivers it plays (MAILSINK_RECEIVERS), in the order given; empty without. */
+  receivers: RunningReceiver[]
+  /**
+   * The port the receivers without a port of their own share (what Fairlane's `MX_PORT` must be to
+   * reach them); undefined when there are none.
+   */
+  receiverPort: number | undefined
+  /**
+   * Points a domain's MX at a receiver (by name or address) on the sink's DNS server, replacing its
+   * MX records; throws when the sink serves no DNS or the receiver is not one of its own.
+   */
+  publishReceiverDomain(domain: string, receiver: string): void
   /** Sends the pending notifications (see Notifier), then stops the servers; safe to call more than once. */
   close(): Promise<void>
 }
@@ -61,7 +100,7 @@ export interface MailSink {
 export class ListenError extends Error {
   override readonly name = 'ListenError'
   constructor(
-    readonly service: 'smtp' | 'http' | 'dns',
+    readonly service: 'smtp' | 'http' | 'dns' | 'receiver',
     readonly host: string,
     readonly port: number,
     /** The system error code, e.g. EADDRINUSE or EACCES. */
@@ -79,7 +118,8 @@ export class ListenError extends Error {
 export async function startMailSink(options: MailSinkOptions): Promise<MailSink> {
   const { host, logger } = options
   const store = new MessageStore(options.maxMessages)
-  const faults = new FaultTable()
+  const receivers: RunningReceiver[] = []
+  const faults = new FaultTable({ receivers: () => receivers })
   const dns = options.dnsPort === undefined ? undefined : await startDns(host, options.dnsPort)
   const servers = options.dnsServers?.length ? options.dnsServers : dns ? [dns.address] : undefined
   const checks = new AuthChecks(createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) }))
@@ -87,7 +127,20 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
     ? new Notifier({ inboundSmtpUrl: options.inboundSmtpUrl, mtaName: options.mtaName ?? MTA_NAME, logger })
     : undefined
   const smtp = createSmtpSink({ store, faults, logger, checks, notifier })
-  const http = createServer(createHttpHandler({ store, faults, logger, dns, checks, notifier }))
+  const publishDomain = (domain: string, reference: string) => {
+    if (!dns) throw new Error('this mail sink serves no DNS; start it with a DNS port (MAILSINK_DNS_PORT)')
+    const wanted = reference.trim().toLowerCase()
+    const receiver = receivers.find((known) => known.name === wanted || known.address === wanted)
+    if (!receiver) {
+      throw new Error(
+        `no receiver ${JSON.stringify(reference)}; this sink plays ${receivers.map((known) => known.name).join(', ') || 'none'}`,
+      )
+    }
+    publishReceiverDomain(dns, domain.toLowerCase(), receiver)
+  }
+  const http = createServer(
+    createHttpHandler({ store, faults, logger, dns, checks, notifier, receivers, publishDomain }),
+  )
   http.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     logger.debug({ err: error.message, code: error.code }, 'http client error')
     if (!socket.writable) return
@@ -97,12 +150,24 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
 
   let smtpPort: number
   let httpPort: number
+  let receiverServers: SmtpSink[] = []
   try {
     smtpPort = await listen(smtp.server.server, 'smtp', host, options.smtpPort)
     try {
+      const started = await startReceivers(
+        options.receivers ?? [],
+        options.receiverPort ?? smtpPort,
+        (identity, tls) => {
+          const gate = new ReceiverGate(identity, faults.receivers)
+          return { gate, smtp: createSmtpSink({ store, faults, logger, checks, notifier, gate, tls }) }
+        },
+      )
+      receiverServers = started.map((receiver) => receiver.smtp)
+      receivers.push(...started.map(({ gate }) => ({ ...gate.identity, gate })))
+      if (dns) for (const receiver of receivers) publishReceiver(dns, receiver)
       httpPort = await listen(http, 'http', host, options.httpPort)
     } catch (error) {
-      await smtp.close()
+      await Promise.all([smtp.close(), ...receiverServers.map((server) => server.close())])
       throw error
     }
   } catch (error) {
@@ -115,6 +180,7 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
       host,
       smtpPort,
       httpPort,
+      receivers: receivers.map(({ name, address, port }) => `${name}=${address}:${port}`),
       dnsPort: dns?.port,
       dnsServers: servers,
       maxMessages: options.maxMessages,
@@ -127,11 +193,73 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const close = () => {
     // Notifications first, while the SMTP server still listens: INBOUND_SMTP_URL may be the sink itself.
     closing ??= (notifier?.close() ?? Promise.resolve())
-      .then(() => Promise.all([smtp.close(), closeHttp(http), dns?.close()]))
+      .then(() =>
+        Promise.all([
+          smtp.close(),
+          ...receiverServers.map((server) => server.close()),
+          closeHttp(http),
+          dns?.close(),
+        ]),
+      )
       .then(() => logger.info('mailsink stopped'))
     return closing
   }
-  return { smtpPort, httpPort, dns, store, faults, notifier, close }
+  return {
+    smtpPort,
+    httpPort,
+    dns,
+    store,
+    faults,
+    notifier,
+    receivers,
+    receiverPort: receivers.find((_, index) => options.receivers?.[index]?.port === undefined)?.port,
+    publishReceiverDomain: publishDomain,
+    close,
+  }
+}
+
+interface StartedReceiver {
+  gate: ReceiverGate
+  smtp: SmtpSink
+}
+
+/** How often a shared free port is tried again when another process took it on one of the addresses. */
+const SHARED_PORT_TRIES = 10
+
+/**
+ * Starts one SMTP server per receiver. Port 0 for receivers without their own port means one free
+ * port number for all: the first binds port 0 and the others take the number it got, which another
+ * process may hold on their address, so the whole set is tried again a few times.
+ */
+async function startReceivers(
+  receivers: readonly ReceiverOptions[],
+  defaultPort: number,
+  create: (identity: ReceiverIdentity, tls: ReceiverOptions['tls']) => StartedReceiver,
+): Promise<StartedReceiver[]> {
+  for (let attempt = 1; ; attempt++) {
+    const started: StartedReceiver[] = []
+    let sharedPort = defaultPort
+    try {
+      for (const receiver of receivers) {
+        const wanted = receiver.port ?? sharedPort
+        const identity: ReceiverIdentity = { name: receiver.name, address: receiver.address, port: wanted }
+        const server = create(identity, receiver.tls)
+        started.push(server)
+        const port = await listen(server.smtp.server.server, 'receiver', receiver.address, wanted)
+        server.gate.identity.port = port
+        if (receiver.port === undefined && sharedPort === 0) sharedPort = port
+      }
+      return started
+    } catch (error) {
+      await Promise.all(started.map((server) => server.smtp.close()))
+      const retry =
+        defaultPort === 0 &&
+        attempt < SHARED_PORT_TRIES &&
+        error instanceof ListenError &&
+        error.code === 'EADDRINUSE'
+      if (!retry) throw error
+    }
+  }
 }
 
 /** The URL without its password, for the log. */
@@ -168,7 +296,7 @@ function malformedRequestResponse(code: string | undefined): string {
 
 function listen(
   server: NetServer | HttpServer,
-  service: 'smtp' | 'http',
+  service: 'smtp' | 'http' | 'receiver',
   host: string,
   port: number,
 ): Promise<number> {

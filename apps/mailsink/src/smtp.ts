@@ -5,6 +5,9 @@ import type { AuthChecks } from './auth-checks'
 import { type FaultTable, isNotificationFault, matches, type NotificationFault, splitReply } from './faults'
 import type { Notifier } from './notifier'
 import { type Envelope, toStoredMessage } from './parse-message'
+import { dkimDomainsOf } from './receiver-faults'
+import type { ReceiverGate } from './receiver-gate'
+import { receiverMxHost } from './receiver-zone'
 import type { MessageStore, StoredMessage } from './store'
 
 /** Advertised with SIZE; larger messages are refused with 552 and never buffered past the limit. */
@@ -19,6 +22,14 @@ export interface SmtpSinkOptions {
   /** Sends the bounces and complaints of `bounce`/`complaint` faults; without it they are refused. */
   notifier?: Notifier | undefined
   maxMessageBytes?: number
+  /**
+   * When this server plays one of the receivers (MAILSINK_RECEIVERS): its door, which applies the
+   * receiver's faults (connection limits, greeting delays, throttles) and counts. Undefined: the
+   * sink's usual listener, which has none.
+   */
+  gate?: ReceiverGate | undefined
+  /** Offer STARTTLS with this certificate (a receiver's `tls`); without it STARTTLS is not offered. */
+  tls?: { key: string | Buffer; cert: string | Buffer } | undefined
 }
 
 export interface SmtpSink {
@@ -34,8 +45,19 @@ export function smtpError(code: number, text: string): Error & { responseCode: n
   return Object.assign(new Error(text), { responseCode: code })
 }
 
+/** A validated fault reply (`421 4.7.28 …`) as the Error smtp-server answers with. */
+function replyError(reply: string): Error {
+  const { code, text } = splitReply(reply)
+  return smtpError(code, text)
+}
+
+/** The client's address as the sender knows its egress address: IPv4-mapped IPv6 written as IPv4. */
+function sourceOf(session: SMTPServerSession): string {
+  return session.remoteAddress.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '')
+}
+
 export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
-  const { store, faults, logger, checks, notifier } = options
+  const { store, faults, logger, checks, notifier, gate } = options
   const maxBytes = options.maxMessageBytes ?? MAX_MESSAGE_BYTES
   const delays = new Set<() => void>()
   let closed = false
@@ -45,8 +67,9 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     authOptional: true,
     allowInsecureAuth: true,
     onAuth: (auth, _session, callback) => callback(null, { user: auth.username ?? 'anonymous' }),
-    // Plain TCP only: with STARTTLS offered, clients would try the built-in self-signed certificate.
-    disabledCommands: ['STARTTLS'],
+    // Plain TCP unless a certificate is given: with STARTTLS offered, clients would otherwise try
+    // smtp-server's built-in self-signed certificate.
+    ...(options.tls ? { key: options.tls.key, cert: options.tls.cert } : { disabledCommands: ['STARTTLS'] }),
     size: maxBytes,
     // A reverse DNS lookup per connection can hold the greeting for up to 1.5 s.
     disableReverseLookup: true,
@@ -55,7 +78,36 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
     banner: 'Fairlane mailsink',
     closeTimeout: 2_000,
     onData: (stream, session, callback) => receive(stream, session, callback),
+    ...(gate && {
+      // Greets as the MX host it plays: "220 gmail-smtp-in.l.google.com ESMTP Fairlane mailsink receiver google".
+      name: receiverMxHost(gate.identity),
+      banner: `Fairlane mailsink receiver ${gate.identity.name}`,
+      onConnect: (session, callback) => admit(gate, session, callback),
+      onClose: (session) => gate.disconnect(session.id),
+      onMailFrom: (_address, session, callback) => {
+        const reply = gate.mailFrom(sourceOf(session))
+        callback(reply ? replyError(reply) : undefined)
+      },
+    }),
   })
+
+  /** A receiver's greeting: refused over its connection limit, else sent after its greeting delay. */
+  function admit(gate: ReceiverGate, session: SMTPServerSession, callback: (error?: Error) => void): void {
+    const refusal = gate.connect(session.id, sourceOf(session))
+    if (refusal) {
+      callback(replyError(refusal))
+      return
+    }
+    const delayMs = gate.greetingDelayMs()
+    if (delayMs === 0) {
+      callback()
+      return
+    }
+    void wait(delayMs).then(() =>
+      // The sink shut down during the delay: the client gets what every open session got.
+      callback(closed ? smtpError(421, 'mailsink shutting down') : undefined),
+    )
+  }
 
   // smtp-server re-emits every socket and listener error here, and an EventEmitter without an 'error'
   // listener throws, which would take the whole sink down over one client's reset connection. Errors
@@ -121,7 +173,21 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         return
       }
     }
-    const message = await toStoredMessage(raw, envelope)
+    const sourceAddress = sourceOf(session)
+    const message = await toStoredMessage(raw, envelope, new Date(), {
+      receiver: gate?.identity ?? null,
+      sourceAddress,
+      tls: session.secure,
+    })
+    if (gate) {
+      const dkimDomains = dkimDomainsOf(message.headers['dkim-signature'])
+      const reply = gate.data({ source: sourceAddress, dkimDomains })
+      if (reply) {
+        logger.debug({ reply, source: sourceAddress, dkimDomains, session: session.id }, 'throttled at DATA')
+        callback(replyError(reply))
+        return
+      }
+    }
     // Only signed mail is checked, after the reply is decided (readers wait for the verdict, see
     // AuthChecks). Unsigned mail (benchmarks, the platform sender) costs no lookup and no second parse.
     if (isSigned(message.headers)) {

@@ -15,6 +15,9 @@ function message(id: string, recipients: string[], receivedAt = '2024-05-01T12:0
     receivedAt,
     envelope: { from: 'sender@example.com', to: recipients },
     auth: { dkim: 'none' },
+    receiver: null,
+    sourceAddress: '127.0.0.1',
+    tls: false,
   }
 }
 

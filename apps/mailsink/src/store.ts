@@ -1,4 +1,5 @@
 import type { MessageAuth } from './auth'
+import type { ReceiverIdentity } from './receiver-faults'
 
 /** One accepted message as the HTTP API returns it; the field names are a contract with external scripts. */
 export interface StoredMessage {
@@ -21,6 +22,12 @@ export interface StoredMessage {
   envelope: { from: string; to: string[] }
   /** DKIM (and, for signed mail, SPF and DMARC) as a receiver would judge them. */
   auth: MessageAuth
+  /** The receiver (MAILSINK_RECEIVERS) that took the message; null when the sink's usual listener did. */
+  receiver: ReceiverIdentity | null
+  /** The client's address: for a receiver, the egress address the sender connected from. */
+  sourceAddress: string
+  /** Whether the client had switched to TLS (STARTTLS, which only receivers given a certificate offer). */
+  tls: boolean
 }
 
 export interface MessageFilter {
@@ -28,6 +35,8 @@ export interface MessageFilter {
   to?: string | undefined
   /** Epoch milliseconds; keeps messages received at or after it. */
   since?: number | undefined
+  /** A receiver's name or address: keeps the messages it took. */
+  receiver?: string | undefined
 }
 
 interface Entry {
@@ -86,10 +95,12 @@ export class MessageStore {
   list(filter: MessageFilter = {}): StoredMessage[] {
     const to = filter.to?.trim().toLowerCase()
     const since = filter.since
+    const receiver = filter.receiver?.trim().toLowerCase()
     const result: StoredMessage[] = []
     for (const entry of this.entries()) {
       if (since !== undefined && entry.receivedAtMs < since) continue
       if (to && !entry.message.recipients.includes(to)) continue
+      if (receiver && !tookIt(entry.message.receiver, receiver)) continue
       result.push(entry.message)
     }
     return result
@@ -122,6 +133,10 @@ export class MessageStore {
       if (entry) yield entry
     }
   }
+}
+
+function tookIt(taker: ReceiverIdentity | null, reference: string): boolean {
+  return taker !== null && (taker.name === reference || taker.address === reference)
 }
 
 /**

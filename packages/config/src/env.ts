@@ -1,6 +1,7 @@
 import { isIP } from 'node:net'
 import { hostname } from 'node:os'
 import { z } from 'zod'
+import { parseMailSinkReceivers } from './mailsink-receivers'
 import { parseRedisSeeds } from './redis-seeds'
 
 /**
@@ -532,6 +533,21 @@ export const envSchema = z
       .min(0, 'expected a port between 0 and 65535')
       .max(65535, 'expected a port between 0 and 65535')
       .optional(),
+    /**
+     * The receiving mail servers the sink plays besides its usual listener: comma-separated
+     * `address[:port][=name]` (`127.0.0.10=google,127.0.0.11=microsoft,127.0.0.12=others`), each
+     * on `MAILSINK_SMTP_PORT` unless it names a port. Unset: none. See the README's mail sink section.
+     */
+    MAILSINK_RECEIVERS: z
+      .string()
+      .optional()
+      .transform((value, context) => {
+        if (value === undefined || value.trim() === '') return []
+        const parsed = parseMailSinkReceivers(value)
+        if (parsed.ok) return parsed.value
+        context.addIssue({ code: 'custom', message: parsed.message })
+        return z.NEVER
+      }),
     /**
      * The inbound SMTP server (apps/inbound) that reads bounces and complaint reports sent to return
      * paths: the port it listens on, and the URL other processes reach it by (the mail sink acting as

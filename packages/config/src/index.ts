@@ -15,5 +15,10 @@ export {
   serializeLogError,
   statementOf,
 } from './log-errors'
+export {
+  type MailSinkReceiver,
+  type ParsedReceivers,
+  parseMailSinkReceivers,
+} from './mailsink-receivers'
 export { parseRedisSeeds, type RedisSeed } from './redis-seeds'
 export { type StdinWatchOptions, stopWhenStdinCloses } from './stop-when-stdin-closes'
