@@ -189,9 +189,12 @@ export interface ReleasedClaim extends HeldClaim, FailureNote {
 export interface UnclaimedClaim extends HeldClaim {
   /** When the message is tried again (ms since the epoch): its `deferred` event's `untilMs`. */
   untilMs: number
-  /** MX mode: the receiving provider that deferred it and why (its reply, or its paused state). */
+  /**
+   * MX mode: the receiving provider that deferred it and its reply (its throttling words, or why its
+   * budget had no room: paused after a throttle, or at its rate).
+   */
   provider?: string | undefined
-  reason?: string | undefined
+  reply?: string | undefined
 }
 
 /** Why an attempt did not deliver: the raw error for admins, the classified code for tenants. */

@@ -357,7 +357,7 @@ describe('sendMessage in MX mode: the receiving provider is asked first and lear
     })
     expect(await sendMessage(job, run.deps)).toEqual({ kind: 'deferred', delayMs: 4_000 })
     expect(run.steps).toEqual(['claim', 'receiver admit to@example.com', 'unclaim until 14000'])
-    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reason: 'paused after 421 4.7.28' })
+    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reply: 'paused after 421 4.7.28' })
   })
 
   it('sends on the route the provider gave and tells it the mail was accepted', async () => {
@@ -397,7 +397,7 @@ describe('sendMessage in MX mode: the receiving provider is asked first and lear
     })
     expect(await sendMessage(job, run.deps)).toEqual({ kind: 'deferred', delayMs: 60_000 })
     expect(run.steps.slice(-2)).toEqual(['receiver learn failed via google', 'unclaim until 70000'])
-    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reason: '421 4.7.28 unusual rate' })
+    expect(run.unclaimed[0]).toMatchObject({ provider: 'google', reply: '421 4.7.28 unusual rate' })
     expect(run.steps).not.toContain('release')
   })
 

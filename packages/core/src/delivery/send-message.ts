@@ -231,7 +231,7 @@ async function deferToReceiver(
       `deferred by ${deferral.provider} past the maximum age (${hours} h); last: ${deferral.reason}`,
     )
   }
-  return giveBack(claim, deferral.delayMs, deps, { provider: deferral.provider, reason: deferral.reason })
+  return giveBack(claim, deferral.delayMs, deps, { provider: deferral.provider, reply: deferral.reason })
 }
 
 /** The mail is out: a receiver state that cannot be written must not turn it into a failure. */
@@ -258,7 +258,7 @@ async function giveBack(
   claim: HeldClaim,
   delayMs: number,
   deps: SendDeps,
-  receiver?: { provider: string; reason: string },
+  receiver?: { provider: string; reply: string },
 ): Promise<SendOutcome> {
   try {
     await deps.store.unclaim({ ...claim, untilMs: deps.clock.now().getTime() + delayMs, ...receiver })

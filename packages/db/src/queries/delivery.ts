@@ -273,11 +273,11 @@ export async function unclaimMessage(db: Executor, claim: UnclaimedClaim): Promi
   const changed = await changeWithEvent(
     db,
     change,
-    // MX mode adds the receiving provider and its words (`jsonb_strip_nulls`: relay mode has neither).
+    // MX mode adds the receiving provider and its reply (`jsonb_strip_nulls`: relay mode has neither).
     sql`select tenant_id, id, 'deferred', jsonb_strip_nulls(jsonb_build_object(
         'untilMs', ${Math.round(claim.untilMs)}::bigint,
         'provider', ${claim.provider ?? null}::text,
-        'reason', ${claim.reason === undefined ? null : clip(claim.reason)}::text))
+        'reply', ${claim.reply === undefined ? null : clip(claim.reply)}::text))
       from changed where status = 'queued'`,
   )
   return changed > 0

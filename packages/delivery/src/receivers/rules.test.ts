@@ -205,6 +205,12 @@ describe('parseReceiverRules', () => {
     )
   })
 
+  it('marks warming egress addresses by IP, refusing anything else naming the entry', () => {
+    const rules = validRules()
+    rules.warmup = { ...rules.warmup, addresses: ['192.0.2.10', 'mail.example.com'] } as typeof rules.warmup
+    expect(refusal(rules)).toMatch(/warmup\.addresses\[1\]: expected an IP address/)
+  })
+
   it('lists every problem of a file at once', () => {
     const input = validRules()
     nth(input.providers, 0).limits.connections = -1
@@ -232,13 +238,17 @@ describe('the default rules file', () => {
     ])
     const patterns = Object.fromEntries(rules.providers.map((provider) => [provider.name, provider.mx]))
     expect(patterns.google).toEqual(['*.google.com', '*.googlemail.com'])
-    expect(patterns.microsoft).toContain('*.protection.outlook.com')
+    expect(patterns.microsoft).toEqual(expect.arrayContaining(['*.protection.outlook.com', '*.outlook.com']))
     expect(patterns.yahoo).toEqual(['*.yahoodns.net'])
     expect(patterns.apple).toEqual(['*.mail.icloud.com'])
   })
 
   it('gives every provider limits a shared IP can start with, and a critical reserve', () => {
+    // CONTRACT.md: every provider starts at no less than 10 messages a second per egress address.
+    expect(rules.default.limits.perMinute).toBeGreaterThanOrEqual(600)
+    expect(rules.warmup.addresses).toEqual([])
     for (const provider of rules.providers) {
+      expect(provider.limits.perMinute).toBeGreaterThanOrEqual(600)
       expect(provider.limits.perMinute).toBeGreaterThanOrEqual(rules.backoff.minPerMinute)
       expect(provider.limits.connections).toBeLessThanOrEqual(10)
       expect(provider.description).toBeTruthy()

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isIP } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { z } from 'zod'
 import { hostPatternProblem, normalizeHostPattern } from './host-pattern'
@@ -65,6 +66,11 @@ export type ReceiverRules = {
     schedule: WarmupStep[]
     /** From this sending day on the address is warm: no daily cap. */
     warmAfterDay: number
+    /**
+     * The egress addresses that are warming (new to the receivers): the caps apply to these only;
+     * every other address is taken as warm. Empty by default.
+     */
+    addresses: string[]
   }
   /** The share of each provider's rate kept for the critical lane (login codes), 0 to below 1. */
   criticalReserve: number
@@ -145,6 +151,14 @@ const rulesSchema = z
         })
         .min(1, { error: 'expected at least the step of day 1' }),
       warmAfterDay: wholeAtLeastOne,
+      addresses: z
+        .array(
+          z
+            .string({ error: 'expected an IP address' })
+            .refine((value) => isIP(value) !== 0, { error: 'expected an IP address such as 192.0.2.10' }),
+          { error: 'expected a list of IP addresses' },
+        )
+        .default([]),
     }),
     criticalReserve: z
       .number({ error: 'expected a number' })

@@ -69,7 +69,7 @@ describe('describeEvent', () => {
     const detail = {
       untilMs: now.getTime() + 180_000,
       provider: 'google',
-      reason: '421 4.7.28 Gmail has detected an unusual rate of unsolicited mail',
+      reply: '421 4.7.28 Gmail has detected an unusual rate of unsolicited mail',
     }
     expect(describeEvent({ type: 'deferred', detail }, now)).toEqual({
       label:

@@ -63,9 +63,9 @@ export function describeEvent(
     case 'deferred':
       // MX mode: the receiving provider deferred it (throttling, or no room in its budget), in its words.
       if (typeof detail.provider === 'string' && detail.provider.length > 0) {
-        const reason = factText(detail.reason)
+        const reply = factText(detail.reply)
         const next = typeof detail.untilMs === 'number' && now ? nextTryText(detail.untilMs, now) : null
-        label = `Deferred by ${detail.provider}${reason ? `: ${reason}` : ''}${next ? `, next try ${next}` : ''}`
+        label = `Deferred by ${detail.provider}${reply ? `: ${reply}` : ''}${next ? `, next try ${next}` : ''}`
       }
       if (typeof detail.untilMs === 'number') add('until', new Date(detail.untilMs).toISOString())
       break

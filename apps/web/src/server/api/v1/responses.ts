@@ -51,7 +51,7 @@ export const messageEventResponse = z
       .optional()
       .meta({
         description:
-          'What the event says beyond its type: `sent` `{ response }` (the server’s reply), `retrying` `{ code, attempt }`, `failed` `{ code, attempts }`, `deferred` `{ untilMs, provider?, reason? }` (MX mode: the receiving provider that deferred it, in its words), `queued` and `accepted` `{ lane, campaignId? }`, `suppressed` `{ reason }`, `bounced` `{ kind, status, action, diagnostic? }`, `complained` `{ feedbackType }`, `unsubscribed` `{ source }`',
+          'What the event says beyond its type: `sent` `{ response }` (the server’s reply), `retrying` `{ code, attempt }`, `failed` `{ code, attempts }`, `deferred` `{ untilMs, provider?, reply? }` (MX mode: the receiving provider that deferred it, and its reply), `queued` and `accepted` `{ lane, campaignId? }`, `suppressed` `{ reason }`, `bounced` `{ kind, status, action, diagnostic? }`, `complained` `{ feedbackType }`, `unsubscribed` `{ source }`',
         example: { response: '250 2.0.0 OK id=1x2y3z' },
       }),
   })
