@@ -17,6 +17,7 @@ const warmup = {
     { day: 4, perDayPerProvider: 1_000 },
   ],
   warmAfterDay: 5,
+  addresses: ['127.0.0.2'],
 }
 const capOn = (progress: WarmupProgress, today: string) =>
   warmupDailyCap(warmup, sendingDaysBefore(progress, today) + 1) ?? Number.POSITIVE_INFINITY
