@@ -2,6 +2,7 @@ import type { Config } from '@fairlane/config'
 import { databaseDirectUrl, mailDomain } from '@fairlane/config'
 import { type KeyEncryptionKey, type Lane, parseRetrySchedule } from '@fairlane/core'
 import type { DatabaseHandle } from '@fairlane/db'
+import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { BucketPlan } from '@fairlane/fairness'
 import type { Logger } from 'pino'
 import { DISPATCH_TUNING } from './campaigns/dispatch-due'
@@ -9,6 +10,7 @@ import type { DomainCheckSettings } from './domains/domain-checks-jobs'
 import { PACER_TUNING } from './fairness/pacer'
 import type { WorkerMetrics } from './metrics'
 import type { OperationsSettings } from './operations/operations-jobs'
+import type { ReceiverOptions } from './receivers/start-receivers'
 import type { RelayHooks } from './relay/publish-batch'
 import { SCHEDULE_RECONCILE_MS } from './system/system-worker'
 import type { WebhookSettings } from './webhooks/start-webhooks'
@@ -49,6 +51,11 @@ export interface DeliveryOptions {
   /** LANE_SHARDS: BullMQ queues per lane (README, "Sharded lanes"); the web app must use the same. */
   laneShards: number
   smtp: { url: string; timeoutMs: number; connections: Record<Lane, number> }
+  /**
+   * DELIVERY_MODE=mx: mail goes to each recipient domain's own MX hosts, shaped per receiving
+   * provider (`receivers/start-receivers.ts`); absent, every lane sends to `smtp.url` (relay mode).
+   */
+  receivers?: ReceiverOptions
   concurrency: Record<Lane, number>
   jobLockMs: number
   stalledIntervalMs: number
@@ -143,6 +150,7 @@ export function deliveryOptionsFromConfig(
     redisCluster: config.REDIS_CLUSTER,
     queuePrefix: config.QUEUE_PREFIX,
     laneShards: config.LANE_SHARDS,
+    ...(config.DELIVERY_MODE === 'mx' ? { receivers: receiverOptionsFromConfig(config) } : {}),
     smtp: {
       url: config.SMTP_URL,
       timeoutMs: config.SMTP_TIMEOUT_MS,
@@ -197,6 +205,21 @@ export function deliveryOptionsFromConfig(
       failedJobs: { maxCount: config.FAILED_JOBS_MAX_COUNT, maxAgeHours: config.FAILED_JOBS_MAX_AGE_HOURS },
       deadLetters: { maxCount: config.DEAD_LETTER_MAX_COUNT, maxAgeDays: config.DEAD_LETTER_MAX_AGE_DAYS },
     },
+  }
+}
+
+/** MX mode's settings; the rules file is read (and refused, naming what is wrong) at boot. */
+export function receiverOptionsFromConfig(config: Config): ReceiverOptions {
+  return {
+    rules: loadReceiverRules(config.RECEIVER_RULES),
+    dnsServers: config.DNS_SERVERS,
+    port: config.MX_PORT,
+    heloName: config.SMTP_HELO_NAME,
+    tls: config.MX_TLS,
+    allowPrivate: config.MX_ALLOW_PRIVATE,
+    egressAddresses: config.EGRESS_ADDRESSES,
+    maxAgeMs: config.DELIVERY_MAX_AGE_HOURS * 3_600_000,
+    timeoutMs: config.SMTP_TIMEOUT_MS,
   }
 }
 

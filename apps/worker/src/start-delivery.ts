@@ -22,6 +22,7 @@ import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
+import { startReceivers } from './receivers/start-receivers'
 import { createParkingState } from './relay/lane-parking'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
@@ -154,9 +155,13 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   })
   // The web app verifies with the same keys: both derive them from UNSUBSCRIBE_SECRET.
   const tracking = trackingKey(options.unsubscribe.secrets)
+  const receivers = options.receivers
+    ? startReceivers(options.receivers, { db: database.db, buckets })
+    : undefined
   const lanes = startLanes(options, {
     queues,
     transports,
+    ...(receivers ? { receivers } : {}),
     deadlineMs,
     buckets,
     plans,
@@ -204,7 +209,13 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
       ...(webhooks ? webhooks.shutdownSteps() : []),
       { name: 'lane workers', run: () => lanes.close() },
       { name: 'deferral counts', run: () => deferrals.close() },
-      { name: 'smtp transports', run: () => closeLaneTransports(transports) },
+      {
+        name: 'smtp transports',
+        run: () => {
+          receivers?.close()
+          closeLaneTransports(transports)
+        },
+      },
       { name: 'queues', run: () => closeQueues(queues) },
       { name: 'redis', run: async () => void (await producer.quit()) },
       { name: 'database', run: async () => void (await Promise.all([listen.close(), database.close()])) },

@@ -605,6 +605,11 @@ export const envSchema = z
       .enum(['opportunistic', 'verify', 'none'], { message: 'expected opportunistic, verify or none' })
       .default('opportunistic'),
     EGRESS_ADDRESSES: egressAddresses,
+    /**
+     * MX mode: a message its receiving provider still defers this many hours after it was accepted
+     * fails (`expired`, with the provider's last reply). Deferrals never fail a message before it.
+     */
+    DELIVERY_MAX_AGE_HOURS: positiveInt(72, 720),
 
     /** BullMQ job lock; renewed every half of it while the worker lives (not a job time limit). */
     JOB_LOCK_MS: durationMs(30_000),

@@ -4,6 +4,7 @@ import {
   type Mailer,
   type MailSlot,
   type OutgoingMail,
+  type ReceiverRoute,
   SigningFailedError,
 } from '@fairlane/core/delivery'
 import {
@@ -41,9 +42,28 @@ export function createSmtpMailer(
   // The signature check first: the hand-off hook must wrap the stream the socket reads.
   installDkimSignatureCheck(transport)
   installBodyHandoff(transport)
+  return createSlotMailer((mail, _route, deadline) => sendOn(transport, mail, deadline), options)
+}
+
+/** Sends one message on a held slot, within the send's deadline; the route is MX mode's. */
+export type SlotSend = (
+  mail: OutgoingMail,
+  route: ReceiverRoute | undefined,
+  deadline: AbortSignal,
+) => Promise<HandOff>
+
+/**
+ * The slots of a mailer: at most `connections` held at once, each with the send's overall deadline
+ * counted from its reserve. Relay mode sends on the lane's pooled transport (above); MX mode on the
+ * transport that connects to the recipients' own MX hosts (`mx-mailer.ts`).
+ */
+export function createSlotMailer(
+  send: SlotSend,
+  options: { deadlineMs: number; connections: number },
+): Mailer {
   const connections = pLimit(options.connections)
   return {
-    reserve(): Promise<MailSlot> {
+    reserve(route?: ReceiverRoute): Promise<MailSlot> {
       // Counted from the reserve: the wait for a connection is part of the send's deadline.
       const deadline = AbortSignal.timeout(options.deadlineMs)
       return new Promise<MailSlot>((resolve, reject) => {
@@ -61,7 +81,7 @@ export function createSmtpMailer(
                 )
                 return
               }
-              resolve(heldSlot(transport, deadline, giveBack))
+              resolve(heldSlot((mail) => send(mail, route, deadline), giveBack))
             }),
         ).catch(reject)
       })
@@ -70,7 +90,7 @@ export function createSmtpMailer(
 }
 
 /** One of the limiter's places, held: `send` gives it back once the server answered, `release` unused. */
-function heldSlot(transport: Transport, deadline: AbortSignal, giveBack: () => void): MailSlot {
+function heldSlot(send: (mail: OutgoingMail) => Promise<HandOff>, giveBack: () => void): MailSlot {
   let held = true
   const release = () => {
     if (!held) return
@@ -82,7 +102,7 @@ function heldSlot(transport: Transport, deadline: AbortSignal, giveBack: () => v
     async send(mail) {
       if (!held) throw new Error('this SMTP connection slot was already given back')
       try {
-        return await sendOn(transport, mail, deadline)
+        return await send(mail)
       } finally {
         release()
       }

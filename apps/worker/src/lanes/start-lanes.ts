@@ -17,6 +17,7 @@ import type { BulkGovernor } from '../fairness/bulk-governor'
 import type { DeferralRecorder } from '../fairness/deferral-recorder'
 import type { PlanCache } from '../fairness/plan-cache'
 import { createTenantGate, planSourceFor } from '../fairness/tenant-gate'
+import type { Receivers } from '../receivers/start-receivers'
 import type { Relay } from '../relay/relay'
 import { createDeadLetters } from './dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lane-workers'
@@ -43,6 +44,8 @@ export function startLanes(
     relay: Pick<Relay, 'slotFreed'>
     /** Measures the critical lane's sends; its factor sets the bulk workers' concurrency. */
     governor?: BulkGovernor
+    /** MX mode: every lane sends to the recipients' MX hosts, behind the receiving providers' budgets. */
+    receivers?: Receivers
   },
 ): LaneWorkers {
   const { database, logger, metrics } = options
@@ -57,12 +60,15 @@ export function startLanes(
     ...(options.senderSignerTtlMs === undefined ? {} : { ttlMs: options.senderSignerTtlMs }),
   })
   // The gate is the job's own (its tenant's bucket, with its lane slot): the processor gives it per send.
+  const { receivers } = resources
+  const mailerFor = (lane: Lane) => {
+    const slots = { deadlineMs: resources.deadlineMs, connections: options.smtp.connections[lane] }
+    return receivers ? receivers.mailer(slots) : createSmtpMailer(resources.transports[lane], slots)
+  }
   const sendDepsFor = (lane: Lane): Omit<SendDeps, 'gate'> => ({
     store,
-    mailer: createSmtpMailer(resources.transports[lane], {
-      deadlineMs: resources.deadlineMs,
-      connections: options.smtp.connections[lane],
-    }),
+    mailer: mailerFor(lane),
+    ...(receivers ? { receivers: receivers.gate, maxAgeMs: receivers.maxAgeMs } : {}),
     clock: { now: () => new Date() },
     lockMs: options.sendLockMs,
     mailFrom: options.mailFrom,

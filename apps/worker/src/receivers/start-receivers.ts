@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto'
+import type { Mailer, ReceiverGate } from '@fairlane/core/delivery'
+import type { Database } from '@fairlane/db'
+import { createReceiverStateStore } from '@fairlane/db/queries/receiver-states'
+import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
+import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
+import { readMxReply } from '@fairlane/delivery/mx/read-reply'
+import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve'
+import { createReceiverGate, type ProviderOf } from '@fairlane/delivery/receiver-gate'
+import { providerOf } from '@fairlane/delivery/receivers/rollup'
+import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
+import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
+import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
+import type { TokenBuckets } from '@fairlane/fairness'
+import { createMxMailer } from '../lanes/mx-mailer'
+import { tidyReply } from '../lanes/redact'
+
+/** `DELIVERY_MODE=mx`: how mail reaches the recipients' own MX hosts, read from the configuration. */
+export interface ReceiverOptions {
+  /** RECEIVER_RULES (or the repository's defaults): providers, their limits, the back-off. */
+  rules: ReceiverRules
+  /** DNS_SERVERS; unset: the system's resolvers. */
+  dnsServers?: string[] | undefined
+  /** MX_PORT */
+  port: number
+  /** SMTP_HELO_NAME */
+  heloName: string
+  /** MX_TLS */
+  tls: MxTlsPolicy
+  /** MX_ALLOW_PRIVATE */
+  allowPrivate: boolean
+  /** EGRESS_ADDRESSES: empty lets the system pick the source address. */
+  egressAddresses: string[]
+  /** DELIVERY_MAX_AGE_HOURS, in ms. */
+  maxAgeMs: number
+  /** SMTP_TIMEOUT_MS: each phase of an MX session (connect, greeting, every reply). */
+  timeoutMs: number
+}
+
+export interface Receivers {
+  gate: ReceiverGate
+  mailer(options: { deadlineMs: number; connections: number }): Mailer
+  maxAgeMs: number
+  close(): void
+}
+
+/**
+ * MX mode's parts for the lanes: the resolver (with its cache), the transport (pools per egress
+ * address and MX host) and the receiver gate (providers' budgets in Redis buckets, their states in
+ * PostgreSQL). One set per worker process, shared by its lanes.
+ */
+export function startReceivers(
+  options: ReceiverOptions,
+  deps: {
+    db: Database
+    buckets: Pick<TokenBuckets, 'take'>
+    observe?: (input: { provider: string; egress: string; replyClass: string }) => void
+  },
+): Receivers {
+  const { rules } = options
+  const resolver = createMxResolver(options.dnsServers ? { servers: options.dnsServers } : {})
+  const connections = Math.max(
+    rules.default.limits.connections,
+    ...rules.providers.map((rule) => rule.limits.connections),
+  )
+  const transport: MxTransport = createMxTransport({
+    resolver,
+    isPrivate: isPrivateAddress,
+    allowPrivate: options.allowPrivate,
+    port: options.port,
+    heloName: options.heloName,
+    tls: options.tls,
+    connectionsPerHost: connections,
+    messagesPerConnection: Math.min(
+      rules.default.limits.messagesPerConnection,
+      ...rules.providers.map((rule) => rule.limits.messagesPerConnection),
+    ),
+    timeouts: { connectionMs: options.timeoutMs, greetingMs: options.timeoutMs, socketMs: options.timeoutMs },
+  })
+  const gate = createReceiverGate({
+    providerOf: providerLookup(resolver, rules),
+    egressFor: egressChooser(options.egressAddresses),
+    states: createReceiverStateStore(deps.db),
+    controller: aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff }),
+    buckets: deps.buckets,
+    readReply: (error) => readMxReply(error, tidyReply),
+    criticalReserve: rules.criticalReserve,
+    clock: { now: () => Date.now() },
+    ...(deps.observe ? { observe: deps.observe } : {}),
+  })
+  return {
+    gate,
+    mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
+    maxAgeMs: options.maxAgeMs,
+    close: () => transport.close(),
+  }
+}
+
+/**
+ * A domain's provider by its MX hosts (rolled up by the rules). A domain whose lookup failed or has
+ * no usable MX is its own provider: the transport, looking it up again (cached), fails or defers
+ * the message with the reason.
+ */
+export function providerLookup(resolver: MxResolver, rules: ReceiverRules): ProviderOf {
+  return async (domain) => {
+    const answer = await resolver.resolve(domain)
+    const mxHosts = answer.kind === 'hosts' ? answer.hosts.map((host) => host.host) : []
+    try {
+      return providerOf({ domain: answer.domain, mxHosts }, rules)
+    } catch {
+      // Not a domain at all (the transport refuses it, naming it): no budget of anyone else's to share.
+      return { provider: domain.replace(/[^a-z0-9.-]/g, '_') || 'unknown', limits: rules.default.limits }
+    }
+  }
+}
+
+/**
+ * The egress address of a tenant's mail to a provider: the same one each time (a provider learns an
+ * address's reputation from its traffic), spread over the addresses by tenant and provider.
+ */
+export function egressChooser(
+  addresses: readonly string[],
+): (input: { tenantId: string; provider: string }) => string {
+  if (addresses.length === 0) return () => ''
+  return ({ tenantId, provider }) => {
+    const digest = createHash('sha256').update(`${tenantId}\u0000${provider}`).digest()
+    return addresses[digest.readUInt32BE(0) % addresses.length] ?? ''
+  }
+}
