@@ -68,7 +68,7 @@ export function startLanes(
   const sendDepsFor = (lane: Lane): Omit<SendDeps, 'gate'> => ({
     store,
     mailer: mailerFor(lane),
-    ...(receivers ? { receivers: receivers.gate, maxAgeMs: receivers.maxAgeMs } : {}),
+    ...(receivers?.gate ? { receivers: receivers.gate, maxAgeMs: receivers.maxAgeMs } : {}),
     clock: { now: () => new Date() },
     lockMs: options.sendLockMs,
     mailFrom: options.mailFrom,

@@ -35,10 +35,16 @@ export interface ReceiverOptions {
   maxAgeMs: number
   /** SMTP_TIMEOUT_MS: each phase of an MX session (connect, greeting, every reply). */
   timeoutMs: number
+  /**
+   * False: MX delivery without the providers' budgets, each message retried on its own timer (the
+   * lane's retry schedule) as a plain MTA does; the receivers bench's baseline. Default true.
+   */
+  shaping?: boolean
 }
 
 export interface Receivers {
-  gate: ReceiverGate
+  /** Absent when shaping is off (the baseline). */
+  gate?: ReceiverGate
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
   close(): void
@@ -89,7 +95,7 @@ export function startReceivers(
     ...(deps.observe ? { observe: deps.observe } : {}),
   })
   return {
-    gate,
+    ...(options.shaping === false ? {} : { gate }),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
     maxAgeMs: options.maxAgeMs,
     close: () => transport.close(),
