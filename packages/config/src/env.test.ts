@@ -308,6 +308,20 @@ describe('environment schema', () => {
     expect(problems[0]).toMatch(expected)
   })
 
+  it('refuses MX_ALLOW_PRIVATE=true in production, naming it; development and tests may', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: SESSION,
+      UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+      DKIM_ENCRYPTION_KEY: DKIM_KEY,
+    }
+    const problems = problemsOf({ ...production, MX_ALLOW_PRIVATE: 'true' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^MX_ALLOW_PRIVATE: must not be true in production \(NODE_ENV=production\)/)
+    expect(parseConfig(production).MX_ALLOW_PRIVATE).toBe(false)
+    expect(parseConfig({ NODE_ENV: 'development', MX_ALLOW_PRIVATE: 'true' }).MX_ALLOW_PRIVATE).toBe(true)
+  })
+
   it('refuses WEBHOOK_ALLOW_PRIVATE=true in production, naming it, unless overridden outright', () => {
     const production = {
       NODE_ENV: 'production',

@@ -830,6 +830,14 @@ export const envSchema = z
           'must not be true in production (NODE_ENV=production): it lets any tenant point webhooks at loopback, private and cloud metadata addresses, and sends them over plain http',
       })
     }
+    if (env.NODE_ENV === 'production' && env.MX_ALLOW_PRIVATE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MX_ALLOW_PRIVATE'],
+        message:
+          'must not be true in production (NODE_ENV=production): a recipient domain whose MX points at a loopback or private address would have Fairlane deliver into its own network',
+      })
+    }
     if (env.WEBHOOK_SLOW_MS !== undefined && env.WEBHOOK_SLOW_MS >= env.WEBHOOK_TIMEOUT_MS) {
       ctx.addIssue({
         code: 'custom',
