@@ -405,3 +405,37 @@ describe('environment schema', () => {
     ])
   })
 })
+
+describe('EGRESS_POOLS', () => {
+  it('reads named pools of egress addresses', () => {
+    expect(
+      parseConfig({ EGRESS_POOLS: 'acme=192.0.2.20|192.0.2.21, bulk-2=2001:db8::5' }).EGRESS_POOLS,
+    ).toEqual({
+      acme: ['192.0.2.20', '192.0.2.21'],
+      'bulk-2': ['2001:db8::5'],
+    })
+    expect(parseConfig({}).EGRESS_POOLS).toEqual({})
+  })
+
+  it.each([
+    ['Acme=192.0.2.20', /not a pool name/],
+    ['default=192.0.2.20', /"default" is the pool of EGRESS_ADDRESSES/],
+    ['acme=', /pool acme has no addresses/],
+    ['acme=mail.example.com', /mail\.example\.com is not an IP address/],
+    ['a=192.0.2.20,b=192.0.2.20', /192\.0\.2\.20 is in more than one pool/],
+    ['a=192.0.2.20,a=192.0.2.21', /pool a is listed twice/],
+  ])('refuses %s, naming EGRESS_POOLS', (value, expected) => {
+    const problems = problemsOf({ EGRESS_POOLS: value })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^EGRESS_POOLS: /)
+    expect(problems[0]).toMatch(expected)
+  })
+
+  it('refuses an address both shared and dedicated', () => {
+    expect(
+      problemsOf({ EGRESS_ADDRESSES: '192.0.2.10,192.0.2.20', EGRESS_POOLS: 'acme=192.0.2.20' })[0],
+    ).toMatch(
+      /^EGRESS_POOLS: an address of a dedicated pool must not also be in EGRESS_ADDRESSES.*192\.0\.2\.20 \(acme\)/,
+    )
+  })
+})

@@ -57,7 +57,7 @@ export type ReadReply = (error: unknown) => { class: ReplyClass; reply: string }
 export interface ReceiverGateDeps<State> {
   providerOf: ProviderOf
   /** The egress address a tenant's mail to a provider leaves from ('' lets the system pick). */
-  egressFor(input: { tenantId: string; provider: string }): string
+  egressFor(input: { tenantId: string; provider: string }): string | Promise<string>
   states: ReceiverStates
   controller: RateController<State>
   buckets: ProviderBuckets
@@ -115,7 +115,7 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
     async admit(ask: ReceiverAsk): Promise<ReceiverAdmission> {
       const { provider, limits } = await deps.providerOf(domainOf(ask.toAddress))
       limitsOf.set(provider, limits)
-      const egress = deps.egressFor({ tenantId: ask.tenantId, provider })
+      const egress = await deps.egressFor({ tenantId: ask.tenantId, provider })
       const states = await statesOf(egress, provider, ask.tenantId)
       const now = deps.clock.now()
       const route: ReceiverRoute = { provider, ...(egress ? { egressAddress: egress } : {}) }

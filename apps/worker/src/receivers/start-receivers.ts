@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import type { Mailer, ReceiverGate } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { createReceiverStateStore } from '@fairlane/db/queries/receiver-states'
+import { findEgressPools } from '@fairlane/db/queries/tenants'
 import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
@@ -31,6 +32,8 @@ export interface ReceiverOptions {
   allowPrivate: boolean
   /** EGRESS_ADDRESSES: empty lets the system pick the source address. */
   egressAddresses: string[]
+  /** EGRESS_POOLS: dedicated addresses a tenant may be pinned to (`tenants.egress_pool`). */
+  egressPools?: Record<string, string[]>
   /** DELIVERY_MAX_AGE_HOURS, in ms. */
   maxAgeMs: number
   /** SMTP_TIMEOUT_MS: each phase of an MX session (connect, greeting, every reply). */
@@ -85,7 +88,11 @@ export function startReceivers(
   })
   const gate = createReceiverGate({
     providerOf: providerLookup(resolver, rules),
-    egressFor: egressChooser(options.egressAddresses),
+    egressFor: egressChooser({
+      shared: options.egressAddresses,
+      pools: options.egressPools ?? {},
+      poolOf: poolCache((tenantIds) => findEgressPools(deps.db, tenantIds)),
+    }),
     states: createReceiverStateStore(deps.db),
     controller: aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff }),
     buckets: deps.buckets,
@@ -121,15 +128,40 @@ export function providerLookup(resolver: MxResolver, rules: ReceiverRules): Prov
 }
 
 /**
- * The egress address of a tenant's mail to a provider: the same one each time (a provider learns an
- * address's reputation from its traffic), spread over the addresses by tenant and provider.
+ * The egress address of a tenant's mail to a provider: from the tenant's dedicated pool when the
+ * platform admin pinned it to one (EGRESS_POOLS), else from the shared addresses; the same address
+ * each time (a provider learns an address's reputation from its traffic), spread over the pool by
+ * tenant and provider. A pin to a pool no longer configured falls back to the shared addresses.
  */
-export function egressChooser(
-  addresses: readonly string[],
-): (input: { tenantId: string; provider: string }) => string {
-  if (addresses.length === 0) return () => ''
-  return ({ tenantId, provider }) => {
+export function egressChooser(input: {
+  shared: readonly string[]
+  pools: Readonly<Record<string, readonly string[]>>
+  poolOf: (tenantId: string) => Promise<string | undefined>
+}): (ask: { tenantId: string; provider: string }) => Promise<string> {
+  const pinning = Object.keys(input.pools).length > 0
+  return async ({ tenantId, provider }) => {
+    const pool = pinning ? await input.poolOf(tenantId) : undefined
+    const addresses = (pool === undefined ? undefined : input.pools[pool]) ?? input.shared
+    if (addresses.length === 0) return ''
     const digest = createHash('sha256').update(`${tenantId}\u0000${provider}`).digest()
     return addresses[digest.readUInt32BE(0) % addresses.length] ?? ''
+  }
+}
+
+/** Tenants' pins, read again after `ttlMs`: an admin's change is obeyed within it. */
+export function poolCache(
+  load: (tenantIds: string[]) => Promise<Map<string, string>>,
+  options: { ttlMs?: number; now?: () => number } = {},
+): (tenantId: string) => Promise<string | undefined> {
+  const ttlMs = options.ttlMs ?? 5_000
+  const now = options.now ?? Date.now
+  const cached = new Map<string, { pool: string | undefined; readAtMs: number }>()
+  return async (tenantId) => {
+    const hit = cached.get(tenantId)
+    if (hit && now() - hit.readAtMs < ttlMs) return hit.pool
+    const pool = (await load([tenantId])).get(tenantId)
+    cached.set(tenantId, { pool, readAtMs: now() })
+    if (cached.size > 100_000) cached.delete(cached.keys().next().value as string)
+    return pool
   }
 }

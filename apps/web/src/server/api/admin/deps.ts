@@ -24,6 +24,8 @@ export interface AdminDeps {
   metricsToken?: string | undefined
   logger: Logger
   clock: Clock
+  /** EGRESS_POOLS' names: the dedicated pools a tenant may be pinned to. */
+  egressPools?: readonly string[]
 }
 
 /** Admin request bodies are small; a bulk action naming its 500 dead-letter ids fits in 64 KB. */
