@@ -121,7 +121,9 @@ describe('listReceivers', () => {
         hour: [counts('example.org', '', { attempts: 2 })],
       }),
     )
-    expect(receivers.map((receiver) => [receiver.provider, receiver.ratePerMinute, receiver.pausedUntil])).toEqual([
+    expect(
+      receivers.map((receiver) => [receiver.provider, receiver.ratePerMinute, receiver.pausedUntil]),
+    ).toEqual([
       ['example.org', 300, undefined],
       ['yahoo', 300, undefined],
     ])

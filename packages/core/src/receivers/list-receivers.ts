@@ -90,7 +90,9 @@ export async function listReceivers(deps: ListReceiversDeps): Promise<ReceiverVi
           return {
             id: row.scope,
             ratePerMinute: roundRate(rate.ratePerMinute),
-            ...(rate.pausedUntilMs > nowMs ? { pausedUntil: new Date(rate.pausedUntilMs).toISOString() } : {}),
+            ...(rate.pausedUntilMs > nowMs
+              ? { pausedUntil: new Date(rate.pausedUntilMs).toISOString() }
+              : {}),
           }
         }),
       }

@@ -1,5 +1,6 @@
 import type { Clock } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
+import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { Queues, RedisClient } from '@fairlane/queue'
 import type { Registry } from 'prom-client'
 import type { SessionReader } from '../../auth/admin-access'
@@ -22,6 +23,11 @@ export interface AdminDeps {
   metrics: Registry
   /** `METRICS_TOKEN`: a scraper's bearer for `GET /api/admin/metrics` only; undefined: none. */
   metricsToken?: string | undefined
+  /**
+   * The receiver rules (`RECEIVER_RULES`) the worker shapes MX mode by: the providers' ceilings and
+   * back-off for `GET /api/admin/receivers`. Undefined: the repository's defaults.
+   */
+  receiverRules?: ReceiverRules | undefined
   logger: Logger
   clock: Clock
 }

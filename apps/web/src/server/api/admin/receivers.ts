@@ -1,0 +1,42 @@
+import { listReceivers, type ReceiverView } from '@fairlane/core/receivers'
+import { listReceiverStates } from '@fairlane/db/queries/receiver-states'
+import { loadReceiverRules, type ReceiverRules } from '@fairlane/delivery/receivers/rules'
+import { createReceiverCounters } from '@fairlane/fairness'
+import { authorizeAdmin } from '../../auth/admin-access'
+import { respond } from '../../http/errors'
+import type { AdminDeps } from './deps'
+import { queueCall } from './queue-access'
+import { receiverRatesFrom } from './receiver-rates'
+
+/** The body of `GET /api/admin/receivers`, which the console's Receivers page reads. */
+export type ReceiversJson = ReceiverView[]
+
+/** The repository's rules, read once, for deps built without `receiverRules` (tests' harness). */
+let defaultRules: ReceiverRules | undefined
+function repositoryRules(): ReceiverRules {
+  defaultRules ??= loadReceiverRules()
+  return defaultRules
+}
+
+/**
+ * `GET /api/admin/receivers` → `[{ provider, egress, ratePerMinute, ceilingPerMinute?, pausedUntil?,
+ * attempts5m, throttled5m, deferred5m, tenants: [{ id, share }], lastThrottledPerMinute?, lastReply?,
+ * lastThrottledAt?, attempts60m, accepted60m, throttled60m, deferred60m, slowedTenants: [{ id,
+ * ratePerMinute, pausedUntil? }] }]` (CONTRACT.md, "Receivers", and the console's extensions): every
+ * provider at every egress address with a stored state (`receiver_states`) or counts in the last hour
+ * (the worker's counters in Redis), read afresh on each call.
+ */
+export function getReceivers(request: Request, deps: AdminDeps): Promise<Response> {
+  return respond(deps.logger, async () => {
+    await authorizeAdmin(request, deps)
+    const rules = deps.receiverRules ?? repositoryRules()
+    const counters = createReceiverCounters(deps.redis, { prefix: `${deps.queuePrefix}:` })
+    const receivers = await listReceivers({
+      states: { list: () => listReceiverStates(deps.db) },
+      counters: { read: (window) => queueCall(() => counters.read(window)) },
+      rates: receiverRatesFrom(rules),
+      clock: deps.clock,
+    })
+    return Response.json(receivers satisfies ReceiversJson, { headers: { 'cache-control': 'no-store' } })
+  })
+}
