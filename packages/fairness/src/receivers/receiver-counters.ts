@@ -146,8 +146,9 @@ function sumMinutes(provider: string, egress: string, minutes: Record<string, st
 function parsePair(member: string): [string, string][] {
   try {
     const value: unknown = JSON.parse(member)
-    if (Array.isArray(value) && value.length === 2 && value.every((part) => typeof part === 'string')) {
-      return [[value[0], value[1]]]
+    if (Array.isArray(value) && value.length === 2) {
+      const [provider, egress] = value as unknown[]
+      if (typeof provider === 'string' && typeof egress === 'string') return [[provider, egress]]
     }
   } catch {}
   return []
