@@ -2,7 +2,6 @@ import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { trackingKey } from '@fairlane/core'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
-import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import {
   closeQueues,
@@ -163,8 +162,7 @@ export function buildWebContainer(config: Config): WebContainer {
       queuePrefix: config.QUEUE_PREFIX,
       metrics: metrics.registry,
       metricsToken: config.METRICS_TOKEN,
-      // Validated at boot, as the worker does: a bad file is refused naming the field.
-      receiverRules: loadReceiverRules(config.RECEIVER_RULES),
+      receiverRulesPath: config.RECEIVER_RULES,
       logger,
       clock,
     },

@@ -200,6 +200,7 @@ export function ReceiversLive() {
         <DataTable
           label="Providers by egress address"
           testId="receivers-table"
+          className={styles.receiversTable}
           columns={COLUMNS}
           rows={data}
           rowKey={receiverKey}

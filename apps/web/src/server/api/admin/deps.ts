@@ -1,6 +1,5 @@
 import type { Clock } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
-import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { Queues, RedisClient } from '@fairlane/queue'
 import type { Registry } from 'prom-client'
 import type { SessionReader } from '../../auth/admin-access'
@@ -24,10 +23,11 @@ export interface AdminDeps {
   /** `METRICS_TOKEN`: a scraper's bearer for `GET /api/admin/metrics` only; undefined: none. */
   metricsToken?: string | undefined
   /**
-   * The receiver rules (`RECEIVER_RULES`) the worker shapes MX mode by: the providers' ceilings and
-   * back-off for `GET /api/admin/receivers`. Undefined: the repository's defaults.
+   * `RECEIVER_RULES`: the rules file the worker shapes MX mode by, whose ceilings and back-off
+   * `GET /api/admin/receivers` reads states with. Undefined: the repository's defaults. A path, not
+   * the rules: this module is in Next.js's bundles, where the rules module's file URL does not resolve.
    */
-  receiverRules?: ReceiverRules | undefined
+  receiverRulesPath?: string | undefined
   logger: Logger
   clock: Clock
 }

@@ -11,11 +11,15 @@ import { receiverRatesFrom } from './receiver-rates'
 /** The body of `GET /api/admin/receivers`, which the console's Receivers page reads. */
 export type ReceiversJson = ReceiverView[]
 
-/** The repository's rules, read once, for deps built without `receiverRules` (tests' harness). */
-let defaultRules: ReceiverRules | undefined
-function repositoryRules(): ReceiverRules {
-  defaultRules ??= loadReceiverRules()
-  return defaultRules
+/** Each rules file read once per process (the worker reads its own at boot and refuses a bad one). */
+const rulesByPath = new Map<string | undefined, ReceiverRules>()
+function receiverRules(path: string | undefined): ReceiverRules {
+  let rules = rulesByPath.get(path)
+  if (!rules) {
+    rules = path === undefined ? loadReceiverRules() : loadReceiverRules(path)
+    rulesByPath.set(path, rules)
+  }
+  return rules
 }
 
 /**
@@ -29,7 +33,7 @@ function repositoryRules(): ReceiverRules {
 export function getReceivers(request: Request, deps: AdminDeps): Promise<Response> {
   return respond(deps.logger, async () => {
     await authorizeAdmin(request, deps)
-    const rules = deps.receiverRules ?? repositoryRules()
+    const rules = receiverRules(deps.receiverRulesPath)
     const counters = createReceiverCounters(deps.redis, { prefix: `${deps.queuePrefix}:` })
     const receivers = await listReceivers({
       states: { list: () => listReceiverStates(deps.db) },
