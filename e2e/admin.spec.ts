@@ -269,11 +269,20 @@ async function seedThrottledGoogle(input: {
   }
 }
 
-test('the Receivers page shows google throttled, then recovering after its pause', async ({ page }) => {
+test('the Receivers page shows google throttled, then recovering after its pause', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(60_000)
   // An address of the documentation range of its own, so parallel runs and other rows do not mix in.
   const egress = `192.0.2.${1 + Math.floor(Math.random() * 250)}`
-  const tenantId = randomUUID()
+  const tenantName = `Receivers ${randomUUID().slice(0, 6)}`
+  const created = await request.post('/api/admin/tenants', {
+    headers: ADMIN_BEARER,
+    data: { name: tenantName },
+  })
+  expect(created.status()).toBe(201)
+  const { id: tenantId } = (await created.json()) as { id: string }
   const reply = `421 4.7.28 [${egress}] Our system has detected an unusual rate of unsolicited mail originating from your IP address.`
   await signInAsAdmin(page)
   await seedThrottledGoogle({ egress, tenantId, pauseMs: 12_000, reply })
@@ -289,7 +298,7 @@ test('the Receivers page shows google throttled, then recovering after its pause
   await expect(row.getByTestId('receiver-last-reply')).toContainText('421 4.7.28')
   await expect(row.getByTestId('receiver-throttled')).toHaveText('1 / 1')
   await expect(row.getByTestId('receiver-deferred')).toHaveText('1 / 1')
-  await expect(row.getByTestId('receiver-tenants')).toContainText(`${tenantId.slice(0, 8)} 100%`)
+  await expect(row.getByTestId('receiver-tenants')).toContainText(`${tenantName} 100%`)
   await expect(row).toContainText('600/min')
   await expect(page.getByTestId('receivers-chart').locator('.recharts-line')).not.toHaveCount(0)
   await screenshot(page, 'admin-receivers')

@@ -132,6 +132,42 @@ describe('listReceivers', () => {
     expect(receivers[1]).not.toHaveProperty('lastReply')
   })
 
+  it('names the tenants it knows, and leaves a gone tenant by its id', async () => {
+    const deps = depsWith({
+      states: [
+        {
+          provider: 'google',
+          egress: '',
+          scope: 'tenant-a',
+          state: { ratePerMinute: 10, ceilingPerMinute: 600, lastThrottledPerMinute: 20, pausedUntilMs: 0 },
+          lastReply: null,
+          throttledAt: null,
+        },
+      ],
+      recent: [
+        counts('google', '', {
+          attempts: 2,
+          tenants: [
+            { tenantId: 'tenant-a', attempts: 1 },
+            { tenantId: 'tenant-gone', attempts: 1 },
+          ],
+        }),
+      ],
+    })
+    const asked: string[][] = []
+    deps.tenantNames = async (ids) => {
+      asked.push(ids)
+      return new Map([['tenant-a', 'Acme']])
+    }
+    const [google] = await listReceivers(deps)
+    expect(asked).toEqual([['tenant-a', 'tenant-gone']])
+    expect(google?.tenants).toEqual([
+      { id: 'tenant-a', share: 0.5, name: 'Acme' },
+      { id: 'tenant-gone', share: 0.5 },
+    ])
+    expect(google?.slowedTenants).toEqual([{ id: 'tenant-a', name: 'Acme', ratePerMinute: 10 }])
+  })
+
   it('lets a corrupt state be an error, not a made-up rate', async () => {
     const deps = depsWith({
       states: [{ provider: 'google', egress: '', scope: '', state: {}, lastReply: null, throttledAt: null }],

@@ -3,6 +3,8 @@ import type { ListReceiversDeps, ReceiverWindowCounts, StoredReceiverState } fro
 /** A tenant a provider throttled by name (its DKIM or envelope domain): slowed there alone. */
 export interface SlowedTenantView {
   id: string
+  /** Absent when the names are not asked for, or the tenant is gone. */
+  name?: string
   ratePerMinute: number
   pausedUntil?: string
 }
@@ -22,7 +24,7 @@ export interface ReceiverView {
   throttled5m: number
   deferred5m: number
   /** Tenants with attempts in the last `RECEIVER_SHARE_WINDOW_MINUTES`, their share of them, the most first. */
-  tenants: { id: string; share: number }[]
+  tenants: { id: string; share: number; name?: string }[]
   lastThrottledPerMinute?: number
   lastReply?: string
   lastThrottledAt?: string
@@ -66,6 +68,15 @@ export async function listReceivers(deps: ListReceiversDeps): Promise<ReceiverVi
     slowedOf.set(key, [...(slowedOf.get(key) ?? []), row])
   }
 
+  const named = await namesOf(deps, [
+    ...recent.flatMap((counts) => counts.tenants.map((tenant) => tenant.tenantId)),
+    ...states.filter((row) => row.scope !== '').map((row) => row.scope),
+  ])
+  const withName = <T extends { id: string }>(tenant: T) => {
+    const name = named.get(tenant.id)
+    return name === undefined ? tenant : { ...tenant, name }
+  }
+
   return [...pairs.entries()]
     .sort(([, a], [, b]) => a.provider.localeCompare(b.provider) || a.egress.localeCompare(b.egress))
     .map(([key, { provider, egress }]) => {
@@ -80,21 +91,12 @@ export async function listReceivers(deps: ListReceiversDeps): Promise<ReceiverVi
         attempts5m: short?.attempts ?? 0,
         throttled5m: short?.throttled ?? 0,
         deferred5m: short?.deferred ?? 0,
-        tenants: sharesOf(short),
+        tenants: sharesOf(short).map(withName),
         attempts60m: long?.attempts ?? 0,
         accepted60m: long?.accepted ?? 0,
         throttled60m: long?.throttled ?? 0,
         deferred60m: long?.deferred ?? 0,
-        slowedTenants: (slowedOf.get(key) ?? []).map((row) => {
-          const rate = deps.rates.rateOf({ provider, state: row.state, nowMs })
-          return {
-            id: row.scope,
-            ratePerMinute: roundRate(rate.ratePerMinute),
-            ...(rate.pausedUntilMs > nowMs
-              ? { pausedUntil: new Date(rate.pausedUntilMs).toISOString() }
-              : {}),
-          }
-        }),
+        slowedTenants: (slowedOf.get(key) ?? []).map((row) => withName(slowedView(deps, row, nowMs))),
       }
       if (!stored) return view
       const rate = deps.rates.rateOf({ provider, state: stored.state, nowMs })
@@ -110,6 +112,21 @@ export async function listReceivers(deps: ListReceiversDeps): Promise<ReceiverVi
         ...(stored.throttledAt === null ? {} : { lastThrottledAt: stored.throttledAt.toISOString() }),
       }
     })
+}
+
+function slowedView(deps: ListReceiversDeps, row: StoredReceiverState, nowMs: number): SlowedTenantView {
+  const rate = deps.rates.rateOf({ provider: row.provider, state: row.state, nowMs })
+  return {
+    id: row.scope,
+    ratePerMinute: roundRate(rate.ratePerMinute),
+    ...(rate.pausedUntilMs > nowMs ? { pausedUntil: new Date(rate.pausedUntilMs).toISOString() } : {}),
+  }
+}
+
+async function namesOf(deps: ListReceiversDeps, tenantIds: string[]): Promise<Map<string, string>> {
+  const unique = [...new Set(tenantIds)]
+  if (!deps.tenantNames || unique.length === 0) return new Map()
+  return deps.tenantNames(unique)
 }
 
 function sharesOf(counts: ReceiverWindowCounts | undefined): { id: string; share: number }[] {

@@ -59,5 +59,7 @@ export interface ListReceiversDeps {
   states: ReceiverStateList
   counters: ReceiverCountReader
   rates: ReceiverRates
+  /** Tenants' names by id, for the console; an id it does not know (a deleted tenant) is left out. */
+  tenantNames?(tenantIds: string[]): Promise<Map<string, string>>
   clock: { now(): Date }
 }

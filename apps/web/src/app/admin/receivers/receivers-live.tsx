@@ -22,6 +22,15 @@ export function receiverState(receiver: Receiver): 'paused' | 'recovering' | 'at
   return 'at ceiling'
 }
 
+/** A tenant by name, or by the start of its id when it has none (gone); the full id on hover. */
+function TenantName({ tenant }: { tenant: { id: string; name?: string } }) {
+  return tenant.name ? (
+    <span title={tenant.id}>{tenant.name}</span>
+  ) : (
+    <code title={tenant.id}>{tenant.id.slice(0, 8)}</code>
+  )
+}
+
 const STATE_BADGES = { paused: 'failed', recovering: 'pending', 'at ceiling': 'sent' } as const
 
 const COLUMNS: DataColumn<Receiver>[] = [
@@ -80,7 +89,7 @@ const COLUMNS: DataColumn<Receiver>[] = [
         <ul className={styles.plainList}>
           {receiver.tenants.map((tenant) => (
             <li key={tenant.id}>
-              <code title={tenant.id}>{tenant.id.slice(0, 8)}</code> {percent(tenant.share)}
+              <TenantName tenant={tenant} /> {percent(tenant.share)}
             </li>
           ))}
         </ul>
@@ -97,7 +106,7 @@ const COLUMNS: DataColumn<Receiver>[] = [
         <ul className={styles.plainList}>
           {receiver.slowedTenants.map((tenant) => (
             <li key={tenant.id}>
-              <code title={tenant.id}>{tenant.id.slice(0, 8)}</code> {perMinute(tenant.ratePerMinute)}
+              <TenantName tenant={tenant} /> {perMinute(tenant.ratePerMinute)}
               {tenant.pausedUntil ? `, paused until ${formatInstant(tenant.pausedUntil)}` : ''}
             </li>
           ))}

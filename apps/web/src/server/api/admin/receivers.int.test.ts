@@ -77,8 +77,8 @@ describe('GET /api/admin/receivers', () => {
       throttled5m: 1,
       deferred5m: 2,
       tenants: [
-        { id: big, share: 0.75 },
-        { id: small, share: 0.25 },
+        { id: big, share: 0.75, name: 'Big' },
+        { id: small, share: 0.25, name: 'Small' },
       ],
       lastThrottledPerMinute: 600,
       lastReply: REPLY,
@@ -88,7 +88,7 @@ describe('GET /api/admin/receivers', () => {
       throttled60m: 1,
       deferred60m: 2,
       slowedTenants: [
-        { id: big, ratePerMinute: 0, pausedUntil: new Date(throttledAt + 15_000).toISOString() },
+        { id: big, name: 'Big', ratePerMinute: 0, pausedUntil: new Date(throttledAt + 15_000).toISOString() },
       ],
     })
     // Never throttled: at the rules' ceiling, with nothing a throttle leaves behind.
@@ -105,7 +105,11 @@ describe('GET /api/admin/receivers', () => {
     // The default rules probe upward by 20 a minute, at half speed past nothing (never throttled below 600).
     expect(later[0]?.ratePerMinute).toBeGreaterThan(300)
     expect(later[0]?.ratePerMinute).toBeLessThan(600)
-    expect(later[0]?.slowedTenants[0]).toEqual({ id: big, ratePerMinute: later[0]?.ratePerMinute })
+    expect(later[0]?.slowedTenants[0]).toEqual({
+      id: big,
+      name: 'Big',
+      ratePerMinute: later[0]?.ratePerMinute,
+    })
   })
 
   it('refuses anyone but a platform admin', async () => {
