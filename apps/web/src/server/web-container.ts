@@ -163,6 +163,7 @@ export function buildWebContainer(config: Config): WebContainer {
       queuePrefix: config.QUEUE_PREFIX,
       metrics: metrics.registry,
       metricsToken: config.METRICS_TOKEN,
+      receiverRulesPath: config.RECEIVER_RULES,
       logger,
       clock,
     },
