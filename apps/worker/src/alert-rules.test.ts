@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { REPOSITORY_ROOT } from '@fairlane/testing'
 import { describe, expect, it } from 'vitest'
 import { createMetricsRegistry, createWorkerMetrics, type DepthSource, registerDepthGauges } from './metrics'
-import { registerReceiverMetrics } from './receiver-metrics'
+import { registerReceiverMetrics } from './receivers/receiver-metrics'
 
 const RULES_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.yml`
 const RULES_TEST_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.test.yml`

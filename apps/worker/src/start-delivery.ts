@@ -2,7 +2,7 @@ import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
-import { createLaneAdmission, createTokenBuckets } from '@fairlane/fairness'
+import { createLaneAdmission, createReceiverCounters, createTokenBuckets } from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { closeQueues, createProducerConnection, createQueues } from '@fairlane/queue'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
@@ -156,7 +156,13 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   // The web app verifies with the same keys: both derive them from UNSUBSCRIBE_SECRET.
   const tracking = trackingKey(options.unsubscribe.secrets)
   const receivers = options.receivers
-    ? startReceivers(options.receivers, { db: database.db, buckets })
+    ? startReceivers(options.receivers, {
+        db: database.db,
+        buckets,
+        // The web app's `GET /api/admin/receivers` reads them under the same prefix.
+        counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
+        onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
+      })
     : undefined
   const lanes = startLanes(options, {
     queues,

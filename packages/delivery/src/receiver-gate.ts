@@ -124,6 +124,7 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
         delayMs: Math.max(1, Math.ceil(delayMs)),
         provider,
         reason,
+        ...(egress ? { egressAddress: egress } : {}),
       })
 
       // The tenant's own state first: a provider that throttled this tenant's domain slows it alone.

@@ -10,11 +10,13 @@ import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve
 import { createReceiverGate, type ProviderOf } from '@fairlane/delivery/receiver-gate'
 import { providerOf } from '@fairlane/delivery/receivers/rollup'
 import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
+import type { ReplyClass } from '@fairlane/delivery/replies/classify'
 import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
 import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
-import type { TokenBuckets } from '@fairlane/fairness'
+import type { ReceiverCounters, TokenBuckets } from '@fairlane/fairness'
 import { createMxMailer } from '../lanes/mx-mailer'
 import { tidyReply } from '../lanes/redact'
+import { withReceiverCounts } from './receiver-counting'
 
 /** `DELIVERY_MODE=mx`: how mail reaches the recipients' own MX hosts, read from the configuration. */
 export interface ReceiverOptions {
@@ -43,6 +45,8 @@ export interface ReceiverOptions {
    * lane's retry schedule) as a plain MTA does; the receivers bench's baseline. Default true.
    */
   shaping?: boolean
+  /** Every reply's class per provider: `fairlane_receiver_replies_total` (`registerReceiverMetrics`). */
+  observe?: (input: { provider: string; egress: string; replyClass: ReplyClass['kind'] }) => void
 }
 
 export interface Receivers {
@@ -63,7 +67,9 @@ export function startReceivers(
   deps: {
     db: Database
     buckets: Pick<TokenBuckets, 'take'>
-    observe?: (input: { provider: string; egress: string; replyClass: string }) => void
+    /** The console's counts (attempts, throttles, deferrals, tenants' shares) in Redis. */
+    counters?: Pick<ReceiverCounters, 'record'>
+    onCountError?: (error: unknown) => void
   },
 ): Receivers {
   const { rules } = options
@@ -86,7 +92,7 @@ export function startReceivers(
     ),
     timeouts: { connectionMs: options.timeoutMs, greetingMs: options.timeoutMs, socketMs: options.timeoutMs },
   })
-  const gate = createReceiverGate({
+  const shaping = createReceiverGate({
     providerOf: providerLookup(resolver, rules),
     egressFor: egressChooser({
       shared: options.egressAddresses,
@@ -99,8 +105,14 @@ export function startReceivers(
     readReply: (error) => readMxReply(error, tidyReply),
     criticalReserve: rules.criticalReserve,
     clock: { now: () => Date.now() },
-    ...(deps.observe ? { observe: deps.observe } : {}),
+    ...(options.observe ? { observe: options.observe } : {}),
   })
+  const gate = deps.counters
+    ? withReceiverCounts(shaping, {
+        counters: deps.counters,
+        ...(deps.onCountError ? { onError: deps.onCountError } : {}),
+      })
+    : shaping
   return {
     ...(options.shaping === false ? {} : { gate }),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),

@@ -2,12 +2,12 @@ import { listReceivers, type ReceiverView } from '@fairlane/core/receivers'
 import { tenantNames } from '@fairlane/db/queries/admin-messages'
 import { listReceiverStates } from '@fairlane/db/queries/receiver-states'
 import { loadReceiverRules, type ReceiverRules } from '@fairlane/delivery/receivers/rules'
+import { receiverRatesFrom } from '@fairlane/delivery/shaping/receiver-rates'
 import { createReceiverCounters } from '@fairlane/fairness'
 import { authorizeAdmin } from '../../auth/admin-access'
 import { respond } from '../../http/errors'
 import type { AdminDeps } from './deps'
 import { queueCall } from './queue-access'
-import { receiverRatesFrom } from './receiver-rates'
 
 /** The body of `GET /api/admin/receivers`, which the console's Receivers page reads. */
 export type ReceiversJson = ReceiverView[]

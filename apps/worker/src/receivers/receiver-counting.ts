@@ -13,8 +13,6 @@ export function withReceiverCounts(
   gate: ReceiverGate,
   deps: {
     counters: { record(input: ReceiverCountInput): Promise<void> }
-    /** The gate's own choice of egress address ('' lets the system pick), for refusals that carry none. */
-    egressFor(input: { tenantId: string; provider: string }): string
     onError?: (error: unknown) => void
   },
 ): ReceiverGate {
@@ -25,7 +23,7 @@ export function withReceiverCounts(
     async admit(ask) {
       const admission = await gate.admit(ask)
       if (!admission.ok) {
-        const egress = deps.egressFor({ tenantId: ask.tenantId, provider: admission.provider })
+        const egress = admission.egressAddress ?? ''
         count({ provider: admission.provider, egress, tenantId: ask.tenantId, kind: 'deferred' })
       }
       return admission

@@ -21,7 +21,6 @@ function counting(answers: { admission: ReceiverAdmission; verdict: ReceiverVerd
         recorded.push(input)
       },
     },
-    egressFor: () => '10.0.0.1',
     onError: (error) => errors.push(error),
   })
   return { gate, recorded, errors }
@@ -48,7 +47,13 @@ describe('withReceiverCounts', () => {
       provider: 'google',
       reply: '421 4.7.28 slow down',
     }
-    const admission = { ok: false as const, delayMs: 5_000, provider: 'google', reason: 'paused' }
+    const admission = {
+      ok: false as const,
+      delayMs: 5_000,
+      provider: 'google',
+      reason: 'paused',
+      egressAddress: '10.0.0.1',
+    }
     const { gate, recorded } = counting({ admission, verdict })
     expect(await gate.learn({ ...ask, route, outcome: { kind: 'failed', error: new Error('421') } })).toBe(
       verdict,
