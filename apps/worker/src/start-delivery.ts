@@ -23,6 +23,7 @@ import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
 import { startReceivers } from './receivers/start-receivers'
+import { createWarmupCheck } from './receivers/warmup'
 import { createParkingState } from './relay/lane-parking'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
@@ -159,6 +160,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ? startReceivers(options.receivers, {
         db: database.db,
         buckets,
+        warmup: createWarmupCheck({
+          rules: options.receivers.rules,
+          db: database.db,
+          redis: producer,
+          prefix: `${options.queuePrefix}:`,
+        }),
         // The web app's `GET /api/admin/receivers` reads them under the same prefix.
         counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
         onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),

@@ -7,7 +7,7 @@ import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
 import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve'
-import { createReceiverGate, type ProviderOf } from '@fairlane/delivery/receiver-gate'
+import { createReceiverGate, type ProviderOf, type WarmupCheck } from '@fairlane/delivery/receiver-gate'
 import { providerOf } from '@fairlane/delivery/receivers/rollup'
 import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { ReplyClass } from '@fairlane/delivery/replies/classify'
@@ -67,6 +67,8 @@ export function startReceivers(
   deps: {
     db: Database
     buckets: Pick<TokenBuckets, 'take'>
+    /** The warming addresses' daily caps (`warmup.ts`). */
+    warmup?: WarmupCheck
     /** The console's counts (attempts, throttles, deferrals, tenants' shares) in Redis. */
     counters?: Pick<ReceiverCounters, 'record'>
     onCountError?: (error: unknown) => void
@@ -106,6 +108,7 @@ export function startReceivers(
     criticalReserve: rules.criticalReserve,
     clock: { now: () => Date.now() },
     ...(options.observe ? { observe: options.observe } : {}),
+    ...(deps.warmup ? { warmup: deps.warmup } : {}),
   })
   const gate = deps.counters
     ? withReceiverCounts(shaping, {
