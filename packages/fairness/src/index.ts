@@ -50,4 +50,5 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
 export { hashTagOf, type RedisClient, readGroupedKeys } from './redis-reads'
