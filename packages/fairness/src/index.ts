@@ -50,6 +50,7 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
 export {
   createReceiverCounters,
   MAX_KNOWN_RECEIVERS,
