@@ -17,6 +17,7 @@ import { createDeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { startPacer } from './fairness/pacer'
 import { createPlanCache } from './fairness/plan-cache'
+import { createReceiverPacing } from './fairness/receiver-pacing'
 import { createRefusalTracker } from './fairness/tenant-gate'
 import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
@@ -112,6 +113,21 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...tuning.sweeper,
   })
   const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
+  const receivers = options.receivers
+    ? startReceivers(options.receivers, {
+        db: database.db,
+        buckets,
+        warmup: createWarmupCheck({
+          rules: options.receivers.rules,
+          db: database.db,
+          redis: producer,
+          prefix: `${options.queuePrefix}:`,
+        }),
+        // The web app's `GET /api/admin/receivers` reads them under the same prefix.
+        counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
+        onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
+      })
+    : undefined
   const governor = options.bulkGovernorTargetMs
     ? startBulkGovernor({
         redis: producer,
@@ -141,6 +157,17 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     horizonMs: options.pacer.horizonMs,
     ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     refusals: createRefusalTracker(buckets),
+    // MX mode: campaign mail released per receiving provider, as each one's budget allows.
+    ...(receivers?.gate
+      ? {
+          receivers: createReceiverPacing({
+            db: database.db,
+            horizonMs: options.pacer.horizonMs,
+            providers: receivers.providers,
+            ratePerMinute: receivers.ratePerMinute,
+          }),
+        }
+      : {}),
     logger: logger.child({ component: 'pacer' }),
     metrics,
     ...tuning.pacer,
@@ -156,21 +183,6 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   })
   // The web app verifies with the same keys: both derive them from UNSUBSCRIBE_SECRET.
   const tracking = trackingKey(options.unsubscribe.secrets)
-  const receivers = options.receivers
-    ? startReceivers(options.receivers, {
-        db: database.db,
-        buckets,
-        warmup: createWarmupCheck({
-          rules: options.receivers.rules,
-          db: database.db,
-          redis: producer,
-          prefix: `${options.queuePrefix}:`,
-        }),
-        // The web app's `GET /api/admin/receivers` reads them under the same prefix.
-        counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
-        onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
-      })
-    : undefined
   const lanes = startLanes(options, {
     queues,
     transports,

@@ -1,5 +1,8 @@
+import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
+import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
+import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
 import { describe, expect, it } from 'vitest'
-import { egressChooser, poolCache } from './start-receivers'
+import { egressChooser, poolCache, providerRates } from './start-receivers'
 
 describe('egress addresses', () => {
   const pools = { acme: ['192.0.2.20', '192.0.2.21'] }
@@ -60,5 +63,36 @@ describe('egress addresses', () => {
     nowMs = 5_000
     expect(await poolOf('t1')).toBe('other')
     expect(reads).toBe(2)
+  })
+})
+
+describe('a provider’s rate for the pacer', () => {
+  it('sums the shared addresses’ allowed rates (a paused one adds nothing), less the critical reserve, read once a second', async () => {
+    const rules = loadReceiverRules()
+    const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
+    const nowMs = Date.UTC(2026, 11, 6, 12)
+    const paused = controller.onThrottle(
+      controller.initial({ connections: 5, messagesPerConnection: 50, perMinute: 600 }, nowMs),
+      { connections: 5, messagesPerConnection: 50, perMinute: 600 },
+      nowMs,
+    )
+    let reads = 0
+    const rate = providerRates({
+      list: async () => {
+        reads++
+        return [{ egress: '192.0.2.10', provider: 'google', scope: '', state: paused }]
+      },
+      rules,
+      controller,
+      egressAddresses: ['192.0.2.10', '192.0.2.11'],
+      now: () => nowMs,
+    })
+    const google = rules.providers.find((rule) => rule.name === 'google')?.limits.perMinute ?? 0
+    expect(await rate('google')).toBeCloseTo(google * (1 - rules.criticalReserve))
+    // A domain-named provider: the default limits at both addresses.
+    expect(await rate('example.org')).toBeCloseTo(
+      2 * rules.default.limits.perMinute * (1 - rules.criticalReserve),
+    )
+    expect(reads).toBe(1)
   })
 })

@@ -1,17 +1,22 @@
 import { createHash } from 'node:crypto'
 import type { Mailer, ReceiverGate } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
-import { createReceiverStateStore } from '@fairlane/db/queries/receiver-states'
+import { createReceiverStateStore, listReceiverStates } from '@fairlane/db/queries/receiver-states'
 import { findEgressPools } from '@fairlane/db/queries/tenants'
 import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
 import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve'
-import { createReceiverGate, type ProviderOf, type WarmupCheck } from '@fairlane/delivery/receiver-gate'
+import {
+  createReceiverGate,
+  type ProviderOf,
+  type RateController,
+  type WarmupCheck,
+} from '@fairlane/delivery/receiver-gate'
 import { providerOf } from '@fairlane/delivery/receivers/rollup'
 import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { ReplyClass } from '@fairlane/delivery/replies/classify'
-import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
+import { DEFAULT_BACKOFF_OPTIONS, type RateState } from '@fairlane/delivery/shaping/aimd'
 import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
 import type { ReceiverCounters, TokenBuckets } from '@fairlane/fairness'
 import { createMxMailer } from '../lanes/mx-mailer'
@@ -52,6 +57,13 @@ export interface ReceiverOptions {
 export interface Receivers {
   /** Absent when shaping is off (the baseline). */
   gate?: ReceiverGate
+  /** For the bulk pacer in MX mode: a domain's provider (null while DNS fails for now). */
+  providers: { resolve(domain: string): Promise<string | null> }
+  /**
+   * For the bulk pacer: a provider's rate now over the shared egress addresses, messages a minute,
+   * less the critical lane's reserve; 0 while paused. States read at most once a second.
+   */
+  ratePerMinute(provider: string): Promise<number>
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
   close(): void
@@ -116,8 +128,22 @@ export function startReceivers(
         ...(deps.onCountError ? { onError: deps.onCountError } : {}),
       })
     : shaping
+  const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
   return {
     ...(options.shaping === false ? {} : { gate }),
+    providers: {
+      async resolve(domain) {
+        const answer = await resolver.resolve(domain)
+        if (answer.kind === 'temporary') return null
+        return (await providerLookup(resolver, rules)(domain)).provider
+      },
+    },
+    ratePerMinute: providerRates({
+      list: () => listReceiverStates(deps.db),
+      rules,
+      controller,
+      egressAddresses: options.egressAddresses,
+    }),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
     maxAgeMs: options.maxAgeMs,
     close: () => transport.close(),
@@ -178,5 +204,56 @@ export function poolCache(
     cached.set(tenantId, { pool, readAtMs: now() })
     if (cached.size > 100_000) cached.delete(cached.keys().next().value as string)
     return pool
+  }
+}
+
+/**
+ * A provider's rate now for the pacer: the controller's allowed rate at each shared egress address
+ * (its ceiling where it never throttled), summed, less the critical lane's reserve. Dedicated pools
+ * are sent from at send time; the pacer budgets the shared addresses only.
+ */
+export function providerRates(input: {
+  list: () => Promise<{ egress: string; provider: string; scope: string; state: unknown }[]>
+  rules: ReceiverRules
+  controller: RateController<RateState>
+  egressAddresses: readonly string[]
+  cacheMs?: number
+  now?: () => number
+}): (provider: string) => Promise<number> {
+  const cacheMs = input.cacheMs ?? 1_000
+  const now = input.now ?? Date.now
+  let read: { atMs: number; states: Promise<Map<string, RateState>> } | undefined
+  const states = () => {
+    if (!read || now() - read.atMs >= cacheMs) {
+      const entry = {
+        atMs: now(),
+        states: input.list().then((rows) => {
+          const byKey = new Map<string, RateState>()
+          for (const row of rows) {
+            if (row.scope === '')
+              byKey.set(`${row.provider}\u0000${row.egress}`, input.controller.parse(row.state))
+          }
+          return byKey
+        }),
+      }
+      entry.states.catch(() => {
+        if (read === entry) read = undefined
+      })
+      read = entry
+    }
+    return read.states
+  }
+  const egresses = input.egressAddresses.length > 0 ? input.egressAddresses : ['']
+  return async (provider) => {
+    const known = await states()
+    const limits =
+      input.rules.providers.find((rule) => rule.name === provider)?.limits ?? input.rules.default.limits
+    const nowMs = now()
+    let perMinute = 0
+    for (const egress of egresses) {
+      const state = known.get(`${provider}\u0000${egress}`) ?? input.controller.initial(limits, nowMs)
+      perMinute += input.controller.perMinute(state, limits, nowMs)
+    }
+    return perMinute * (1 - input.rules.criticalReserve)
   }
 }
