@@ -165,6 +165,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
             horizonMs: options.pacer.horizonMs,
             providers: receivers.providers,
             ratePerMinute: receivers.ratePerMinute,
+            tenantRatePerMinute: receivers.tenantRatePerMinute,
           }),
         }
       : {}),

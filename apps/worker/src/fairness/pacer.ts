@@ -196,6 +196,7 @@ export async function paceOnce(
         lane,
         providers: receivers.providers,
         ratePerMinute: receivers.ratePerMinute,
+        ...(receivers.tenantRatePerMinute ? { tenantRatePerMinute: receivers.tenantRatePerMinute } : {}),
         planner: receivers.planner,
         highWater: options.highWater,
         ...(depthTarget ? { depthTarget } : {}),

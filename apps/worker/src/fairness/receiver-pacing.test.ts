@@ -35,6 +35,8 @@ function harness(input: {
   /** domain → provider; a domain missing resolves to null (DNS failing for now). */
   providers: Record<string, string>
   rates: Record<string, number>
+  /** `tenant\u0000provider` → the tenant's own rate there (the provider throttled its domain alone). */
+  tenantRates?: Record<string, number>
   highWater?: number
   stage?: Partial<ReceiverStageOptions>
 }) {
@@ -108,6 +110,8 @@ function harness(input: {
       },
     },
     ratePerMinute: (provider: string) => input.rates[provider] ?? 0,
+    tenantRatePerMinute: (tenantId: string, provider: string) =>
+      input.tenantRates?.[`${tenantId}\u0000${provider}`],
     planner,
     highWater: input.highWater ?? 10_000,
     clock: { now: () => new Date(nowMs) },
@@ -208,6 +212,31 @@ describe('releaseByReceiver', () => {
     expect(heavy + light).toBeGreaterThanOrEqual(390)
     expect(heavy / light).toBeGreaterThan(2.7)
     expect(heavy / light).toBeLessThan(3.3)
+  })
+
+  it('a tenant the provider slowed alone gets its own rate there; the others take the rest of the budget', async () => {
+    const pacer = harness({
+      plans: { slowed: generous, other: generous },
+      providers: { 'gmail.com': 'google' },
+      rates: { google: 2_400 },
+      // 6 a second for the slowed tenant at google: a tenth of the budget of 40 a second.
+      tenantRates: { 'slowed\u0000google': 360 },
+    })
+    pacer.add('slowed', 'gmail.com', 2_000)
+    pacer.add('other', 'gmail.com', 2_000)
+    await pacer.tick()
+    await pacer.tick()
+    const before = {
+      slowed: pacer.sentBy({ tenantId: 'slowed' }),
+      other: pacer.sentBy({ tenantId: 'other' }),
+    }
+    for (let tick = 0; tick < 100; tick++) await pacer.tick()
+    const slowed = pacer.sentBy({ tenantId: 'slowed' }) - before.slowed
+    const other = pacer.sentBy({ tenantId: 'other' }) - before.other
+    // 10 s: about 60 for the slowed tenant, the rest of the 400 for the other.
+    expect(slowed).toBeGreaterThanOrEqual(55)
+    expect(slowed).toBeLessThanOrEqual(67)
+    expect(slowed + other).toBeGreaterThanOrEqual(390)
   })
 
   it('a small tenant’s first message for a busy provider goes out at its first tick', async () => {

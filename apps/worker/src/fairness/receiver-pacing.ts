@@ -24,6 +24,7 @@ export interface ReceiverPacing {
   planner: ReceiverPlanner
   providers: ProviderLookup
   ratePerMinute(provider: string): Promise<number> | number
+  tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
 }
 
 export function createReceiverPacing(options: {
@@ -32,6 +33,8 @@ export function createReceiverPacing(options: {
   providers: ProviderLookup
   /** A provider's rate now, messages a minute, less the critical lane's reserve; 0 while paused. */
   ratePerMinute(provider: string): Promise<number> | number
+  /** A tenant's own rate at a provider that throttled its domain alone; undefined otherwise. */
+  tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
   /** PACER_HORIZON_MS: how far ahead of its plan's rate a tenant's releases may run. */
   horizonMs: number
   providerBurstMs?: number
@@ -46,5 +49,6 @@ export function createReceiverPacing(options: {
     }),
     providers: options.providers,
     ratePerMinute: options.ratePerMinute,
+    ...(options.tenantRatePerMinute ? { tenantRatePerMinute: options.tenantRatePerMinute } : {}),
   }
 }

@@ -34,17 +34,33 @@ interface TenantAllowance {
 export function createReceiverPlanner(options: ReceiverPlannerOptions): ReceiverPlanner {
   const share = createFairShareState()
   const budgets = new Map<string, ProviderBudget & { seenAtMs: number }>()
+  const pairBudgets = new Map<string, ProviderBudget & { seenAtMs: number }>()
   const allowances = new Map<string, TenantAllowance>()
 
   function forget(nowMs: number) {
     for (const [key, entry] of budgets) if (nowMs - entry.seenAtMs >= FORGET_AFTER_MS) budgets.delete(key)
+    for (const [key, entry] of pairBudgets)
+      if (nowMs - entry.seenAtMs >= FORGET_AFTER_MS) pairBudgets.delete(key)
     for (const [key, entry] of allowances)
       if (nowMs - entry.seenAtMs >= FORGET_AFTER_MS) allowances.delete(key)
   }
 
   return {
-    plan({ tenants, backlogs, rates, capacity, nowMs }) {
+    plan({ tenants, backlogs, rates, pairRates, capacity, nowMs }) {
       forget(nowMs)
+      // A pair its provider slowed alone has a budget of its own: its backlog is capped at it, so
+      // its share of the provider goes to the others (fair-share's way to slow one tenant).
+      const capped = backlogs.map((entry) => {
+        const key = `${entry.tenantId}\u0000${entry.provider}`
+        const rate = pairRates?.get(key)
+        if (rate === undefined) return entry
+        const previous = pairBudgets.get(key)
+        const budget = previous
+          ? refillProviderBudget(previous, rate, nowMs, options.providerBurstMs)
+          : newProviderBudget(rate, nowMs, options.providerBurstMs)
+        pairBudgets.set(key, { ...budget, seenAtMs: nowMs })
+        return { ...entry, backlog: Math.min(entry.backlog, messagesAvailable(budget)) }
+      })
       const providers = [...rates].map(([provider, rate]) => {
         const previous = budgets.get(provider)
         const budget = previous
@@ -62,7 +78,12 @@ export function createReceiverPlanner(options: ReceiverPlannerOptions): Receiver
         allowances.set(tenant.tenantId, { allowance, refilledAtMs: nowMs, seenAtMs: nowMs })
         return { tenantId: tenant.tenantId, weight: tenant.weight, allowance: Math.floor(allowance) }
       })
-      const plan = planFairShare(share, { providers, tenants: shareTenants, backlogs, nowMs })
+      const plan = planFairShare(share, {
+        providers,
+        tenants: shareTenants,
+        backlogs: capped.filter((entry) => entry.backlog > 0),
+        nowMs,
+      })
       const order = plan.order.slice(0, Math.max(0, capacity))
       // The lane had fewer free slots than the budgets: the pairs cut short count as emptied, so
       // the scheduler does not resume a turn the tick never took.
@@ -87,6 +108,14 @@ export function createReceiverPlanner(options: ReceiverPlannerOptions): Receiver
         if (budget) {
           const spent = Math.min(pair.released, Math.floor(budget.tokens))
           budgets.set(pair.provider, { ...spendProviderBudget(budget, spent), seenAtMs: nowMs })
+        }
+        const pairBudget = pairBudgets.get(`${pair.tenantId}\u0000${pair.provider}`)
+        if (pairBudget) {
+          const spent = Math.min(pair.released, Math.floor(pairBudget.tokens))
+          pairBudgets.set(`${pair.tenantId}\u0000${pair.provider}`, {
+            ...spendProviderBudget(pairBudget, spent),
+            seenAtMs: nowMs,
+          })
         }
         const allowance = allowances.get(pair.tenantId)
         if (allowance) allowance.allowance = Math.max(0, allowance.allowance - pair.released)

@@ -77,10 +77,13 @@ describe('a provider’s rate for the pacer', () => {
       nowMs,
     )
     let reads = 0
-    const rate = providerRates({
+    const { ratePerMinute: rate, tenantRatePerMinute } = providerRates({
       list: async () => {
         reads++
-        return [{ egress: '192.0.2.10', provider: 'google', scope: '', state: paused }]
+        return [
+          { egress: '192.0.2.10', provider: 'google', scope: '', state: paused },
+          { egress: '192.0.2.11', provider: 'google', scope: 't-slowed', state: paused },
+        ]
       },
       rules,
       controller,
@@ -93,6 +96,9 @@ describe('a provider’s rate for the pacer', () => {
     expect(await rate('example.org')).toBeCloseTo(
       2 * rules.default.limits.perMinute * (1 - rules.criticalReserve),
     )
+    // A tenant google slowed alone: paused at .11 (its own state) and at .10 (everyone's): nothing.
+    expect(await tenantRatePerMinute('t-slowed', 'google')).toBe(0)
+    expect(await tenantRatePerMinute('t-other', 'google')).toBeUndefined()
     expect(reads).toBe(1)
   })
 })

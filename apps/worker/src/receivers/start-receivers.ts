@@ -64,6 +64,8 @@ export interface Receivers {
    * less the critical lane's reserve; 0 while paused. States read at most once a second.
    */
   ratePerMinute(provider: string): Promise<number>
+  /** For the bulk pacer: a tenant's own rate at a provider that throttled its domain alone. */
+  tenantRatePerMinute(tenantId: string, provider: string): Promise<number | undefined>
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
   close(): void
@@ -138,7 +140,7 @@ export function startReceivers(
         return (await providerLookup(resolver, rules)(domain)).provider
       },
     },
-    ratePerMinute: providerRates({
+    ...providerRates({
       list: () => listReceiverStates(deps.db),
       rules,
       controller,
@@ -209,8 +211,10 @@ export function poolCache(
 
 /**
  * A provider's rate now for the pacer: the controller's allowed rate at each shared egress address
- * (its ceiling where it never throttled), summed, less the critical lane's reserve. Dedicated pools
- * are sent from at send time; the pacer budgets the shared addresses only.
+ * (its ceiling where it never throttled), summed, less the critical lane's reserve; and a tenant's
+ * own rate there when the provider throttled that tenant's domain alone (its state where it has one,
+ * the provider's elsewhere). Dedicated pools are sent from at send time; the pacer budgets the
+ * shared addresses only. The states are read at most once a `cacheMs`.
  */
 export function providerRates(input: {
   list: () => Promise<{ egress: string; provider: string; scope: string; state: unknown }[]>
@@ -219,21 +223,28 @@ export function providerRates(input: {
   egressAddresses: readonly string[]
   cacheMs?: number
   now?: () => number
-}): (provider: string) => Promise<number> {
+}): {
+  ratePerMinute(provider: string): Promise<number>
+  tenantRatePerMinute(tenantId: string, provider: string): Promise<number | undefined>
+} {
   const cacheMs = input.cacheMs ?? 1_000
   const now = input.now ?? Date.now
-  let read: { atMs: number; states: Promise<Map<string, RateState>> } | undefined
+  const key = (provider: string, egress: string, scope: string) => `${provider}\u0000${egress}\u0000${scope}`
+  let read:
+    | { atMs: number; states: Promise<{ byKey: Map<string, RateState>; singled: Set<string> }> }
+    | undefined
   const states = () => {
     if (!read || now() - read.atMs >= cacheMs) {
       const entry = {
         atMs: now(),
         states: input.list().then((rows) => {
           const byKey = new Map<string, RateState>()
+          const singled = new Set<string>()
           for (const row of rows) {
-            if (row.scope === '')
-              byKey.set(`${row.provider}\u0000${row.egress}`, input.controller.parse(row.state))
+            byKey.set(key(row.provider, row.egress, row.scope), input.controller.parse(row.state))
+            if (row.scope !== '') singled.add(`${row.provider}\u0000${row.scope}`)
           }
-          return byKey
+          return { byKey, singled }
         }),
       }
       entry.states.catch(() => {
@@ -244,16 +255,28 @@ export function providerRates(input: {
     return read.states
   }
   const egresses = input.egressAddresses.length > 0 ? input.egressAddresses : ['']
-  return async (provider) => {
-    const known = await states()
-    const limits =
-      input.rules.providers.find((rule) => rule.name === provider)?.limits ?? input.rules.default.limits
+  const limitsOf = (provider: string) =>
+    input.rules.providers.find((rule) => rule.name === provider)?.limits ?? input.rules.default.limits
+  const rateOf = (known: Map<string, RateState>, provider: string, scope: string) => {
+    const limits = limitsOf(provider)
     const nowMs = now()
     let perMinute = 0
     for (const egress of egresses) {
-      const state = known.get(`${provider}\u0000${egress}`) ?? input.controller.initial(limits, nowMs)
+      const state =
+        (scope === '' ? undefined : known.get(key(provider, egress, scope))) ??
+        known.get(key(provider, egress, '')) ??
+        input.controller.initial(limits, nowMs)
       perMinute += input.controller.perMinute(state, limits, nowMs)
     }
     return perMinute * (1 - input.rules.criticalReserve)
+  }
+  return {
+    async ratePerMinute(provider) {
+      return rateOf((await states()).byKey, provider, '')
+    },
+    async tenantRatePerMinute(tenantId, provider) {
+      const { byKey, singled } = await states()
+      return singled.has(`${provider}\u0000${tenantId}`) ? rateOf(byKey, provider, tenantId) : undefined
+    },
   }
 }

@@ -74,6 +74,11 @@ export interface ReceiverPlanner {
     backlogs: ReceiverBacklog[]
     /** The providers' rates now, messages a minute (0: paused), as `ratePerMinute` answered. */
     rates: Map<string, number>
+    /**
+     * Pairs a provider slowed on their own (it throttled that tenant's domain), keyed
+     * `tenantId\u0000provider`: the pair's rate, messages a minute, inside the provider's.
+     */
+    pairRates?: Map<string, number>
     capacity: number
     nowMs: number
   }): { order: ReceiverSlot[] }

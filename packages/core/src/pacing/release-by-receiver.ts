@@ -29,6 +29,11 @@ export interface ReleaseByReceiverDeps {
   providers: ProviderLookup
   /** A provider's rate now, messages a minute, less the critical lane's reserve; 0 while paused. */
   ratePerMinute(provider: string): Promise<number> | number
+  /**
+   * A tenant's own rate at a provider, when that provider throttled the tenant's domain alone
+   * (messages a minute; 0 while paused); undefined for a tenant it did not single out.
+   */
+  tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
   planner: ReceiverPlanner
   /** Jobs the lane may hold at most. */
   highWater: number
@@ -137,7 +142,14 @@ export async function releaseByReceiver(
   const providers = [...new Set(backlogs.map((entry) => entry.provider))]
   const rates = new Map<string, number>()
   for (const provider of providers) rates.set(provider, await deps.ratePerMinute(provider))
-  const plan = deps.planner.plan({ tenants: found, backlogs, rates, capacity, nowMs: nowMs() })
+  const pairRates = new Map<string, number>()
+  if (deps.tenantRatePerMinute) {
+    for (const { tenantId, provider } of backlogs) {
+      const rate = await deps.tenantRatePerMinute(tenantId, provider)
+      if (rate !== undefined) pairRates.set(`${tenantId}\u0000${provider}`, rate)
+    }
+  }
+  const plan = deps.planner.plan({ tenants: found, backlogs, rates, pairRates, capacity, nowMs: nowMs() })
   const order = plan.order.slice(0, capacity)
   if (order.length === 0) {
     deps.planner.commit({ pairs: [], nowMs: nowMs() })
