@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { bothBackloggedUntil, jainByWeight, ledgerOf, throttledShareBetween } from './measure'
+import {
+  bothBackloggedUntil,
+  jainByWeight,
+  ledgerOf,
+  percentileCountingUndelivered,
+  throttledShareBetween,
+} from './measure'
 
 describe('jainByWeight', () => {
   it('is 1 when each tenant got its weighted share', () => {
@@ -82,5 +88,20 @@ describe('ledgerOf', () => {
       lost: 1,
       duplicates: 1,
     })
+  })
+})
+
+describe('percentileCountingUndelivered', () => {
+  it('is the plain percentile when everything was delivered', () => {
+    const latencies = Array.from({ length: 100 }, (_, i) => i + 1)
+    expect(percentileCountingUndelivered(latencies, 100, 95)).toBe(95)
+  })
+  it('counts the undelivered as the slowest', () => {
+    const latencies = Array.from({ length: 96 }, (_, i) => i + 1)
+    expect(percentileCountingUndelivered(latencies, 100, 95)).toBe(95)
+    expect(percentileCountingUndelivered(latencies.slice(0, 94), 100, 95)).toBeNull()
+  })
+  it('refuses more deliveries than messages', () => {
+    expect(() => percentileCountingUndelivered([1, 2], 1, 95)).toThrow(/2 delivered of only 1/)
   })
 })

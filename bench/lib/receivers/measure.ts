@@ -104,3 +104,20 @@ export function ledgerOf(
   }
   return ledger
 }
+
+/**
+ * The nearest-rank percentile of latencies where `total` messages were measured and only some were
+ * delivered: the undelivered count as slower than any delivered one. Null when the percentile falls
+ * among the undelivered (it is then longer than the run, not a number this run can give).
+ */
+export function percentileCountingUndelivered(
+  delivered: readonly number[],
+  total: number,
+  p: number,
+): number | null {
+  if (delivered.length > total) throw new Error(`${delivered.length} delivered of only ${total} messages`)
+  if (total === 0) return null
+  const rank = Math.min(total, Math.max(1, Math.ceil((p / 100) * total)))
+  if (rank > delivered.length) return null
+  return [...delivered].sort((a, b) => a - b)[rank - 1] as number
+}
