@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import { createReceiverCounters } from '../packages/fairness/src/receivers/receiver-counters'
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
 import { screenshot } from './support/screenshots'
@@ -8,13 +10,20 @@ import { screenshot } from './support/screenshots'
  * The admin console in Chromium against the whole platform: a message failed by a 550 from the mail
  * sink is found in Dead letters and replayed with a reason once the fault is cleared; a plan is edited
  * (a bad value refused next to its field); the Fairness page draws two tenants' campaigns as they
- * send; a tenant user is refused with 403. Each page is screenshotted with data for the README
+ * send; the Receivers page shows "google" throttled and then recovering; a tenant user is refused with 403. Each page is screenshotted with data for the README
  * (docs/screenshots/admin-*.png with `SCREENSHOTS=docs`, see support/screenshots.ts).
  */
 
 const ADMIN_BEARER = { authorization: `Bearer ${E2E.adminToken}` }
 /** Relay, lane worker and SMTP, plus the page's 2-second poll. */
 const DELIVERY_MS = 30_000
+
+// The e2e package has no dependencies of its own: the db and queue packages' clients seed what MX mode writes.
+const require = createRequire(import.meta.url)
+const postgres = require('../packages/db/node_modules/postgres')
+const { Redis } = require('../packages/queue/node_modules/ioredis')
+const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
+databaseUrl.pathname = '/fairlane_e2e'
 
 async function signInAsAdmin(page: Page): Promise<void> {
   await page.goto('/sign-in')
@@ -218,4 +227,96 @@ test('nobody signed in: /admin sends to sign-in, the admin API answers 401', asy
   } finally {
     await context.close()
   }
+})
+
+/**
+ * What the worker's receiver gate writes when Gmail answers 421 4.7.28 (`receiver_states`, the AIMD
+ * controller's state: rate halved from 600 to 300, paused for `pauseMs`) and what its counters record,
+ * seeded directly: relay mode (the e2e platform's) never talks to a provider.
+ */
+async function seedThrottledGoogle(input: {
+  egress: string
+  tenantId: string
+  pauseMs: number
+  reply: string
+}) {
+  const nowMs = Date.now()
+  const state = {
+    ratePerMinute: 300,
+    ceilingPerMinute: 600,
+    floorPerMinute: 1,
+    lastThrottledPerMinute: 600,
+    pausedUntilMs: nowMs + input.pauseMs,
+    throttledAtMs: nowMs,
+    changedAtMs: nowMs,
+  }
+  const sql = postgres(databaseUrl.toString(), { max: 1 })
+  try {
+    await sql`insert into receiver_states (egress, provider, scope, state, paused_until, throttles, last_reply, throttled_at)
+      values (${input.egress}, 'google', '', ${sql.json(state)}, ${new Date(state.pausedUntilMs)}, 1, ${input.reply}, now())`
+  } finally {
+    await sql.end()
+  }
+  const redis = new Redis(process.env.REDIS_URL || 'redis://127.0.0.1:6379', { maxRetriesPerRequest: 1 })
+  try {
+    const counters = createReceiverCounters(redis, { prefix: `${E2E.queuePrefix}:` })
+    const google = { provider: 'google', egress: input.egress, tenantId: input.tenantId }
+    for (const kind of ['attempt', 'attempt', 'attempt', 'accepted', 'accepted', 'throttled'] as const)
+      await counters.record({ ...google, kind })
+    await counters.record({ ...google, kind: 'deferred' })
+  } finally {
+    redis.disconnect()
+  }
+}
+
+test('the Receivers page shows google throttled, then recovering after its pause', async ({
+  page,
+  request,
+}) => {
+  test.setTimeout(60_000)
+  // An address of the documentation range of its own, so parallel runs and other rows do not mix in.
+  const egress = `192.0.2.${1 + Math.floor(Math.random() * 250)}`
+  const tenantName = `Receivers ${randomUUID().slice(0, 6)}`
+  const created = await request.post('/api/admin/tenants', {
+    headers: ADMIN_BEARER,
+    data: { name: tenantName },
+  })
+  expect(created.status()).toBe(201)
+  const { id: tenantId } = (await created.json()) as { id: string }
+  const reply = `421 4.7.28 [${egress}] Our system has detected an unusual rate of unsolicited mail originating from your IP address.`
+  await signInAsAdmin(page)
+  await seedThrottledGoogle({ egress, tenantId, pauseMs: 12_000, reply })
+
+  await page.getByRole('navigation', { name: 'Admin' }).getByRole('link', { name: 'Receivers' }).click()
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('Receivers')
+  const row = page
+    .getByRole('table', { name: 'Providers by egress address' })
+    .locator(`tr[data-provider="google"][data-egress="${egress}"]`)
+  await expect(row.getByTestId('receiver-state')).toHaveText('paused')
+  await expect(row.getByTestId('receiver-rate')).toHaveText('0/min')
+  await expect(row.getByTestId('receiver-paused-until')).not.toHaveText('—')
+  await expect(row.getByTestId('receiver-last-reply')).toContainText('421 4.7.28')
+  await expect(row.getByTestId('receiver-throttled')).toHaveText('1 / 1')
+  await expect(row.getByTestId('receiver-deferred')).toHaveText('1 / 1')
+  await expect(row.getByTestId('receiver-tenants')).toContainText(`${tenantName} 100%`)
+  await expect(row).toContainText('600/min')
+  await expect(page.getByTestId('receivers-chart').locator('.recharts-line')).not.toHaveCount(0)
+  await screenshot(page, 'admin-receivers')
+
+  // After the pause: at the cut rate, then climbing (20 a minute: a tenth every 0.3 s), not paused.
+  await expect(row.getByTestId('receiver-state')).toHaveText('recovering', { timeout: 20_000 })
+  await expect(row.getByTestId('receiver-paused-until')).toHaveText('—')
+  const rate = async () => Number.parseFloat((await row.getByTestId('receiver-rate').textContent()) ?? '')
+  const first = await rate()
+  expect(first).toBeGreaterThanOrEqual(300)
+  expect(first).toBeLessThan(600)
+  await expect.poll(rate, { timeout: 10_000 }).toBeGreaterThan(first)
+
+  // On a phone the table scrolls inside its box; the page itself stays the screen's width.
+  await page.setViewportSize({ width: 390, height: 844 })
+  await expect(row).toBeAttached()
+  const extra = await page.evaluate(
+    () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+  )
+  expect(extra).toBeLessThanOrEqual(0)
 })

@@ -1,12 +1,21 @@
 import { randomUUID } from 'node:crypto'
+import { createRequire } from 'node:module'
 import { expect, test } from '@playwright/test'
 import { E2E } from './playwright.config'
 import { signUp } from './support/accounts'
+
+// The e2e package has no dependencies of its own: the db package's client writes the MX-mode event.
+const require = createRequire(import.meta.url)
+const postgres = require('../packages/db/node_modules/postgres')
+const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
+databaseUrl.pathname = '/fairlane_e2e'
 
 /**
  * The feedback loop as a tenant sees it: a message the receiving side accepted and bounced later (the
  * mail sink sends a real DSN to the message's return path, through the inbound server) reads
  * "bounced" in the message log, and its page tells the story step by step with the server's words.
+ * A deferral by a receiving provider (MX mode; the e2e platform runs in relay mode, so the event is
+ * written as the MX worker writes it) reads with the provider's name, its words and the next try.
  */
 test('a tenant opens a bounced message and sees its timeline with the diagnostic', async ({
   page,
@@ -59,6 +68,21 @@ test('a tenant opens a bounced message and sees its timeline with the diagnostic
   await expect(bounce).toContainText('5.1.1')
   await expect(bounce).toContainText(/User unknown/)
   await expect(steps.last()).toHaveAttribute('data-type', 'bounced')
+
+  const sql = postgres(databaseUrl.toString(), { max: 1 })
+  const reply =
+    '421 4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address.'
+  try {
+    await sql`
+      insert into message_events (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'deferred', ${sql.json({ untilMs: Date.now() + 180_000, provider: 'google', reply })}
+      from messages where id = ${id}`
+  } finally {
+    await sql.end()
+  }
+  await page.reload()
+  const deferred = timeline.locator('[data-testid="message-event"][data-type="deferred"]')
+  await expect(deferred).toContainText(`Deferred by google: ${reply}, next try in 3 min`)
 
   // The address is suppressed for this tenant, with the bounce's words as the reason.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Suppressions' }).click()

@@ -218,6 +218,7 @@ export function receiverOptionsFromConfig(config: Config): ReceiverOptions {
     tls: config.MX_TLS,
     allowPrivate: config.MX_ALLOW_PRIVATE,
     egressAddresses: config.EGRESS_ADDRESSES,
+    egressPools: config.EGRESS_POOLS,
     maxAgeMs: config.DELIVERY_MAX_AGE_HOURS * 3_600_000,
     timeoutMs: config.SMTP_TIMEOUT_MS,
   }

@@ -1,12 +1,15 @@
 import { getPriority, setPriority } from 'node:os'
 import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import { createDatabase, poolerSettings } from '@fairlane/db'
+import { receiverRatesFrom } from '@fairlane/delivery/shaping/receiver-rates'
 import { redisTarget } from '@fairlane/queue'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
 import { createMetricsRegistry, createWorkerMetrics, registerDepthGauges } from './metrics'
 import { startMetricsServer } from './metrics-server'
+import { registerReceiverMetrics } from './receivers/receiver-metrics'
+import { createReceiverRateSource } from './receivers/receiver-rate-source'
 import { installShutdown } from './shutdown'
 import { deliveryOptionsFromConfig, startDelivery } from './start-delivery'
 
@@ -58,7 +61,19 @@ async function main(): Promise<void> {
     setPriority(config.WORKER_NICE)
     logger.info({ nice: getPriority(), lanes: config.WORKER_LANES }, 'worker runs at lower CPU priority')
   }
-  const delivery = await startDelivery(deliveryOptionsFromConfig(config, { database, logger, metrics }))
+  const options = deliveryOptionsFromConfig(config, { database, logger, metrics })
+  if (options.receivers) {
+    // MX mode: the providers' rates (read from receiver_states at scrape time) and every reply's class.
+    const receiverMetrics = registerReceiverMetrics(registry, {
+      receivers: createReceiverRateSource({
+        db: database.db,
+        rates: receiverRatesFrom(options.receivers.rules),
+      }),
+      onError: (gauge, error) => logger.warn({ gauge, err: String(error) }, 'metrics gauge not collected'),
+    })
+    options.receivers.observe = receiverMetrics.recordReceiverReply
+  }
+  const delivery = await startDelivery(options)
   registerDepthGauges(registry, delivery.depthSource, {
     topTenants: config.METRICS_TOP_TENANTS,
     onError: (gauge, error) => logger.warn({ gauge, err: String(error) }, 'metrics gauge not collected'),

@@ -2,7 +2,7 @@ import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
-import { createLaneAdmission, createTokenBuckets } from '@fairlane/fairness'
+import { createLaneAdmission, createReceiverCounters, createTokenBuckets } from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { closeQueues, createProducerConnection, createQueues } from '@fairlane/queue'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
@@ -17,12 +17,14 @@ import { createDeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
 import { startPacer } from './fairness/pacer'
 import { createPlanCache } from './fairness/plan-cache'
+import { createReceiverPacing } from './fairness/receiver-pacing'
 import { createRefusalTracker } from './fairness/tenant-gate'
 import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
 import { startReceivers } from './receivers/start-receivers'
+import { createWarmupCheck } from './receivers/warmup'
 import { createParkingState } from './relay/lane-parking'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
@@ -111,6 +113,21 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...tuning.sweeper,
   })
   const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
+  const receivers = options.receivers
+    ? startReceivers(options.receivers, {
+        db: database.db,
+        buckets,
+        warmup: createWarmupCheck({
+          rules: options.receivers.rules,
+          db: database.db,
+          redis: producer,
+          prefix: `${options.queuePrefix}:`,
+        }),
+        // The web app's `GET /api/admin/receivers` reads them under the same prefix.
+        counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
+        onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
+      })
+    : undefined
   const governor = options.bulkGovernorTargetMs
     ? startBulkGovernor({
         redis: producer,
@@ -140,6 +157,17 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     horizonMs: options.pacer.horizonMs,
     ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     refusals: createRefusalTracker(buckets),
+    // MX mode: campaign mail released per receiving provider, as each one's budget allows.
+    ...(receivers?.gate
+      ? {
+          receivers: createReceiverPacing({
+            db: database.db,
+            horizonMs: options.pacer.horizonMs,
+            providers: receivers.providers,
+            ratePerMinute: receivers.ratePerMinute,
+          }),
+        }
+      : {}),
     logger: logger.child({ component: 'pacer' }),
     metrics,
     ...tuning.pacer,
@@ -155,9 +183,6 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   })
   // The web app verifies with the same keys: both derive them from UNSUBSCRIBE_SECRET.
   const tracking = trackingKey(options.unsubscribe.secrets)
-  const receivers = options.receivers
-    ? startReceivers(options.receivers, { db: database.db, buckets })
-    : undefined
   const lanes = startLanes(options, {
     queues,
     transports,

@@ -308,6 +308,20 @@ describe('environment schema', () => {
     expect(problems[0]).toMatch(expected)
   })
 
+  it('refuses MX_ALLOW_PRIVATE=true in production, naming it; development and tests may', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SESSION_SECRET: SESSION,
+      UNSUBSCRIBE_SECRET: UNSUBSCRIBE,
+      DKIM_ENCRYPTION_KEY: DKIM_KEY,
+    }
+    const problems = problemsOf({ ...production, MX_ALLOW_PRIVATE: 'true' })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^MX_ALLOW_PRIVATE: must not be true in production \(NODE_ENV=production\)/)
+    expect(parseConfig(production).MX_ALLOW_PRIVATE).toBe(false)
+    expect(parseConfig({ NODE_ENV: 'development', MX_ALLOW_PRIVATE: 'true' }).MX_ALLOW_PRIVATE).toBe(true)
+  })
+
   it('refuses WEBHOOK_ALLOW_PRIVATE=true in production, naming it, unless overridden outright', () => {
     const production = {
       NODE_ENV: 'production',
@@ -389,5 +403,39 @@ describe('environment schema', () => {
       'REDIS_URL',
       'WEB_PORT',
     ])
+  })
+})
+
+describe('EGRESS_POOLS', () => {
+  it('reads named pools of egress addresses', () => {
+    expect(
+      parseConfig({ EGRESS_POOLS: 'acme=192.0.2.20|192.0.2.21, bulk-2=2001:db8::5' }).EGRESS_POOLS,
+    ).toEqual({
+      acme: ['192.0.2.20', '192.0.2.21'],
+      'bulk-2': ['2001:db8::5'],
+    })
+    expect(parseConfig({}).EGRESS_POOLS).toEqual({})
+  })
+
+  it.each([
+    ['Acme=192.0.2.20', /not a pool name/],
+    ['default=192.0.2.20', /"default" is the pool of EGRESS_ADDRESSES/],
+    ['acme=', /pool acme has no addresses/],
+    ['acme=mail.example.com', /mail\.example\.com is not an IP address/],
+    ['a=192.0.2.20,b=192.0.2.20', /192\.0\.2\.20 is in more than one pool/],
+    ['a=192.0.2.20,a=192.0.2.21', /pool a is listed twice/],
+  ])('refuses %s, naming EGRESS_POOLS', (value, expected) => {
+    const problems = problemsOf({ EGRESS_POOLS: value })
+    expect(problems).toHaveLength(1)
+    expect(problems[0]).toMatch(/^EGRESS_POOLS: /)
+    expect(problems[0]).toMatch(expected)
+  })
+
+  it('refuses an address both shared and dedicated', () => {
+    expect(
+      problemsOf({ EGRESS_ADDRESSES: '192.0.2.10,192.0.2.20', EGRESS_POOLS: 'acme=192.0.2.20' })[0],
+    ).toMatch(
+      /^EGRESS_POOLS: an address of a dedicated pool must not also be in EGRESS_ADDRESSES.*192\.0\.2\.20 \(acme\)/,
+    )
   })
 })

@@ -325,6 +325,49 @@ const egressAddresses = z
     return addresses
   })
 
+/**
+ * `EGRESS_POOLS`: dedicated egress addresses the platform admin may pin tenants to, as
+ * `name=address|address,name=address` (names lowercase letters, digits and dashes; `default` is
+ * EGRESS_ADDRESSES' own). Each address in one pool only. Empty: no pools.
+ */
+const egressPools = z
+  .string()
+  .default('')
+  .transform((value, context) => {
+    const pools: Record<string, string[]> = {}
+    const seen = new Set<string>()
+    for (const entry of value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)) {
+      const [name = '', list = ''] = entry.split('=', 2).map((part) => part.trim())
+      const addresses = list
+        .split('|')
+        .map((address) => address.trim())
+        .filter(Boolean)
+      const problem = !/^[a-z0-9][a-z0-9-]{0,39}$/.test(name)
+        ? `"${name}" is not a pool name (lowercase letters, digits and dashes)`
+        : name === 'default'
+          ? '"default" is the pool of EGRESS_ADDRESSES; name the dedicated pools otherwise'
+          : name in pools
+            ? `pool ${name} is listed twice`
+            : addresses.length === 0
+              ? `pool ${name} has no addresses`
+              : addresses.find((address) => isIP(address) === 0)
+                ? `pool ${name}: ${addresses.find((address) => isIP(address) === 0)} is not an IP address`
+                : addresses.find((address) => seen.has(address))
+                  ? `${addresses.find((address) => seen.has(address))} is in more than one pool`
+                  : undefined
+      if (problem) {
+        context.addIssue({ code: 'custom', message: `expected name=address|address,…; ${problem}` })
+        return z.NEVER
+      }
+      for (const address of addresses) seen.add(address)
+      pools[name] = addresses
+    }
+    return pools
+  })
+
 /** One redis:// URL, or a comma-separated list of them (REDIS_CLUSTER's seeds), each checked; spaces dropped. */
 const redisUrls = z
   .string()
@@ -605,6 +648,7 @@ export const envSchema = z
       .enum(['opportunistic', 'verify', 'none'], { message: 'expected opportunistic, verify or none' })
       .default('opportunistic'),
     EGRESS_ADDRESSES: egressAddresses,
+    EGRESS_POOLS: egressPools,
     /**
      * MX mode: a message its receiving provider still defers this many hours after it was accepted
      * fails (`expired`, with the provider's last reply). Deferrals never fail a message before it.
@@ -828,6 +872,26 @@ export const envSchema = z
         path: ['WEBHOOK_ALLOW_PRIVATE'],
         message:
           'must not be true in production (NODE_ENV=production): it lets any tenant point webhooks at loopback, private and cloud metadata addresses, and sends them over plain http',
+      })
+    }
+    const shared = Object.entries(env.EGRESS_POOLS).flatMap(([name, addresses]) =>
+      addresses
+        .filter((address) => env.EGRESS_ADDRESSES.includes(address))
+        .map((address) => `${address} (${name})`),
+    )
+    if (shared.length > 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['EGRESS_POOLS'],
+        message: `an address of a dedicated pool must not also be in EGRESS_ADDRESSES (the shared pool): ${shared.join(', ')}`,
+      })
+    }
+    if (env.NODE_ENV === 'production' && env.MX_ALLOW_PRIVATE) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MX_ALLOW_PRIVATE'],
+        message:
+          'must not be true in production (NODE_ENV=production): a recipient domain whose MX points at a loopback or private address would have Fairlane deliver into its own network',
       })
     }
     if (env.WEBHOOK_SLOW_MS !== undefined && env.WEBHOOK_SLOW_MS >= env.WEBHOOK_TIMEOUT_MS) {

@@ -1,6 +1,11 @@
 import type { ReceiverAsk, ReceiverGate } from '@fairlane/core/delivery'
 import { describe, expect, it } from 'vitest'
-import { createReceiverGate, type ProviderBuckets, type ReceiverStates } from './receiver-gate'
+import {
+  createReceiverGate,
+  type ProviderBuckets,
+  type ReceiverStates,
+  type WarmupCheck,
+} from './receiver-gate'
 import type { ProviderLimits } from './receivers/rules'
 import { classifyReply } from './replies/classify'
 import { aimdRateController } from './shaping/rate-controller'
@@ -54,7 +59,7 @@ function replyError(text: string) {
   return Object.assign(new Error(text), { reply: { code: Number(code), enhanced, text } })
 }
 
-function world() {
+function world(extra: { warmup?: WarmupCheck } = {}) {
   let nowMs = Date.UTC(2026, 11, 6, 12)
   const clock = { now: () => nowMs }
   const states = memoryStates()
@@ -73,6 +78,7 @@ function world() {
       criticalReserve: 0.1,
       clock,
       random: () => 0.5,
+      ...extra,
     })
   return { clock, advance: (ms: number) => (nowMs += ms), states, buckets, gateFor }
 }
@@ -194,5 +200,26 @@ describe('the receiver gate', () => {
       await gate.learn({ ...ask('t1'), route, outcome: { kind: 'failed', error } })
     const [row] = [...states.rows.values()]
     expect(row?.state).toMatchObject({ ratePerMinute: 300, lastThrottledPerMinute: 600 })
+  })
+
+  it('holds a warming address’s mail over its daily cap until the next day, naming the cap', async () => {
+    const { gateFor, clock } = world({
+      warmup: {
+        admit: async ({ provider }) =>
+          provider === 'google'
+            ? { ok: false, untilMs: clock.now() + 3_600_000, cap: 200, sendingDay: 1 }
+            : { ok: true },
+      },
+    })
+    const gate = gateFor()
+    const refused = await gate.admit(ask('t1'))
+    expect(refused).toMatchObject({
+      ok: false,
+      provider: 'google',
+      egressAddress: '127.0.0.2',
+      reason: '127.0.0.2 is warming up: 200 a day to google on its sending day 1',
+    })
+    expect(refused.ok ? 0 : refused.delayMs).toBeGreaterThanOrEqual(3_600_000)
+    expect((await gate.admit(ask('t1', { toAddress: 'a@example.org' }))).ok).toBe(true)
   })
 })

@@ -48,6 +48,18 @@ export interface ProviderBuckets {
   ): Promise<{ ok: true } | { ok: false; retryAfterMs: number; position: number }>
 }
 
+/**
+ * A warming egress address's daily cap per provider (the rules file's schedule, by sending day):
+ * whether one more message may go today, or until when it waits.
+ */
+export interface WarmupCheck {
+  admit(input: {
+    egress: string
+    provider: string
+    nowMs: number
+  }): Promise<{ ok: true } | { ok: false; untilMs: number; cap: number; sendingDay: number }>
+}
+
 /** A recipient domain's provider: MX lookup and rollup. Unresolvable domains are their own provider. */
 export type ProviderOf = (domain: string) => Promise<{ provider: string; limits: ProviderLimits }>
 
@@ -57,7 +69,7 @@ export type ReadReply = (error: unknown) => { class: ReplyClass; reply: string }
 export interface ReceiverGateDeps<State> {
   providerOf: ProviderOf
   /** The egress address a tenant's mail to a provider leaves from ('' lets the system pick). */
-  egressFor(input: { tenantId: string; provider: string }): string
+  egressFor(input: { tenantId: string; provider: string }): string | Promise<string>
   states: ReceiverStates
   controller: RateController<State>
   buckets: ProviderBuckets
@@ -67,6 +79,8 @@ export interface ReceiverGateDeps<State> {
   clock: { now(): number }
   /** How long a worker trusts the states it read (a throttle it saw itself updates them at once). */
   statesCacheMs?: number
+  /** Warm-up caps of new egress addresses; without it, none. */
+  warmup?: WarmupCheck
   /** Every reply's class per provider, for `fairlane_receiver_replies_total`. */
   observe?(input: { provider: string; egress: string; replyClass: ReplyClass['kind'] }): void
   random?: () => number
@@ -115,7 +129,7 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
     async admit(ask: ReceiverAsk): Promise<ReceiverAdmission> {
       const { provider, limits } = await deps.providerOf(domainOf(ask.toAddress))
       limitsOf.set(provider, limits)
-      const egress = deps.egressFor({ tenantId: ask.tenantId, provider })
+      const egress = await deps.egressFor({ tenantId: ask.tenantId, provider })
       const states = await statesOf(egress, provider, ask.tenantId)
       const now = deps.clock.now()
       const route: ReceiverRoute = { provider, ...(egress ? { egressAddress: egress } : {}) }
@@ -124,6 +138,7 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
         delayMs: Math.max(1, Math.ceil(delayMs)),
         provider,
         reason,
+        ...(egress ? { egressAddress: egress } : {}),
       })
 
       // The tenant's own state first: a provider that throttled this tenant's domain slows it alone.
@@ -148,6 +163,15 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
             slotDelay(taken, perMinute, random),
             `${provider} allows this sender ${rateText(perMinute)}`,
           )
+      }
+      if (deps.warmup && egress) {
+        const warm = await deps.warmup.admit({ egress, provider, nowMs: now })
+        if (!warm.ok) {
+          return wait(
+            warm.untilMs - now + random() * 60_000,
+            `${egress} is warming up: ${warm.cap} a day to ${provider} on its sending day ${warm.sendingDay}`,
+          )
+        }
       }
       const whole = states.get(EVERYONE)?.state ?? deps.controller.initial(limits, now)
       const perMinute = deps.controller.perMinute(whole, limits, now)

@@ -50,4 +50,15 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
+export {
+  createReceiverCounters,
+  MAX_KNOWN_RECEIVERS,
+  MAX_RECEIVER_WINDOW_MINUTES,
+  RECEIVER_COUNT_KINDS,
+  type ReceiverCounters,
+  type ReceiverCountInput,
+  type ReceiverCountKind,
+  type ReceiverCounts,
+} from './receivers/receiver-counters'
 export { hashTagOf, type RedisClient, readGroupedKeys } from './redis-reads'

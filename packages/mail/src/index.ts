@@ -1,6 +1,7 @@
 export { BODY_HANDOFF, installBodyHandoff } from './body-handoff'
 export { DKIM_HEADER_FIELD_NAMES, installDkimSignatureCheck } from './dkim-signature-check'
 export { messageIdFor } from './message-id'
+export { nodemailerMessage } from './message-options'
 export {
   classifySendError,
   OutcomeUnknownSendError,

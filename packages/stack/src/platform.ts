@@ -115,6 +115,8 @@ export async function launchPlatform(
     output?: NodeJS.WritableStream
     only?: readonly PlatformPart[]
     reapServers?: StopBySignal[]
+    /** Added to the worker processes' environment only (`pnpm start --mx`: MX_ALLOW_PRIVATE). */
+    workerEnv?: Record<string, string>
     /** Called as soon as they are spawned, before they are ready: a stop may come in between. */
     spawned?: (processes: ManagedProcess[], reaper: Reaper) => void
   } = {},
@@ -151,7 +153,7 @@ export async function launchPlatform(
         command: tsx,
         args: [...watch, 'apps/worker/src/main.ts'],
         cwd: root,
-        env: { ...env, ...worker.env },
+        env: { ...env, ...worker.env, ...options.workerEnv },
         colorIndex: worker.colorIndex,
         output: options.output,
       }),

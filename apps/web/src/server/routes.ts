@@ -11,6 +11,7 @@ import { listTenants } from './api/admin/list-tenants'
 import { getWebMetrics } from './api/admin/metrics'
 import { getOverview } from './api/admin/overview'
 import { getQueueStats } from './api/admin/queue-stats'
+import { getReceivers } from './api/admin/receivers'
 import { replayDeadLetter } from './api/admin/replay-dead-letter'
 import { getTenantHistory } from './api/admin/tenant-history'
 import { patchTenant } from './api/admin/update-tenant'
@@ -310,5 +311,6 @@ export const API_ROUTES = {
     bulkDiscardDeadLetters(request, deps.admin),
   ),
   auditLog: route('GET', '/api/admin/audit', (request, _, deps) => listAudit(request, deps.admin)),
+  receivers: route('GET', '/api/admin/receivers', (request, _, deps) => getReceivers(request, deps.admin)),
   webMetrics: route('GET', '/api/admin/metrics', (request, _, deps) => getWebMetrics(request, deps.admin)),
 }

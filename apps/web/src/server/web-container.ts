@@ -155,6 +155,7 @@ export function buildWebContainer(config: Config): WebContainer {
     admin: {
       db: database.db,
       adminToken: config.ADMIN_TOKEN,
+      egressPools: Object.keys(config.EGRESS_POOLS),
       readSession: sessionReader(() => auth),
       appOrigin: new URL(config.APP_URL).origin,
       queues: lazyQueues,
@@ -162,6 +163,7 @@ export function buildWebContainer(config: Config): WebContainer {
       queuePrefix: config.QUEUE_PREFIX,
       metrics: metrics.registry,
       metricsToken: config.METRICS_TOKEN,
+      receiverRulesPath: config.RECEIVER_RULES,
       logger,
       clock,
     },

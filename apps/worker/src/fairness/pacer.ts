@@ -1,4 +1,9 @@
-import { type ReleasedMessage, releaseBulkBatch } from '@fairlane/core/pacing'
+import {
+  type BulkLane,
+  type ReleasedMessage,
+  releaseBulkBatch,
+  releaseByReceiver,
+} from '@fairlane/core/pacing'
 import type { Database } from '@fairlane/db'
 import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
 import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
@@ -11,6 +16,7 @@ import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
 import { createPacerLeadership, type PacerLeadershipOptions } from './pacer-leadership'
 import { checkLeaseTiming, PACER_LEASE } from './pacer-lease'
+import type { ReceiverPacing } from './receiver-pacing'
 
 export const PACER_TUNING = {
   /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
@@ -51,6 +57,12 @@ export interface PacerOptions {
    * a hung tick is a pacer that releases nothing and never notices Redis came back.
    */
   redisTimeoutMs?: number
+  /**
+   * DELIVERY_MODE=mx (`createReceiverPacing`): release per provider as its budget allows, shared
+   * between the tenants by weight (`releaseByReceiver`), instead of per tenant alone. `refusals`
+   * are not used then. Without it: relay mode, `releaseBulkBatch` as before.
+   */
+  receivers?: ReceiverPacing
   tickMs?: number
   idleTickMs?: number
   followerRetryMs?: number
@@ -151,44 +163,58 @@ export async function paceOnce(
     | 'metrics'
     | 'refusals'
     | 'redisTimeoutMs'
+    | 'receivers'
   >,
   state: PacerState,
   now: () => number = Date.now,
 ): Promise<TickResult> {
   const redis = <T>(what: string, call: () => Promise<T>) =>
     withTimeout(call(), options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS, what)
-  const { refusals, depthTarget } = options
-  const outcome = await releaseBulkBatch({
-    store: createBulkBacklogStore(options.db),
-    lane: {
-      async depth() {
-        const shards = await redis('bulk queue depth', () =>
-          Promise.all(
-            options.bulkLane
-              .shardsOf('bulk')
-              .map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
-          ),
-        )
-        return shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
-      },
-      async enqueue(released) {
-        await redis('bulk addBulk', () =>
-          Promise.all(
-            [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
-          ),
-        )
-      },
+  const { refusals, depthTarget, receivers } = options
+  const lane: BulkLane = {
+    async depth() {
+      const shards = await redis('bulk queue depth', () =>
+        Promise.all(
+          options.bulkLane
+            .shardsOf('bulk')
+            .map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+        ),
+      )
+      return shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
     },
-    planner: {
-      plan: (input) => planRelease(state, input, { horizonMs: options.horizonMs }),
-      settle: (shortfall) => settleRelease(state, shortfall),
+    async enqueue(released) {
+      await redis('bulk addBulk', () =>
+        Promise.all(
+          [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
+        ),
+      )
     },
-    highWater: options.highWater,
-    ...(depthTarget ? { depthTarget } : {}),
-    ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
-    clock: { now: () => new Date(now()) },
-    logger: options.logger,
-  })
+  }
+  const outcome = receivers
+    ? await releaseByReceiver(receivers.stage, {
+        store: receivers.store,
+        lane,
+        providers: receivers.providers,
+        ratePerMinute: receivers.ratePerMinute,
+        planner: receivers.planner,
+        highWater: options.highWater,
+        ...(depthTarget ? { depthTarget } : {}),
+        clock: { now: () => new Date(now()) },
+        logger: options.logger,
+      })
+    : await releaseBulkBatch({
+        store: createBulkBacklogStore(options.db),
+        lane,
+        planner: {
+          plan: (input) => planRelease(state, input, { horizonMs: options.horizonMs }),
+          settle: (shortfall) => settleRelease(state, shortfall),
+        },
+        highWater: options.highWater,
+        ...(depthTarget ? { depthTarget } : {}),
+        ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
+        clock: { now: () => new Date(now()) },
+        logger: options.logger,
+      })
   if (outcome.backlog) {
     options.metrics.pacerBacklogTenants.set(outcome.backlog.tenants)
     options.metrics.pacerBacklog.set(outcome.backlog.rows)

@@ -9,10 +9,10 @@ import {
 } from '@fairlane/core/delivery'
 import {
   BODY_HANDOFF,
-  DKIM_HEADER_FIELD_NAMES,
   installBodyHandoff,
   installDkimSignatureCheck,
   type LaneTransports,
+  nodemailerMessage,
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
@@ -113,18 +113,7 @@ function heldSlot(send: (mail: OutgoingMail) => Promise<HandOff>, giveBack: () =
 async function sendOn(transport: Transport, mail: OutgoingMail, deadline: AbortSignal): Promise<HandOff> {
   let bodyHandedOff = false
   const message = {
-    from: mail.from,
-    ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
-    to: mail.to,
-    // MAIL FROM is the message's VERP return path, not the From header.
-    envelope: mail.envelope,
-    // Per message, so the lane's pool serves every domain; the key is parsed once per domain.
-    ...(mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }),
-    subject: mail.subject,
-    html: mail.html,
-    text: mail.text,
-    messageId: mail.messageId,
-    headers: mail.headers,
+    ...nodemailerMessage(mail),
     // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
     signal: deadline,
     [BODY_HANDOFF]: () => {

@@ -2,11 +2,11 @@ import { messageEvents, receiverStates } from '@fairlane/db'
 import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
-import { and, eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { publishDkim, type SeededDomain, seedVerifiedDomain } from '../test-support/domains'
 import { startTestPipeline, TEST_DKIM_ENCRYPTION_KEYS, type TestPipeline } from '../test-support/pipeline'
-import { createTenant, seedQueuedMessages } from '../test-support/seed'
+import { createTenant, seedCampaign, seedQueuedMessages } from '../test-support/seed'
 import { startTestSink } from '../test-support/sink'
 
 /**
@@ -105,6 +105,44 @@ describe('MX mode', () => {
       expect(mail?.sourceAddress).toBe('127.0.0.2')
       expect(mail?.auth).toMatchObject({ dkim: 'pass', dkimDomain: alpha.domain.name })
       expect(mail?.envelope.from.endsWith(`@${alpha.domain.returnPathHost}`)).toBe(true)
+    }
+  })
+
+  it('delivers a campaign spread over the three receivers, each recipient at its own', async () => {
+    const [alpha] = tenants
+    if (!alpha) throw new Error('no tenant')
+    const { campaignId } = await seedCampaign(pipeline.database.db, {
+      tenantId: alpha.id,
+      contacts: 3,
+      domain: 'gmail.test',
+      prefix: 'reader-g',
+      sendAt: new Date(Date.now() + 86_400_000),
+    })
+    // Two more recipients on the other receivers' domains, in the same list.
+    await pipeline.database.db.execute(sql`
+      with created as (
+        insert into contacts (tenant_id, email, name)
+        values (${alpha.id}, 'reader-m@outlook.test', 'M'), (${alpha.id}, 'reader-o@others.test', 'O')
+        returning id
+      )
+      insert into list_members (tenant_id, list_id, contact_id)
+      select ${alpha.id}, c.list_id, created.id from created, campaigns c where c.id = ${campaignId}`)
+    await pipeline.database.db.execute(sql`
+      update campaigns set from_address = ${`"Alpha News" <news@${alpha.domain.name}>`}, send_at = now()
+      where id = ${campaignId}`)
+    const expected: [string, string][] = [
+      ['reader-g1@gmail.test', 'google'],
+      ['reader-g2@gmail.test', 'google'],
+      ['reader-g3@gmail.test', 'google'],
+      ['reader-m@outlook.test', 'microsoft'],
+      ['reader-o@others.test', 'others'],
+    ]
+    for (const [to, receiver] of expected) {
+      const mail = await checked(to)
+      expect(mail?.receiver?.name).toBe(receiver)
+      expect(mail?.auth).toMatchObject({ dkim: 'pass', dkimDomain: alpha.domain.name })
+      expect(mail?.envelope.from.endsWith(`@${alpha.domain.returnPathHost}`)).toBe(true)
+      expect(mail?.headers['list-unsubscribe']).toBeTruthy()
     }
   })
 

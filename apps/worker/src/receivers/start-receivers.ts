@@ -1,19 +1,27 @@
 import { createHash } from 'node:crypto'
 import type { Mailer, ReceiverGate } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
-import { createReceiverStateStore } from '@fairlane/db/queries/receiver-states'
+import { createReceiverStateStore, listReceiverStates } from '@fairlane/db/queries/receiver-states'
+import { findEgressPools } from '@fairlane/db/queries/tenants'
 import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
 import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve'
-import { createReceiverGate, type ProviderOf } from '@fairlane/delivery/receiver-gate'
+import {
+  createReceiverGate,
+  type ProviderOf,
+  type RateController,
+  type WarmupCheck,
+} from '@fairlane/delivery/receiver-gate'
 import { providerOf } from '@fairlane/delivery/receivers/rollup'
 import type { ReceiverRules } from '@fairlane/delivery/receivers/rules'
-import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
+import type { ReplyClass } from '@fairlane/delivery/replies/classify'
+import { DEFAULT_BACKOFF_OPTIONS, type RateState } from '@fairlane/delivery/shaping/aimd'
 import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
-import type { TokenBuckets } from '@fairlane/fairness'
+import type { ReceiverCounters, TokenBuckets } from '@fairlane/fairness'
 import { createMxMailer } from '../lanes/mx-mailer'
 import { tidyReply } from '../lanes/redact'
+import { withReceiverCounts } from './receiver-counting'
 
 /** `DELIVERY_MODE=mx`: how mail reaches the recipients' own MX hosts, read from the configuration. */
 export interface ReceiverOptions {
@@ -31,6 +39,8 @@ export interface ReceiverOptions {
   allowPrivate: boolean
   /** EGRESS_ADDRESSES: empty lets the system pick the source address. */
   egressAddresses: string[]
+  /** EGRESS_POOLS: dedicated addresses a tenant may be pinned to (`tenants.egress_pool`). */
+  egressPools?: Record<string, string[]>
   /** DELIVERY_MAX_AGE_HOURS, in ms. */
   maxAgeMs: number
   /** SMTP_TIMEOUT_MS: each phase of an MX session (connect, greeting, every reply). */
@@ -40,11 +50,20 @@ export interface ReceiverOptions {
    * lane's retry schedule) as a plain MTA does; the receivers bench's baseline. Default true.
    */
   shaping?: boolean
+  /** Every reply's class per provider: `fairlane_receiver_replies_total` (`registerReceiverMetrics`). */
+  observe?: (input: { provider: string; egress: string; replyClass: ReplyClass['kind'] }) => void
 }
 
 export interface Receivers {
   /** Absent when shaping is off (the baseline). */
   gate?: ReceiverGate
+  /** For the bulk pacer in MX mode: a domain's provider (null while DNS fails for now). */
+  providers: { resolve(domain: string): Promise<string | null> }
+  /**
+   * For the bulk pacer: a provider's rate now over the shared egress addresses, messages a minute,
+   * less the critical lane's reserve; 0 while paused. States read at most once a second.
+   */
+  ratePerMinute(provider: string): Promise<number>
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
   close(): void
@@ -60,7 +79,11 @@ export function startReceivers(
   deps: {
     db: Database
     buckets: Pick<TokenBuckets, 'take'>
-    observe?: (input: { provider: string; egress: string; replyClass: string }) => void
+    /** The warming addresses' daily caps (`warmup.ts`). */
+    warmup?: WarmupCheck
+    /** The console's counts (attempts, throttles, deferrals, tenants' shares) in Redis. */
+    counters?: Pick<ReceiverCounters, 'record'>
+    onCountError?: (error: unknown) => void
   },
 ): Receivers {
   const { rules } = options
@@ -83,19 +106,44 @@ export function startReceivers(
     ),
     timeouts: { connectionMs: options.timeoutMs, greetingMs: options.timeoutMs, socketMs: options.timeoutMs },
   })
-  const gate = createReceiverGate({
+  const shaping = createReceiverGate({
     providerOf: providerLookup(resolver, rules),
-    egressFor: egressChooser(options.egressAddresses),
+    egressFor: egressChooser({
+      shared: options.egressAddresses,
+      pools: options.egressPools ?? {},
+      poolOf: poolCache((tenantIds) => findEgressPools(deps.db, tenantIds)),
+    }),
     states: createReceiverStateStore(deps.db),
     controller: aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff }),
     buckets: deps.buckets,
     readReply: (error) => readMxReply(error, tidyReply),
     criticalReserve: rules.criticalReserve,
     clock: { now: () => Date.now() },
-    ...(deps.observe ? { observe: deps.observe } : {}),
+    ...(options.observe ? { observe: options.observe } : {}),
+    ...(deps.warmup ? { warmup: deps.warmup } : {}),
   })
+  const gate = deps.counters
+    ? withReceiverCounts(shaping, {
+        counters: deps.counters,
+        ...(deps.onCountError ? { onError: deps.onCountError } : {}),
+      })
+    : shaping
+  const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
   return {
     ...(options.shaping === false ? {} : { gate }),
+    providers: {
+      async resolve(domain) {
+        const answer = await resolver.resolve(domain)
+        if (answer.kind === 'temporary') return null
+        return (await providerLookup(resolver, rules)(domain)).provider
+      },
+    },
+    ratePerMinute: providerRates({
+      list: () => listReceiverStates(deps.db),
+      rules,
+      controller,
+      egressAddresses: options.egressAddresses,
+    }),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
     maxAgeMs: options.maxAgeMs,
     close: () => transport.close(),
@@ -121,15 +169,91 @@ export function providerLookup(resolver: MxResolver, rules: ReceiverRules): Prov
 }
 
 /**
- * The egress address of a tenant's mail to a provider: the same one each time (a provider learns an
- * address's reputation from its traffic), spread over the addresses by tenant and provider.
+ * The egress address of a tenant's mail to a provider: from the tenant's dedicated pool when the
+ * platform admin pinned it to one (EGRESS_POOLS), else from the shared addresses; the same address
+ * each time (a provider learns an address's reputation from its traffic), spread over the pool by
+ * tenant and provider. A pin to a pool no longer configured falls back to the shared addresses.
  */
-export function egressChooser(
-  addresses: readonly string[],
-): (input: { tenantId: string; provider: string }) => string {
-  if (addresses.length === 0) return () => ''
-  return ({ tenantId, provider }) => {
+export function egressChooser(input: {
+  shared: readonly string[]
+  pools: Readonly<Record<string, readonly string[]>>
+  poolOf: (tenantId: string) => Promise<string | undefined>
+}): (ask: { tenantId: string; provider: string }) => Promise<string> {
+  const pinning = Object.keys(input.pools).length > 0
+  return async ({ tenantId, provider }) => {
+    const pool = pinning ? await input.poolOf(tenantId) : undefined
+    const addresses = (pool === undefined ? undefined : input.pools[pool]) ?? input.shared
+    if (addresses.length === 0) return ''
     const digest = createHash('sha256').update(`${tenantId}\u0000${provider}`).digest()
     return addresses[digest.readUInt32BE(0) % addresses.length] ?? ''
+  }
+}
+
+/** Tenants' pins, read again after `ttlMs`: an admin's change is obeyed within it. */
+export function poolCache(
+  load: (tenantIds: string[]) => Promise<Map<string, string>>,
+  options: { ttlMs?: number; now?: () => number } = {},
+): (tenantId: string) => Promise<string | undefined> {
+  const ttlMs = options.ttlMs ?? 5_000
+  const now = options.now ?? Date.now
+  const cached = new Map<string, { pool: string | undefined; readAtMs: number }>()
+  return async (tenantId) => {
+    const hit = cached.get(tenantId)
+    if (hit && now() - hit.readAtMs < ttlMs) return hit.pool
+    const pool = (await load([tenantId])).get(tenantId)
+    cached.set(tenantId, { pool, readAtMs: now() })
+    if (cached.size > 100_000) cached.delete(cached.keys().next().value as string)
+    return pool
+  }
+}
+
+/**
+ * A provider's rate now for the pacer: the controller's allowed rate at each shared egress address
+ * (its ceiling where it never throttled), summed, less the critical lane's reserve. Dedicated pools
+ * are sent from at send time; the pacer budgets the shared addresses only.
+ */
+export function providerRates(input: {
+  list: () => Promise<{ egress: string; provider: string; scope: string; state: unknown }[]>
+  rules: ReceiverRules
+  controller: RateController<RateState>
+  egressAddresses: readonly string[]
+  cacheMs?: number
+  now?: () => number
+}): (provider: string) => Promise<number> {
+  const cacheMs = input.cacheMs ?? 1_000
+  const now = input.now ?? Date.now
+  let read: { atMs: number; states: Promise<Map<string, RateState>> } | undefined
+  const states = () => {
+    if (!read || now() - read.atMs >= cacheMs) {
+      const entry = {
+        atMs: now(),
+        states: input.list().then((rows) => {
+          const byKey = new Map<string, RateState>()
+          for (const row of rows) {
+            if (row.scope === '')
+              byKey.set(`${row.provider}\u0000${row.egress}`, input.controller.parse(row.state))
+          }
+          return byKey
+        }),
+      }
+      entry.states.catch(() => {
+        if (read === entry) read = undefined
+      })
+      read = entry
+    }
+    return read.states
+  }
+  const egresses = input.egressAddresses.length > 0 ? input.egressAddresses : ['']
+  return async (provider) => {
+    const known = await states()
+    const limits =
+      input.rules.providers.find((rule) => rule.name === provider)?.limits ?? input.rules.default.limits
+    const nowMs = now()
+    let perMinute = 0
+    for (const egress of egresses) {
+      const state = known.get(`${provider}\u0000${egress}`) ?? input.controller.initial(limits, nowMs)
+      perMinute += input.controller.perMinute(state, limits, nowMs)
+    }
+    return perMinute * (1 - input.rules.criticalReserve)
   }
 }

@@ -277,7 +277,7 @@ export interface ReceiverRoute {
 export type ReceiverAdmission =
   | { ok: true; route: ReceiverRoute }
   /** The provider's budget has no room now (or it paused after throttling): try again after `delayMs`. */
-  | { ok: false; delayMs: number; provider: string; reason: string }
+  | { ok: false; delayMs: number; provider: string; reason: string; egressAddress?: string | undefined }
 
 export type ReceiverOutcome = { kind: 'accepted' } | { kind: 'failed'; error: unknown }
 

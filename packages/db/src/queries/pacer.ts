@@ -1,4 +1,12 @@
-import type { BacklogTenant, BulkBacklogStore, ReleasedMessage, ReleaseQuota } from '@fairlane/core/pacing'
+import type {
+  BacklogTenant,
+  BulkBacklogStore,
+  PendingBulkRow,
+  PendingCursor,
+  ReceiverBacklogStore,
+  ReleasedMessage,
+  ReleaseQuota,
+} from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageEvents } from '../schema'
@@ -10,6 +18,76 @@ export function createBulkBacklogStore(db: Database): BulkBacklogStore {
     claim: (quotas) => db.transaction((tx) => claimBulkRelease(tx, quotas)),
     giveBack: (released) => returnBulkRelease(db, released),
   }
+}
+
+/** `releaseByReceiver`'s store in PostgreSQL (MX mode); the claim commits before it resolves. */
+export function createReceiverBacklogStore(db: Database): ReceiverBacklogStore {
+  return {
+    findBacklog: (input) => findBulkBacklog(db, input),
+    pagePending: (input) => pagePendingBulk(db, input),
+    claimByIds: (rows) => db.transaction((tx) => claimBulkByIds(tx, rows)),
+    giveBack: (released) => returnBulkRelease(db, released),
+  }
+}
+
+/**
+ * A tenant's oldest pending bulk rows after the cursor, in (created_at, id) order — the backlog
+ * index's own order, so a page is an index range scan — each with its recipient's domain.
+ */
+export async function pagePendingBulk(
+  db: Executor,
+  input: { tenantId: string; after: PendingCursor | null; limit: number },
+): Promise<PendingBulkRow[]> {
+  if (!(Number.isInteger(input.limit) && input.limit > 0)) {
+    throw new RangeError(`limit must be an integer > 0, got ${input.limit}`)
+  }
+  const after = input.after
+    ? sql`and (m.created_at, m.id) > (${input.after.createdAt}::timestamptz, ${input.after.messageId}::uuid)`
+    : sql``
+  const rows = await db.execute<{ id: string; tenant_id: string; domain: string; created_at: string }>(sql`
+    select m.id, m.tenant_id, lower(split_part(m.to_address, '@', 2)) as domain,
+      to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
+    from messages m
+    where m.tenant_id = ${input.tenantId}::uuid and m.status = 'pending' and m.lane = 'bulk' ${after}
+    order by m.created_at, m.id
+    limit ${input.limit}`)
+  return rows.map((row) => ({
+    messageId: row.id,
+    tenantId: row.tenant_id,
+    domain: row.domain,
+    createdAt: row.created_at,
+  }))
+}
+
+/**
+ * The receiver pacer's claim: exactly these rows, those still pending bulk rows of their tenant,
+ * become `queued` with their `queued` event in the same statement (as `claimBulkRelease`). SKIP
+ * LOCKED passes rows another claimer holds; rows gone or taken are not returned.
+ */
+export async function claimBulkByIds(
+  tx: Transaction,
+  rows: ReadonlyArray<{ tenantId: string; messageId: string }>,
+): Promise<ReleasedMessage[]> {
+  if (rows.length === 0) return []
+  const values = sql.join(
+    rows.map((row) => sql`(${row.tenantId}::uuid, ${row.messageId}::uuid)`),
+    sql`, `,
+  )
+  const claimed = await tx.execute<{ id: string; tenant_id: string; generation: number }>(sql`
+    with released as (
+      update messages set status = 'queued', queued_at = now(), updated_at = now()
+      where id = any(array(
+        select m.id from messages m
+        join (values ${values}) as wanted(tenant_id, id) on m.id = wanted.id and m.tenant_id = wanted.tenant_id
+        where m.status = 'pending' and m.lane = 'bulk'
+        for update of m skip locked))
+      returning id, tenant_id, generation
+    ), queued as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'queued', '{"lane":"bulk"}'::jsonb from released
+    )
+    select id, tenant_id, generation from released`)
+  return claimed.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
 }
 
 /**

@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type Tenant, tenants } from '../schema'
 
@@ -19,6 +19,8 @@ export interface TenantView {
   approvedAt: Date | null
   /** Fairlane's own tenant, which sends the account mail. */
   isPlatform: boolean
+  /** MX mode: the dedicated egress pool it is pinned to; null: the shared default pool. */
+  egressPool: string | null
 }
 
 const columns = {
@@ -31,6 +33,7 @@ const columns = {
   updatedAt: tenants.updatedAt,
   approvedAt: tenants.approvedAt,
   isPlatform: tenants.isPlatform,
+  egressPool: tenants.egressPool,
 }
 
 type Row = Pick<Tenant, keyof typeof columns>
@@ -69,6 +72,29 @@ export async function updateTenantPlan(
     .where(eq(tenants.id, input.tenantId))
     .returning(columns)
   return row ? view(row) : null
+}
+
+/** Pins the tenant to a dedicated egress pool, or back to the shared one (null); null when it does not exist. */
+export async function setTenantEgressPool(
+  db: Executor,
+  input: { tenantId: string; egressPool: string | null; now: Date },
+): Promise<TenantView | null> {
+  const [row] = await db
+    .update(tenants)
+    .set({ egressPool: input.egressPool, updatedAt: input.now })
+    .where(eq(tenants.id, input.tenantId))
+    .returning(columns)
+  return row ? view(row) : null
+}
+
+/** The egress pool of each tenant asked about that has one (the worker's cache reads it). */
+export async function findEgressPools(db: Executor, tenantIds: string[]): Promise<Map<string, string>> {
+  if (tenantIds.length === 0) return new Map()
+  const rows = await db
+    .select({ id: tenants.id, egressPool: tenants.egressPool })
+    .from(tenants)
+    .where(and(inArray(tenants.id, tenantIds), isNotNull(tenants.egressPool)))
+  return new Map(rows.flatMap((row) => (row.egressPool === null ? [] : [[row.id, row.egressPool]])))
 }
 
 /**

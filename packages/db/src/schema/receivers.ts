@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { check, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
+import { check, date, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core'
 import { timestamptz } from './columns'
 
 /**
@@ -31,3 +31,16 @@ export const receiverStates = pgTable(
 )
 
 export type ReceiverStateRow = typeof receiverStates.$inferSelect
+
+/**
+ * The days each egress address sent mail on (UTC), for its warm-up: a new address's daily cap per
+ * provider grows with the days it actually sent, not with the calendar. One row per address a day.
+ */
+export const egressSendingDays = pgTable(
+  'egress_sending_days',
+  {
+    egress: text('egress').notNull(),
+    day: date('day', { mode: 'string' }).notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.egress, table.day] })],
+)

@@ -30,6 +30,11 @@ export const tenants = pgTable(
      * Tenants made before 0019, by the admin API or in another mode are approved when made.
      */
     approvedAt: timestamptz('approved_at').defaultNow(),
+    /**
+     * MX mode: the egress pool (EGRESS_POOLS) the platform admin pinned the tenant to, its dedicated
+     * addresses; null: the default pool (EGRESS_ADDRESSES), shared with every other tenant.
+     */
+    egressPool: text('egress_pool'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

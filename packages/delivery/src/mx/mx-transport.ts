@@ -2,9 +2,9 @@ import { isIP } from 'node:net'
 import { type HandOff, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
 import {
   BODY_HANDOFF,
-  DKIM_HEADER_FIELD_NAMES,
   installBodyHandoff,
   installDkimSignatureCheck,
+  nodemailerMessage,
 } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import nodemailer, { type SendMailOptions } from 'nodemailer'
@@ -211,7 +211,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
     }
     try {
       const options = {
-        ...mailOptionsOf(mail),
+        ...nodemailerMessage(mail),
         [MX_ATTEMPT]: request,
         [BODY_HANDOFF]: () => {
           bodyHandedOff = true
@@ -325,23 +325,6 @@ function transient(message: string, cause?: unknown): TransientSendError {
     { message, suppressRecipient: false },
     cause === undefined ? undefined : { cause },
   )
-}
-
-/** The message as nodemailer takes it; the same fields the relay mailer sends. */
-function mailOptionsOf(mail: OutgoingMail) {
-  return {
-    from: mail.from,
-    ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
-    to: mail.to,
-    // MAIL FROM is the message's VERP return path, not the From header.
-    envelope: mail.envelope,
-    ...(mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }),
-    subject: mail.subject,
-    html: mail.html,
-    text: mail.text,
-    messageId: mail.messageId,
-    headers: mail.headers,
-  }
 }
 
 export type { MxAttempt, MxFailureDetails, MxSendFailure, SmtpPhase, SmtpReply } from './smtp-failure'

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js'
+import { forbiddenAddressReason } from '@fairlane/core'
 import type { MxHost } from './answer'
 
 /**
@@ -9,35 +9,13 @@ import type { MxHost } from './answer'
  * the sink's receivers live on loopback addresses.
  */
 
-const RANGE_NAMES: Record<string, string> = {
-  unspecified: 'unspecified address',
-  broadcast: 'broadcast address',
-  multicast: 'multicast address',
-  linkLocal: 'link-local address',
-  loopback: 'loopback address',
-  carrierGradeNat: 'carrier-grade NAT address',
-  private: 'private network address',
-  reserved: 'reserved address',
-  uniqueLocal: 'unique-local IPv6 address',
-  ipv4Mapped: 'IPv4-mapped address',
-  rfc6145: 'IPv4-translated address',
-  rfc6052: 'NAT64 address',
-  '6to4': '6to4 address',
-  teredo: 'Teredo address',
-  benchmarking: 'benchmarking address',
-  discard: 'discard-only address',
-  deprecatedSiteLocal: 'site-local IPv6 address',
-}
-
-/** Why `address` is not a public unicast address, or null when it is one. */
+/**
+ * Why `address` is not a public unicast address, or null when it is one: the webhooks' rule
+ * (`forbiddenAddressReason`), one table of special ranges for every connection Fairlane makes on a
+ * stranger's say-so.
+ */
 export function privateAddressReason(address: string): string | null {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`
-  // ipaddr.process turns an IPv4-mapped IPv6 address (::ffff:127.0.0.1) into the IPv4 address it
-  // reaches, so the mapped form of a private address is judged as that address.
-  const parsed = ipaddr.process(address)
-  const range = parsed.range()
-  if (range === 'unicast') return null
-  return `${parsed.toString()} is a ${RANGE_NAMES[range] ?? `${range} address`}, not a public one`
+  return forbiddenAddressReason(address)
 }
 
 /**

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { dnsHelpLines } from '../local-dns'
+import { mxHelpLines, mxModeEnv } from '../mx-mode'
 import {
   launchPlatform,
   type Mode,
@@ -27,11 +28,14 @@ import { webBuildIsStale } from '../web-build'
  * closes, and the reaper stops what is left, including the servers we started.
  *
  * `--only web,worker,sink,inbound`: just those processes (`--only sink` for a mail sink to develop against).
+ * `--mx`: MX mode, with the sink playing the receiving providers (`mx-mode.ts`).
  */
 export async function run(mode: Mode, args: string[] = []): Promise<void> {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..')
   const log = (line: string) => console.log(`fairlane: ${line}`)
-  const only = parseOnly(args)
+  const mx = args.includes('--mx')
+  const only = parseOnly(args.filter((arg) => arg !== '--mx'))
+  const mxEnv = mx ? mxModeEnv(process.env) : undefined
   const started = Date.now()
   let prepared: PreparedPlatform | undefined
   let processes: ManagedProcess[] = []
@@ -63,7 +67,7 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
     })
   }
 
-  prepared = await preparePlatform(root, process.env, log)
+  prepared = await preparePlatform(root, { ...process.env, ...mxEnv?.shared }, log)
   if (mode === 'start' && (!only || only.includes('web')) && webBuildIsStale(root)) {
     log('building the web app (next build)')
     const code = await runToEnd('pnpm', ['--filter', '@fairlane/web', 'build'], {
@@ -79,6 +83,7 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
 
   const launched = launchPlatform(root, prepared, mode, {
     only,
+    ...(mxEnv ? { workerEnv: mxEnv.worker } : {}),
     reapServers: prepared.stopBySignal,
     spawned: (spawned, spawnedReaper) => {
       processes = spawned
@@ -104,6 +109,7 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
       runs('web') && `  web            ${urls.web}`,
       runs('sink') && `  mail inbox     ${urls.inbox}    (SMTP ${urls.smtp})`,
       ...(runs('sink') ? dnsHelpLines(prepared.config, urls.inbox) : []),
+      ...(mx ? mxHelpLines(prepared.env) : []),
       runs('worker') && `  worker metrics ${urls.metrics}`,
       runs('inbound') &&
         `  inbound        SMTP ${urls.inboundSmtp} (bounces, complaints)    metrics ${urls.inboundMetrics}`,
@@ -129,7 +135,7 @@ function parseOnly(args: string[]): PlatformPart[] | undefined {
   const known: readonly string[] = PLATFORM_PARTS
   if (parts.length === 0 || extra.length > 0 || parts.some((part) => !known.includes(part))) {
     throw new Error(
-      `usage: pnpm start [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker, sink and inbound`,
+      `usage: pnpm start [--mx] [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker, sink and inbound`,
     )
   }
   return parts as PlatformPart[]

@@ -28,10 +28,11 @@ export default async function AdminLayout({ children }: { children: ReactNode })
   )
 }
 
-/** The console's four sections. */
+/** The console's sections. */
 const ADMIN_SECTIONS = [
   { href: '/admin', label: 'Overview', exact: true },
   { href: '/admin/dead-letters', label: 'Dead letters' },
   { href: '/admin/tenants', label: 'Tenants' },
   { href: '/admin/fairness', label: 'Fairness' },
+  { href: '/admin/receivers', label: 'Receivers' },
 ] as const

@@ -22,8 +22,16 @@ export interface AdminDeps {
   metrics: Registry
   /** `METRICS_TOKEN`: a scraper's bearer for `GET /api/admin/metrics` only; undefined: none. */
   metricsToken?: string | undefined
+  /**
+   * `RECEIVER_RULES`: the rules file the worker shapes MX mode by, whose ceilings and back-off
+   * `GET /api/admin/receivers` reads states with. Undefined: the repository's defaults. A path, not
+   * the rules: this module is in Next.js's bundles, where the rules module's file URL does not resolve.
+   */
+  receiverRulesPath?: string | undefined
   logger: Logger
   clock: Clock
+  /** EGRESS_POOLS' names: the dedicated pools a tenant may be pinned to. */
+  egressPools?: readonly string[]
 }
 
 /** Admin request bodies are small; a bulk action naming its 500 dead-letter ids fits in 64 KB. */

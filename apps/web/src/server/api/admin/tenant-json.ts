@@ -10,5 +10,7 @@ export function tenantJson(tenant: TenantView) {
     /** False while held for approval (SIGNUP_MODE=approve); `PATCH { "approved": true }` lets it send. */
     approved: tenant.approvedAt !== null,
     platform: tenant.isPlatform,
+    /** MX mode: the dedicated egress pool (EGRESS_POOLS) it is pinned to; null: the shared pool. */
+    egressPool: tenant.egressPool,
   }
 }

@@ -135,6 +135,35 @@ describe('PATCH /api/admin/tenants/:id', () => {
     expect(JSON.stringify(await readJson(refused))).toContain('approved')
   })
 
+  it('pins a tenant to a dedicated egress pool and back, audited; an unknown pool is refused naming the pools', async () => {
+    const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Pinned' }))
+    const withPools = (body: unknown) =>
+      patchTenant(
+        jsonRequest(`/api/admin/tenants/${id}`, { method: 'PATCH', token: TEST_ADMIN_TOKEN, body }),
+        id,
+        { ...harness.adminDeps(), egressPools: ['acme-dedicated', 'bulk-b'] },
+      )
+    const pinned = await withPools({ egressPool: 'acme-dedicated' })
+    expect(pinned.status).toBe(200)
+    expect(await readJson(pinned)).toMatchObject({ id, egressPool: 'acme-dedicated' })
+    const unknown = await withPools({ egressPool: 'nowhere' })
+    expect(unknown.status).toBe(400)
+    expect(JSON.stringify(await readJson(unknown))).toContain(
+      'must be one of acme-dedicated, bulk-b (EGRESS_POOLS), or null for the shared pool',
+    )
+    expect(await readJson(await withPools({ egressPool: null }))).toMatchObject({ egressPool: null })
+    const audits = await harness.database.sql`
+      select details from admin_audit_log where target_id = ${id} and action = 'tenant.egress_pool.update'
+      order by created_at`
+    expect(audits.map((row) => row.details)).toEqual([
+      { before: null, after: 'acme-dedicated' },
+      { before: 'acme-dedicated', after: null },
+    ])
+    // Without EGRESS_POOLS there is nothing to pin to.
+    const none = await patch(id, { egressPool: 'acme-dedicated' })
+    expect(JSON.stringify(await readJson(none))).toContain('no egress pools are configured (EGRESS_POOLS)')
+  })
+
   it('answers 404 for an unknown or malformed id and 400 for an empty plan', async () => {
     expect((await patch('00000000-0000-4000-8000-000000000001', { plan: { weight: 2 } })).status).toBe(404)
     expect((await patch('nope', { plan: { weight: 2 } })).status).toBe(404)

@@ -1,0 +1,47 @@
+import type { ReceiverGate } from '@fairlane/core/delivery'
+import type { ReceiverCountInput } from '@fairlane/fairness'
+
+/**
+ * The receiver gate, counting what it sees for the console (`createReceiverCounters` of
+ * @fairlane/fairness, read by `GET /api/admin/receivers`): each attempt the gate learns from (with
+ * the tenant, for the tenants' shares), each accepted reply, each throttle reply (the gate's `defer`
+ * verdict: it answers one for a throttle only) and each deferral (an admission refused, or a throttle
+ * sending the message back). The counts are written without being awaited: a Redis hiccup costs a
+ * count, never a send; `onError` hears of it.
+ */
+export function withReceiverCounts(
+  gate: ReceiverGate,
+  deps: {
+    counters: { record(input: ReceiverCountInput): Promise<void> }
+    onError?: (error: unknown) => void
+  },
+): ReceiverGate {
+  const count = (input: ReceiverCountInput) => {
+    deps.counters.record(input).catch((error: unknown) => deps.onError?.(error))
+  }
+  return {
+    async admit(ask) {
+      const admission = await gate.admit(ask)
+      if (!admission.ok) {
+        const egress = admission.egressAddress ?? ''
+        count({ provider: admission.provider, egress, tenantId: ask.tenantId, kind: 'deferred' })
+      }
+      return admission
+    },
+    async learn(input) {
+      const verdict = await gate.learn(input)
+      const pair = {
+        provider: input.route.provider,
+        egress: input.route.egressAddress ?? '',
+        tenantId: input.tenantId,
+      }
+      count({ ...pair, kind: 'attempt' })
+      if (input.outcome.kind === 'accepted') count({ ...pair, kind: 'accepted' })
+      if (verdict.kind === 'defer') {
+        count({ ...pair, kind: 'throttled' })
+        count({ ...pair, kind: 'deferred' })
+      }
+      return verdict
+    },
+  }
+}

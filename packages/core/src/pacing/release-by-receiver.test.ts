@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest'
+import type { ReleasedMessage } from './ports'
+import type { PendingBulkRow, ReceiverBacklogStore, ReceiverPlanner } from './receiver-ports'
+import { createReceiverStage, releaseByReceiver } from './release-by-receiver'
+
+/**
+ * The tick's own duties with a planner that asks for everything staged: the lane's free slots cap
+ * the release, a failed add gives the claimed rows back, and the planner hears what was released.
+ * (Fairness itself, with the real planner: apps/worker/src/fairness/receiver-pacing.test.ts.)
+ */
+function setup(options: { pending: number; depth?: number; enqueueFails?: boolean }) {
+  const rows: Array<PendingBulkRow & { status: 'pending' | 'queued' }> = Array.from(
+    { length: options.pending },
+    (_, index) => ({
+      messageId: `m${String(index).padStart(4, '0')}`,
+      tenantId: 't',
+      domain: 'example.com',
+      createdAt: String(index).padStart(4, '0'),
+      status: 'pending',
+    }),
+  )
+  const commits: Parameters<ReceiverPlanner['commit']>[0][] = []
+  const given: ReleasedMessage[] = []
+  const store: ReceiverBacklogStore = {
+    findBacklog: async () =>
+      rows.some((row) => row.status === 'pending')
+        ? [{ tenantId: 't', ratePerSec: 1, burst: 1, weight: 1, backlog: 1 }]
+        : [],
+    pagePending: async ({ after, limit }) =>
+      rows
+        .filter((row) => row.status === 'pending' && (!after || row.createdAt > after.createdAt))
+        .slice(0, limit),
+    claimByIds: async (wanted) =>
+      wanted.flatMap(({ messageId }) => {
+        const row = rows.find((candidate) => candidate.messageId === messageId)
+        if (row?.status !== 'pending') return []
+        row.status = 'queued'
+        return [{ messageId, tenantId: 't', generation: 0 }]
+      }),
+    giveBack: async (released) => {
+      given.push(...released)
+      for (const { messageId } of released) {
+        const row = rows.find((candidate) => candidate.messageId === messageId)
+        if (row) row.status = 'pending'
+      }
+      return released.length
+    },
+  }
+  const planner: ReceiverPlanner = {
+    plan: ({ backlogs }) => ({
+      order: backlogs.flatMap((entry) => Array.from({ length: entry.backlog }, () => entry)),
+    }),
+    commit: (input) => commits.push(input),
+  }
+  const enqueued: ReleasedMessage[] = []
+  const deps = {
+    store,
+    lane: {
+      depth: async () => options.depth ?? 0,
+      enqueue: async (released: readonly ReleasedMessage[]) => {
+        if (options.enqueueFails) throw new Error('redis is down')
+        enqueued.push(...released)
+      },
+    },
+    providers: { resolve: async () => 'example' },
+    ratePerMinute: () => 600,
+    planner,
+    highWater: 10,
+    clock: { now: () => new Date(0) },
+    logger: { warn() {} },
+  }
+  const stage = createReceiverStage()
+  const tick = async () => {
+    const outcome = await releaseByReceiver(stage, deps)
+    await new Promise((resolve) => setImmediate(resolve))
+    return outcome
+  }
+  return { rows, commits, given, enqueued, tick }
+}
+
+describe('releaseByReceiver', () => {
+  it('releases no more than the lane’s free slots, oldest first, and tells the planner', async () => {
+    const pacer = setup({ pending: 30, depth: 4 })
+    // Nothing to release while the domain is looked up: its rows wait, counted as unresolved.
+    expect(await pacer.tick()).toMatchObject({ kind: 'full', released: 0, unresolved: 30 })
+    const outcome = await pacer.tick()
+    expect(outcome.released).toBe(6)
+    expect(pacer.enqueued.map((job) => job.messageId)).toEqual(
+      pacer.rows.slice(0, 6).map((row) => row.messageId),
+    )
+    expect(pacer.commits.at(-1)?.pairs).toEqual([
+      { tenantId: 't', provider: 'example', planned: 6, released: 6 },
+    ])
+  })
+
+  it('a lane that is full releases nothing and reads nothing', async () => {
+    const pacer = setup({ pending: 5, depth: 10 })
+    expect(await pacer.tick()).toEqual({ kind: 'full', released: 0, backlog: null, unresolved: 0 })
+  })
+
+  it('gives the claimed rows back when their jobs cannot be added, and throws', async () => {
+    const pacer = setup({ pending: 3, enqueueFails: true })
+    await pacer.tick()
+    await expect(pacer.tick()).rejects.toThrow(/redis is down/)
+    expect(pacer.given).toHaveLength(3)
+    expect(pacer.rows.every((row) => row.status === 'pending')).toBe(true)
+    expect(pacer.commits.flatMap((commit) => commit.pairs)).toEqual([])
+  })
+
+  it('refuses a stage option that is not a number above 0', () => {
+    expect(() => createReceiverStage({ stageLimit: 0 })).toThrow(/stageLimit/)
+  })
+})
