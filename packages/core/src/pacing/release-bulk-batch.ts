@@ -1,3 +1,4 @@
+import { enqueueOrGiveBack, freeCapacity } from './lane-release'
 import type {
   BacklogTenant,
   BulkBacklogStore,
@@ -48,9 +49,7 @@ export interface ReleaseOutcome {
  */
 export async function releaseBulkBatch(deps: ReleaseBulkBatchDeps): Promise<ReleaseOutcome> {
   const nowMs = () => deps.clock.now().getTime()
-  const depth = await deps.lane.depth()
-  const target = Math.min(deps.highWater, deps.depthTarget?.depth(nowMs()) ?? deps.highWater)
-  const capacity = Math.max(0, target - depth)
+  const capacity = await freeCapacity(deps, nowMs())
   if (capacity === 0) return { kind: 'full', released: 0, backlog: null }
 
   // One more than the free slots: no tenant can be given more this tick, and a tenant with more left
@@ -66,18 +65,7 @@ export async function releaseBulkBatch(deps: ReleaseBulkBatchDeps): Promise<Rele
   const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
   const released = await deps.store.claim(quotas)
   const jobs = inPlanOrder(released, plan)
-  if (jobs.length > 0) {
-    try {
-      await deps.lane.enqueue(jobs)
-    } catch (error) {
-      const returned = await deps.store.giveBack(released)
-      deps.logger.warn(
-        { err: (error as Error).message, claimed: released.length, returned },
-        'pacer could not add its jobs; the claimed rows are pending again',
-      )
-      throw error
-    }
-  }
+  await enqueueOrGiveBack(deps, jobs, released)
   settleShortfalls(deps.planner, quotas, released)
   deps.depthTarget?.record(nowMs(), released.length)
   return { kind: released.length > 0 ? 'released' : 'idle', released: released.length, backlog }

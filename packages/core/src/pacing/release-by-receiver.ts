@@ -1,3 +1,4 @@
+import { enqueueOrGiveBack, freeCapacity } from './lane-release'
 import type { BulkLane, DepthTarget, PacingLogger } from './ports'
 import type {
   PendingBulkRow,
@@ -122,9 +123,7 @@ export async function releaseByReceiver(
   deps: ReleaseByReceiverDeps,
 ): Promise<ReleaseByReceiverOutcome> {
   const nowMs = () => deps.clock.now().getTime()
-  const depth = await deps.lane.depth()
-  const target = Math.min(deps.highWater, deps.depthTarget?.depth(nowMs()) ?? deps.highWater)
-  const capacity = Math.max(0, target - depth)
+  const capacity = await freeCapacity(deps, nowMs())
   if (capacity === 0) return { kind: 'full', released: 0, backlog: null, unresolved: 0 }
 
   const found = await deps.store.findBacklog({ cap: capacity + 1 })
@@ -161,18 +160,7 @@ export async function releaseByReceiver(
   const releasedIds = new Set(released.map((row) => row.messageId))
   const byId = new Map(released.map((row) => [row.messageId, row]))
   const jobs = picked.flatMap((entry) => byId.get(entry.row.messageId) ?? [])
-  if (jobs.length > 0) {
-    try {
-      await deps.lane.enqueue(jobs)
-    } catch (error) {
-      const returned = await deps.store.giveBack(released)
-      deps.logger.warn(
-        { err: (error as Error).message, claimed: released.length, returned },
-        'pacer could not add its jobs; the claimed rows are pending again',
-      )
-      throw error
-    }
-  }
+  await enqueueOrGiveBack(deps, jobs, released)
   // Every picked row leaves the stage: released, or gone from pending (another claimer, a cancel).
   // A row merely locked for a moment is read again when the stage is next read afresh.
   unstage(stage, new Set(picked.map((entry) => entry.row.messageId)))
