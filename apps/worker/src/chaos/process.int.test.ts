@@ -1,20 +1,13 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import {
-  eventually,
-  freePort,
-  type RunningProcess,
-  setupTestEnvironment,
-  spawnEntry,
-} from '@fairlane/testing'
+import { eventually, type RunningProcess, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
 import { startWireFreezer, type WireFreezer } from '../test-support/wire-freezer'
+import { startWorkerProcess } from '../test-support/worker-process'
 
-/** The worker as a process (`main.ts`), killed and stopped the ways an orchestrator does. */
-const ENTRY = 'apps/worker/src/main.ts'
 const test = setupTestEnvironment('worker-chaos')
 let database: DatabaseHandle
 let sink: MailSink
@@ -35,26 +28,21 @@ afterAll(async () => {
   await database?.close()
 })
 
-async function startWorker(overrides: Record<string, string> = {}): Promise<RunningProcess> {
-  const port = await freePort()
-  const worker = spawnEntry(ENTRY, {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: test.databaseUrl,
-    REDIS_URL: test.redisUrl,
-    QUEUE_PREFIX: test.queuePrefix,
-    SMTP_URL: `smtp://127.0.0.1:${sink.smtpPort}`,
-    MAIL_DOMAIN: 'fairlane.test',
-    WORKER_METRICS_PORT: String(port),
-    SHUTDOWN_FORCE_EXIT_MS: '15000',
-    ...overrides,
-  })
-  running.push(worker)
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
-    what: 'worker /health',
-    timeoutMs: 20_000,
-  })
-  return worker
+function startWorker(overrides: Record<string, string> = {}): Promise<RunningProcess> {
+  return startWorkerProcess(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: test.databaseUrl,
+      REDIS_URL: test.redisUrl,
+      QUEUE_PREFIX: test.queuePrefix,
+      SMTP_URL: `smtp://127.0.0.1:${sink.smtpPort}`,
+      MAIL_DOMAIN: 'fairlane.test',
+      SHUTDOWN_FORCE_EXIT_MS: '15000',
+      ...overrides,
+    },
+    { running },
+  )
 }
 
 async function countByStatus(): Promise<Record<string, number>> {

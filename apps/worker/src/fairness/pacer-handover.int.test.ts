@@ -1,14 +1,9 @@
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { findLease } from '@fairlane/db/queries/leases'
-import {
-  eventually,
-  freePort,
-  type RunningProcess,
-  setupTestEnvironment,
-  spawnEntry,
-} from '@fairlane/testing'
+import { eventually, type RunningProcess, setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { startTestSink } from '../test-support/sink'
+import { startWorkerProcess } from '../test-support/worker-process'
 import { PACER_LEASE } from './pacer-lease'
 
 /**
@@ -16,7 +11,6 @@ import { PACER_LEASE } from './pacer-lease'
  * the other takes over once the lease expires. Also in the `pgbouncer` project: there the workers
  * run with DATABASE_URL through PgBouncer, DATABASE_PREPARE=false and LISTEN on DATABASE_DIRECT_URL.
  */
-const ENTRY = 'apps/worker/src/main.ts'
 const test = setupTestEnvironment('pacer-handover')
 let database: DatabaseHandle
 let sink: Awaited<ReturnType<typeof startTestSink>>
@@ -32,26 +26,21 @@ afterAll(async () => {
   await database?.close()
 })
 
-async function startWorker(): Promise<RunningProcess> {
-  const port = await freePort()
-  const worker = spawnEntry(ENTRY, {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    DATABASE_URL: test.databaseUrl,
-    DATABASE_DIRECT_URL: test.databaseDirectUrl,
-    DATABASE_PREPARE: String(test.databasePrepare),
-    REDIS_URL: test.redisUrl,
-    QUEUE_PREFIX: test.queuePrefix,
-    SMTP_URL: `smtp://127.0.0.1:${sink.smtpPort}`,
-    MAIL_DOMAIN: 'fairlane.test',
-    WORKER_METRICS_PORT: String(port),
-  })
-  running.push(worker)
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
-    what: 'worker /health',
-    timeoutMs: 30_000,
-  })
-  return worker
+function startWorker(): Promise<RunningProcess> {
+  return startWorkerProcess(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      DATABASE_URL: test.databaseUrl,
+      DATABASE_DIRECT_URL: test.databaseDirectUrl,
+      DATABASE_PREPARE: String(test.databasePrepare),
+      REDIS_URL: test.redisUrl,
+      QUEUE_PREFIX: test.queuePrefix,
+      SMTP_URL: `smtp://127.0.0.1:${sink.smtpPort}`,
+      MAIL_DOMAIN: 'fairlane.test',
+    },
+    { running, healthTimeoutMs: 30_000 },
+  )
 }
 
 const pidOf = (holder: string | undefined) => Number(holder?.split(':')[1])

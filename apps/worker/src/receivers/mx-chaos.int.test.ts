@@ -4,24 +4,18 @@ import { join } from 'node:path'
 import { createDatabase, type DatabaseHandle, messages, receiverStates } from '@fairlane/db'
 import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import type { MailSink } from '@fairlane/mailsink/sink'
-import {
-  eventually,
-  freePort,
-  type RunningProcess,
-  setupTestEnvironment,
-  spawnEntry,
-} from '@fairlane/testing'
+import { eventually, type RunningProcess, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTenant, seedQueuedMessages } from '../test-support/seed'
 import { duplicateMessageIds, startTestSink } from '../test-support/sink'
+import { startWorkerProcess } from '../test-support/worker-process'
 
 /**
  * The worker as a process in MX mode, killed with SIGKILL while "google" throttles it: the throttle
  * it learnt is in PostgreSQL, its deferred mail in the lanes; a new worker delivers every message,
  * none failed for the 4xx, and no Message-ID arrives twice beyond the sends in flight at the kill.
  */
-const ENTRY = 'apps/worker/src/main.ts'
 const env = setupTestEnvironment('mx-chaos')
 const COUNT = 150
 let database: DatabaseHandle
@@ -57,37 +51,32 @@ afterAll(async () => {
   if (rulesDir) rmSync(rulesDir, { recursive: true, force: true })
 })
 
-async function startWorker(): Promise<RunningProcess> {
-  const port = await freePort()
-  const worker = spawnEntry(ENTRY, {
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: env.databaseUrl,
-    REDIS_URL: env.redisUrl,
-    QUEUE_PREFIX: env.queuePrefix,
-    MAIL_DOMAIN: 'fairlane.test',
-    WORKER_METRICS_PORT: String(port),
-    SHUTDOWN_FORCE_EXIT_MS: '15000',
-    DELIVERY_MODE: 'mx',
-    DNS_SERVERS: sink.dns?.address ?? '',
-    MX_PORT: String(sink.receiverPort),
-    MX_ALLOW_PRIVATE: 'true',
-    SMTP_HELO_NAME: 'mx-chaos.fairlane.test',
-    EGRESS_ADDRESSES: '127.0.0.2',
-    RECEIVER_RULES: rulesPath,
-    // Quick recovery, as the relay-mode chaos test: jobs back within ~3 s, claims expire after 9 s.
-    JOB_LOCK_MS: '2000',
-    STALLED_INTERVAL_MS: '1000',
-    SEND_LOCK_MS: '9000',
-    SMTP_TIMEOUT_MS: '3000',
-    DEFAULT_SMTP_CONNECTIONS: '4',
-  })
-  running.push(worker)
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok, {
-    what: 'worker /health',
-    timeoutMs: 20_000,
-  })
-  return worker
+function startWorker(): Promise<RunningProcess> {
+  return startWorkerProcess(
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: env.databaseUrl,
+      REDIS_URL: env.redisUrl,
+      QUEUE_PREFIX: env.queuePrefix,
+      MAIL_DOMAIN: 'fairlane.test',
+      SHUTDOWN_FORCE_EXIT_MS: '15000',
+      DELIVERY_MODE: 'mx',
+      DNS_SERVERS: sink.dns?.address ?? '',
+      MX_PORT: String(sink.receiverPort),
+      MX_ALLOW_PRIVATE: 'true',
+      SMTP_HELO_NAME: 'mx-chaos.fairlane.test',
+      EGRESS_ADDRESSES: '127.0.0.2',
+      RECEIVER_RULES: rulesPath,
+      // Quick recovery, as the relay-mode chaos test: jobs back within ~3 s, claims expire after 9 s.
+      JOB_LOCK_MS: '2000',
+      STALLED_INTERVAL_MS: '1000',
+      SEND_LOCK_MS: '9000',
+      SMTP_TIMEOUT_MS: '3000',
+      DEFAULT_SMTP_CONNECTIONS: '4',
+    },
+    { running },
+  )
 }
 
 async function countByStatus(tenantId: string): Promise<Record<string, number>> {
