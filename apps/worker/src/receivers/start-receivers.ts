@@ -6,7 +6,7 @@ import { findEgressPools } from '@fairlane/db/queries/tenants'
 import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
-import { createMxResolver, type MxResolver } from '@fairlane/delivery/mx/resolve'
+import { createMxResolver, type MxAnswer, type MxResolver } from '@fairlane/delivery/mx/resolve'
 import {
   createReceiverGate,
   type ProviderOf,
@@ -108,6 +108,8 @@ export function startReceivers(
     ),
     timeouts: { connectionMs: options.timeoutMs, greetingMs: options.timeoutMs, socketMs: options.timeoutMs },
   })
+  // One controller, the rules' back-off: the gate and the pacer's rates read states alike.
+  const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
   const shaping = createReceiverGate({
     providerOf: providerLookup(resolver, rules),
     egressFor: egressChooser({
@@ -116,7 +118,7 @@ export function startReceivers(
       poolOf: poolCache((tenantIds) => findEgressPools(deps.db, tenantIds)),
     }),
     states: createReceiverStateStore(deps.db),
-    controller: aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff }),
+    controller,
     buckets: deps.buckets,
     readReply: (error) => readMxReply(error, tidyReply),
     criticalReserve: rules.criticalReserve,
@@ -130,14 +132,12 @@ export function startReceivers(
         ...(deps.onCountError ? { onError: deps.onCountError } : {}),
       })
     : shaping
-  const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
   return {
     ...(options.shaping === false ? {} : { gate }),
     providers: {
       async resolve(domain) {
         const answer = await resolver.resolve(domain)
-        if (answer.kind === 'temporary') return null
-        return (await providerLookup(resolver, rules)(domain)).provider
+        return answer.kind === 'temporary' ? null : providerFromAnswer(answer, domain, rules).provider
       },
     },
     ...providerRates({
@@ -158,15 +158,16 @@ export function startReceivers(
  * the message with the reason.
  */
 export function providerLookup(resolver: MxResolver, rules: ReceiverRules): ProviderOf {
-  return async (domain) => {
-    const answer = await resolver.resolve(domain)
-    const mxHosts = answer.kind === 'hosts' ? answer.hosts.map((host) => host.host) : []
-    try {
-      return providerOf({ domain: answer.domain, mxHosts }, rules)
-    } catch {
-      // Not a domain at all (the transport refuses it, naming it): no budget of anyone else's to share.
-      return { provider: domain.replace(/[^a-z0-9.-]/g, '_') || 'unknown', limits: rules.default.limits }
-    }
+  return async (domain) => providerFromAnswer(await resolver.resolve(domain), domain, rules)
+}
+
+function providerFromAnswer(answer: MxAnswer, domain: string, rules: ReceiverRules) {
+  const mxHosts = answer.kind === 'hosts' ? answer.hosts.map((host) => host.host) : []
+  try {
+    return providerOf({ domain: answer.domain, mxHosts }, rules)
+  } catch {
+    // Not a domain at all (the transport refuses it, naming it): no budget of anyone else's to share.
+    return { provider: domain.replace(/[^a-z0-9.-]/g, '_') || 'unknown', limits: rules.default.limits }
   }
 }
 
