@@ -2,7 +2,12 @@ import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
 import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
-import { createLaneAdmission, createReceiverCounters, createTokenBuckets } from '@fairlane/fairness'
+import {
+  createLaneAdmission,
+  createReceiverCounters,
+  createReceiverDemand,
+  createTokenBuckets,
+} from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { closeQueues, createProducerConnection, createQueues } from '@fairlane/queue'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
@@ -125,6 +130,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         }),
         // The web app's `GET /api/admin/receivers` reads them under the same prefix.
         counters: createReceiverCounters(producer, { prefix: `${options.queuePrefix}:` }),
+        // Shared by every worker: each tenant's demand at each provider, for their shares.
+        demand: createReceiverDemand(producer, { prefix: `${options.queuePrefix}:` }),
         onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
       })
     : undefined
@@ -166,6 +173,9 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
             providers: receivers.providers,
             ratePerMinute: receivers.ratePerMinute,
             tenantRatePerMinute: receivers.tenantRatePerMinute,
+            ...(receivers.tenantSharesPerMinute
+              ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
+              : {}),
           }),
         }
       : {}),

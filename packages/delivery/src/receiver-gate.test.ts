@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   createReceiverGate,
   type ProviderBuckets,
+  type ProviderDemand,
   type ReceiverStates,
   type WarmupCheck,
 } from './receiver-gate'
@@ -59,9 +60,12 @@ function replyError(text: string) {
   return Object.assign(new Error(text), { reply: { code: Number(code), enhanced, text } })
 }
 
-function world(extra: { warmup?: WarmupCheck } = {}) {
+function world(
+  extra: { warmup?: WarmupCheck; demand?: 'memory'; weightOf?: (tenantId: string) => number } = {},
+) {
   let nowMs = Date.UTC(2026, 11, 6, 12)
   const clock = { now: () => nowMs }
+  const { demand, ...rest } = extra
   const states = memoryStates()
   const buckets = memoryBuckets(clock)
   const gateFor = (): ReceiverGate =>
@@ -78,9 +82,55 @@ function world(extra: { warmup?: WarmupCheck } = {}) {
       criticalReserve: 0.1,
       clock,
       random: () => 0.5,
-      ...extra,
+      ...rest,
+      ...(demand ? { demand: memoryDemand(clock) } : {}),
     })
   return { clock, advance: (ms: number) => (nowMs += ms), states, buckets, gateFor }
+}
+
+/**
+ * `ProviderDemand` on the test's clock: asks in the last 10 s as a rate a minute, and a tenant noted
+ * waiting wants any share for 10 s (the Redis script's moving average, simplified).
+ */
+function memoryDemand(clock: { now(): number }): ProviderDemand {
+  const tenants = new Map<string, { weight: number; asks: number[]; waitingUntil: number }>()
+  return {
+    async note({ notes }) {
+      const now = clock.now()
+      for (const note of notes) {
+        const tenant = tenants.get(note.tenantId) ?? { weight: note.weight, asks: [], waitingUntil: 0 }
+        tenant.weight = note.weight
+        if (note.kind === 'ask') tenant.asks.push(now)
+        else tenant.waitingUntil = now + 10_000
+        tenants.set(note.tenantId, tenant)
+      }
+      return [...tenants].flatMap(([tenantId, tenant]) => {
+        tenant.asks = tenant.asks.filter((at) => at > now - 10_000)
+        if (tenant.asks.length === 0 && tenant.waitingUntil < now) return []
+        const demandPerMinute = tenant.waitingUntil >= now ? Number.POSITIVE_INFINITY : tenant.asks.length * 6
+        return [{ tenantId, weight: tenant.weight, demandPerMinute }]
+      })
+    },
+  }
+}
+
+/** Every `stepMs` for `forMs`, each tenant asks once per message it still has; counts what went. */
+async function contend(
+  gate: ReceiverGate,
+  advance: (ms: number) => void,
+  demand: Record<string, { perStep: number }>,
+  options: { stepMs: number; forMs: number },
+) {
+  const sent: Record<string, number> = Object.fromEntries(Object.keys(demand).map((id) => [id, 0]))
+  for (let elapsed = 0; elapsed < options.forMs; elapsed += options.stepMs) {
+    for (const [tenantId, { perStep }] of Object.entries(demand)) {
+      for (let index = 0; index < perStep; index++) {
+        if ((await gate.admit(ask(tenantId))).ok) sent[tenantId] = (sent[tenantId] ?? 0) + 1
+      }
+    }
+    advance(options.stepMs)
+  }
+  return sent
 }
 
 const ask = (tenantId: string, extra: Partial<ReceiverAsk> = {}): ReceiverAsk => ({
@@ -221,5 +271,62 @@ describe('the receiver gate', () => {
     })
     expect(refused.ok ? 0 : refused.delayMs).toBeGreaterThanOrEqual(3_600_000)
     expect((await gate.admit(ask('t1', { toAddress: 'a@example.org' }))).ok).toBe(true)
+  })
+
+  it('shares the provider by weight between tenants that both have mail waiting', async () => {
+    const weights: Record<string, number> = { a: 1, b: 1, heavy: 3 }
+    const { gateFor, advance } = world({ demand: 'memory', weightOf: (tenantId) => weights[tenantId] ?? 1 })
+    const gate = gateFor()
+    // Both flood google for a minute, 40 asks a second each: far above its 540 a minute shared.
+    const even = await contend(
+      gate,
+      advance,
+      { a: { perStep: 4 }, b: { perStep: 4 } },
+      { stepMs: 100, forMs: 60_000 },
+    )
+    expect((even.a ?? 0) + (even.b ?? 0)).toBeLessThanOrEqual(540 + 9)
+    expect(even.a).toBeGreaterThan(250)
+    expect(Math.abs((even.a ?? 0) - (even.b ?? 0))).toBeLessThanOrEqual(10)
+    // By weight: three to one.
+    advance(60_000)
+    const weighted = await contend(
+      gate,
+      advance,
+      { heavy: { perStep: 4 }, b: { perStep: 4 } },
+      { stepMs: 100, forMs: 60_000 },
+    )
+    expect((weighted.heavy ?? 0) / (weighted.b ?? 1)).toBeGreaterThan(2.7)
+    expect((weighted.heavy ?? 0) / (weighted.b ?? 1)).toBeLessThan(3.3)
+  })
+
+  it('lets a tenant asking less than its part take all it asks, and a lone tenant the whole rate', async () => {
+    const { gateFor, advance } = world({ demand: 'memory' })
+    const gate = gateFor()
+    const alone = await contend(gate, advance, { a: { perStep: 4 } }, { stepMs: 100, forMs: 30_000 })
+    expect(alone.a).toBeGreaterThanOrEqual(270 - 1)
+    // A trickle (one ask a second) and a flood: every one of the trickle's goes at once, and the
+    // flood takes all the rest.
+    const mixed = await contend(
+      gate,
+      advance,
+      { trickle: { perStep: 1 }, a: { perStep: 40 } },
+      { stepMs: 1_000, forMs: 60_000 },
+    )
+    expect(mixed.trickle).toBe(60)
+    expect((mixed.a ?? 0) + (mixed.trickle ?? 0)).toBeGreaterThan(520)
+  })
+
+  it('names the share when it turns a tenant away', async () => {
+    const { gateFor, advance } = world({ demand: 'memory' })
+    const gate = gateFor()
+    // a floods (and has mail waiting); a second later b asks for ten at once: its share's burst goes.
+    for (let index = 0; index < 20; index++) await gate.admit(ask('a'))
+    advance(1_000)
+    const answers = await Promise.all(Array.from({ length: 10 }, () => gate.admit(ask('b'))))
+    const refused = answers.find((answer) => !answer.ok)
+    expect(refused).toMatchObject({ ok: false, provider: 'google' })
+    expect(refused?.ok ? '' : refused?.reason).toBe(
+      'google is shared by 2 senders: this one’s share is 270 a minute',
+    )
   })
 })

@@ -8,6 +8,7 @@ import type {
 } from '@fairlane/core/delivery'
 import type { ProviderLimits } from './receivers/rules'
 import type { ReplyClass, ThrottleScope } from './replies/classify'
+import { type DemandEntry, demandShares } from './shaping/demand-shares'
 
 /**
  * What one provider's budget looks like to the gate: the rate controller's state, stored per egress
@@ -60,6 +61,18 @@ export interface WarmupCheck {
   }): Promise<{ ok: true } | { ok: false; untilMs: number; cap: number; sendingDay: number }>
 }
 
+/**
+ * Who wants a provider's budget at an egress address (`createReceiverDemand` of `@fairlane/fairness`,
+ * in Redis for every worker): notes this ask, or mail turned away, and answers every tenant active there.
+ */
+export interface ProviderDemand {
+  note(input: {
+    egress: string
+    provider: string
+    notes: readonly { tenantId: string; weight: number; kind: 'ask' | 'waiting' }[]
+  }): Promise<DemandEntry[]>
+}
+
 /** A recipient domain's provider: MX lookup and rollup. Unresolvable domains are their own provider. */
 export type ProviderOf = (domain: string) => Promise<{ provider: string; limits: ProviderLimits }>
 
@@ -81,6 +94,14 @@ export interface ReceiverGateDeps<State> {
   statesCacheMs?: number
   /** Warm-up caps of new egress addresses; without it, none. */
   warmup?: WarmupCheck
+  /**
+   * Tenants' demand at each provider: with it, a tenant is held to its weighted max-min share of the
+   * shared rate while others want it too (its own bucket at that share); without it, first come first
+   * served within the provider's rate.
+   */
+  demand?: ProviderDemand
+  /** A tenant's weight (its plan's), for its share; 1 without it. */
+  weightOf?(tenantId: string): number | Promise<number>
   /** Every reply's class per provider, for `fairlane_receiver_replies_total`. */
   observe?(input: { provider: string; egress: string; replyClass: ReplyClass['kind'] }): void
   random?: () => number
@@ -181,9 +202,44 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
         if (taken.ok) return { ok: true, route }
       }
       const shared = perMinute - reserved
+      const weight = deps.demand ? ((await deps.weightOf?.(ask.tenantId)) ?? 1) : 1
+      const turnedAway = async (delayMs: number, reason: string) => {
+        // Mail waiting: this tenant would take any share it is given, until it stops asking.
+        await deps.demand?.note({
+          egress,
+          provider,
+          notes: [{ tenantId: ask.tenantId, weight, kind: 'waiting' }],
+        })
+        return wait(delayMs, reason)
+      }
+      if (deps.demand) {
+        const active = await deps.demand.note({
+          egress,
+          provider,
+          notes: [{ tenantId: ask.tenantId, weight, kind: 'ask' }],
+        })
+        // The most this tenant may take while the others ask what they ask: its share as if it had
+        // mail waiting (below it, it takes less than its part anyway, and is not held back).
+        const share = shareWanting(shared, active, ask.tenantId, weight)
+        // Others want this provider too: this tenant's part of it, in a bucket of its own.
+        if (share < shared) {
+          const mine = await deps.buckets.take(
+            bucketName(egress, provider, `share:${ask.tenantId}`),
+            planOf(share),
+          )
+          if (!mine.ok)
+            return turnedAway(
+              slotDelay(mine, share, random),
+              `${provider} is shared by ${active.length} senders: this one’s share is ${rateText(share)}`,
+            )
+        }
+      }
       const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared))
       if (taken.ok) return { ok: true, route }
-      return wait(slotDelay(taken, shared, random), `${provider} is at its rate of ${rateText(perMinute)}`)
+      return turnedAway(
+        slotDelay(taken, shared, random),
+        `${provider} is at its rate of ${rateText(perMinute)}`,
+      )
     },
 
     async learn(
@@ -245,6 +301,18 @@ function domainOf(address: string): string {
 /** A bucket's name: no braces (they are the Redis Cluster hash tag). */
 function bucketName(egress: string, provider: string, part: string): string {
   return `rx:${egress || 'any'}:${provider}:${part}`.replace(/[{}]/g, '_')
+}
+
+/** A tenant's weighted max-min share of `perMinute` were it to take whatever it is given. */
+export function shareWanting(
+  perMinute: number,
+  active: readonly DemandEntry[],
+  tenantId: string,
+  weight: number,
+): number {
+  const others = active.filter((entry) => entry.tenantId !== tenantId)
+  const entries = [...others, { tenantId, weight, demandPerMinute: Number.POSITIVE_INFINITY }]
+  return demandShares(perMinute, entries).get(tenantId) ?? perMinute
 }
 
 /** One second's worth of burst, at least one message. */

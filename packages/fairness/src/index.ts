@@ -61,4 +61,11 @@ export {
   type ReceiverCountKind,
   type ReceiverCounts,
 } from './receivers/receiver-counters'
+export {
+  createReceiverDemand,
+  type DemandEntry,
+  type DemandKind,
+  type DemandNote,
+  type ReceiverDemand,
+} from './receivers/receiver-demand'
 export { hashTagOf, type RedisClient, readGroupedKeys } from './redis-reads'

@@ -197,6 +197,9 @@ export async function paceOnce(
         providers: receivers.providers,
         ratePerMinute: receivers.ratePerMinute,
         ...(receivers.tenantRatePerMinute ? { tenantRatePerMinute: receivers.tenantRatePerMinute } : {}),
+        ...(receivers.tenantSharesPerMinute
+          ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
+          : {}),
         planner: receivers.planner,
         highWater: options.highWater,
         ...(depthTarget ? { depthTarget } : {}),

@@ -25,6 +25,10 @@ export interface ReceiverPacing {
   providers: ProviderLookup
   ratePerMinute(provider: string): Promise<number> | number
   tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
+  tenantSharesPerMinute?(
+    provider: string,
+    tenants: readonly { tenantId: string; weight: number }[],
+  ): Promise<Map<string, number>>
 }
 
 export function createReceiverPacing(options: {
@@ -35,6 +39,11 @@ export function createReceiverPacing(options: {
   ratePerMinute(provider: string): Promise<number> | number
   /** A tenant's own rate at a provider that throttled its domain alone; undefined otherwise. */
   tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
+  /** Backlogged tenants' shares of a provider others want too (`Receivers.tenantSharesPerMinute`). */
+  tenantSharesPerMinute?(
+    provider: string,
+    tenants: readonly { tenantId: string; weight: number }[],
+  ): Promise<Map<string, number>>
   /** PACER_HORIZON_MS: how far ahead of its plan's rate a tenant's releases may run. */
   horizonMs: number
   providerBurstMs?: number
@@ -50,5 +59,6 @@ export function createReceiverPacing(options: {
     providers: options.providers,
     ratePerMinute: options.ratePerMinute,
     ...(options.tenantRatePerMinute ? { tenantRatePerMinute: options.tenantRatePerMinute } : {}),
+    ...(options.tenantSharesPerMinute ? { tenantSharesPerMinute: options.tenantSharesPerMinute } : {}),
   }
 }

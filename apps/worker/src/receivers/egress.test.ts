@@ -2,7 +2,7 @@ import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import { DEFAULT_BACKOFF_OPTIONS } from '@fairlane/delivery/shaping/aimd'
 import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
 import { describe, expect, it } from 'vitest'
-import { egressChooser, poolCache, providerRates } from './start-receivers'
+import { egressChooser, poolCache, providerRates, tenantShares } from './start-receivers'
 
 describe('egress addresses', () => {
   const pools = { acme: ['192.0.2.20', '192.0.2.21'] }
@@ -100,5 +100,45 @@ describe('a provider’s rate for the pacer', () => {
     expect(await tenantRatePerMinute('t-slowed', 'google')).toBe(0)
     expect(await tenantRatePerMinute('t-other', 'google')).toBeUndefined()
     expect(reads).toBe(1)
+  })
+})
+
+describe('the pacer’s shares of a provider', () => {
+  it('notes its backlogged tenants as waiting at their addresses and caps each at its share there', async () => {
+    const notes: { egress: string; provider: string; tenants: string[] }[] = []
+    // An API sender (b) asked 60 a minute at 192.0.2.10 lately; nobody else is at 192.0.2.11.
+    const shares = tenantShares({
+      demand: {
+        async note({ egress, provider, notes: noted }) {
+          notes.push({ egress, provider, tenants: noted.map((note) => `${note.tenantId}:${note.kind}`) })
+          const waiting = noted.map((note) => ({
+            tenantId: note.tenantId,
+            weight: note.weight,
+            demandPerMinute: Number.POSITIVE_INFINITY,
+          }))
+          return egress === '192.0.2.10'
+            ? [...waiting, { tenantId: 'b', weight: 1, demandPerMinute: 60 }]
+            : waiting
+        },
+      },
+      egressFor: async ({ tenantId }) => (tenantId === 'lone' ? '192.0.2.11' : '192.0.2.10'),
+      rateAt: async () => 270,
+    })
+    const answer = await shares('google', [
+      { tenantId: 'a', weight: 1 },
+      { tenantId: 'heavy', weight: 2 },
+      { tenantId: 'lone', weight: 1 },
+    ])
+    // 270 less b's 60, split one to two; alone at its address, no cap.
+    expect(answer).toEqual(
+      new Map([
+        ['a', 70],
+        ['heavy', 140],
+      ]),
+    )
+    expect(notes).toEqual([
+      { egress: '192.0.2.10', provider: 'google', tenants: ['a:waiting', 'heavy:waiting'] },
+      { egress: '192.0.2.11', provider: 'google', tenants: ['lone:waiting'] },
+    ])
   })
 })

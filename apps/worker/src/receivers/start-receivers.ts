@@ -2,15 +2,17 @@ import { createHash } from 'node:crypto'
 import type { Mailer, ReceiverGate } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { createReceiverStateStore, listReceiverStates } from '@fairlane/db/queries/receiver-states'
-import { findEgressPools } from '@fairlane/db/queries/tenants'
+import { findEgressPools, findTenantWeights } from '@fairlane/db/queries/tenants'
 import { createMxTransport, type MxTlsPolicy, type MxTransport } from '@fairlane/delivery/mx/mx-transport'
 import { isPrivateAddress } from '@fairlane/delivery/mx/private-address'
 import { readMxReply } from '@fairlane/delivery/mx/read-reply'
 import { createMxResolver, type MxAnswer, type MxResolver } from '@fairlane/delivery/mx/resolve'
 import {
   createReceiverGate,
+  type ProviderDemand,
   type ProviderOf,
   type RateController,
+  shareWanting,
   type WarmupCheck,
 } from '@fairlane/delivery/receiver-gate'
 import { providerOf } from '@fairlane/delivery/receivers/rollup'
@@ -66,6 +68,15 @@ export interface Receivers {
   ratePerMinute(provider: string): Promise<number>
   /** For the bulk pacer: a tenant's own rate at a provider that throttled its domain alone. */
   tenantRatePerMinute(tenantId: string, provider: string): Promise<number | undefined>
+  /**
+   * For the bulk pacer: the tenants it holds a backlog for at a provider, noted as waiting there, and
+   * each one's share of the provider's rate at its egress address while other tenants (the API's
+   * mail, at send time) want it too. A tenant with the provider to itself is not in the answer.
+   */
+  tenantSharesPerMinute?(
+    provider: string,
+    tenants: readonly { tenantId: string; weight: number }[],
+  ): Promise<Map<string, number>>
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
   close(): void
@@ -85,6 +96,11 @@ export function startReceivers(
     warmup?: WarmupCheck
     /** The console's counts (attempts, throttles, deferrals, tenants' shares) in Redis. */
     counters?: Pick<ReceiverCounters, 'record'>
+    /**
+     * Tenants' demand per provider and egress address in Redis (`createReceiverDemand`): each tenant
+     * held to its weighted share of a provider while others want it. Without it, first come first served.
+     */
+    demand?: ProviderDemand
     onCountError?: (error: unknown) => void
   },
 ): Receivers {
@@ -110,13 +126,15 @@ export function startReceivers(
   })
   // One controller, the rules' back-off: the gate and the pacer's rates read states alike.
   const controller = aimdRateController({ ...DEFAULT_BACKOFF_OPTIONS, ...rules.backoff })
+  const egressFor = egressChooser({
+    shared: options.egressAddresses,
+    pools: options.egressPools ?? {},
+    poolOf: poolCache((tenantIds) => findEgressPools(deps.db, tenantIds)),
+  })
+  const weightOf = poolCache((tenantIds) => findTenantWeights(deps.db, tenantIds))
   const shaping = createReceiverGate({
     providerOf: providerLookup(resolver, rules),
-    egressFor: egressChooser({
-      shared: options.egressAddresses,
-      pools: options.egressPools ?? {},
-      poolOf: poolCache((tenantIds) => findEgressPools(deps.db, tenantIds)),
-    }),
+    egressFor,
     states: createReceiverStateStore(deps.db),
     controller,
     buckets: deps.buckets,
@@ -125,6 +143,15 @@ export function startReceivers(
     clock: { now: () => Date.now() },
     ...(options.observe ? { observe: options.observe } : {}),
     ...(deps.warmup ? { warmup: deps.warmup } : {}),
+    ...(deps.demand
+      ? { demand: deps.demand, weightOf: async (tenantId) => (await weightOf(tenantId)) ?? 1 }
+      : {}),
+  })
+  const rates = providerRates({
+    list: () => listReceiverStates(deps.db),
+    rules,
+    controller,
+    egressAddresses: options.egressAddresses,
   })
   const gate = deps.counters
     ? withReceiverCounts(shaping, {
@@ -140,12 +167,16 @@ export function startReceivers(
         return answer.kind === 'temporary' ? null : providerFromAnswer(answer, domain, rules).provider
       },
     },
-    ...providerRates({
-      list: () => listReceiverStates(deps.db),
-      rules,
-      controller,
-      egressAddresses: options.egressAddresses,
-    }),
+    ...rates,
+    ...(deps.demand && options.shaping !== false
+      ? {
+          tenantSharesPerMinute: tenantShares({
+            demand: deps.demand,
+            egressFor,
+            rateAt: rates.ratePerMinuteAt,
+          }),
+        }
+      : {}),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
     maxAgeMs: options.maxAgeMs,
     close: () => transport.close(),
@@ -193,13 +224,13 @@ export function egressChooser(input: {
 }
 
 /** Tenants' pins, read again after `ttlMs`: an admin's change is obeyed within it. */
-export function poolCache(
-  load: (tenantIds: string[]) => Promise<Map<string, string>>,
+export function poolCache<Value = string>(
+  load: (tenantIds: string[]) => Promise<Map<string, Value>>,
   options: { ttlMs?: number; now?: () => number } = {},
-): (tenantId: string) => Promise<string | undefined> {
+): (tenantId: string) => Promise<Value | undefined> {
   const ttlMs = options.ttlMs ?? 5_000
   const now = options.now ?? Date.now
-  const cached = new Map<string, { pool: string | undefined; readAtMs: number }>()
+  const cached = new Map<string, { pool: Value | undefined; readAtMs: number }>()
   return async (tenantId) => {
     const hit = cached.get(tenantId)
     if (hit && now() - hit.readAtMs < ttlMs) return hit.pool
@@ -227,6 +258,8 @@ export function providerRates(input: {
 }): {
   ratePerMinute(provider: string): Promise<number>
   tenantRatePerMinute(tenantId: string, provider: string): Promise<number | undefined>
+  /** The rate at one egress address, less the critical lane's reserve (what its shared bucket allows). */
+  ratePerMinuteAt(provider: string, egress: string): Promise<number>
 } {
   const cacheMs = input.cacheMs ?? 1_000
   const now = input.now ?? Date.now
@@ -258,11 +291,16 @@ export function providerRates(input: {
   const egresses = input.egressAddresses.length > 0 ? input.egressAddresses : ['']
   const limitsOf = (provider: string) =>
     input.rules.providers.find((rule) => rule.name === provider)?.limits ?? input.rules.default.limits
-  const rateOf = (known: Map<string, RateState>, provider: string, scope: string) => {
+  const rateOf = (
+    known: Map<string, RateState>,
+    provider: string,
+    scope: string,
+    at: readonly string[] = egresses,
+  ) => {
     const limits = limitsOf(provider)
     const nowMs = now()
     let perMinute = 0
-    for (const egress of egresses) {
+    for (const egress of at) {
       const state =
         (scope === '' ? undefined : known.get(key(provider, egress, scope))) ??
         known.get(key(provider, egress, '')) ??
@@ -279,5 +317,44 @@ export function providerRates(input: {
       const { byKey, singled } = await states()
       return singled.has(`${provider}\u0000${tenantId}`) ? rateOf(byKey, provider, tenantId) : undefined
     },
+    async ratePerMinuteAt(provider, egress) {
+      return rateOf((await states()).byKey, provider, '', [egress])
+    },
+  }
+}
+
+/**
+ * The pacer's side of the shares the gate keeps: its backlogged tenants are noted as waiting at the
+ * provider from their egress addresses (so the API's mail there sees them), and each one's share of
+ * that address's rate comes back. A tenant alone at its address gets no entry (no cap).
+ */
+export function tenantShares(input: {
+  demand: ProviderDemand
+  egressFor: (ask: { tenantId: string; provider: string }) => Promise<string>
+  rateAt: (provider: string, egress: string) => Promise<number>
+}): (
+  provider: string,
+  tenants: readonly { tenantId: string; weight: number }[],
+) => Promise<Map<string, number>> {
+  return async (provider, tenants) => {
+    const byEgress = new Map<string, { tenantId: string; weight: number }[]>()
+    for (const tenant of tenants) {
+      const egress = await input.egressFor({ tenantId: tenant.tenantId, provider })
+      byEgress.set(egress, [...(byEgress.get(egress) ?? []), tenant])
+    }
+    const shares = new Map<string, number>()
+    for (const [egress, group] of byEgress) {
+      const active = await input.demand.note({
+        egress,
+        provider,
+        notes: group.map((tenant) => ({ ...tenant, kind: 'waiting' as const })),
+      })
+      const rate = await input.rateAt(provider, egress)
+      for (const tenant of group) {
+        const share = shareWanting(rate, active, tenant.tenantId, tenant.weight)
+        if (share < rate) shares.set(tenant.tenantId, share)
+      }
+    }
+    return shares
   }
 }

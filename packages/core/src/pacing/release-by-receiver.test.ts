@@ -8,7 +8,16 @@ import { createReceiverStage, releaseByReceiver } from './release-by-receiver'
  * the release, a failed add gives the claimed rows back, and the planner hears what was released.
  * (Fairness itself, with the real planner: apps/worker/src/fairness/receiver-pacing.test.ts.)
  */
-function setup(options: { pending: number; depth?: number; enqueueFails?: boolean }) {
+function setup(options: {
+  pending: number
+  depth?: number
+  enqueueFails?: boolean
+  tenantRatePerMinute?: () => number | undefined
+  tenantSharesPerMinute?: (
+    provider: string,
+    tenants: readonly { tenantId: string; weight: number }[],
+  ) => Promise<Map<string, number>>
+}) {
   const rows: Array<PendingBulkRow & { status: 'pending' | 'queued' }> = Array.from(
     { length: options.pending },
     (_, index) => ({
@@ -20,11 +29,12 @@ function setup(options: { pending: number; depth?: number; enqueueFails?: boolea
     }),
   )
   const commits: Parameters<ReceiverPlanner['commit']>[0][] = []
+  const plans: Parameters<ReceiverPlanner['plan']>[0][] = []
   const given: ReleasedMessage[] = []
   const store: ReceiverBacklogStore = {
     findBacklog: async () =>
       rows.some((row) => row.status === 'pending')
-        ? [{ tenantId: 't', ratePerSec: 1, burst: 1, weight: 1, backlog: 1 }]
+        ? [{ tenantId: 't', ratePerSec: 1, burst: 1, weight: 3, backlog: 1 }]
         : [],
     pagePending: async ({ after, limit }) =>
       rows
@@ -47,9 +57,12 @@ function setup(options: { pending: number; depth?: number; enqueueFails?: boolea
     },
   }
   const planner: ReceiverPlanner = {
-    plan: ({ backlogs }) => ({
-      order: backlogs.flatMap((entry) => Array.from({ length: entry.backlog }, () => entry)),
-    }),
+    plan: (input) => {
+      plans.push(input)
+      return {
+        order: input.backlogs.flatMap((entry) => Array.from({ length: entry.backlog }, () => entry)),
+      }
+    },
     commit: (input) => commits.push(input),
   }
   const enqueued: ReleasedMessage[] = []
@@ -64,6 +77,8 @@ function setup(options: { pending: number; depth?: number; enqueueFails?: boolea
     },
     providers: { resolve: async () => 'example' },
     ratePerMinute: () => 600,
+    ...(options.tenantRatePerMinute ? { tenantRatePerMinute: options.tenantRatePerMinute } : {}),
+    ...(options.tenantSharesPerMinute ? { tenantSharesPerMinute: options.tenantSharesPerMinute } : {}),
     planner,
     highWater: 10,
     clock: { now: () => new Date(0) },
@@ -75,7 +90,7 @@ function setup(options: { pending: number; depth?: number; enqueueFails?: boolea
     await new Promise((resolve) => setImmediate(resolve))
     return outcome
   }
-  return { rows, commits, given, enqueued, tick }
+  return { rows, commits, plans, given, enqueued, tick }
 }
 
 describe('releaseByReceiver', () => {
@@ -109,5 +124,30 @@ describe('releaseByReceiver', () => {
 
   it('refuses a stage option that is not a number above 0', () => {
     expect(() => createReceiverStage({ stageLimit: 0 })).toThrow(/stageLimit/)
+  })
+
+  it('caps a backlogged tenant at its share of a provider others want too, and at the lower of two caps', async () => {
+    const asked: { provider: string; tenants: readonly { tenantId: string; weight: number }[] }[] = []
+    const shares = new Map([['t', 150]])
+    const pacer = setup({
+      pending: 5,
+      tenantSharesPerMinute: async (provider, tenants) => {
+        asked.push({ provider, tenants })
+        return shares
+      },
+    })
+    await pacer.tick()
+    await pacer.tick()
+    expect(asked.at(-1)).toEqual({ provider: 'example', tenants: [{ tenantId: 't', weight: 3 }] })
+    expect(pacer.plans.at(-1)?.pairRates).toEqual(new Map([['t\u0000example', 150]]))
+
+    const singled = setup({
+      pending: 5,
+      tenantRatePerMinute: () => 40,
+      tenantSharesPerMinute: async () => shares,
+    })
+    await singled.tick()
+    await singled.tick()
+    expect(singled.plans.at(-1)?.pairRates).toEqual(new Map([['t\u0000example', 40]]))
   })
 })

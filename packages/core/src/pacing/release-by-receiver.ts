@@ -35,6 +35,15 @@ export interface ReleaseByReceiverDeps {
    * (messages a minute; 0 while paused); undefined for a tenant it did not single out.
    */
   tenantRatePerMinute?(tenantId: string, provider: string): Promise<number | undefined> | number | undefined
+  /**
+   * Each backlogged tenant's share of a provider while other tenants' mail (sent at once, not paced
+   * here) wants it too, messages a minute; a tenant without an entry has the provider to itself.
+   * Asking also tells the others' gate that these tenants have mail waiting.
+   */
+  tenantSharesPerMinute?(
+    provider: string,
+    tenants: readonly { tenantId: string; weight: number }[],
+  ): Promise<Map<string, number>>
   planner: ReceiverPlanner
   /** Jobs the lane may hold at most. */
   highWater: number
@@ -146,6 +155,20 @@ export async function releaseByReceiver(
     for (const { tenantId, provider } of backlogs) {
       const rate = await deps.tenantRatePerMinute(tenantId, provider)
       if (rate !== undefined) pairRates.set(`${tenantId}\u0000${provider}`, rate)
+    }
+  }
+  if (deps.tenantSharesPerMinute) {
+    const weights = new Map(found.map((tenant) => [tenant.tenantId, tenant.weight]))
+    for (const provider of providers) {
+      const tenants = backlogs
+        .filter((entry) => entry.provider === provider)
+        .map(({ tenantId }) => ({ tenantId, weight: weights.get(tenantId) ?? 1 }))
+      const shares = await deps.tenantSharesPerMinute(provider, tenants)
+      // The lower of the two where a provider singled the tenant out as well.
+      for (const [tenantId, share] of shares) {
+        const key = `${tenantId}\u0000${provider}`
+        pairRates.set(key, Math.min(share, pairRates.get(key) ?? share))
+      }
     }
   }
   const plan = deps.planner.plan({ tenants: found, backlogs, rates, pairRates, capacity, nowMs: nowMs() })

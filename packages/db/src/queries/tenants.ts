@@ -97,6 +97,16 @@ export async function findEgressPools(db: Executor, tenantIds: string[]): Promis
   return new Map(rows.flatMap((row) => (row.egressPool === null ? [] : [[row.id, row.egressPool]])))
 }
 
+/** Tenants' weights (their share of what they compete for), by id; unknown ids are left out. */
+export async function findTenantWeights(db: Executor, tenantIds: string[]): Promise<Map<string, number>> {
+  if (tenantIds.length === 0) return new Map()
+  const rows = await db
+    .select({ id: tenants.id, weight: tenants.weight })
+    .from(tenants)
+    .where(inArray(tenants.id, tenantIds))
+  return new Map(rows.map((row) => [row.id, row.weight]))
+}
+
 /**
  * Lets a held tenant send (SIGNUP_MODE=approve). Approving an approved tenant keeps its first
  * approval time; null when the tenant does not exist.
