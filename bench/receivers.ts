@@ -97,6 +97,8 @@ interface RunFigures {
   atGoogleWhileBothWaited: { a: number; b: number; seconds: number }
   googleAcceptedPerMinute: number
   ledger: Ledger
+  /** `deferred` events per tenant over the run. */
+  deferrals: { a: number; b: number; c: number }
 }
 
 async function run(options: { shaping: boolean; withA: boolean }): Promise<RunFigures> {
@@ -186,6 +188,14 @@ async function run(options: { shaping: boolean; withA: boolean }): Promise<RunFi
       select id, tenant_id as "tenantId", to_address as "toAddress", status, last_error as "lastError",
         coalesce(queued_at, created_at) as "acceptedAt"
       from messages`
+    // How often each tenant's mail was sent back (a budget with no room, a throttle): each is a job
+    // the lanes ran without sending.
+    const deferrals = await sql<{ tenantId: string; count: number }[]>`
+      select m.tenant_id as "tenantId", count(*)::int as count
+      from message_events e join messages m on m.id = e.message_id
+      where e.type = 'deferred' group by m.tenant_id`
+    const deferralsOf = (tenantId: string) =>
+      deferrals.find((entry) => entry.tenantId === tenantId)?.count ?? 0
     const byId = new Map(rows.map((row) => [row.id, row]))
     const deliveries = new Map<string, number>()
     const delivered: { row: (typeof rows)[number]; at: number; receiver: string }[] = []
@@ -247,6 +257,7 @@ async function run(options: { shaping: boolean; withA: boolean }): Promise<RunFi
       atGoogleWhileBothWaited: window,
       googleAcceptedPerMinute: round(googleDelivered / ((end - start) / 60_000)),
       ledger: ledgerOf(rows, deliveries),
+      deferrals: { a: deferralsOf(a), b: deferralsOf(b), c: deferralsOf(c) },
     }
     progress(`${label}: ${JSON.stringify(figures)}`)
     return figures
