@@ -144,9 +144,14 @@ describe('the receiver gate', () => {
   it('routes mail to its provider from the tenant’s egress address, within the provider’s rate', async () => {
     const { gateFor } = world()
     const gate = gateFor()
+    // With the provider's own connection limits for the transport.
     expect(await gate.admit(ask('t1'))).toEqual({
       ok: true,
-      route: { provider: 'google', egressAddress: '127.0.0.2' },
+      route: {
+        provider: 'google',
+        egressAddress: '127.0.0.2',
+        limits: { connections: 2, messagesPerConnection: 10 },
+      },
     })
     // 600 a minute less the critical reserve: 9 a second shared, with a burst of 9.
     const answers = await Promise.all(Array.from({ length: 12 }, () => gate.admit(ask('t1'))))

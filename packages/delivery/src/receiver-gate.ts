@@ -153,7 +153,11 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
       const egress = await deps.egressFor({ tenantId: ask.tenantId, provider })
       const states = await statesOf(egress, provider, ask.tenantId)
       const now = deps.clock.now()
-      const route: ReceiverRoute = { provider, ...(egress ? { egressAddress: egress } : {}) }
+      const route: ReceiverRoute = {
+        provider,
+        ...(egress ? { egressAddress: egress } : {}),
+        limits: { connections: limits.connections, messagesPerConnection: limits.messagesPerConnection },
+      }
       const wait = (delayMs: number, reason: string): ReceiverAdmission => ({
         ok: false,
         delayMs: Math.max(1, Math.ceil(delayMs)),

@@ -13,7 +13,11 @@ export function createMxMailer(
   options: { deadlineMs: number; connections: number },
 ): Mailer {
   return createSlotMailer(async (mail, route, deadline) => {
-    const handOff = await transport.send(mail, { egressAddress: route?.egressAddress, signal: deadline })
+    const handOff = await transport.send(mail, {
+      egressAddress: route?.egressAddress,
+      signal: deadline,
+      ...(route?.limits ? { limits: route.limits } : {}),
+    })
     return handOff.response === undefined ? {} : { response: tidyReply(handOff.response) }
   }, options)
 }

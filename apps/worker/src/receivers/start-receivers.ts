@@ -106,6 +106,8 @@ export function startReceivers(
 ): Receivers {
   const { rules } = options
   const resolver = createMxResolver(options.dnsServers ? { servers: options.dnsServers } : {})
+  // Each shaped send names its provider's own limits (the gate's route); these bound the rest (the
+  // baseline without shaping): the most connections and the fewest messages any provider allows.
   const connections = Math.max(
     rules.default.limits.connections,
     ...rules.providers.map((rule) => rule.limits.connections),

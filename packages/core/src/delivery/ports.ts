@@ -272,6 +272,16 @@ export interface ReceiverRoute {
   provider: string
   /** The egress (source) address; absent: the system picks. */
   egressAddress?: string | undefined
+  /** The provider's own connection limits (per egress address and MX host); absent: the transport's. */
+  limits?: ConnectionLimits | undefined
+}
+
+/** How a receiving provider wants to be connected to: the rules file's limits for it. */
+export interface ConnectionLimits {
+  /** Connections open at once from one egress address to one of its MX hosts. */
+  connections: number
+  /** Messages one connection carries before it is closed and replaced. */
+  messagesPerConnection: number
 }
 
 export type ReceiverAdmission =

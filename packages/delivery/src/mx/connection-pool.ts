@@ -24,6 +24,8 @@ export interface PoolTarget {
   egressAddress: string | undefined
   /** `plain`: the plain-text retry after a failed STARTTLS handshake under `opportunistic`. */
   tls: MxTlsPolicy | 'plain'
+  /** The receiving provider's own bounds for this host; absent: the pool's options. */
+  limits?: { connections: number; messagesPerConnection: number } | undefined
 }
 
 export interface ConnectionPoolOptions {
@@ -100,6 +102,7 @@ export class ConnectionPool {
       this.evictIdlePools()
     }
     this.pools.set(key, pool)
+    if (target.limits) pool.limits = target.limits
     return pool.acquire(signal)
   }
 
@@ -130,11 +133,18 @@ class AddressPool {
   private readonly waiting: Array<() => void> = []
   private opening = 0
   private closed = false
+  /** The provider's bounds for this host, as the latest send named them. */
+  limits: { connections: number; messagesPerConnection: number }
 
   constructor(
     private readonly target: PoolTarget,
     private readonly options: ConnectionPoolOptions,
-  ) {}
+  ) {
+    this.limits = target.limits ?? {
+      connections: options.connectionsPerHost,
+      messagesPerConnection: options.messagesPerConnection,
+    }
+  }
 
   /** Connections in use or being opened (idle ones do not count). */
   get busy(): boolean {
@@ -150,7 +160,7 @@ class AddressPool {
         clearTimeout(entry.idleTimer)
         return this.lease(entry)
       }
-      if (this.entries.size + this.opening < this.options.connectionsPerHost) return this.open(signal)
+      if (this.entries.size + this.opening < this.limits.connections) return this.open(signal)
       await this.waitForRoom(signal)
     }
   }
@@ -171,7 +181,7 @@ class AddressPool {
 
   private release(entry: Entry, reusable: boolean): void {
     entry.messages += 1
-    if (reusable && !entry.closed && entry.messages < this.options.messagesPerConnection) {
+    if (reusable && !entry.closed && entry.messages < this.limits.messagesPerConnection) {
       this.idle.push(entry)
       entry.idleTimer = setTimeout(() => this.retire(entry, 'quit'), this.options.idleMs)
       entry.idleTimer.unref()

@@ -287,6 +287,21 @@ describe('connections', () => {
     expect(received[0]?.raw).toMatch(/^DKIM-Signature: /)
   })
 
+  it('holds each send to its provider’s own limits where the route names them', async () => {
+    // The transport would allow 4 connections and 100 messages each; this provider allows 1 and 2.
+    const mx = transport(
+      { 'example.test': hosts('example.test', ['mx.example.test', RECORDER]) },
+      { connectionsPerHost: 4, messagesPerConnection: 100 },
+    )
+    const before = recorder.connections.length
+    const messages = Array.from({ length: 4 }, (_, index) => mail(`limited${index}@example.test`))
+    const limits = { connections: 1, messagesPerConnection: 2 }
+    await Promise.all(messages.map((message) => mx.send(message, { egressAddress: EGRESS, limits })))
+    // Four messages, two per connection, one at a time: two connections in turn (up to four at once
+    // under the transport's own bound).
+    expect(recorder.connections.slice(before)).toEqual([{ remoteAddress: EGRESS }, { remoteAddress: EGRESS }])
+  })
+
   it('closes a connection left idle, and the pools beyond the bound', async () => {
     const idle = transport(
       { 'example.test': hosts('example.test', ['mx.example.test', RECORDER]) },

@@ -58,6 +58,8 @@ export interface MxRoute {
   egressAddress?: string | undefined
   /** The send's deadline: aborts the wait for a connection and the session in flight. */
   signal?: AbortSignal | undefined
+  /** The receiving provider's connection limits (the rules file's); absent: the transport's own. */
+  limits?: { connections: number; messagesPerConnection: number } | undefined
 }
 
 /** The receiving host accepted the message: which one, and under which TLS. */
@@ -205,7 +207,13 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   ): Promise<{ ok: true; handOff: MxHandOff } | { ok: false; failure: AttemptFailure }> {
     let bodyHandedOff = false
     const request: MxAttemptRequest = {
-      target: { host: candidate.host, address: candidate.address, egressAddress: route.egressAddress, tls },
+      target: {
+        host: candidate.host,
+        address: candidate.address,
+        egressAddress: route.egressAddress,
+        tls,
+        ...(route.limits ? { limits: route.limits } : {}),
+      },
       signal: route.signal,
       bodyHandedOff: () => bodyHandedOff,
     }
