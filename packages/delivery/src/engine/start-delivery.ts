@@ -28,11 +28,13 @@ import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
+import { withProviderSignals } from './receivers/provider-signals'
 import { startReceivers } from './receivers/start-receivers'
 import { createWarmupCheck } from './receivers/warmup'
 import { createParkingState } from './relay/lane-parking'
 import { startRelay } from './relay/relay'
 import type { ShutdownStep } from './shutdown'
+import { createDeliverySignals } from './signals'
 import { startSweeper } from './sweeper/sweeper'
 import { startSystem } from './system/start-system'
 import { createApiMailTracker } from './tracking/api-mail-tracker'
@@ -69,6 +71,9 @@ export interface Delivery {
 export async function startDelivery(options: DeliveryOptions): Promise<Delivery> {
   const { database, logger, metrics } = options
   const tuning = resolveTuning(options.tuning)
+  // What the parts tell each other (a slot freed, a dispatch, a provider throttling): one object, each
+  // part subscribing to what it reacts to, instead of callbacks handed from one part to the next.
+  const signals = createDeliverySignals({ logger: logger.child({ component: 'signals' }) })
   // Producers fail fast while Redis is away (the relay rolls back and retries) instead of queueing
   // commands offline with row locks held.
   const producer = createProducerConnection(
@@ -108,6 +113,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     logger: logger.child({ component: 'relay' }),
     metrics,
     hooks: options.relayHooks,
+    signals,
     ...tuning.relay,
   })
   const sweeper = startSweeper({
@@ -118,7 +124,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...tuning.sweeper,
   })
   const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
-  const receivers = options.receivers
+  const started = options.receivers
     ? startReceivers(options.receivers, {
         db: database.db,
         buckets,
@@ -135,6 +141,8 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
       })
     : undefined
+  // The pacer hears of a provider's new state at once, not at its next tick.
+  const receivers = started?.gate ? { ...started, gate: withProviderSignals(started.gate, signals) } : started
   const governor = options.bulkGovernorTargetMs
     ? startBulkGovernor({
         redis: producer,
@@ -179,11 +187,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           }),
         }
       : {}),
+    signals,
     logger: logger.child({ component: 'pacer' }),
     metrics,
     ...tuning.pacer,
   })
-  const system = await startSystem(options, { queues, redis: producer, pacer, tuning })
+  const system = await startSystem(options, { queues, redis: producer, signals, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),
     ...tuning.plans,
@@ -203,7 +212,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     plans,
     deferrals,
     admission,
-    relay,
+    signals,
     ...(governor ? { governor } : {}),
     campaigns: createCampaignRenderer({
       db: database.db,

@@ -11,6 +11,7 @@ import { sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
+import type { DeliverySignals } from '../signals'
 import { createWakeSignal } from '../wake-signal'
 import { withTimeout } from '../with-timeout'
 import type { DepthTarget } from './depth-target'
@@ -63,6 +64,11 @@ export interface PacerOptions {
    * are not used then. Without it: relay mode, `releaseBulkBatch` as before.
    */
   receivers?: ReceiverPacing
+  /**
+   * `pacerWake` (a dispatch just created pending mail) and `providerStateChanged` (a provider
+   * throttled): either makes the pacer tick now rather than at its next interval.
+   */
+  signals?: Pick<DeliverySignals, 'pacerWake' | 'providerStateChanged'>
   tickMs?: number
   idleTickMs?: number
   followerRetryMs?: number
@@ -78,8 +84,6 @@ export interface BulkLaneQueues {
 }
 
 export interface Pacer {
-  /** A dispatch just created pending mail: tick now rather than at the next interval. */
-  wake(): void
   stop(): Promise<void>
 }
 
@@ -102,6 +106,12 @@ export function startPacer(options: PacerOptions): Pacer {
   const signal = createWakeSignal()
   const state = createPacerState()
   let stopped = false
+  const unsubscribes = options.signals
+    ? [
+        options.signals.pacerWake.subscribe(() => signal.wake()),
+        options.signals.providerStateChanged.subscribe(() => signal.wake()),
+      ]
+    : []
   const leadership = createPacerLeadership({ db: options.db, logger: options.logger, ...options.lease })
   const timingProblems = checkLeaseTiming({
     ttlMs: options.lease?.ttlMs ?? PACER_LEASE.ttlMs,
@@ -138,9 +148,9 @@ export function startPacer(options: PacerOptions): Pacer {
 
   const running = loop()
   return {
-    wake: () => signal.wake(),
     async stop() {
       stopped = true
+      for (const unsubscribe of unsubscribes) unsubscribe()
       signal.interrupt()
       await running
     },

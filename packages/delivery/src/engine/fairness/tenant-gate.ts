@@ -8,6 +8,7 @@ import {
   laneParkKey,
   type TokenBuckets,
 } from '@fairlane/fairness'
+import type { DeliverySignals } from '../signals'
 import type { PlanCache } from './plan-cache'
 
 export interface TenantGate {
@@ -26,8 +27,8 @@ export interface GateSlots {
   admission: LaneAdmission
   /** TRANSACTIONAL_SLOT_TTL_MS */
   ttlMs: number
-  /** A slot was given back: the relay may publish more of the tenant now. */
-  onFreed?: (parkKey: string) => void
+  /** A slot given back is announced here: the relay may publish more of the tenant now. */
+  signals?: Pick<DeliverySignals, 'slotFreed'>
 }
 
 /**
@@ -73,7 +74,7 @@ export function createTenantGate(options: {
       if (!slots) return
       const key = laneParkKey(options.lane, tenantId)
       const { removed } = await slots.admission.release(key, jobId)
-      if (removed) slots.onFreed?.(key)
+      if (removed) slots.signals?.slotFreed.emit(key)
     },
   }
 }

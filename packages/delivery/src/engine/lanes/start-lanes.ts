@@ -18,7 +18,7 @@ import type { DeferralRecorder } from '../fairness/deferral-recorder'
 import type { PlanCache } from '../fairness/plan-cache'
 import { createTenantGate, planSourceFor } from '../fairness/tenant-gate'
 import type { Receivers } from '../receivers/start-receivers'
-import type { Relay } from '../relay/relay'
+import type { DeliverySignals } from '../signals'
 import { createDeadLetters } from './dead-letters'
 import { type LaneWorkers, startLaneWorkers } from './lane-workers'
 import { createSendProcessor } from './send-processor'
@@ -41,7 +41,8 @@ export function startLanes(
     tracker?: MailTracker
     deferrals: DeferralRecorder
     admission: LaneAdmission
-    relay: Pick<Relay, 'slotFreed'>
+    /** Each transactional slot given back is announced on `slotFreed` (the relay listens). */
+    signals: Pick<DeliverySignals, 'slotFreed'>
     /** Measures the critical lane's sends; its factor sets the bulk workers' concurrency. */
     governor?: BulkGovernor
     /** MX mode: every lane sends to the recipients' MX hosts, behind the receiving providers' budgets. */
@@ -109,7 +110,7 @@ export function startLanes(
               slots: {
                 admission: resources.admission,
                 ttlMs: (options.transactionalLanes ?? DEFAULT_TRANSACTIONAL_LANES).slotTtlMs,
-                onFreed: resources.relay.slotFreed,
+                signals: resources.signals,
               },
             }),
       })

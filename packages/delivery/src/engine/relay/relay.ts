@@ -1,5 +1,6 @@
 import { OUTBOX_CHANNEL } from '@fairlane/core'
 import type { Sql } from 'postgres'
+import type { DeliverySignals } from '../signals'
 import { createWakeSignal } from '../wake-signal'
 import { type BatchResult, nextParkedTurnInMs, type PublishDeps, publishOutboxBatch } from './publish-batch'
 
@@ -14,16 +15,16 @@ export interface RelayOptions extends PublishDeps {
   pollMs: number
   /** Upper bound of the backoff after failed passes (Redis or PostgreSQL away). */
   maxBackoffMs: number
+  /**
+   * `slotFreed`: a lane job of a tenant gave its slot back (`laneParkKey`); if the relay had set the
+   * tenant aside as full, it looks at its parked rows now.
+   */
+  signals?: Pick<DeliverySignals, 'slotFreed'>
 }
 
 export interface Relay {
   /** Makes the loop run a pass now (what a NOTIFY does). */
   wake(): void
-  /**
-   * A lane job of this tenant gave its slot back (`laneParkKey`): if the relay had set the tenant
-   * aside as full, it looks at its parked rows now.
-   */
-  slotFreed(parkKey: string): void
   /** Lets the current pass finish, stops the loop and the LISTEN. */
   stop(): Promise<void>
 }
@@ -37,6 +38,9 @@ export function startRelay(options: RelayOptions): Relay {
   const wakeSignal = createWakeSignal()
   let stopped = false
   const listening = listen(options, wakeSignal.wake)
+  const unsubscribe = options.signals?.slotFreed.subscribe((parkKey) => {
+    if (options.fairness?.parking.unblock(parkKey)) wakeSignal.wake()
+  })
 
   async function loop(): Promise<void> {
     let failures = 0
@@ -52,11 +56,9 @@ export function startRelay(options: RelayOptions): Relay {
   const running = loop()
   return {
     wake: wakeSignal.wake,
-    slotFreed(parkKey) {
-      if (options.fairness?.parking.unblock(parkKey)) wakeSignal.wake()
-    },
     async stop() {
       stopped = true
+      unsubscribe?.()
       wakeSignal.interrupt()
       await running
       const listener = await listening

@@ -7,7 +7,6 @@ import {
   DOMAIN_CHECKS_SCHEDULER_ID,
   domainCheckHandlers,
 } from '../domains/domain-checks-jobs'
-import type { Pacer } from '../fairness/pacer'
 import { restoreDeadLetters } from '../lanes/dead-letter-restore'
 import { trimDeadLetters } from '../lanes/dead-letter-trim'
 import {
@@ -17,6 +16,7 @@ import {
   operationsHandlers,
   ROLLUP_SCHEDULER_ID,
 } from '../operations/operations-jobs'
+import type { DeliverySignals } from '../signals'
 import {
   disableFailingEndpoints,
   WEBHOOK_HEALTH_EVERY_MS,
@@ -52,7 +52,8 @@ interface SystemResources {
   queues: Pick<Queues, typeof SYSTEM_QUEUE | typeof DEAD_LETTER_QUEUE>
   /** The queues' connection (the dead-letter queue's completeness marker). */
   redis: RedisClient
-  pacer: Pick<Pacer, 'wake'>
+  /** `pacerWake`: a dispatch that created pending mail tells the pacer at once. */
+  signals: Pick<DeliverySignals, 'pacerWake'>
   tuning: Pick<typeof DELIVERY_TUNING, 'dispatch' | 'system'>
 }
 
@@ -80,7 +81,7 @@ export function startSystem(options: SystemOptions, resources: SystemResources) 
 
 /** Every system job: its payload, its schedule, and what it does in this process. */
 export function systemJobCatalog(options: SystemOptions, resources: SystemResources): SystemJobCatalog {
-  const { queues, pacer, tuning } = resources
+  const { queues, signals, tuning } = resources
   const logger = options.logger.child({ component: 'dispatcher' })
   const operations = options.operations ?? DEFAULT_OPERATIONS_SETTINGS
   const deadLetterCaps = (options.caps ?? DEFAULT_FAILURE_CAPS).deadLetters
@@ -89,7 +90,7 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
   const dispatch = () =>
     dispatchDue({
       db,
-      onPending: () => pacer.wake(),
+      onPending: () => signals.pacerWake.emit(),
       wakeAt: async (campaign, dueInMs) => {
         const data: SystemJobPayload<typeof CAMPAIGN_DUE_JOB> = { v: 1, campaignId: campaign.id }
         await queues[SYSTEM_QUEUE].add(CAMPAIGN_DUE_JOB, data, {

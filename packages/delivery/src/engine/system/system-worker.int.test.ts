@@ -19,6 +19,7 @@ import { createTenant } from '../../testing/seed'
 import { DOMAIN_CHECKS_EVERY_MS, DOMAIN_CHECKS_SCHEDULER_ID } from '../domains/domain-checks-jobs'
 import { createWorkerMetrics } from '../metrics'
 import { CLEANUP_SCHEDULER_ID, ROLLUP_SCHEDULER_ID } from '../operations/operations-jobs'
+import { createDeliverySignals } from '../signals'
 import {
   DEAD_LETTER_RESTORE_SCHEDULER_ID,
   DELIVERY_TUNING,
@@ -81,7 +82,7 @@ async function start(
     {
       queues,
       redis: connection,
-      pacer: { wake: () => {} },
+      signals: createDeliverySignals({ logger: testLogger(process.env.TEST_LOG_LEVEL) }),
       tuning: {
         dispatch: DELIVERY_TUNING.dispatch,
         system: {
