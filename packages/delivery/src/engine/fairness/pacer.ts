@@ -106,10 +106,19 @@ export function startPacer(options: PacerOptions): Pacer {
   const signal = createWakeSignal()
   const state = createPacerState()
   let stopped = false
+  // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
+  // it reads the new rates sooner, it does not spin.
+  let providerWokeAtMs = Number.NEGATIVE_INFINITY
+  const providerChanged = () => {
+    const nowMs = Date.now()
+    if (nowMs - providerWokeAtMs < tickMs) return
+    providerWokeAtMs = nowMs
+    signal.wake()
+  }
   const unsubscribes = options.signals
     ? [
         options.signals.pacerWake.subscribe(() => signal.wake()),
-        options.signals.providerStateChanged.subscribe(() => signal.wake()),
+        options.signals.providerStateChanged.subscribe(providerChanged),
       ]
     : []
   const leadership = createPacerLeadership({ db: options.db, logger: options.logger, ...options.lease })
