@@ -22,12 +22,12 @@
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
 import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
+import { startTestPipeline } from '@fairlane/delivery/testing/pipeline'
+import { createTenant, seedCampaign, seedQueuedMessages, setPlan } from '@fairlane/delivery/testing/seed'
+import { startTestSink } from '@fairlane/delivery/testing/sink'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { createTestDatabase, prepareTemplateDatabase } from '@fairlane/testing'
 import postgres from 'postgres'
-import { startTestPipeline } from '../apps/worker/src/test-support/pipeline'
-import { createTenant, seedCampaign, seedQueuedMessages, setPlan } from '../apps/worker/src/test-support/seed'
-import { startTestSink } from '../apps/worker/src/test-support/sink'
 import {
   type AcceptedMessage,
   bothBackloggedUntil,

@@ -21,11 +21,11 @@ const root = fileURLToPath(new URL('../..', import.meta.url))
  * fail there without the setting (`*.pgbouncer.test.ts` run only here).
  */
 const PGBOUNCER_FILES = [
-  'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
-  'apps/worker/src/relay/relay.int.test.ts',
-  'apps/worker/src/fairness/fairness.int.test.ts',
-  'apps/worker/src/fairness/pacer-redis-outage.int.test.ts',
-  'apps/worker/src/fairness/pacer-leadership.int.test.ts',
+  'packages/delivery/src/engine/lanes/delivery-pipeline.int.test.ts',
+  'packages/delivery/src/engine/relay/relay.int.test.ts',
+  'packages/delivery/src/engine/fairness/fairness.int.test.ts',
+  'packages/delivery/src/engine/fairness/pacer-redis-outage.int.test.ts',
+  'packages/delivery/src/engine/fairness/pacer-leadership.int.test.ts',
   'apps/worker/src/fairness/pacer-handover.int.test.ts',
   '{apps,packages}/*/src/**/*.pgbouncer.test.ts',
 ]
@@ -38,21 +38,21 @@ const PGBOUNCER_FILES = [
  */
 const TIMING_FILES = [
   'apps/worker/src/chaos/process.int.test.ts',
-  'apps/worker/src/fairness/fairness.int.test.ts',
-  'apps/worker/src/fairness/otp-flood.int.test.ts',
-  'apps/worker/src/fairness/burst-deferral.int.test.ts',
-  'apps/worker/src/fairness/bulk-governor.int.test.ts',
-  'apps/worker/src/webhooks/webhook-fairness.int.test.ts',
-  'apps/worker/src/webhooks/webhook-pressure.int.test.ts',
+  'packages/delivery/src/engine/fairness/fairness.int.test.ts',
+  'packages/delivery/src/engine/fairness/otp-flood.int.test.ts',
+  'packages/delivery/src/engine/fairness/burst-deferral.int.test.ts',
+  'packages/delivery/src/engine/fairness/bulk-governor.int.test.ts',
+  'packages/delivery/src/engine/webhooks/webhook-fairness.int.test.ts',
+  'packages/delivery/src/engine/webhooks/webhook-pressure.int.test.ts',
 ]
 
 /** What the `cluster` project runs against the local Redis Cluster. */
 const CLUSTER_TEST_FILES = [
-  'apps/worker/src/lanes/delivery-pipeline.int.test.ts',
-  'apps/worker/src/chaos/flushall.int.test.ts',
+  'packages/delivery/src/engine/lanes/delivery-pipeline.int.test.ts',
+  'packages/delivery/src/engine/chaos/flushall.int.test.ts',
   'packages/fairness/src/bucket/token-buckets.int.test.ts',
   'packages/fairness/src/lane/lane-slots.int.test.ts',
-  'apps/worker/src/**/*.cluster.test.ts',
+  'packages/delivery/src/engine/**/*.cluster.test.ts',
 ]
 
 export default defineConfig({

@@ -1,9 +1,14 @@
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import {
+  createMetricsRegistry,
+  createWorkerMetrics,
+  type DepthSource,
+  registerDepthGauges,
+} from '@fairlane/delivery/engine/metrics'
+import { registerReceiverMetrics } from '@fairlane/delivery/engine/receivers/receiver-metrics'
 import { REPOSITORY_ROOT } from '@fairlane/testing'
 import { describe, expect, it } from 'vitest'
-import { createMetricsRegistry, createWorkerMetrics, type DepthSource, registerDepthGauges } from './metrics'
-import { registerReceiverMetrics } from './receivers/receiver-metrics'
 
 const RULES_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.yml`
 const RULES_TEST_FILE = `${REPOSITORY_ROOT}ops/prometheus/alerts.test.yml`

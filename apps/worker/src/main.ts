@@ -1,17 +1,21 @@
 import { getPriority, setPriority } from 'node:os'
 import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import { createDatabase, poolerSettings } from '@fairlane/db'
+import {
+  createMetricsRegistry,
+  createWorkerMetrics,
+  registerDepthGauges,
+} from '@fairlane/delivery/engine/metrics'
+import { registerReceiverMetrics } from '@fairlane/delivery/engine/receivers/receiver-metrics'
+import { createReceiverRateSource } from '@fairlane/delivery/engine/receivers/receiver-rate-source'
+import { installShutdown } from '@fairlane/delivery/engine/shutdown'
+import { deliveryOptionsFromConfig, startDelivery } from '@fairlane/delivery/engine/start-delivery'
 import { receiverRatesFrom } from '@fairlane/delivery/shaping/receiver-rates'
 import { redisTarget } from '@fairlane/queue'
 import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
-import { createMetricsRegistry, createWorkerMetrics, registerDepthGauges } from './metrics'
 import { startMetricsServer } from './metrics-server'
-import { registerReceiverMetrics } from './receivers/receiver-metrics'
-import { createReceiverRateSource } from './receivers/receiver-rate-source'
-import { installShutdown } from './shutdown'
-import { deliveryOptionsFromConfig, startDelivery } from './start-delivery'
 
 /**
  * The worker process's composition root: the only place that creates its database client, Redis

@@ -1,13 +1,13 @@
 import { Writable } from 'node:stream'
 import { outbox } from '@fairlane/db'
+import { startTestPipeline, type TestPipeline } from '@fairlane/delivery/testing/pipeline'
+import { createTenant, seedQueuedMessages } from '@fairlane/delivery/testing/seed'
+import { startTestSink } from '@fairlane/delivery/testing/sink'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { connectTestRedis, eventually, setupTestEnvironment } from '@fairlane/testing'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MetricsServer, startMetricsServer } from './metrics-server'
-import { startTestPipeline, type TestPipeline } from './test-support/pipeline'
-import { createTenant, seedQueuedMessages } from './test-support/seed'
-import { startTestSink } from './test-support/sink'
 
 /**
  * The worker's /metrics against real Redis and PostgreSQL: the critical lane has no worker in this

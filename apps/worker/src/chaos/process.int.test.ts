@@ -1,11 +1,11 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
+import { createTenant, seedQueuedMessages } from '@fairlane/delivery/testing/seed'
+import { duplicateMessageIds, startTestSink } from '@fairlane/delivery/testing/sink'
+import { startWireFreezer, type WireFreezer } from '@fairlane/delivery/testing/wire-freezer'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, type RunningProcess, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createTenant, seedQueuedMessages } from '../test-support/seed'
-import { duplicateMessageIds, startTestSink } from '../test-support/sink'
-import { startWireFreezer, type WireFreezer } from '../test-support/wire-freezer'
 import { startWorkerProcess } from '../test-support/worker-process'
 
 const test = setupTestEnvironment('worker-chaos')

@@ -1,10 +1,10 @@
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { findLease } from '@fairlane/db/queries/leases'
+import { PACER_LEASE } from '@fairlane/delivery/engine/fairness/pacer-lease'
+import { startTestSink } from '@fairlane/delivery/testing/sink'
 import { eventually, type RunningProcess, setupTestEnvironment } from '@fairlane/testing'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startTestSink } from '../test-support/sink'
 import { startWorkerProcess } from '../test-support/worker-process'
-import { PACER_LEASE } from './pacer-lease'
 
 /**
  * Two worker processes (`main.ts`) contend for the pacer; the leader is SIGKILLed (no release) and

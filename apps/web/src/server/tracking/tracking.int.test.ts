@@ -1,15 +1,15 @@
 import type { AddressInfo } from 'node:net'
 import { signTrackingToken, trackingKey } from '@fairlane/core'
 import { upsertTrackedLinks } from '@fairlane/db/queries/tracking'
-import type { MailSink } from '@fairlane/mailsink/sink'
-import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import {
   startTestPipeline,
   TEST_UNSUBSCRIBE_SECRETS,
   type TestPipeline,
-} from '@fairlane/worker/test-support/pipeline'
-import { startTestSink } from '@fairlane/worker/test-support/sink'
-import { createEndpoint, startReceiver, type TestReceiver } from '@fairlane/worker/test-support/webhooks'
+} from '@fairlane/delivery/testing/pipeline'
+import { startTestSink } from '@fairlane/delivery/testing/sink'
+import { createEndpoint, startReceiver, type TestReceiver } from '@fairlane/delivery/testing/webhooks'
+import type { MailSink } from '@fairlane/mailsink/sink'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadCampaignEngagement } from '../campaigns/campaign-engagement'

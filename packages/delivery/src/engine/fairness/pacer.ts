@@ -1,0 +1,271 @@
+import {
+  type BulkLane,
+  type ReleasedMessage,
+  releaseBulkBatch,
+  releaseByReceiver,
+} from '@fairlane/core/pacing'
+import type { Database } from '@fairlane/db'
+import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
+import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
+import { sendJob } from '@fairlane/queue'
+import type { Queue } from 'bullmq'
+import type { Logger } from 'pino'
+import type { WorkerMetrics } from '../metrics'
+import type { DeliverySignals } from '../signals'
+import { createWakeSignal } from '../wake-signal'
+import { withTimeout } from '../with-timeout'
+import type { DepthTarget } from './depth-target'
+import { createPacerLeadership, type PacerLeadershipOptions } from './pacer-leadership'
+import { checkLeaseTiming, PACER_LEASE } from './pacer-lease'
+import type { ReceiverPacing } from './receiver-pacing'
+
+export const PACER_TUNING = {
+  /** Between ticks while there is backlog: how quickly freed queue slots are refilled. */
+  tickMs: 100,
+  /** Between ticks with nothing pending (a dispatch in this process also wakes the pacer at once). */
+  idleTickMs: 250,
+  /** How often a follower asks whether the leader's lease is gone (a handover takes up to this long). */
+  followerRetryMs: 1_000,
+}
+
+export interface PacerOptions {
+  db: Database
+  /** The leadership lease (`pacer-lease.ts`): holder id and timing; defaults to `PACER_LEASE`. */
+  lease?: Pick<PacerLeadershipOptions, 'holder' | 'ttlMs' | 'marginMs'>
+  /**
+   * The bulk lane's queues (`LaneQueues`): each job goes to its tenant's shard, and the depth the
+   * pacer fills to is the lane's total over every shard (LANE_SHARDS).
+   */
+  bulkLane: BulkLaneQueues
+  /** Jobs the bulk lane may hold at most over all its shards (waiting + active + delayed + prioritized). */
+  highWater: number
+  /**
+   * The depth to fill to, under `highWater`: a fraction of a second of the lane's measured sends
+   * (`createDepthTarget`), so a tenant arriving behind a full queue waits that long, not longer.
+   * Without it the pacer fills to `highWater`.
+   */
+  depthTarget?: DepthTarget
+  /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
+  horizonMs: number
+  /**
+   * How many jobs of each tenant its bucket refused since the last call (`createRefusalTracker`):
+   * spent from the tenant's allowance. Without it the pacer relies on its own allowance alone.
+   */
+  refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
+  /**
+   * PACER_REDIS_TIMEOUT_MS: every Redis call of a tick gives up after this long. The queue connection
+   * has no command timeout of its own (a stopped or paused Redis leaves commands pending forever), and
+   * a hung tick is a pacer that releases nothing and never notices Redis came back.
+   */
+  redisTimeoutMs?: number
+  /**
+   * DELIVERY_MODE=mx (`createReceiverPacing`): release per provider as its budget allows, shared
+   * between the tenants by weight (`releaseByReceiver`), instead of per tenant alone. `refusals`
+   * are not used then. Without it: relay mode, `releaseBulkBatch` as before.
+   */
+  receivers?: ReceiverPacing
+  /**
+   * `pacerWake` (a dispatch just created pending mail) and `providerStateChanged` (a provider
+   * throttled): either makes the pacer tick now rather than at its next interval.
+   */
+  signals?: Pick<DeliverySignals, 'pacerWake' | 'providerStateChanged'>
+  tickMs?: number
+  idleTickMs?: number
+  followerRetryMs?: number
+  logger: Logger
+  metrics: Pick<WorkerMetrics, 'pacerReleased' | 'pacerTicks' | 'pacerBacklog' | 'pacerBacklogTenants'>
+}
+
+type BulkQueue = Pick<Queue, 'addBulk' | 'getJobCounts'>
+
+export interface BulkLaneQueues {
+  queueFor(lane: 'bulk', tenantId: string): BulkQueue
+  shardsOf(lane: 'bulk'): readonly BulkQueue[]
+}
+
+export interface Pacer {
+  stop(): Promise<void>
+}
+
+/** Without `redisTimeoutMs`: the default of PACER_REDIS_TIMEOUT_MS. */
+export const DEFAULT_PACER_REDIS_TIMEOUT_MS = 2_000
+
+export type TickResult = 'released' | 'full' | 'idle'
+
+/**
+ * The bulk pacer: one leader across all worker processes (the `pacer` lease row, renewed every tick;
+ * when its holder stops renewing, another process takes it once it expires).
+ * Each tick it reads the bulk queue's depth and, under the high-water mark, releases pending rows
+ * in weighted deficit round robin (`@fairlane/fairness`), interleaved, so Redis holds a few seconds
+ * of work however large the backlogs in PostgreSQL are.
+ */
+export function startPacer(options: PacerOptions): Pacer {
+  const tickMs = options.tickMs ?? PACER_TUNING.tickMs
+  const idleTickMs = options.idleTickMs ?? PACER_TUNING.idleTickMs
+  const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
+  const signal = createWakeSignal()
+  const state = createPacerState()
+  let stopped = false
+  // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
+  // it reads the new rates sooner, it does not spin.
+  let providerWokeAtMs = Number.NEGATIVE_INFINITY
+  const providerChanged = () => {
+    const nowMs = Date.now()
+    if (nowMs - providerWokeAtMs < tickMs) return
+    providerWokeAtMs = nowMs
+    signal.wake()
+  }
+  const unsubscribes = options.signals
+    ? [
+        options.signals.pacerWake.subscribe(() => signal.wake()),
+        options.signals.providerStateChanged.subscribe(providerChanged),
+      ]
+    : []
+  const leadership = createPacerLeadership({ db: options.db, logger: options.logger, ...options.lease })
+  const timingProblems = checkLeaseTiming({
+    ttlMs: options.lease?.ttlMs ?? PACER_LEASE.ttlMs,
+    marginMs: options.lease?.marginMs ?? PACER_LEASE.marginMs,
+    tickMs,
+    idleTickMs,
+    redisTimeoutMs: options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS,
+  })
+  if (timingProblems.length > 0)
+    options.logger.warn({ problems: timingProblems }, 'pacer lease timing is off')
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      let pause = idleTickMs
+      try {
+        if (await leadership.ensure()) {
+          const result = await paceOnce(options, state)
+          options.metrics.pacerTicks.inc({ result })
+          pause = result === 'idle' ? idleTickMs : tickMs
+        } else {
+          options.metrics.pacerTicks.inc({ result: 'follower' })
+          pause = followerRetryMs
+        }
+      } catch (error) {
+        options.metrics.pacerTicks.inc({ result: 'error' })
+        options.logger.warn({ err: (error as Error).message }, 'pacer tick failed; retrying')
+        pause = followerRetryMs
+      }
+      if (stopped) break
+      await signal.sleep(pause)
+    }
+    await leadership.release()
+  }
+
+  const running = loop()
+  return {
+    async stop() {
+      stopped = true
+      for (const unsubscribe of unsubscribes) unsubscribe()
+      signal.interrupt()
+      await running
+    },
+  }
+}
+
+/**
+ * One tick (`releaseBulkBatch`) against the bulk queue and PostgreSQL: each Redis call of it gives up
+ * after `redisTimeoutMs`, and the backlog and the released rows go to the metrics.
+ */
+export async function paceOnce(
+  options: Pick<
+    PacerOptions,
+    | 'db'
+    | 'bulkLane'
+    | 'highWater'
+    | 'depthTarget'
+    | 'horizonMs'
+    | 'logger'
+    | 'metrics'
+    | 'refusals'
+    | 'redisTimeoutMs'
+    | 'receivers'
+  >,
+  state: PacerState,
+  now: () => number = Date.now,
+): Promise<TickResult> {
+  const redis = <T>(what: string, call: () => Promise<T>) =>
+    withTimeout(call(), options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS, what)
+  const { refusals, depthTarget, receivers } = options
+  const lane: BulkLane = {
+    async depth() {
+      const shards = await redis('bulk queue depth', () =>
+        Promise.all(
+          options.bulkLane
+            .shardsOf('bulk')
+            .map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
+        ),
+      )
+      return shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
+    },
+    async enqueue(released) {
+      await redis('bulk addBulk', () =>
+        Promise.all(
+          [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
+        ),
+      )
+    },
+  }
+  const outcome = receivers
+    ? await releaseByReceiver(receivers.stage, {
+        store: receivers.store,
+        lane,
+        providers: receivers.providers,
+        ratePerMinute: receivers.ratePerMinute,
+        ...(receivers.tenantRatePerMinute ? { tenantRatePerMinute: receivers.tenantRatePerMinute } : {}),
+        ...(receivers.tenantSharesPerMinute
+          ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
+          : {}),
+        planner: receivers.planner,
+        highWater: options.highWater,
+        ...(depthTarget ? { depthTarget } : {}),
+        clock: { now: () => new Date(now()) },
+        logger: options.logger,
+      })
+    : await releaseBulkBatch({
+        store: createBulkBacklogStore(options.db),
+        lane,
+        planner: {
+          plan: (input) => planRelease(state, input, { horizonMs: options.horizonMs }),
+          settle: (shortfall) => settleRelease(state, shortfall),
+        },
+        highWater: options.highWater,
+        ...(depthTarget ? { depthTarget } : {}),
+        ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
+        clock: { now: () => new Date(now()) },
+        logger: options.logger,
+      })
+  if (outcome.backlog) {
+    options.metrics.pacerBacklogTenants.set(outcome.backlog.tenants)
+    options.metrics.pacerBacklog.set(outcome.backlog.rows)
+  }
+  options.metrics.pacerReleased.inc(outcome.released)
+  return outcome.kind
+}
+
+/** The released rows per tenant shard, each shard's in the plan's interleaved order. */
+function byShard(
+  lane: BulkLaneQueues,
+  released: readonly ReleasedMessage[],
+): Map<BulkQueue, ReleasedMessage[]> {
+  const shards = new Map<BulkQueue, ReleasedMessage[]>()
+  for (const row of released) {
+    const queue = lane.queueFor('bulk', row.tenantId)
+    const rows = shards.get(queue)
+    if (rows) rows.push(row)
+    else shards.set(queue, [row])
+  }
+  return shards
+}
+
+function bulkJob(row: ReleasedMessage) {
+  return sendJob({
+    lane: 'bulk',
+    messageId: row.messageId,
+    tenantId: row.tenantId,
+    generation: row.generation,
+  })
+}

@@ -1,0 +1,134 @@
+import type { Lane } from '@fairlane/core'
+import {
+  type CampaignRenderer,
+  type MailTracker,
+  recordAcceptedSend,
+  type SendDeps,
+  sendMessage,
+} from '@fairlane/core/delivery'
+import { createDeliveryStore } from '@fairlane/db/queries/delivery'
+import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
+import { governed, type LaneAdmission, type TokenBuckets } from '@fairlane/fairness'
+import { type LaneTransports, messageIdFor } from '@fairlane/mail'
+import { DEAD_LETTER_QUEUE, failedJobRetention, type Queues } from '@fairlane/queue'
+import { createSenderSigner } from '../delivery/sender-signer'
+import { DEFAULT_FAILURE_CAPS, DEFAULT_TRANSACTIONAL_LANES, type DeliveryOptions } from '../delivery-options'
+import type { BulkGovernor } from '../fairness/bulk-governor'
+import type { DeferralRecorder } from '../fairness/deferral-recorder'
+import type { PlanCache } from '../fairness/plan-cache'
+import { createTenantGate, planSourceFor } from '../fairness/tenant-gate'
+import type { Receivers } from '../receivers/start-receivers'
+import type { DeliverySignals } from '../signals'
+import { createDeadLetters } from './dead-letters'
+import { type LaneWorkers, startLaneWorkers } from './lane-workers'
+import { createSendProcessor } from './send-processor'
+import { createSmtpMailer } from './smtp-mailer'
+
+/**
+ * One BullMQ worker per lane shard, each lane's shards sending through the lane's own SMTP pool, behind
+ * the tenant's bucket.
+ */
+export function startLanes(
+  options: DeliveryOptions,
+  resources: {
+    queues: Queues
+    transports: LaneTransports
+    deadlineMs: number
+    buckets: TokenBuckets
+    plans: PlanCache
+    campaigns: CampaignRenderer
+    /** Open and click tracking of API mail that asked for it. */
+    tracker?: MailTracker
+    deferrals: DeferralRecorder
+    admission: LaneAdmission
+    /** Each transactional slot given back is announced on `slotFreed` (the relay listens). */
+    signals: Pick<DeliverySignals, 'slotFreed'>
+    /** Measures the critical lane's sends; its factor sets the bulk workers' concurrency. */
+    governor?: BulkGovernor
+    /** MX mode: every lane sends to the recipients' MX hosts, behind the receiving providers' budgets. */
+    receivers?: Receivers
+  },
+): LaneWorkers {
+  const { database, logger, metrics } = options
+  const store = createDeliveryStore(database.db)
+  const returnPathSecret = options.unsubscribe.secrets[0]?.secret
+  if (returnPathSecret === undefined)
+    throw new Error('UNSUBSCRIBE_SECRET lists no key to sign return paths with')
+  // One for every lane: a domain's key is decrypted once per process, whichever lane sends its mail.
+  const signer = createSenderSigner({
+    load: (input) => findSigningDomain(database.db, input),
+    keys: options.dkimEncryptionKeys,
+    ...(options.senderSignerTtlMs === undefined ? {} : { ttlMs: options.senderSignerTtlMs }),
+  })
+  // The gate is the job's own (its tenant's bucket, with its lane slot): the processor gives it per send.
+  const { receivers } = resources
+  const mailerFor = (lane: Lane) => {
+    const slots = { deadlineMs: resources.deadlineMs, connections: options.smtp.connections[lane] }
+    return receivers ? receivers.mailer(slots) : createSmtpMailer(resources.transports[lane], slots)
+  }
+  const sendDepsFor = (lane: Lane): Omit<SendDeps, 'gate'> => ({
+    store,
+    mailer: mailerFor(lane),
+    ...(receivers?.gate ? { receivers: receivers.gate, maxAgeMs: receivers.maxAgeMs } : {}),
+    clock: { now: () => new Date() },
+    lockMs: options.sendLockMs,
+    mailFrom: options.mailFrom,
+    returnPath: { bounceDomain: options.bounceDomain, secret: returnPathSecret },
+    signer,
+    messageIdFor: (id) => messageIdFor(id, options.mailDomain),
+    campaigns: resources.campaigns,
+    ...(resources.tracker ? { tracker: resources.tracker } : {}),
+    logger: logger.child({ lane }),
+  })
+  const workers = startLaneWorkers({
+    redisUrl: options.redisUrl,
+    redisCluster: options.redisCluster,
+    prefix: options.queuePrefix,
+    laneShards: options.laneShards,
+    concurrency: options.concurrency,
+    lockMs: options.jobLockMs,
+    stalledIntervalMs: options.stalledIntervalMs,
+    logger,
+    metrics,
+    lanes: options.lanes,
+    failedRetention: failedJobRetention((options.caps ?? DEFAULT_FAILURE_CAPS).failedJobs),
+    deadLetters: createDeadLetters({
+      db: database.db,
+      queue: resources.queues[DEAD_LETTER_QUEUE],
+      logger,
+      metrics,
+    }),
+    processorFor: (lane) => {
+      const deps = sendDepsFor(lane)
+      const gate = createTenantGate({
+        lane,
+        buckets: resources.buckets,
+        planFor: planSourceFor(lane, { plans: resources.plans, transactional: options.transactionalPlan }),
+        ...(lane === 'bulk'
+          ? {}
+          : {
+              slots: {
+                admission: resources.admission,
+                ttlMs: (options.transactionalLanes ?? DEFAULT_TRANSACTIONAL_LANES).slotTtlMs,
+                signals: resources.signals,
+              },
+            }),
+      })
+      return createSendProcessor({
+        lane,
+        send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
+        record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
+        gate,
+        recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
+        ...(lane === 'critical' && resources.governor ? { onSent: resources.governor.recordCritical } : {}),
+        logger,
+        metrics,
+      })
+    },
+  })
+  resources.governor?.onChange((factor) => {
+    for (const bulk of workers.workers.bulk ?? [])
+      bulk.concurrency = governed(options.concurrency.bulk, factor)
+  })
+  return workers
+}
