@@ -6,7 +6,7 @@ import { createReceiverStage, releaseByReceiver } from './release-by-receiver'
 /**
  * The tick's own duties with a planner that asks for everything staged: the lane's free slots cap
  * the release, a failed add gives the claimed rows back, and the planner hears what was released.
- * (Fairness itself, with the real planner: apps/worker/src/fairness/receiver-pacing.test.ts.)
+ * (Fairness itself, with the real planner: packages/delivery/src/engine/fairness/receiver-pacing.test.ts.)
  */
 function setup(options: {
   pending: number

@@ -141,8 +141,12 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         onCountError: (error) => logger.warn({ err: String(error) }, 'receiver count not recorded'),
       })
     : undefined
-  // The pacer hears of a provider's new state at once, not at its next tick.
+  // The pacer hears of a provider's new state at once, not at its next tick, and reads it afresh:
+  // subscribed before the pacer, so its cached states are gone when the pacer's tick asks.
   const receivers = started?.gate ? { ...started, gate: withProviderSignals(started.gate, signals) } : started
+  const forgetRates = started
+    ? signals.providerStateChanged.subscribe(() => started.forgetRates())
+    : undefined
   const governor = options.bulkGovernorTargetMs
     ? startBulkGovernor({
         redis: producer,
@@ -248,6 +252,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         name: 'relay, sweeper, pacer and dispatcher',
         run: async () => {
           governor?.stop()
+          forgetRates?.()
           await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])
         },
       },

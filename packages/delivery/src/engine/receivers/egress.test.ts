@@ -77,7 +77,12 @@ describe('a provider’s rate for the pacer', () => {
       nowMs,
     )
     let reads = 0
-    const { ratePerMinute: rate, tenantRatePerMinute } = providerRates({
+    const {
+      ratePerMinute: rate,
+      tenantRatePerMinute,
+      ratePerMinuteAt,
+      forget,
+    } = providerRates({
       list: async () => {
         reads++
         return [
@@ -99,7 +104,14 @@ describe('a provider’s rate for the pacer', () => {
     // A tenant google slowed alone: paused at .11 (its own state) and at .10 (everyone's): nothing.
     expect(await tenantRatePerMinute('t-slowed', 'google')).toBe(0)
     expect(await tenantRatePerMinute('t-other', 'google')).toBeUndefined()
+    // One address's own: paused at .10, the ceiling at .11.
+    expect(await ratePerMinuteAt('google', '192.0.2.10')).toBe(0)
+    expect(await ratePerMinuteAt('google', '192.0.2.11')).toBeCloseTo(google * (1 - rules.criticalReserve))
     expect(reads).toBe(1)
+    // The gate wrote a new state (providerStateChanged): the next question reads afresh.
+    forget()
+    await rate('google')
+    expect(reads).toBe(2)
   })
 })
 

@@ -79,6 +79,8 @@ export interface Receivers {
   ): Promise<Map<string, number>>
   mailer(options: { deadlineMs: number; connections: number }): Mailer
   maxAgeMs: number
+  /** Drops the pacer's cached provider states: the gate just wrote a new one (`providerStateChanged`). */
+  forgetRates(): void
   close(): void
 }
 
@@ -181,6 +183,7 @@ export function startReceivers(
       : {}),
     mailer: (mailerOptions) => createMxMailer(transport, mailerOptions),
     maxAgeMs: options.maxAgeMs,
+    forgetRates: () => rates.forget(),
     close: () => transport.close(),
   }
 }
@@ -262,6 +265,8 @@ export function providerRates(input: {
   tenantRatePerMinute(tenantId: string, provider: string): Promise<number | undefined>
   /** The rate at one egress address, less the critical lane's reserve (what its shared bucket allows). */
   ratePerMinuteAt(provider: string, egress: string): Promise<number>
+  /** The next question reads the states afresh. */
+  forget(): void
 } {
   const cacheMs = input.cacheMs ?? 1_000
   const now = input.now ?? Date.now
@@ -321,6 +326,9 @@ export function providerRates(input: {
     },
     async ratePerMinuteAt(provider, egress) {
       return rateOf((await states()).byKey, provider, '', [egress])
+    },
+    forget() {
+      read = undefined
     },
   }
 }
