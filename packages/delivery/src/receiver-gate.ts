@@ -227,9 +227,11 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
         const share = shareWanting(shared, active, ask.tenantId, weight)
         // Others want this provider too: this tenant's part of it, in a bucket of its own.
         if (share < shared) {
+          // Two seconds of burst: a share token taken just before the shared bucket refused (another
+          // tenant's token came first) must not cost the tenant its next turn.
           const mine = await deps.buckets.take(
             bucketName(egress, provider, `share:${ask.tenantId}`),
-            planOf(share),
+            planOf(share, 2),
           )
           if (!mine.ok)
             return turnedAway(
@@ -238,7 +240,9 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
             )
         }
       }
-      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared))
+      // Two seconds of burst as well: tenants' turns, each paced by its share, meet here at moments of
+      // their own; with one second of it (one message at low rates) one of two near turns is lost.
+      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared, 2))
       if (taken.ok) return { ok: true, route }
       return turnedAway(
         slotDelay(taken, shared, random),
@@ -319,10 +323,10 @@ export function shareWanting(
   return demandShares(perMinute, entries).get(tenantId) ?? perMinute
 }
 
-/** One second's worth of burst, at least one message. */
-function planOf(perMinute: number): { ratePerSec: number; burst: number } {
+/** `seconds` of the rate as burst (one by default), at least `seconds` messages. */
+function planOf(perMinute: number, seconds = 1): { ratePerSec: number; burst: number } {
   const ratePerSec = Math.max(perMinute, 0.01) / 60
-  return { ratePerSec, burst: Math.max(1, Math.floor(ratePerSec)) }
+  return { ratePerSec, burst: Math.max(seconds, Math.floor(ratePerSec * seconds)) }
 }
 
 function slotDelay(
