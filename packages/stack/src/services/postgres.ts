@@ -36,6 +36,10 @@ export async function probePostgres(url: string, timeoutSeconds = 3): Promise<Pr
     max: 1,
     connect_timeout: timeoutSeconds,
     idle_timeout: 1,
+    // No array-type lookup after connecting: `select 1` needs none, and when the server stops
+    // between the two (the reaper test stops it while this polls) postgres.js rejects that lookup
+    // outside the query's promise, an unhandled ECONNRESET (seen once in CI).
+    fetch_types: false,
     onnotice: () => {},
     connection: { application_name: 'fairlane-stack-probe' },
   })
