@@ -240,14 +240,33 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
             )
         }
       }
-      // Two seconds of burst as well: tenants' turns, each paced by its share, meet here at moments of
-      // their own; with one second of it (one message at low rates) one of two near turns is lost.
-      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared, 2))
+      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared))
       if (taken.ok) return { ok: true, route }
       return turnedAway(
         slotDelay(taken, shared, random),
         `${provider} is at its rate of ${rateText(perMinute)}`,
       )
+    },
+
+    stillOpen(input: ReceiverAsk & { route: ReceiverRoute }): ReceiverAdmission {
+      const { provider } = input.route
+      const egress = input.route.egressAddress ?? ''
+      const states = cache.get(cacheKey(egress, provider))?.states
+      const now = deps.clock.now()
+      for (const scope of [input.tenantId, EVERYONE]) {
+        const stored = states?.get(scope)
+        if (!stored?.state) continue
+        const pausedUntil = deps.controller.pausedUntil(stored.state)
+        if (pausedUntil !== null && pausedUntil > now)
+          return {
+            ok: false,
+            delayMs: Math.max(1, Math.ceil(pausedUntil - now + random() * 1_000)),
+            provider,
+            reason: pauseReason(provider, stored.lastReply),
+            ...(egress ? { egressAddress: egress } : {}),
+          }
+      }
+      return { ok: true, route: input.route }
     },
 
     async learn(

@@ -257,6 +257,12 @@ export interface ReceiverGate {
    * the provider's pace, its attempt not spent (it was the provider's state, not the message, that failed).
    */
   learn(input: ReceiverAsk & { route: ReceiverRoute; outcome: ReceiverOutcome }): Promise<ReceiverVerdict>
+  /**
+   * Asked again once the mail has its connection slot, from what this worker already knows (no I/O):
+   * a provider that paused while the message waited for the slot (a throttle another send just
+   * learnt) is not sent to after all.
+   */
+  stillOpen?(input: ReceiverAsk & { route: ReceiverRoute }): ReceiverAdmission
 }
 
 export interface ReceiverAsk {

@@ -172,6 +172,11 @@ export async function sendMessage(
     // leave at once, so the tenant's plan holds at the receiving end. Whatever happens from here, the
     // connection goes back (releasing a slot that sent is a no-op).
     const slot = await deps.mailer.reserve(route)
+    const open = route ? deps.receivers?.stillOpen?.({ ...ask, route }) : undefined
+    if (open && !open.ok) {
+      slot.release()
+      return await deferToReceiver(claim, message, open, deps)
+    }
     try {
       const admission = await deps.gate.admit({ tenantId: message.tenantId, lane: message.lane })
       if (!admission.ok) {

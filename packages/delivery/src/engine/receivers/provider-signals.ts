@@ -13,6 +13,7 @@ export function withProviderSignals(
 ): ReceiverGate {
   return {
     admit: (ask) => gate.admit(ask),
+    ...(gate.stillOpen ? { stillOpen: gate.stillOpen } : {}),
     async learn(input) {
       const verdict = await gate.learn(input)
       if (verdict.kind === 'defer')

@@ -28,6 +28,18 @@ export function withReceiverCounts(
       }
       return admission
     },
+    ...(gate.stillOpen
+      ? {
+          stillOpen: (input: Parameters<NonNullable<ReceiverGate['stillOpen']>>[0]) => {
+            const open = (gate.stillOpen as NonNullable<ReceiverGate['stillOpen']>)(input)
+            if (!open.ok) {
+              const egress = open.egressAddress ?? ''
+              count({ provider: open.provider, egress, tenantId: input.tenantId, kind: 'deferred' })
+            }
+            return open
+          },
+        }
+      : {}),
     async learn(input) {
       const verdict = await gate.learn(input)
       const pair = {
