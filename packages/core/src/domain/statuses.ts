@@ -8,6 +8,7 @@
  */
 export const MESSAGE_STATUSES = [
   'pending',
+  'scheduled',
   'queued',
   'sending',
   'sent',
@@ -67,7 +68,8 @@ export type DomainRecordPurpose = (typeof DOMAIN_RECORD_PURPOSES)[number]
  * `deferred` (the tenant's bucket was empty), `sent` (the next hop said 250), `retrying` (a
  * transient error, another attempt is scheduled), `failed` (for good), `bounced` and `complained`
  * (the inbound server heard so later), `suppressed` (skipped: the address is suppressed),
- * `unsubscribed` (the recipient used its link), `opened` and `clicked` (tracking).
+ * `unsubscribed` (the recipient used its link), `opened` and `clicked` (tracking), `scheduled` (accepted
+ * with a `sendAt`: it waits for its time) and `cancelled` (a scheduled message cancelled before its time).
  */
 export const MESSAGE_EVENT_TYPES = [
   'accepted',
@@ -82,5 +84,7 @@ export const MESSAGE_EVENT_TYPES = [
   'unsubscribed',
   'opened',
   'clicked',
+  'scheduled',
+  'cancelled',
 ] as const
 export type MessageEventType = (typeof MESSAGE_EVENT_TYPES)[number]

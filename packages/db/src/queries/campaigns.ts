@@ -121,6 +121,8 @@ export const emptyCampaignCounts = (): CampaignCounts => ({
 
 const bucket: Record<MessageStatus, keyof CampaignCounts> = {
   pending: 'pending',
+  // Campaign mail is never scheduled one message at a time (the campaign has its time); counted as waiting.
+  scheduled: 'pending',
   queued: 'queued',
   sending: 'queued',
   sent: 'sent',

@@ -70,6 +70,15 @@ export const messages = pgTable(
     /** SHA-256 of the canonical request body: the same key with another body is answered 422. */
     requestHash: text('request_hash'),
     queuedAt: timestamptz('queued_at'),
+    /** A scheduled send's time (status `scheduled` until then; the outbox row is written when it comes). */
+    sendAt: timestamptz('send_at'),
+    /**
+     * The way in that accepted it: `api`, `batch`, `smtp` (submission) or `app` (the tenant app);
+     * null for campaign mail and rows older than migration 0026.
+     */
+    source: text('source'),
+    /** The message's size as accepted (body and attachments, decoded): usage and fairness count bytes too. */
+    sizeBytes: integer('size_bytes'),
     sentAt: timestamptz('sent_at'),
     failedAt: timestamptz('failed_at'),
     /**
@@ -96,6 +105,8 @@ export const messages = pgTable(
     index('messages_bulk_backlog_idx')
       .on(t.tenantId, t.createdAt, t.id)
       .where(sql`${t.status} = 'pending' and ${t.lane} = 'bulk'`),
+    // Scheduled sends that are due, oldest first.
+    index('messages_scheduled_due_idx').on(t.sendAt).where(sql`${t.status} = 'scheduled'`),
     // The sweeper re-enqueues rows queued long ago whose job Redis lost.
     index('messages_queued_idx').on(t.queuedAt).where(sql`${t.status} = 'queued'`),
     // Claims whose worker died: `locked_until` in the past. Keyed on the lock alone, not on

@@ -25,6 +25,24 @@ export const tenantDailyStats = pgTable(
 )
 
 /**
+ * What a tenant had accepted, per UTC day and lane, counted in the transaction that accepts (every way
+ * in: API, batch, SMTP, the app, campaign dispatch): the daily and monthly quotas and the usage report
+ * read it. One row per tenant, day and lane.
+ */
+export const tenantUsageDays = pgTable(
+  'tenant_usage_days',
+  {
+    tenantId: tenantId(),
+    day: date('day', { mode: 'string' }).notNull(),
+    lane: text('lane').notNull(),
+    accepted: integer('accepted').notNull().default(0),
+    acceptedBytes: bigint('accepted_bytes', { mode: 'number' }).notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ name: 'tenant_usage_days_pk', columns: [t.tenantId, t.day, t.lane] })],
+)
+
+/**
  * Sends the token bucket deferred, per tenant, lane and minute (UTC): each worker adds what it counted
  * every few seconds, so the daily rollup can report deferrals for a day cut in any time zone.
  */

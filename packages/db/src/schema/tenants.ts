@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
 import { createdAt, timestamptz, updatedAt } from './columns'
 
 /** A tenant and its bulk plan: the token bucket (`rate_per_sec`, `burst`) and its share of spare capacity. */
@@ -11,6 +11,19 @@ export const tenants = pgTable(
     ratePerSec: integer('rate_per_sec').notNull().default(10),
     burst: integer('burst').notNull().default(20),
     weight: integer('weight').notNull().default(1),
+    /**
+     * The named plan (PLANS) the tenant is on. Its values are copied into the plan columns (the bulk
+     * `rate_per_sec`/`burst`/`weight` above, the transactional and quota columns below) when the plan is
+     * assigned; `plan_overrides` names the fields the platform admin set by hand for this tenant alone.
+     */
+    planName: text('plan_name').notNull().default('standard'),
+    planOverrides: jsonb('plan_overrides').$type<Record<string, number | null>>().notNull().default({}),
+    /** The critical and default lanes' plan (mails/s, burst); null: TRANSACTIONAL_RATE_PER_SEC / _BURST. */
+    txRatePerSec: integer('tx_rate_per_sec'),
+    txBurst: integer('tx_burst'),
+    /** Messages the tenant may have accepted per UTC day / calendar month (UTC); null: no quota. */
+    quotaDaily: integer('quota_daily'),
+    quotaMonthly: integer('quota_monthly'),
     /** The From of mail that names none (`Name <local@domain>` on a verified domain); null: MAIL_FROM. */
     defaultFrom: text('default_from'),
     defaultReplyTo: text('default_reply_to'),
@@ -42,6 +55,10 @@ export const tenants = pgTable(
     check('tenants_rate_per_sec_check', sql`${t.ratePerSec} > 0`),
     check('tenants_burst_check', sql`${t.burst} > 0`),
     check('tenants_weight_check', sql`${t.weight} > 0`),
+    check('tenants_tx_rate_check', sql`${t.txRatePerSec} is null or ${t.txRatePerSec} > 0`),
+    check('tenants_tx_burst_check', sql`${t.txBurst} is null or ${t.txBurst} > 0`),
+    check('tenants_quota_daily_check', sql`${t.quotaDaily} is null or ${t.quotaDaily} >= 0`),
+    check('tenants_quota_monthly_check', sql`${t.quotaMonthly} is null or ${t.quotaMonthly} >= 0`),
     uniqueIndex('tenants_platform_unique').on(t.isPlatform).where(sql`${t.isPlatform}`),
   ],
 )

@@ -21,6 +21,8 @@ const LABELS: Record<MessageEventType, string> = {
   unsubscribed: 'The recipient unsubscribed with this message’s link',
   opened: 'Opened',
   clicked: 'Link clicked',
+  scheduled: 'Scheduled: waiting for its send time',
+  cancelled: 'Cancelled before its send time',
 }
 
 /** Longest value shown for one fact; the stored diagnostic is already capped, this keeps a line a line. */
