@@ -532,6 +532,11 @@ export const envSchema = z
      * (critical) 10 s, other transactional mail (default) 60 s.
      */
     ACCEPT_HORIZON_MS: acceptHorizons({ critical: 10_000, default: 60_000 }),
+    /**
+     * The largest message any way in accepts, in bytes: the decoded body and attachments of API mail,
+     * the DATA of an SMTP submission (its `SIZE`). 10 MB, as the large mailbox providers take.
+     */
+    MAX_MESSAGE_BYTES: positiveInt(10 * 1024 * 1024, 50 * 1024 * 1024),
 
     HOST: z.string().min(1).default('127.0.0.1'),
     WEB_PORT: port(3000),
