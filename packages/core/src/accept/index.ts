@@ -1,12 +1,12 @@
 export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
 export {
   type AcceptBucketSize,
-  acceptPlanFor,
   type AcceptBuckets,
   type AcceptPlan,
   acceptBucketName,
   acceptBucketSize,
   acceptBucketStep,
+  acceptPlanFor,
   checkPlanBeforeBody,
   type LanePlan,
   type PlanAdmissionDeps,
@@ -57,6 +57,7 @@ export {
   isRecipientLimited,
   laneForTemplate,
 } from './template-lanes'
+export { createTenantPlanCache, TENANT_PLAN_TTL_MS, type TenantPlanCacheOptions } from './tenant-plan-cache'
 export {
   DEFAULT_TENANT_PLAN,
   hasQuota,
@@ -68,4 +69,3 @@ export {
   type TenantPlans,
   tenantAcceptPlan,
 } from './tenant-plans'
-export { createTenantPlanCache, TENANT_PLAN_TTL_MS, type TenantPlanCacheOptions } from './tenant-plan-cache'

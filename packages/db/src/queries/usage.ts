@@ -53,13 +53,21 @@ export async function addAcceptedUsage(
  * UTC day and calendar month of `now`. Every accept of a tenant with a quota passes here before its
  * insert, so the read and the count it is checked against are never stale.
  */
-export async function lockQuotaUsage(db: Executor, query: { tenantId: string; now: Date }): Promise<QuotaUsage> {
-  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`fairlane:quota:${query.tenantId}`}, 0))`)
+export async function lockQuotaUsage(
+  db: Executor,
+  query: { tenantId: string; now: Date },
+): Promise<QuotaUsage> {
+  await db.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`fairlane:quota:${query.tenantId}`}, 0))`,
+  )
   return readQuotaUsage(db, query)
 }
 
 /** What the tenant accepted in `now`'s UTC day and calendar month, all lanes (no lock). */
-export async function readQuotaUsage(db: Executor, query: { tenantId: string; now: Date }): Promise<QuotaUsage> {
+export async function readQuotaUsage(
+  db: Executor,
+  query: { tenantId: string; now: Date },
+): Promise<QuotaUsage> {
   const day = query.now.toISOString().slice(0, 10)
   const monthStart = `${day.slice(0, 7)}-01`
   const [row] = await db.execute<{ today: number; month: number }>(sql`

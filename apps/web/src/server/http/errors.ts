@@ -49,7 +49,12 @@ export function errorResponse(error: unknown, logger: Logger): Response {
       ...(error.details ? { details: error.details } : {}),
       // `details.limit`: which limit a 429 ran into (`RATE_LIMIT_NAMES`).
       ...(error.limit
-        ? { details: { limit: error.limit, ...(error.resetAt ? { resetAt: error.resetAt.toISOString() } : {}) } }
+        ? {
+            details: {
+              limit: error.limit,
+              ...(error.resetAt ? { resetAt: error.resetAt.toISOString() } : {}),
+            },
+          }
         : {}),
     }
     return Response.json({ error: body }, { status: httpStatusOf(error.code), headers })
