@@ -97,7 +97,7 @@ export async function insertQueuedMessage(
       insert into ${outbox} (tenant_id, topic, payload)
       select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted
     )
-    ), usage as (${countAcceptedSql({
+    , usage as (${countAcceptedSql({
       tenantId: message.tenantId,
       at: message.queuedAt,
       lane: message.lane,
