@@ -78,3 +78,5 @@ export * from './tracking'
 export * from './unsubscribe'
 // Webhooks (event types, signatures, retry schedule, address rules) are exported from the root like the rest.
 export * from './webhooks'
+// Usage (accepted and outcomes per day, quotas) is exported from the root like the other use cases.
+export * from './usage'
