@@ -90,6 +90,8 @@ export async function acceptMessage(
   }
   const limited = isRecipientLimited(rendered.template)
   // A tenant with a quota accepts in a transaction that reads its usage under its lock (admit-by-quota).
+  // Its plan allowance was taken above: a request refused for the quota costs the tenant a moment of
+  // its bucket, as any request refused after admission does.
   const quota = hasQuota(tenantPlan.quota) ? tenantPlan.quota : null
 
   if (idempotencyKey === null && quota === null) {
