@@ -53,6 +53,7 @@ import {
 } from '../responses'
 import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
 import { teamOperations, teamSchemas } from './team-operations'
+import { usageOperations, usageResponse } from './usage-operations'
 import { webhookOperations, webhookSchemas } from './webhook-operations'
 
 /** The document as zod-openapi types it (OpenAPI 3.1 and 3.2 objects alike). */
@@ -101,6 +102,10 @@ const TAGS: oas31.TagObject[] = [
   {
     name: 'Team',
     description: 'Members, their roles, and invitations by email (owner, admin, member).',
+  },
+  {
+    name: 'Usage',
+    description: 'What you sent per day and lane, and your plan’s daily and monthly quotas.',
   },
   { name: 'Reference', description: 'This document.' },
 ]
@@ -692,6 +697,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
     },
     ...webhookOperations(),
     ...teamOperations(),
+    ...usageOperations(),
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
       tags: ['Reference'],
@@ -766,6 +772,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         SuppressionImport: suppressionImportResponse,
         ...webhookSchemas,
         ...teamSchemas,
+        Usage: usageResponse,
         Error: errorResponse,
       },
     },
