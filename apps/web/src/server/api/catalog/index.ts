@@ -1,0 +1,85 @@
+/**
+ * The route catalog: every route of the web process's route table (`/api/**` and the tracking paths
+ * `/t/o/:token`, `/t/c/:token`) is declared here once, in a file per resource, with its method, path,
+ * API key scope, body cap, OpenAPI operation (request and response schemas, examples) and handler.
+ * Built from it: the route table (`API_ROUTES`, which the web entry's fast path answers), the body
+ * caps the entry holds each request to (`http/body-limits.ts`) and the OpenAPI document served at
+ * `GET /api/v1/openapi.json` (`buildOpenApiDocument`).
+ *
+ * How to add a route:
+ * 1. Write the handler where its resource's handlers are (`api/v1/<resource>.ts`, `api/admin/<verb>.ts`):
+ *    `(request, ...params, deps.api | deps.admin) => Response`.
+ * 2. Declare it in the resource's file here (a new resource gets a new file, added to `GROUPS` below):
+ *    ```ts
+ *    listMessages: declareRoute({
+ *      method: 'GET',
+ *      path: '/api/v1/messages',
+ *      scope: 'full',          // `/api/v1` only, required: 'sending' opens it to sending keys
+ *      bodyLimit: 'api',       // a class of `BODY_LIMITS`; a new class goes there
+ *      handle: (request, _, deps) => listMessages(request, deps.api),
+ *      openapi: { operationId: 'listMessages', tags: ['Messages'], summary: '…', responses: responses(…) },
+ *    }),
+ *    ```
+ *    `/api/v1` routes must have `scope` and `openapi` (the types refuse one without); other routes may
+ *    have neither. Name the request schema with `.meta({ id })` next to the route; add a named response
+ *    schema to `components` in `v1/openapi/document.ts` if other schemas refer to it.
+ * 3. Nothing else: the table, the body caps and the document follow. `catalog.test.ts` refuses a name or
+ *    a method and path declared twice and a `/api/v1` route without scope, cap or operation;
+ *    `openapi/document.test.ts` checks the document; `api-key-scopes.int.test.ts` walks every scope.
+ */
+import { documentRoutes, type OpenApiDocument } from '../v1/openapi/document'
+import { adminConsoleRoutes } from './admin-console'
+import { adminDeadLetterRoutes } from './admin-dead-letters'
+import { adminTenantRoutes } from './admin-tenants'
+import { assembleCatalog, buildRouteTable, type RouteGroup } from './assemble'
+import { authRoutes } from './auth'
+import { campaignRoutes } from './campaigns'
+import { contactRoutes } from './contacts'
+import type { RouteDeclaration } from './define'
+import { domainRoutes } from './domains'
+import { healthRoutes } from './health'
+import { messageRoutes } from './messages'
+import { referenceRoutes } from './reference'
+import { segmentRoutes } from './segments'
+import { senderRoutes } from './sender'
+import { suppressionRoutes } from './suppressions'
+import { teamRoutes } from './team'
+import { templateRoutes } from './templates'
+import { trackingRoutes } from './tracking'
+import { webhookDeliveryRoutes } from './webhook-deliveries'
+import { webhookRoutes } from './webhooks'
+
+/** In this order the document lists the operations (and the router tries the paths). */
+const GROUPS = [
+  trackingRoutes,
+  messageRoutes,
+  senderRoutes,
+  templateRoutes,
+  domainRoutes,
+  campaignRoutes,
+  contactRoutes,
+  segmentRoutes,
+  suppressionRoutes,
+  webhookRoutes,
+  webhookDeliveryRoutes,
+  teamRoutes,
+  referenceRoutes(() => buildOpenApiDocument()),
+  authRoutes,
+  healthRoutes,
+  adminTenantRoutes,
+  adminDeadLetterRoutes,
+  adminConsoleRoutes,
+] as const satisfies readonly RouteGroup[]
+
+export const CATALOG = assembleCatalog(GROUPS)
+
+/** Every declaration, in catalog order. */
+export const CATALOG_ROUTES: readonly RouteDeclaration[] = Object.values(CATALOG as RouteGroup)
+
+/** The route table: the same names, each with the scope wrapped into its handler's deps. */
+export const API_ROUTES = buildRouteTable<typeof GROUPS>(CATALOG)
+
+/** The `/api/v1` OpenAPI 3.1 document of the catalog. `now` only dates the campaign examples. */
+export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocument {
+  return documentRoutes(CATALOG_ROUTES, options)
+}
