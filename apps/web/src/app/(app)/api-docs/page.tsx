@@ -1,6 +1,6 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { buildOpenApiDocument } from '@/server/api/catalog'
+import { buildOpenApiDocument } from '@/server/api/catalog/public-api'
 import { OPENAPI_PATH } from '@/server/api/v1/openapi/document'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'

@@ -9,7 +9,8 @@
  * How to add a route:
  * 1. Write the handler where its resource's handlers are (`api/v1/<resource>.ts`, `api/admin/<verb>.ts`):
  *    `(request, ...params, deps.api | deps.admin) => Response`.
- * 2. Declare it in the resource's file here (a new resource gets a new file, added to `GROUPS` below):
+ * 2. Declare it in the resource's file here (a new resource gets a new file, added to `GROUPS` below,
+ *    or for `/api/v1` to `PUBLIC_API_GROUPS` in `public-api.ts`):
  *    ```ts
  *    listMessages: declareRoute({
  *      method: 'GET',
@@ -27,43 +28,20 @@
  *    a method and path declared twice and a `/api/v1` route without scope, cap or operation;
  *    `openapi/document.test.ts` checks the document; `api-key-scopes.int.test.ts` walks every scope.
  */
-import { documentRoutes, type OpenApiDocument } from '../v1/openapi/document'
 import { adminConsoleRoutes } from './admin-console'
 import { adminDeadLetterRoutes } from './admin-dead-letters'
 import { adminTenantRoutes } from './admin-tenants'
 import { assembleCatalog, buildRouteTable, type RouteGroup } from './assemble'
 import { authRoutes } from './auth'
-import { campaignRoutes } from './campaigns'
-import { contactRoutes } from './contacts'
 import type { RouteDeclaration } from './define'
-import { domainRoutes } from './domains'
 import { healthRoutes } from './health'
-import { messageRoutes } from './messages'
-import { referenceRoutes } from './reference'
-import { segmentRoutes } from './segments'
-import { senderRoutes } from './sender'
-import { suppressionRoutes } from './suppressions'
-import { teamRoutes } from './team'
-import { templateRoutes } from './templates'
+import { PUBLIC_API_GROUPS } from './public-api'
 import { trackingRoutes } from './tracking'
-import { webhookDeliveryRoutes } from './webhook-deliveries'
-import { webhookRoutes } from './webhooks'
 
-/** In this order the document lists the operations (and the router tries the paths). */
+/** In this order the router tries the paths (the public API's in `public-api.ts`). */
 const GROUPS = [
   trackingRoutes,
-  messageRoutes,
-  senderRoutes,
-  templateRoutes,
-  domainRoutes,
-  campaignRoutes,
-  contactRoutes,
-  segmentRoutes,
-  suppressionRoutes,
-  webhookRoutes,
-  webhookDeliveryRoutes,
-  teamRoutes,
-  referenceRoutes(() => buildOpenApiDocument()),
+  ...PUBLIC_API_GROUPS,
   authRoutes,
   healthRoutes,
   adminTenantRoutes,
@@ -79,7 +57,4 @@ export const CATALOG_ROUTES: readonly RouteDeclaration[] = Object.values(CATALOG
 /** The route table: the same names, each with the scope wrapped into its handler's deps. */
 export const API_ROUTES = buildRouteTable<typeof GROUPS>(CATALOG)
 
-/** The `/api/v1` OpenAPI 3.1 document of the catalog. `now` only dates the campaign examples. */
-export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocument {
-  return documentRoutes(CATALOG_ROUTES, options)
-}
+export { buildOpenApiDocument } from './public-api'
