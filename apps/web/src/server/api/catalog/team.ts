@@ -1,6 +1,6 @@
 import { invitationRequestSchema, memberRolePatchSchema } from '@fairlane/core'
 import { z } from 'zod'
-import { idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
+import { body, idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
 import {
   deleteInvitation,
   deleteMember,
@@ -16,7 +16,6 @@ import {
   membersResponse,
 } from '../v1/team-responses'
 import { declareRoute } from './define'
-import { body } from './webhooks'
 
 const userIdParam = {
   path: z.object({

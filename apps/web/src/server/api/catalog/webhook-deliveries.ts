@@ -1,6 +1,6 @@
 import { MAX_REPLAY_DELIVERIES, replayDeliveriesSchema, webhookDeliveriesQuerySchema } from '@fairlane/core'
 import { z } from 'zod'
-import { idParam, json, responses } from '../v1/openapi/operation-helpers'
+import { body, idParam, json, responses } from '../v1/openapi/operation-helpers'
 import {
   getWebhookDeliveries,
   getWebhookDeliveryById,
@@ -14,7 +14,6 @@ import {
   webhookReplayResponse,
 } from '../v1/webhook-responses'
 import { declareRoute } from './define'
-import { body } from './webhooks'
 
 const requestSchemas = { replay: replayDeliveriesSchema.meta({ id: 'ReplayWebhookDeliveriesRequest' }) }
 

@@ -4,8 +4,7 @@ import {
   WEBHOOK_EVENT_TYPES,
   webhookEndpointPatchSchema,
 } from '@fairlane/core'
-import type { z } from 'zod'
-import { idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
+import { body, idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
 import { postWebhookTest } from '../v1/webhook-deliveries'
 import {
   webhookDeliveryResponse,
@@ -27,12 +26,6 @@ const requestSchemas = {
   newEndpoint: newWebhookEndpointSchema.meta({ id: 'NewWebhookEndpointRequest' }),
   patch: webhookEndpointPatchSchema.meta({ id: 'WebhookEndpointPatchRequest' }),
 }
-
-/** A JSON request body with its examples. */
-export const body = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
-  required: true,
-  content: { 'application/json': { schema, examples } },
-})
 
 const REQUEST_FORMAT = [
   'Each event is a `POST` of JSON `{ type, createdAt, data }` with the Standard Webhooks headers `webhook-id`',
