@@ -21,8 +21,8 @@
  *      openapi: { operationId: 'listMessages', tags: ['Messages'], summary: '…', responses: responses(…) },
  *    }),
  *    ```
- *    `/api/v1` routes must have `scope` and `openapi` (the types refuse one without); other routes may
- *    have neither. Name the request schema with `.meta({ id })` next to the route; add a named response
+ *    `/api/v1` routes must have `scope` and `openapi` (the types refuse one without); other routes
+ *    (admin, auth, health, tracking) must have neither. Name the request schema with `.meta({ id })` next to the route; add a named response
  *    schema to `components` in `v1/openapi/document.ts` if other schemas refer to it.
  * 3. Nothing else: the table, the body caps and the document follow. `catalog.test.ts` refuses a name or
  *    a method and path declared twice and a `/api/v1` route without scope, cap or operation;
