@@ -36,22 +36,11 @@ export const TRACKING_PREFIX = '/t/'
  * with another method a 405. Paths outside `/api/` are left to Next.js.
  */
 export function createRouter(routes: readonly ApiRoute[]): Router {
-  const compiled: CompiledRoute[] = routes.map((route) => ({
-    route,
-    segments: route.path
-      .split('/')
-      .slice(1)
-      .map((segment): Segment => {
-        if (segment.startsWith(':')) return { param: segment.slice(1) }
-        if (segment.startsWith('*')) return { rest: segment.slice(1) }
-        return segment
-      }),
-  }))
+  const compiled = compile(routes)
 
   return (method, url) => {
-    const queryAt = url.indexOf('?')
-    const path = queryAt === -1 ? url : url.slice(0, queryAt)
-    if (!path.startsWith(API_PREFIX) && path !== '/api' && !path.startsWith(TRACKING_PREFIX)) return null
+    const path = tablePath(url)
+    if (path === null) return null
     const segments = path.split('/').slice(1)
     // HEAD is GET without the body (Node's response drops it).
     const wanted = method === 'HEAD' ? 'GET' : method
@@ -65,6 +54,44 @@ export function createRouter(routes: readonly ApiRoute[]): Router {
     if (allow.size === 0) return { kind: 'not-found' }
     return { kind: 'method-not-allowed', allow: [...allow].sort() }
   }
+}
+
+/**
+ * Every route at a path, whatever its method (the body caps are per path: a request is capped before
+ * its method is looked at); `null` for a path outside the table's, as the router says.
+ */
+export function createPathIndex(routes: readonly ApiRoute[]): (url: string) => ApiRoute[] | null {
+  const compiled = compile(routes)
+  return (url) => {
+    const path = tablePath(url)
+    if (path === null) return null
+    const segments = path.split('/').slice(1)
+    return compiled
+      .filter((candidate) => matchSegments(candidate.segments, segments))
+      .map(({ route }) => route)
+  }
+}
+
+function compile(routes: readonly ApiRoute[]): CompiledRoute[] {
+  return routes.map((route) => ({
+    route,
+    segments: route.path
+      .split('/')
+      .slice(1)
+      .map((segment): Segment => {
+        if (segment.startsWith(':')) return { param: segment.slice(1) }
+        if (segment.startsWith('*')) return { rest: segment.slice(1) }
+        return segment
+      }),
+  }))
+}
+
+/** The request's path without its query when it is the table's (`/api`, `/api/…`, `/t/…`), else null. */
+function tablePath(url: string): string | null {
+  const queryAt = url.indexOf('?')
+  const path = queryAt === -1 ? url : url.slice(0, queryAt)
+  if (!path.startsWith(API_PREFIX) && path !== '/api' && !path.startsWith(TRACKING_PREFIX)) return null
+  return path
 }
 
 function matchSegments(pattern: Segment[], segments: string[]): Record<string, string> | null {

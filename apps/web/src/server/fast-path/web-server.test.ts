@@ -19,6 +19,7 @@ const stubRoutes: ApiRoute[] = [
   {
     method: 'POST',
     path: '/api/v1/messages',
+    bodyLimit: 'api',
     handle: (request) =>
       respond(logger, async () => {
         const body = await readJsonBody(request, 1024)
@@ -37,6 +38,7 @@ const stubRoutes: ApiRoute[] = [
   {
     method: 'GET',
     path: '/api/health/live',
+    bodyLimit: 'api',
     handle: () => {
       throw new Error('boom')
     },
@@ -44,6 +46,7 @@ const stubRoutes: ApiRoute[] = [
   {
     method: 'GET',
     path: '/api/slow',
+    bodyLimit: 'api',
     handle: () =>
       new Promise<Response>((resolve) => {
         release = () => resolve(Response.json({ slow: true }))

@@ -1,6 +1,8 @@
 import { IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import { MAX_SUPPRESSION_CSV_BYTES } from '@fairlane/core'
+import { API_ROUTES } from '../api/catalog'
+import { createPathIndex } from '../fast-path/router'
 
 /**
  * Every request body the web process reads is capped by the web entry, per class of route, before
@@ -10,6 +12,8 @@ import { MAX_SUPPRESSION_CSV_BYTES } from '@fairlane/core'
  * - a body without one (chunked) is counted as it arrives and cut at the cap with a 413.
  * Handlers keep their own, often smaller, limits (64 KB for one message); these are the outer
  * bound, so an anonymous client can make the process hold at most this much per request.
+ * Each route of the table names its class in the route catalog (`bodyLimit`, `api/catalog/`); the
+ * pages' paths are classed here.
  */
 export const BODY_LIMITS = {
   /** `/api/**` JSON (a campaign's HTML is at most 512 KB, its JSON at most twice that). */
@@ -41,13 +45,29 @@ export function bodyLimitOf(url: string): BodyLimit {
   return { class: bodyClass, maxBytes: BODY_LIMITS[bodyClass] }
 }
 
+const routesAt = createPathIndex(Object.values(API_ROUTES))
+
 function bodyClassOf(path: string): BodyClass {
-  if (path === '/api/v1/contacts' || path === '/contacts/import/rows') return 'contactsImport'
-  if (path === '/api/v1/suppressions/import' || path === '/suppressions/import') return 'suppressionsImport'
+  const routes = routesAt(path)
+  if (routes !== null && routes.length > 0) return largestClass(routes.map((route) => route.bodyLimit))
+  // Outside the route table: an /api path no route has (answered 404 or 405), the pages.
   if (path.startsWith('/api/auth/')) return 'auth'
   if (path === '/api' || path.startsWith('/api/')) return 'api'
+  if (path === '/contacts/import/rows') return 'contactsImport'
+  if (path === '/suppressions/import') return 'suppressionsImport'
   if (path.startsWith('/u/')) return 'unsubscribe'
   return 'pages'
+}
+
+/**
+ * Routes of several methods may share a path (`POST /api/v1/suppressions/import` and `DELETE
+ * /api/v1/suppressions/:email`): the path takes the largest of their caps, so a body a route may
+ * take is never refused because another route matches the path too.
+ */
+function largestClass(classes: BodyClass[]): BodyClass {
+  return classes.reduce((largest, bodyClass) =>
+    BODY_LIMITS[bodyClass] > BODY_LIMITS[largest] ? bodyClass : largest,
+  )
 }
 
 /** `Content-Length` as a number; null without one; NaN when it is not a plain decimal. */

@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import Link from 'next/link'
-import { buildOpenApiDocument, OPENAPI_PATH } from '@/server/api/v1/openapi/document'
+import { buildOpenApiDocument } from '@/server/api/catalog/public-api'
+import { OPENAPI_PATH } from '@/server/api/v1/openapi/document'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import styles from './api-docs.module.css'

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { buildOpenApiDocument } from './openapi/document'
+import type { OpenApiDocument } from './openapi/document'
 
 interface Served {
   body: string
@@ -9,9 +9,9 @@ interface Served {
 let served: Served | undefined
 
 /** Built on first use and kept for the process: the document changes only with a deploy. */
-function document(): Served {
+function document(build: () => OpenApiDocument): Served {
   if (!served) {
-    const body = JSON.stringify(buildOpenApiDocument())
+    const body = JSON.stringify(build())
     served = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
   }
   return served
@@ -21,8 +21,8 @@ function document(): Served {
  * `GET /api/v1/openapi.json`: the API's OpenAPI 3.1 document, public (no key) and cacheable; a
  * client that sends back the ETag in If-None-Match gets a 304.
  */
-export function getOpenApiDocument(request: Request): Response {
-  const { body, etag } = document()
+export function getOpenApiDocument(request: Request, build: () => OpenApiDocument): Response {
+  const { body, etag } = document(build)
   const headers = {
     etag,
     'cache-control': 'public, max-age=300',

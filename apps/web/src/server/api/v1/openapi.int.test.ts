@@ -10,7 +10,8 @@ import {
   type WebHarness,
 } from '../../test-support/harness'
 import { type CheckedDocument, checkOpenApiDocument } from '../../test-support/openapi'
-import { buildOpenApiDocument, OPENAPI_PATH } from './openapi/document'
+import { buildOpenApiDocument } from '../catalog'
+import { OPENAPI_PATH } from './openapi/document'
 
 /**
  * The document against the real handlers: every example request it gives is sent through the route

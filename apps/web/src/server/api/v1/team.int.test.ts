@@ -11,7 +11,7 @@ import { teamUseCaseDeps, userActor } from '../../team/team-deps'
 import { callRoute, documentedAnswer, routeDeps } from '../../test-support/api-calls'
 import { createWebHarness, seedTenant, type WebHarness } from '../../test-support/harness'
 import { type CheckedDocument, checkOpenApiDocument } from '../../test-support/openapi'
-import { buildOpenApiDocument } from './openapi/document'
+import { buildOpenApiDocument } from '../catalog'
 import type { InvitationResponse, MemberResponse } from './team-responses'
 
 /** `/api/v1/members` and `/api/v1/invitations` through the route table, on real PostgreSQL and Redis. */

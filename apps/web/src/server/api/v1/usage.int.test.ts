@@ -6,7 +6,7 @@ import type { RouteDeps } from '../../routes'
 import { callRoute, documentedAnswer, routeDeps } from '../../test-support/api-calls'
 import { createWebHarness, seedApiKey, seedTenant, type WebHarness } from '../../test-support/harness'
 import { type CheckedDocument, checkOpenApiDocument } from '../../test-support/openapi'
-import { buildOpenApiDocument } from './openapi/document'
+import { buildOpenApiDocument } from '../catalog'
 
 /** `GET /api/v1/usage` through the route table, checked against the API document, on real PostgreSQL. */
 const env = setupTestEnvironment('web-usage')

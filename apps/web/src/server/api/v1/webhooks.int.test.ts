@@ -5,7 +5,7 @@ import type { RouteDeps } from '../../routes'
 import { callRoute, documentedAnswer, routeDeps } from '../../test-support/api-calls'
 import { createWebHarness, seedTenant, type WebHarness } from '../../test-support/harness'
 import { type CheckedDocument, checkOpenApiDocument } from '../../test-support/openapi'
-import { buildOpenApiDocument } from './openapi/document'
+import { buildOpenApiDocument } from '../catalog'
 import type { WebhookEndpointResponse, WebhookEndpointWithSecretResponse } from './webhook-responses'
 
 /**

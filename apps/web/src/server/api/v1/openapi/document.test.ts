@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { API_ROUTES } from '../../../routes'
 import { checkOpenApiDocument } from '../../../test-support/openapi'
-import { buildOpenApiDocument, OPENAPI_PATH, openApiPath } from './document'
+import { buildOpenApiDocument } from '../../catalog'
+import { OPENAPI_PATH, openApiPath } from './document'
 
 const document = buildOpenApiDocument({ now: new Date('2026-12-03T12:00:00Z') })
 const METHODS = ['get', 'post', 'patch', 'put', 'delete'] as const

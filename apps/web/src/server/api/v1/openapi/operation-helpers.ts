@@ -39,6 +39,12 @@ export const json = (schema: z.ZodType, description: string, headers?: oas31.Hea
   content: { 'application/json': { schema } },
 })
 
+/** A required JSON request body with its named examples. */
+export const body = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
+  required: true,
+  content: { 'application/json': { schema, examples } },
+})
+
 export const locationHeader = (what: string): oas31.HeadersObject => ({
   Location: { description: `The ${what}’s URL`, schema: { type: 'string' } },
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { buildOpenApiDocument } from './document'
+import { buildOpenApiDocument } from '../../catalog'
 
 const document = buildOpenApiDocument({ now: new Date('2026-12-03T12:00:00Z') })
 

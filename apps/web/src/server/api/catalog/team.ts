@@ -1,10 +1,21 @@
 import { invitationRequestSchema, memberRolePatchSchema } from '@fairlane/core'
 import { z } from 'zod'
-import { invitationResponse, invitationsResponse, memberResponse, membersResponse } from '../team-responses'
-import type { RouteKey } from './document'
-import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
-
-/** `/api/v1/members` and `/api/v1/invitations` in the API document (extensions of the contract). */
+import { body, idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
+import {
+  deleteInvitation,
+  deleteMember,
+  getInvitations,
+  getMembers,
+  patchMember,
+  postInvitation,
+} from '../v1/team'
+import {
+  invitationResponse,
+  invitationsResponse,
+  memberResponse,
+  membersResponse,
+} from '../v1/team-responses'
+import { declareRoute } from './define'
 
 const userIdParam = {
   path: z.object({
@@ -12,23 +23,31 @@ const userIdParam = {
   }),
 }
 
-const body = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
-  required: true,
-  content: { 'application/json': { schema, examples } },
-})
-
 const AS_ADMIN =
   'A key acts as an admin: it manages members and admins, never the owner role (403 for inviting, changing or removing an owner).'
 
-export function teamOperations(): Record<RouteKey, Operation> {
-  return {
-    'GET /api/v1/members': {
+/** The tenant's team (extensions of the contract): members and their roles, invitations by email. */
+export const teamRoutes = {
+  listMembers: declareRoute({
+    method: 'GET',
+    path: '/api/v1/members',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => getMembers(request, deps.api),
+    openapi: {
       operationId: 'listMembers',
       tags: ['Team'],
       summary: 'List the tenant’s members',
       responses: responses({ '200': json(membersResponse, 'Every member, owners first') }, [401, 429]),
     },
-    'PATCH /api/v1/members/:userId': {
+  }),
+  changeMemberRole: declareRoute({
+    method: 'PATCH',
+    path: '/api/v1/members/:userId',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { userId }, deps) => patchMember(request, userId, deps.api),
+    openapi: {
       operationId: 'changeMemberRole',
       tags: ['Team'],
       summary: 'Change a member’s role',
@@ -42,7 +61,14 @@ export function teamOperations(): Record<RouteKey, Operation> {
         [400, 401, 403, 404, 413, 415, 422, 429],
       ),
     },
-    'DELETE /api/v1/members/:userId': {
+  }),
+  removeMember: declareRoute({
+    method: 'DELETE',
+    path: '/api/v1/members/:userId',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { userId }, deps) => deleteMember(request, userId, deps.api),
+    openapi: {
       operationId: 'removeMember',
       tags: ['Team'],
       summary: 'Remove a member',
@@ -53,7 +79,14 @@ export function teamOperations(): Record<RouteKey, Operation> {
         [401, 403, 404, 422, 429],
       ),
     },
-    'GET /api/v1/invitations': {
+  }),
+  listInvitations: declareRoute({
+    method: 'GET',
+    path: '/api/v1/invitations',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => getInvitations(request, deps.api),
+    openapi: {
       operationId: 'listInvitations',
       tags: ['Team'],
       summary: 'List open invitations',
@@ -61,7 +94,14 @@ export function teamOperations(): Record<RouteKey, Operation> {
         'Neither accepted nor revoked (expired ones too, until revoked or sent again), newest first.',
       responses: responses({ '200': json(invitationsResponse, 'The open invitations') }, [401, 429]),
     },
-    'POST /api/v1/invitations': {
+  }),
+  inviteMember: declareRoute({
+    method: 'POST',
+    path: '/api/v1/invitations',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => postInvitation(request, deps.api),
+    openapi: {
       operationId: 'inviteMember',
       tags: ['Team'],
       summary: 'Invite someone by email',
@@ -84,7 +124,14 @@ export function teamOperations(): Record<RouteKey, Operation> {
         [400, 401, 403, 409, 413, 415, 422, 429],
       ),
     },
-    'DELETE /api/v1/invitations/:id': {
+  }),
+  revokeInvitation: declareRoute({
+    method: 'DELETE',
+    path: '/api/v1/invitations/:id',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => deleteInvitation(request, id, deps.api),
+    openapi: {
       operationId: 'revokeInvitation',
       tags: ['Team'],
       summary: 'Revoke an open invitation',
@@ -92,12 +139,5 @@ export function teamOperations(): Record<RouteKey, Operation> {
       requestParams: idParam('invitation'),
       responses: responses({ '200': json(invitationResponse, 'The invitation, revoked') }, [401, 404, 429]),
     },
-  }
-}
-
-export const teamSchemas = {
-  Member: memberResponse,
-  Members: membersResponse,
-  Invitation: invitationResponse,
-  Invitations: invitationsResponse,
+  }),
 }

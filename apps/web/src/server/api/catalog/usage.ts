@@ -1,9 +1,8 @@
 import { MAX_USAGE_DAYS } from '@fairlane/core'
 import { z } from 'zod'
-import type { RouteKey } from './document'
-import { json, type Operation, responses } from './operation-helpers'
-
-/** `GET /api/v1/usage` in the API document (an extension of the contract: plans and quotas). */
+import { json, responses } from '../v1/openapi/operation-helpers'
+import { getUsageReport } from '../v1/usage'
+import { declareRoute } from './define'
 
 const count = z.number().int().min(0)
 const counts = z.object({
@@ -36,9 +35,15 @@ export const usageResponse = z
   })
   .meta({ id: 'Usage' })
 
-export function usageOperations(): Record<RouteKey, Operation> {
-  return {
-    'GET /api/v1/usage': {
+/** Accepted mail and its outcomes per UTC day and lane, with the tenant's quotas. */
+export const usageRoutes = {
+  getUsage: declareRoute({
+    method: 'GET',
+    path: '/api/v1/usage',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => getUsageReport(request, deps.api),
+    openapi: {
       operationId: 'getUsage',
       tags: ['Usage'],
       summary: 'Accepted mail and its outcomes per day, and the quotas',
@@ -59,5 +64,5 @@ export function usageOperations(): Record<RouteKey, Operation> {
       },
       responses: responses({ '200': json(usageResponse, 'The days and the quota') }, [400, 401, 429]),
     },
-  }
+  }),
 }

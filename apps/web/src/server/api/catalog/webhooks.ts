@@ -1,44 +1,31 @@
 import {
-  MAX_REPLAY_DELIVERIES,
   MAX_WEBHOOK_ENDPOINTS_PER_TENANT,
   newWebhookEndpointSchema,
-  replayDeliveriesSchema,
   WEBHOOK_EVENT_TYPES,
-  webhookDeliveriesQuerySchema,
   webhookEndpointPatchSchema,
 } from '@fairlane/core'
-import { z } from 'zod'
+import { body, idParam, json, locationHeader, responses } from '../v1/openapi/operation-helpers'
+import { postWebhookTest } from '../v1/webhook-deliveries'
 import {
-  webhookDeliveriesPageResponse,
-  webhookDeliveryDetailResponse,
   webhookDeliveryResponse,
   webhookEndpointResponse,
   webhookEndpointsResponse,
   webhookEndpointWithSecretResponse,
-  webhookReplayResponse,
-} from '../webhook-responses'
-import type { RouteKey } from './document'
-import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
+} from '../v1/webhook-responses'
+import {
+  deleteWebhookById,
+  getWebhookById,
+  getWebhooks,
+  patchWebhook,
+  postWebhook,
+  postWebhookRotateSecret,
+} from '../v1/webhooks'
+import { declareRoute } from './define'
 
-/** `/api/v1/webhooks` in the API document: the endpoints, their secrets, test events and the delivery log. */
-
-const request = {
+const requestSchemas = {
   newEndpoint: newWebhookEndpointSchema.meta({ id: 'NewWebhookEndpointRequest' }),
   patch: webhookEndpointPatchSchema.meta({ id: 'WebhookEndpointPatchRequest' }),
-  replay: replayDeliveriesSchema.meta({ id: 'ReplayWebhookDeliveriesRequest' }),
 }
-
-const deliveryParams = {
-  path: z.object({
-    id: idParam('endpoint').path.shape.id,
-    deliveryId: z.string().meta({ description: 'The delivery’s id (a UUID) in the endpoint’s log' }),
-  }),
-}
-
-const body = (schema: z.ZodType, examples: Record<string, { summary: string; value: unknown }>) => ({
-  required: true,
-  content: { 'application/json': { schema, examples } },
-})
 
 const REQUEST_FORMAT = [
   'Each event is a `POST` of JSON `{ type, createdAt, data }` with the Standard Webhooks headers `webhook-id`',
@@ -47,9 +34,15 @@ const REQUEST_FORMAT = [
   'A 2xx within 10 seconds is delivered; anything else is retried with backoff for about a day.',
 ].join(' ')
 
-export function webhookOperations(): Record<RouteKey, Operation> {
-  return {
-    'GET /api/v1/webhooks': {
+/** Webhook endpoints, their secrets and test events. */
+export const webhookRoutes = {
+  listWebhooks: declareRoute({
+    method: 'GET',
+    path: '/api/v1/webhooks',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => getWebhooks(request, deps.api),
+    openapi: {
       operationId: 'listWebhooks',
       tags: ['Webhooks'],
       summary: 'List your webhook endpoints',
@@ -58,7 +51,14 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [401, 429],
       ),
     },
-    'POST /api/v1/webhooks': {
+  }),
+  addWebhook: declareRoute({
+    method: 'POST',
+    path: '/api/v1/webhooks',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => postWebhook(request, deps.api),
+    openapi: {
       operationId: 'addWebhook',
       tags: ['Webhooks'],
       summary: 'Add a webhook endpoint',
@@ -69,7 +69,7 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         'The answer carries the signing secret, shown this once.',
         `A tenant has at most ${MAX_WEBHOOK_ENDPOINTS_PER_TENANT} endpoints (422 beyond).`,
       ].join(' '),
-      requestBody: body(request.newEndpoint, {
+      requestBody: body(requestSchemas.newEndpoint, {
         bounces: {
           summary: 'Sends and bounces',
           value: { url: 'https://example.com/webhooks/fairlane', events: ['email.sent', 'email.bounced'] },
@@ -86,7 +86,14 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [400, 401, 413, 415, 422, 429],
       ),
     },
-    'GET /api/v1/webhooks/:id': {
+  }),
+  getWebhook: declareRoute({
+    method: 'GET',
+    path: '/api/v1/webhooks/:id',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => getWebhookById(request, id, deps.api),
+    openapi: {
       operationId: 'getWebhook',
       tags: ['Webhooks'],
       summary: 'A webhook endpoint',
@@ -96,20 +103,36 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [401, 404, 429],
       ),
     },
-    'PATCH /api/v1/webhooks/:id': {
+  }),
+  updateWebhook: declareRoute({
+    method: 'PATCH',
+    path: '/api/v1/webhooks/:id',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => patchWebhook(request, id, deps.api),
+    openapi: {
       operationId: 'updateWebhook',
       tags: ['Webhooks'],
       summary: 'Change a webhook endpoint',
       description:
         'Any of `url` (checked as on create), `events`, `description`, `enabled`. `enabled: false` holds its deliveries; `enabled: true` again also lifts a disable for failing.',
       requestParams: idParam('endpoint'),
-      requestBody: body(request.patch, { off: { summary: 'Switch it off', value: { enabled: false } } }),
+      requestBody: body(requestSchemas.patch, {
+        off: { summary: 'Switch it off', value: { enabled: false } },
+      }),
       responses: responses(
         { '200': json(webhookEndpointResponse, 'The endpoint') },
         [400, 401, 404, 413, 415, 429],
       ),
     },
-    'DELETE /api/v1/webhooks/:id': {
+  }),
+  deleteWebhook: declareRoute({
+    method: 'DELETE',
+    path: '/api/v1/webhooks/:id',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => deleteWebhookById(request, id, deps.api),
+    openapi: {
       operationId: 'deleteWebhook',
       tags: ['Webhooks'],
       summary: 'Delete a webhook endpoint',
@@ -120,7 +143,14 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [401, 404, 429],
       ),
     },
-    'POST /api/v1/webhooks/:id/rotate-secret': {
+  }),
+  rotateWebhookSecret: declareRoute({
+    method: 'POST',
+    path: '/api/v1/webhooks/:id/rotate-secret',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => postWebhookRotateSecret(request, id, deps.api),
+    openapi: {
       operationId: 'rotateWebhookSecret',
       tags: ['Webhooks'],
       summary: 'Rotate the signing secret',
@@ -132,7 +162,14 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [401, 404, 429],
       ),
     },
-    'POST /api/v1/webhooks/:id/test': {
+  }),
+  testWebhook: declareRoute({
+    method: 'POST',
+    path: '/api/v1/webhooks/:id/test',
+    scope: 'full',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => postWebhookTest(request, id, deps.api),
+    openapi: {
       operationId: 'testWebhook',
       tags: ['Webhooks'],
       summary: 'Send a test event',
@@ -144,63 +181,5 @@ export function webhookOperations(): Record<RouteKey, Operation> {
         [401, 404, 409, 429],
       ),
     },
-    'GET /api/v1/webhooks/:id/deliveries': {
-      operationId: 'listWebhookDeliveries',
-      tags: ['Webhooks'],
-      summary: 'The endpoint’s delivery log',
-      description:
-        'Newest first, a page at a time (`nextCursor`); kept for the event retention (30 days by default).',
-      requestParams: { ...idParam('endpoint'), query: webhookDeliveriesQuerySchema },
-      responses: responses(
-        { '200': json(webhookDeliveriesPageResponse, 'A page of deliveries') },
-        [400, 401, 404, 429],
-      ),
-    },
-    'GET /api/v1/webhooks/:id/deliveries/:deliveryId': {
-      operationId: 'getWebhookDelivery',
-      tags: ['Webhooks'],
-      summary: 'A delivery with its attempts',
-      requestParams: deliveryParams,
-      responses: responses(
-        { '200': json(webhookDeliveryDetailResponse, 'The delivery, the body sent and every attempt') },
-        [401, 404, 429],
-      ),
-    },
-    'POST /api/v1/webhooks/:id/deliveries/:deliveryId/replay': {
-      operationId: 'replayWebhookDelivery',
-      tags: ['Webhooks'],
-      summary: 'Replay a delivery',
-      description:
-        'Makes it pending and due now, with the same `webhook-id`; its attempts keep counting (a replay that fails again ends failed). A disabled endpoint is a 409.',
-      requestParams: deliveryParams,
-      responses: responses(
-        { '202': json(webhookDeliveryResponse, 'The delivery, pending again') },
-        [401, 404, 409, 429],
-      ),
-    },
-    'POST /api/v1/webhooks/:id/deliveries/replay': {
-      operationId: 'replayWebhookDeliveries',
-      tags: ['Webhooks'],
-      summary: 'Replay several deliveries',
-      description: `Up to ${MAX_REPLAY_DELIVERIES} deliveries of the endpoint at once; ids that are not its deliveries are listed in \`notFound\` (all of them: 404).`,
-      requestParams: idParam('endpoint'),
-      requestBody: body(request.replay, {
-        two: {
-          summary: 'Two deliveries',
-          value: { ids: ['0193c3d1-5b7e-7f2a-9c1d-2b3c4d5e6f70', '0193c3d1-5b7e-7f2a-9c1d-2b3c4d5e6f71'] },
-        },
-      }),
-      responses: responses(
-        { '202': json(webhookReplayResponse, 'What was replayed') },
-        [400, 401, 404, 409, 413, 415, 429],
-      ),
-    },
-  }
-}
-
-export const webhookSchemas = {
-  WebhookEndpoint: webhookEndpointResponse,
-  WebhookEndpointWithSecret: webhookEndpointWithSecretResponse,
-  WebhookDelivery: webhookDeliveryResponse,
-  WebhookDeliveryDetail: webhookDeliveryDetailResponse,
+  }),
 }

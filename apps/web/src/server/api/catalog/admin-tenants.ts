@@ -1,0 +1,33 @@
+import { postTenant } from '../admin/create-tenant'
+import { listTenants } from '../admin/list-tenants'
+import { getTenantHistory } from '../admin/tenant-history'
+import { patchTenant } from '../admin/update-tenant'
+import { declareRoute } from './define'
+
+/** The platform admin's tenants: provision, change, list, and a tenant's daily history. */
+export const adminTenantRoutes = {
+  createTenant: declareRoute({
+    method: 'POST',
+    path: '/api/admin/tenants',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => postTenant(request, deps.admin),
+  }),
+  updateTenant: declareRoute({
+    method: 'PATCH',
+    path: '/api/admin/tenants/:id',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => patchTenant(request, id, deps.admin),
+  }),
+  listTenants: declareRoute({
+    method: 'GET',
+    path: '/api/admin/tenants',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => listTenants(request, deps.admin),
+  }),
+  tenantHistory: declareRoute({
+    method: 'GET',
+    path: '/api/admin/tenants/:id/daily',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => getTenantHistory(request, id, deps.admin),
+  }),
+}
