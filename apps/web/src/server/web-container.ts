@@ -1,5 +1,6 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { trackingKey } from '@fairlane/core'
+import { DEFAULT_BLOCKED_EXTENSIONS } from '@fairlane/core/accept'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
@@ -105,6 +106,10 @@ export function buildWebContainer(config: Config): WebContainer {
     planAdmission: {
       plan: acceptPlanOf(config),
       buckets: createAcceptBuckets({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` }),
+    },
+    attachmentRules: {
+      maxMessageBytes: config.MAX_MESSAGE_BYTES,
+      blockedExtensions: config.ATTACHMENT_BLOCKED_EXTENSIONS ?? DEFAULT_BLOCKED_EXTENSIONS,
     },
     // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
     keyCache: createApiKeyCache(),

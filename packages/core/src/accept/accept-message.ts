@@ -6,10 +6,11 @@ import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice } from '../senders/ports'
 import { type ResolvedSender, resolveSender } from '../senders/resolve-sender'
 import { takePlanAllowance } from './admit-by-plan'
+import { attachmentBytes } from './attachments'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
-import { type MessageContent, type MessageRequest, parseMessageRequest } from './message-request'
+import { type MessageContent, type MessageRequest, parseMessageRequest, utf8Bytes } from './message-request'
 import type { AcceptDeps, AcceptedMessage, AcceptWriter, NewQueuedMessage, RenderedMessage } from './ports'
 import { isRecipientLimited, laneForTemplate } from './template-lanes'
 
@@ -41,7 +42,7 @@ export async function acceptMessage(
   input: AcceptMessageInput,
   deps: AcceptDeps,
 ): Promise<AcceptMessageResult> {
-  const request = parseMessageRequest(input.body)
+  const request = parseMessageRequest(input.body, deps.attachmentRules)
   const hash = requestHash(input.body)
   const { tenantId, idempotencyKey } = input
   const now = deps.clock.now()
@@ -129,6 +130,9 @@ function newMessage(
     queuedAt: context.now,
     trackOpens: request.tracking.opens,
     trackClicks: request.tracking.clicks,
+    ...(request.attachments ? { attachments: request.attachments } : {}),
+    sizeBytes:
+      utf8Bytes(rendered.subject, rendered.html, rendered.text) + attachmentBytes(request.attachments ?? []),
   }
 }
 

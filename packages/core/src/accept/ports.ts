@@ -3,6 +3,7 @@ import type { FieldIssue } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice, SenderDomains } from '../senders/ports'
 import type { PlanAdmissionDeps } from './admit-by-plan'
+import type { AttachmentRules, NewAttachment } from './attachments'
 import type { MessageContent } from './message-request'
 
 /**
@@ -43,6 +44,10 @@ export interface NewQueuedMessage {
   /** Asked for in the request; the tenant's privacy switch is applied at send time. */
   trackOpens?: boolean | undefined
   trackClicks?: boolean | undefined
+  /** Written with the message, in the same statement (`message_attachments`), in this order. */
+  attachments?: readonly NewAttachment[] | undefined
+  /** The rendered subject and body and the decoded attachments, in bytes (`messages.size_bytes`). */
+  sizeBytes?: number | undefined
 }
 
 /** What both the store and a transaction of it can do. */
@@ -111,4 +116,6 @@ export interface AcceptDeps {
   clock: Clock
   /** The tenant's lane plans and accept buckets (`admit-by-plan.ts`); without it nothing is refused for the plan. */
   planAdmission?: PlanAdmissionDeps
+  /** MAX_MESSAGE_BYTES and ATTACHMENT_BLOCKED_EXTENSIONS; core's defaults when left out. */
+  attachmentRules?: AttachmentRules
 }
