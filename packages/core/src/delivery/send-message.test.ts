@@ -59,6 +59,9 @@ function memoryStore(steps: string[]): DeliveryStore {
     async readState() {
       return { status: 'sending', lockRemainingMs: 1_000 }
     },
+    async readContent() {
+      return undefined
+    },
     async markSent() {
       steps.push('markSent')
       return true
