@@ -164,6 +164,22 @@ describe('a message submitted over SMTP', () => {
     await eventually(async () => (await status(id)) === 'sent', { what: 'row sent' })
   })
 
+  it('signs a submission written with bare LF line ends so that the signature verifies as received', async () => {
+    const to = unique('smtp-lf')
+    const raw = Buffer.from(
+      [`From: billing@${domain.name}`, `To: ${to}`, 'Subject: Bare LF', '', 'line one', 'line two', ''].join(
+        '\n',
+      ),
+    )
+    const id = await submit({ to, raw, subject: 'Bare LF', signed: true })
+    const { raw: arrived } = await received(to)
+    const parsed = await simpleParser(arrived)
+    expect(parsed.messageId).toBe(messageIdFor(id, 'fairlane.test'))
+    expect(parsed.text?.trim()).toBe('line one\nline two')
+    const { results } = await dkimVerify(arrived, { resolver: dnsResolverFor(dns) })
+    expect(results[0]?.status.result).toBe('pass')
+  })
+
   it('fails as undeliverable, sending nothing, when its submitted MIME is gone', async () => {
     const to = unique('smtp-gone')
     const raw = await compose({ from: `billing@${domain.name}`, to, subject: 'Gone', text: 'x' })
