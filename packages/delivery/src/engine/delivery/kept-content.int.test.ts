@@ -180,7 +180,7 @@ describe('a message submitted over SMTP', () => {
     expect(results[0]?.status.result).toBe('pass')
   })
 
-  it('fails as undeliverable, sending nothing, when its submitted MIME is gone', async () => {
+  it('fails as undeliverable, sending nothing, when a submitted message has no MIME kept (and no body)', async () => {
     const to = unique('smtp-gone')
     const raw = await compose({ from: `billing@${domain.name}`, to, subject: 'Gone', text: 'x' })
     const id = await db().transaction(async (tx) => {
