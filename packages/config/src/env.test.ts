@@ -33,6 +33,18 @@ describe('environment schema', () => {
     expect(parseConfig({ DATABASE_PIPELINE: 'true' }).DATABASE_PIPELINE).toBe(true)
   })
 
+  it('reads ATTACHMENT_BLOCKED_EXTENSIONS as a list, unset as core’s default, none as no list', () => {
+    expect(parseConfig({}).ATTACHMENT_BLOCKED_EXTENSIONS).toBeUndefined()
+    expect(parseConfig({ ATTACHMENT_BLOCKED_EXTENSIONS: '' }).ATTACHMENT_BLOCKED_EXTENSIONS).toBeUndefined()
+    expect(
+      parseConfig({ ATTACHMENT_BLOCKED_EXTENSIONS: 'EXE, .js,ps1' }).ATTACHMENT_BLOCKED_EXTENSIONS,
+    ).toEqual(['exe', 'js', 'ps1'])
+    expect(parseConfig({ ATTACHMENT_BLOCKED_EXTENSIONS: 'none' }).ATTACHMENT_BLOCKED_EXTENSIONS).toEqual([])
+    expect(problemsOf({ ATTACHMENT_BLOCKED_EXTENSIONS: 'exe,,js' }).join()).toContain(
+      'ATTACHMENT_BLOCKED_EXTENSIONS',
+    )
+  })
+
   it('gives every variable a working local default', () => {
     const config = parseConfig({})
     expect(config.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/fairlane')

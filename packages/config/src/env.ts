@@ -60,6 +60,30 @@ const laneList = (fallback: string) =>
     })
 
 /**
+ * `ATTACHMENT_BLOCKED_EXTENSIONS`: comma-separated extensions (`exe,js` or `.exe, .js`), lower-cased,
+ * without dots; `none` blocks nothing. Unset or empty: undefined, and core's default list applies
+ * (`DEFAULT_BLOCKED_EXTENSIONS`: config depends on zod only, so the list is kept in one place there).
+ */
+const extensionList = () =>
+  z
+    .string()
+    .optional()
+    .transform((value, context) => {
+      if (value === undefined || value.trim() === '') return undefined
+      if (value.trim().toLowerCase() === 'none') return [] as string[]
+      const extensions = value.split(',').map((part) => part.trim().replace(/^\./, '').toLowerCase())
+      const bad = extensions.filter((extension) => !/^[a-z0-9_-]{1,16}$/.test(extension))
+      if (bad.length > 0) {
+        context.addIssue({
+          code: 'custom',
+          message: `expected comma-separated file extensions such as exe,js (or none); got "${value}"`,
+        })
+        return z.NEVER
+      }
+      return extensions
+    })
+
+/**
  * `ACCEPT_HORIZON_MS`: one duration for both transactional lanes (`15000`), or per lane
  * (`critical:10000,default:60000`; a lane left out keeps its default).
  */
@@ -537,6 +561,11 @@ export const envSchema = z
      * the DATA of an SMTP submission (its `SIZE`). 10 MB, as the large mailbox providers take.
      */
     MAX_MESSAGE_BYTES: positiveInt(10 * 1024 * 1024, 50 * 1024 * 1024),
+    /**
+     * Attachments whose file name ends in one of these extensions are refused (422 naming the file).
+     * Unset: core's list of executable types (exe, bat, cmd, com, scr, js, vbs, msi, jar, ps1, …).
+     */
+    ATTACHMENT_BLOCKED_EXTENSIONS: extensionList(),
 
     HOST: z.string().min(1).default('127.0.0.1'),
     WEB_PORT: port(3000),

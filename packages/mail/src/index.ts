@@ -1,7 +1,7 @@
 export { BODY_HANDOFF, installBodyHandoff } from './body-handoff'
 export { DKIM_HEADER_FIELD_NAMES, installDkimSignatureCheck } from './dkim-signature-check'
 export { messageIdFor } from './message-id'
-export { nodemailerMessage } from './message-options'
+export { type NodemailerMessage, nodemailerMessage } from './message-options'
 export {
   classifySendError,
   OutcomeUnknownSendError,
@@ -10,6 +10,12 @@ export {
   TransientSendError,
   toSendError,
 } from './smtp-errors'
+export {
+  listSubmittedAttachments,
+  MAX_LISTED_ATTACHMENTS,
+  type SubmittedAttachment,
+} from './submitted-attachments'
+export { rewriteSubmittedMessage } from './submitted-mime'
 export {
   closeLaneTransports,
   createLaneTransports,

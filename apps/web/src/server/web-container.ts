@@ -1,6 +1,6 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { trackingKey } from '@fairlane/core'
-import { createTenantPlanCache } from '@fairlane/core/accept'
+import { createTenantPlanCache, DEFAULT_BLOCKED_EXTENSIONS } from '@fairlane/core/accept'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
 import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
@@ -112,6 +112,10 @@ export function buildWebContainer(config: Config): WebContainer {
       tenantPlans: createTenantPlanCache({
         load: (tenantId) => findTenantAdmissionPlan(database.db, { tenantId }),
       }),
+    },
+    attachmentRules: {
+      maxMessageBytes: config.MAX_MESSAGE_BYTES,
+      blockedExtensions: config.ATTACHMENT_BLOCKED_EXTENSIONS ?? DEFAULT_BLOCKED_EXTENSIONS,
     },
     // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
     keyCache: createApiKeyCache(),

@@ -7,10 +7,11 @@ import type { SenderChoice } from '../senders/ports'
 import { type ResolvedSender, resolveSender } from '../senders/resolve-sender'
 import { takePlanAllowance } from './admit-by-plan'
 import { admitByQuota } from './admit-by-quota'
+import { attachmentBytes } from './attachments'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
-import { type MessageContent, type MessageRequest, parseMessageRequest } from './message-request'
+import { type MessageContent, type MessageRequest, parseMessageRequest, utf8Bytes } from './message-request'
 import type { AcceptDeps, AcceptedMessage, AcceptWriter, NewQueuedMessage, RenderedMessage } from './ports'
 import { isRecipientLimited, laneForTemplate } from './template-lanes'
 import { DEFAULT_TENANT_PLAN, hasQuota, type TenantPlan } from './tenant-plans'
@@ -47,7 +48,7 @@ export async function acceptMessage(
   input: AcceptMessageInput,
   deps: AcceptDeps,
 ): Promise<AcceptMessageResult> {
-  const request = parseMessageRequest(input.body)
+  const request = parseMessageRequest(input.body, deps.attachmentRules)
   const hash = requestHash(input.body)
   const { tenantId, idempotencyKey } = input
   const now = deps.clock.now()
@@ -79,7 +80,6 @@ export async function acceptMessage(
   const message = {
     ...newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now }),
     source: input.source ?? 'api',
-    sizeBytes: contentBytes(rendered),
   }
   const event: MessagePublishEvent = {
     v: 1,
@@ -150,6 +150,9 @@ function newMessage(
     queuedAt: context.now,
     trackOpens: request.tracking.opens,
     trackClicks: request.tracking.clicks,
+    ...(request.attachments ? { attachments: request.attachments } : {}),
+    sizeBytes:
+      utf8Bytes(rendered.subject, rendered.html, rendered.text) + attachmentBytes(request.attachments ?? []),
   }
 }
 
@@ -157,13 +160,6 @@ async function planOf(input: AcceptMessageInput, deps: AcceptDeps): Promise<Tena
   if (input.tenantPlan) return input.tenantPlan
   const plans = deps.tenantPlans ?? deps.planAdmission?.tenantPlans
   return plans ? plans.planOf(input.tenantId) : DEFAULT_TENANT_PLAN
-}
-
-/** What a message weighs for usage: its subject and bodies in UTF-8 (attachments add theirs). */
-function contentBytes(rendered: Pick<RenderedMessage, 'subject' | 'html' | 'text'>): number {
-  const encoder = new TextEncoder()
-  const bytes = (value: string | null) => (value === null ? 0 : encoder.encode(value).length)
-  return bytes(rendered.subject) + bytes(rendered.html) + bytes(rendered.text)
 }
 
 /** The lane the rendered message will take: built-in templates are critical (`laneForTemplate`). */

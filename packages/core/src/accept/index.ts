@@ -26,15 +26,32 @@ export {
   utcDay,
   utcMonthStart,
 } from './admit-by-quota'
+export {
+  type AttachmentRules,
+  attachmentBytes,
+  attachmentsField,
+  checkAttachments,
+  DEFAULT_ATTACHMENT_RULES,
+  DEFAULT_BLOCKED_EXTENSIONS,
+  decodeStrictBase64,
+  extensionOf,
+  MAX_ATTACHMENTS,
+  MAX_FILENAME_LENGTH,
+  type NewAttachment,
+  sanitizeFilename,
+} from './attachments'
+
 export { canonicalJson, requestHash } from './canonical-json'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
+export { COST_UNIT_BYTES, messageCost } from './message-cost'
 export {
   customMessageRequestSchema,
   type MessageContent,
   type MessageRequest,
   parseMessageRequest,
   templateMessageRequestSchema,
+  utf8Bytes,
 } from './message-request'
 export type {
   AcceptDeps,

@@ -4,6 +4,14 @@ import { validationFailed } from '../errors/app-error'
 import { fieldIssues } from '../errors/zod-issues'
 import type { SenderChoice } from '../senders/ports'
 import { senderFields } from '../senders/sender-settings'
+import {
+  type AttachmentRules,
+  attachmentsField,
+  checkAttachments,
+  DEFAULT_ATTACHMENT_RULES,
+  type NewAttachment,
+  toNewAttachments,
+} from './attachments'
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 
 /**
@@ -22,6 +30,8 @@ export interface MessageRequest {
   sender: Partial<SenderChoice>
   /** Open and click tracking: off unless asked for (and never when the tenant turned tracking off). */
   tracking: { opens: boolean; clicks: boolean }
+  /** Decoded and checked (`checkAttachments`); absent when the request had none. */
+  attachments?: NewAttachment[]
 }
 
 /** `"tracking": { "opens", "clicks" }` of API mail; a switch left out is off. */
@@ -71,6 +81,7 @@ export const templateMessageRequestSchema = z.strictObject({
     .describe('The template’s variables: OtpVariables, PasswordResetVariables, or those your template uses'),
   ...senderFields,
   ...messageTrackingField,
+  ...attachmentsField,
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
@@ -84,14 +95,21 @@ export const customMessageRequestSchema = z
     text: body('a string'),
     ...senderFields,
     ...messageTrackingField,
+    ...attachmentsField,
   })
   .refine((value) => value.html !== undefined || value.text !== undefined, {
     path: ['html'],
     message: 'give html, text or both',
   })
 
-/** Validates a parsed JSON body; throws `validation_failed` naming every wrong field. */
-export function parseMessageRequest(input: unknown): MessageRequest {
+/**
+ * Validates a parsed JSON body; throws `validation_failed` naming every wrong field, and for
+ * attachments `unprocessable` (a refused type) or `payload_too_large` (over `rules.maxMessageBytes`).
+ */
+export function parseMessageRequest(
+  input: unknown,
+  rules: AttachmentRules = DEFAULT_ATTACHMENT_RULES,
+): MessageRequest {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw validationFailed([{ path: '', message: 'the body must be a JSON object' }])
   }
@@ -104,6 +122,8 @@ export function parseMessageRequest(input: unknown): MessageRequest {
       content: { kind: 'template', template, variables },
       sender: senderOf(from, replyTo),
       tracking: trackingOf(tracking),
+      // The template's rendered body is counted in `size_bytes`; templates are small (their own cap).
+      ...attachmentsOf(result.data.attachments, 0, rules),
     }
   }
   const result = customMessageRequestSchema.safeParse(input)
@@ -119,7 +139,26 @@ export function parseMessageRequest(input: unknown): MessageRequest {
     content: { kind: 'custom', subject, html, text },
     sender: senderOf(from, replyTo),
     tracking: trackingOf(tracking),
+    ...attachmentsOf(result.data.attachments, utf8Bytes(subject, html, text), rules),
   }
+}
+
+function attachmentsOf(
+  parsed: Parameters<typeof toNewAttachments>[0],
+  bodyBytes: number,
+  rules: AttachmentRules,
+): { attachments?: NewAttachment[] } {
+  const attachments = toNewAttachments(parsed)
+  if (attachments.length === 0) return {}
+  checkAttachments(attachments, bodyBytes, rules)
+  return { attachments }
+}
+
+/** The UTF-8 size of the message's own text: what counts with its attachments toward MAX_MESSAGE_BYTES. */
+export function utf8Bytes(...parts: (string | null | undefined)[]): number {
+  let total = 0
+  for (const part of parts) if (part) total += Buffer.byteLength(part, 'utf8')
+  return total
 }
 
 function senderOf(from: string | undefined, replyTo: string | undefined): Partial<SenderChoice> {

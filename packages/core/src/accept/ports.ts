@@ -4,6 +4,7 @@ import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice, SenderDomains } from '../senders/ports'
 import type { PlanAdmissionDeps } from './admit-by-plan'
 import type { QuotaUsage } from './admit-by-quota'
+import type { AttachmentRules, NewAttachment } from './attachments'
 import type { MessageContent } from './message-request'
 import type { TenantPlans } from './tenant-plans'
 
@@ -47,7 +48,12 @@ export interface NewQueuedMessage {
   trackClicks?: boolean | undefined
   /** The way in (`api`, `smtp`, `batch`, …), stored as `messages.source`. */
   source?: string | undefined
-  /** What the message weighs for usage (`messages.size_bytes`, `tenant_usage_days.accepted_bytes`). */
+  /** Written with the message, in the same statement (`message_attachments`), in this order. */
+  attachments?: readonly NewAttachment[] | undefined
+  /**
+   * The rendered subject and body and the decoded attachments, in bytes: `messages.size_bytes` and
+   * what usage counts (`tenant_usage_days.accepted_bytes`).
+   */
   sizeBytes?: number | undefined
 }
 
@@ -124,4 +130,6 @@ export interface AcceptDeps {
   planAdmission?: PlanAdmissionDeps
   /** Each tenant's plan (transactional part, quotas), cached; left out: `planAdmission.tenantPlans`, else defaults. */
   tenantPlans?: TenantPlans
+  /** MAX_MESSAGE_BYTES and ATTACHMENT_BLOCKED_EXTENSIONS; core's defaults when left out. */
+  attachmentRules?: AttachmentRules
 }

@@ -64,7 +64,28 @@ export interface ClaimedMessage {
   tracking: { opens: boolean; clicks: boolean }
   /** The tenant's "no tracking" privacy switch: overrides every campaign's and message's switches. */
   trackingDisabled: boolean
+  /**
+   * Content kept beside the row, read after the claim (`DeliveryStore.readContent`): `raw`, a message
+   * submitted over SMTP and sent as submitted (`message_contents`); `attachments`, API mail's files
+   * (`message_attachments`). Absent or null: the row's subject and body are the whole message.
+   */
+  content?: MessageContentKind | null
 }
+
+export type MessageContentKind = 'raw' | 'attachments'
+
+/** A file of API mail as the mailer attaches it; with a `contentId`, inline (`cid:` in the HTML). */
+export interface OutgoingAttachment {
+  filename: string
+  contentType: string
+  contentId: string | null
+  content: Uint8Array
+}
+
+/** What `readContent` finds: the submitted bytes, or the attachments in their order. */
+export type KeptContent =
+  | { kind: 'raw'; raw: Uint8Array }
+  | { kind: 'attachments'; attachments: OutgoingAttachment[] }
 
 /** The status a report about a message gives it: `complained` over a hard bounce. */
 export type FeedbackVerdict = 'bounced' | 'complained'
@@ -133,6 +154,12 @@ export interface DeliveryStore {
    */
   claim(input: SendJob & { lockMs: number }): Promise<ClaimedMessage | undefined>
   readState(input: SendJob): Promise<DeliveryState | undefined>
+  /**
+   * The content a claimed message keeps beside its row (`ClaimedMessage.content`); undefined when it
+   * is gone (the body retention removed it). Read per attempt, after the claim: never in the claim's
+   * own statement, which every message runs and which would carry megabytes for a few.
+   */
+  readContent(input: SendJob & { kind: MessageContentKind }): Promise<KeptContent | undefined>
   /**
    * Status → sent, with its `sent` event carrying the server's reply; false when the token no longer
    * matches (the claim was taken over).
@@ -231,6 +258,14 @@ export interface OutgoingMail {
   /** The full Message-ID header value, angle brackets included; the same on every attempt. */
   messageId: string
   headers: Record<string, string>
+  /**
+   * A message submitted over SMTP, as submitted: sent as these bytes with its Message-ID replaced by
+   * `messageId`, its Bcc, Return-Path and earlier DKIM signatures removed and `headers` added; `from`,
+   * `subject`, `html` and `text` are then not used (the submitted header block has its own).
+   */
+  raw?: Uint8Array
+  /** API mail's files, in order. */
+  attachments?: OutgoingAttachment[]
 }
 
 /**

@@ -59,6 +59,9 @@ function memoryStore(steps: string[]): DeliveryStore {
     async readState() {
       return { status: 'sending', lockRemainingMs: 1_000 }
     },
+    async readContent() {
+      return undefined
+    },
     async markSent() {
       steps.push('markSent')
       return true
@@ -431,5 +434,74 @@ describe('sendMessage in MX mode: the receiving provider is asked first and lear
     expect(run.failed).toEqual([
       'expired: deferred by google past the maximum age (72 h); last: 421 4.7.28 unusual rate',
     ])
+  })
+})
+
+describe('sendMessage: content kept beside the row', () => {
+  /** The run of `sendRun`, its claim saying `content` and its store answering `kept`. */
+  function keptRun(content: 'raw' | 'attachments', kept: Awaited<ReturnType<DeliveryStore['readContent']>>) {
+    const sent: OutgoingMail[] = []
+    const run = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async (mail) => {
+        sent.push(mail)
+        return { response: '250 OK' }
+      },
+    })
+    const store = run.deps.store
+    const asked: string[] = []
+    run.deps.store = {
+      ...store,
+      claim: async (input) => {
+        const message = await store.claim(input)
+        return (
+          message && {
+            ...message,
+            subject: 'Submitted',
+            html: null,
+            text: content === 'raw' ? null : 'hi',
+            content,
+          }
+        )
+      },
+      readContent: async (input) => {
+        asked.push(input.kind)
+        return kept
+      },
+      markFailed: async (claim) => {
+        run.steps.push(`failed ${claim.errorCode}`)
+        return true
+      },
+    }
+    return { ...run, sent, asked }
+  }
+
+  it('sends submitted MIME as raw bytes with our headers, untracked', async () => {
+    const raw = Buffer.from('From: a@acme.test\r\nSubject: Submitted\r\n\r\nhello\r\n')
+    const { deps, sent, asked } = keptRun('raw', { kind: 'raw', raw })
+    expect(await sendMessage(job, deps)).toMatchObject({ kind: 'sent' })
+    expect(asked).toEqual(['raw'])
+    expect(sent[0]?.raw).toBe(raw)
+    expect(sent[0]?.headers).toEqual({ 'Auto-Submitted': 'auto-generated' })
+    expect(sent[0]?.html).toBeUndefined()
+    expect(sent[0]?.messageId).toBe(`<${job.messageId}@fairlane.test>`)
+  })
+
+  it('attaches API mail’s files in order', async () => {
+    const attachments = [
+      { filename: 'a.pdf', contentType: 'application/pdf', contentId: null, content: Buffer.from('pdf') },
+      { filename: 'b.png', contentType: 'image/png', contentId: 'b@acme', content: Buffer.from('png') },
+    ]
+    const { deps, sent } = keptRun('attachments', { kind: 'attachments', attachments })
+    expect(await sendMessage(job, deps)).toMatchObject({ kind: 'sent' })
+    expect(sent[0]?.attachments).toEqual(attachments)
+    expect(sent[0]?.text).toBe('hi')
+  })
+
+  it('fails, sending nothing, when the kept content is gone', async () => {
+    const { deps, sent, steps } = keptRun('raw', undefined)
+    await expect(sendMessage(job, deps)).rejects.toThrow('the submitted message is no longer kept')
+    expect(sent).toEqual([])
+    expect(steps).toContain('failed undeliverable')
   })
 })

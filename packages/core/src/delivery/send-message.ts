@@ -12,6 +12,7 @@ import type {
   DeliveryStore,
   FailureNote,
   HeldClaim,
+  KeptContent,
   Mailer,
   MailTracker,
   OutgoingMail,
@@ -432,18 +433,43 @@ async function composeMail(message: ClaimedMessage, sender: Sender, deps: SendDe
     })
     return { ...addressed, ...rendered }
   }
+  if (message.content === 'raw') {
+    // As submitted: no tracking rewrite (the HTML is inside the tenant's own MIME, left untouched).
+    const kept = await keptContent(message, 'raw', deps)
+    return { ...addressed, subject: message.subject ?? '', raw: kept.raw, headers: { ...API_MAIL_HEADERS } }
+  }
   if (message.subject === null || (message.html === null && message.text === null)) {
     throw new UndeliverableMessageError('message has no rendered subject and body')
   }
   const html = message.html === null ? null : await trackedHtml(message, message.html, deps)
+  const attachments =
+    message.content === 'attachments' ? (await keptContent(message, 'attachments', deps)).attachments : null
   return {
     ...addressed,
     subject: message.subject,
     ...(html !== null ? { html } : {}),
     ...(message.text !== null ? { text: message.text } : {}),
-    // RFC 3834: codes and resets are machine-sent; auto-responders must not answer them.
-    headers: { 'Auto-Submitted': 'auto-generated' },
+    headers: { ...API_MAIL_HEADERS },
+    ...(attachments !== null ? { attachments } : {}),
   }
+}
+
+/** RFC 3834: codes and resets are machine-sent; auto-responders must not answer them. SMTP mail too. */
+const API_MAIL_HEADERS: Readonly<Record<string, string>> = { 'Auto-Submitted': 'auto-generated' }
+
+/** The content the claim said the message keeps; gone (the retention took it), it cannot be sent. */
+async function keptContent<K extends KeptContent['kind']>(
+  message: ClaimedMessage,
+  kind: K,
+  deps: SendDeps,
+): Promise<Extract<KeptContent, { kind: K }>> {
+  const kept = await deps.store.readContent({ messageId: message.id, tenantId: message.tenantId, kind })
+  if (kept?.kind !== kind) {
+    throw new UndeliverableMessageError(
+      kind === 'raw' ? 'the submitted message is no longer kept' : 'the attachments are no longer kept',
+    )
+  }
+  return kept as Extract<KeptContent, { kind: K }>
 }
 
 /** Most API mail tracks nothing: then no parsing, no query, the stored HTML as it is. */

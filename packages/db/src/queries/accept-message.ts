@@ -1,8 +1,8 @@
 import { MESSAGE_PUBLISH_TOPIC, type MessagePublishEvent, OUTBOX_CHANNEL } from '@fairlane/core'
 import type { AcceptedMessage, AcceptStore, AcceptTransaction, NewQueuedMessage } from '@fairlane/core/accept'
-import { and, eq, lt, sql } from 'drizzle-orm'
+import { and, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { messageEvents, messages, outbox } from '../schema'
+import { messageAttachments, messageEvents, messages, outbox } from '../schema'
 import { countAcceptedSql, lockQuotaUsage } from './usage'
 
 /**
@@ -87,7 +87,7 @@ export async function insertQueuedMessage(
         ${message.subject}, ${message.html}, ${message.text},
         ${json(message.variables)}::jsonb, ${message.idempotencyKey}, ${message.requestHash},
         ${message.queuedAt.toISOString()}::timestamptz, ${message.trackOpens === true}, ${message.trackClicks === true},
-        ${message.source ?? null}, ${message.sizeBytes ?? null})
+        ${message.source ?? null}, ${message.sizeBytes ?? null}::int)
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
     ), accepted as (
@@ -103,9 +103,36 @@ export async function insertQueuedMessage(
       lane: message.lane,
       bytes: message.sizeBytes ?? 0,
       from: sql`inserted`,
-    })})
+    })})${attachmentsInsert(message)}
     select id, pg_notify(${OUTBOX_CHANNEL}, '') from inserted`)
   return rows.length > 0
+}
+
+/**
+ * The message's attachments, as one more part of the insert's statement (only when it has any): they
+ * exist exactly when the message does, and a lost idempotency race writes none.
+ */
+function attachmentsInsert(message: NewQueuedMessage): SQL {
+  const attachments = message.attachments ?? []
+  if (attachments.length === 0) return sql``
+  const rows = attachments.map(
+    (attachment, position) =>
+      sql`(${position}::int, ${attachment.filename}::text, ${attachment.contentType}::text,
+        ${attachment.contentId}::text, ${attachment.content.byteLength}::int, ${asBuffer(attachment.content)}::bytea)`,
+  )
+  return sql`, attached as (
+      insert into ${messageAttachments} (message_id, tenant_id, position, filename, content_type, content_id,
+        size_bytes, content)
+      select inserted.id, ${message.tenantId}, a.position, a.filename, a.content_type, a.content_id,
+        a.size_bytes, a.content
+      from inserted, (values ${sql.join(rows, sql`, `)})
+        as a(position, filename, content_type, content_id, size_bytes, content)
+    )`
+}
+
+/** The driver sends a Buffer as bytea; a plain Uint8Array is viewed as one, not copied. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 }
 
 /** An outbox row asking the relay to put a message on its lane again (admin replay). */

@@ -1,9 +1,14 @@
 import { setupTestEnvironment } from '@fairlane/testing'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
-import { adminAuditLog, messages, outbox } from '../schema'
-import { deleteAuditEntriesBefore, deletePublishedOutbox, releaseExpiredIdempotencyKeys } from './cleanup'
+import { adminAuditLog, messageAttachments, messageContents, messages, outbox } from '../schema'
+import {
+  clearMessageBodies,
+  deleteAuditEntriesBefore,
+  deletePublishedOutbox,
+  releaseExpiredIdempotencyKeys,
+} from './cleanup'
 import { createTenant } from './tenants'
 
 const env = setupTestEnvironment('db-cleanup')
@@ -108,5 +113,61 @@ describe('deleteAuditEntriesBefore', () => {
     expect(result.total).toBe(1)
     const left = await db.select({ targetId: adminAuditLog.targetId }).from(adminAuditLog)
     expect(left.map((r) => r.targetId)).toEqual(['kept'])
+  })
+})
+
+describe('clearMessageBodies', () => {
+  it('also deletes the submitted MIME and the attachments of the messages it clears, and only theirs', async () => {
+    const { db } = database
+    const tenant = await createTenant(db, { name: 'Bodies' })
+    const base = {
+      tenantId: tenant.id,
+      lane: 'default' as const,
+      status: 'sent' as const,
+      toAddress: 'a@example.com',
+    }
+    const [old, fresh, waiting] = await db
+      .insert(messages)
+      .values([
+        { ...base, text: 'old', createdAt: daysAgo(40) },
+        { ...base, text: 'fresh', createdAt: daysAgo(1) },
+        { ...base, status: 'queued', text: 'waiting', createdAt: daysAgo(40) },
+      ])
+      .returning({ id: messages.id })
+    if (!old || !fresh || !waiting) throw new Error('messages not inserted')
+    for (const message of [old, fresh, waiting]) {
+      await db
+        .insert(messageContents)
+        .values({ messageId: message.id, tenantId: tenant.id, raw: Buffer.from('Subject: x\r\n\r\nbody') })
+      await db.insert(messageAttachments).values({
+        messageId: message.id,
+        position: 0,
+        tenantId: tenant.id,
+        filename: 'a.pdf',
+        contentType: 'application/pdf',
+        sizeBytes: 3,
+        content: Buffer.from('pdf'),
+      })
+    }
+    const result = await drain(() =>
+      clearMessageBodies(db, { before: daysAgo(30), limit: 10, lanes: ['default'], now: new Date() }),
+    )
+    expect(result.total).toBe(1)
+    const contents = await db
+      .select({ id: messageContents.messageId })
+      .from(messageContents)
+      .where(eq(messageContents.tenantId, tenant.id))
+    const attachments = await db
+      .select({ id: messageAttachments.messageId })
+      .from(messageAttachments)
+      .where(eq(messageAttachments.tenantId, tenant.id))
+    expect(contents.map((row) => row.id).sort()).toEqual([fresh.id, waiting.id].sort())
+    expect(attachments.map((row) => row.id).sort()).toEqual([fresh.id, waiting.id].sort())
+    const [cleared] = await db
+      .select({ text: messages.text, removed: messages.bodyRemovedAt })
+      .from(messages)
+      .where(eq(messages.id, old.id))
+    expect(cleared?.text).toBeNull()
+    expect(cleared?.removed).not.toBeNull()
   })
 })

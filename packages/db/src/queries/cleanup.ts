@@ -83,7 +83,8 @@ export async function deleteTenantAuditEntriesBefore(db: Executor, batch: Cleanu
 
 /**
  * Clears the body of messages on `lanes` created before `before`: `html`, `text` and `variables`
- * (login codes, reset links, whatever a template was filled with), and marks `body_removed_at`.
+ * (login codes, reset links, whatever a template was filled with), the submitted MIME
+ * (`message_contents`) and the attachments, and marks `body_removed_at`.
  * Only messages that are done: one still pending, queued, sending or held needs its body to be sent.
  * Recipient, subject, status, times and events stay. `updated_at` is left alone, as above.
  */
@@ -95,19 +96,31 @@ export async function clearMessageBodies(
     batch.lanes.map((lane) => sql`${lane}`),
     sql`, `,
   )
+  // The submitted MIME (SMTP) and the attachments are body too: deleted in the same statement.
   const rows = await db.execute(sql`
-    update messages set html = null, text = null, variables = null,
-      body_removed_at = ${batch.now.toISOString()}::timestamptz
-    where id in (
-      select id from messages
-      where body_removed_at is null and lane in (${lanes})
-        and created_at < ${batch.before.toISOString()}::timestamptz
-        and status not in ('pending', 'queued', 'sending', 'held')
-      order by lane, created_at
-      limit ${batch.limit}
-      for update skip locked
+    with cleared as (
+      update messages set html = null, text = null, variables = null,
+        body_removed_at = ${batch.now.toISOString()}::timestamptz
+      where id in (
+        select id from messages
+        where body_removed_at is null and lane in (${lanes})
+          and created_at < ${batch.before.toISOString()}::timestamptz
+          and status not in ('pending', 'queued', 'sending', 'held')
+        order by lane, created_at
+        limit ${batch.limit}
+        for update skip locked
+      )
+      returning id, tenant_id
+    ),
+    contents as (
+      delete from message_contents c using cleared
+      where c.tenant_id = cleared.tenant_id and c.message_id = cleared.id
+    ),
+    attachments as (
+      delete from message_attachments a using cleared
+      where a.tenant_id = cleared.tenant_id and a.message_id = cleared.id
     )
-    returning id
+    select id from cleared
   `)
   return rows.length
 }

@@ -8,6 +8,7 @@ import type {
   FeedbackVerdict,
   HeldClaim,
   HoldResult,
+  MessageContentKind,
   ReleasedClaim,
   SendJob,
   SentClaim,
@@ -16,6 +17,7 @@ import type {
 import { and, eq, inArray, lt, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { messageEvents, messages } from '../schema'
+import { readKeptContent } from './message-contents'
 import { suppressAddress } from './suppressions'
 
 /** last_error is for people reading the admin console; an SMTP transcript does not need to be longer. */
@@ -124,6 +126,13 @@ function claimStatement(
         else false end`,
       // Campaign mail: the contact as it is now (it is rendered at send time), and whether it left
       // after dispatch, so an unsubscribe between dispatch and send is honoured.
+      // Content kept beside the row, found by primary key: submitted MIME first (it is the whole
+      // message), else API attachments. Campaign mail has neither and pays no probe.
+      content: sql<MessageContentKind | null>`case when messages.campaign_id is null then (
+        case
+          when exists (select 1 from message_contents k where k.message_id = messages.id) then 'raw'
+          when exists (select 1 from message_attachments a where a.message_id = messages.id) then 'attachments'
+        end) end`,
       contactId: messages.contactId,
       contact: sql<{
         name: string | null
@@ -512,6 +521,7 @@ export function createDeliveryStore(db: Database): DeliveryStore {
         )[0],
       ),
     readState: (job) => readDeliveryState(db, job),
+    readContent: (input) => readKeptContent(db, input),
     markSent,
     release: (held) => releaseMessage(db, held),
     noteOutcomeUnknown: (held) => noteOutcomeUnknown(db, held),

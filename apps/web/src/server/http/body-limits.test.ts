@@ -4,7 +4,8 @@ import { BODY_LIMITS, bodyLimitOf } from './body-limits'
 
 describe('body limits', () => {
   it.each([
-    ['/api/v1/messages', 'api', 1024 * 1024],
+    ['/api/v1/messages', 'message', Math.ceil((10 * 1024 * 1024) / 3) * 4 + 1024 * 1024],
+    ['/api/v1/messages/m1', 'api', 1024 * 1024],
     ['/api/v1/campaigns/c1/cancel?x=1', 'api', 1024 * 1024],
     ['/api/admin/tenants', 'api', 1024 * 1024],
     ['/api/v1/contacts', 'contactsImport', 5 * 1024 * 1024],

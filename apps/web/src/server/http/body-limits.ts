@@ -18,6 +18,12 @@ import { createPathIndex } from '../fast-path/router'
 export const BODY_LIMITS = {
   /** `/api/**` JSON (a campaign's HTML is at most 512 KB, its JSON at most twice that). */
   api: 1024 * 1024,
+  /**
+   * `POST /api/v1/messages`, which may carry attachments: a message of MAX_MESSAGE_BYTES' default
+   * (10 MB decoded) as base64 JSON. Only an authenticated call reads that much (the key is checked
+   * before the body), and the handler still holds the rest of the body to 64 KB (`post-message.ts`).
+   */
+  message: messageBodyLimit(10 * 1024 * 1024),
   /** `POST /api/v1/contacts` (10,000 contacts) and the import page's batches (`/contacts/import/rows`). */
   contactsImport: 5 * 1024 * 1024,
   /** A suppression CSV, by API or from the Suppressions page (core's MAX_SUPPRESSION_CSV_BYTES). */
@@ -31,6 +37,14 @@ export const BODY_LIMITS = {
 } as const
 
 export type BodyClass = keyof typeof BODY_LIMITS
+
+/**
+ * The JSON body a message of `maxMessageBytes` (decoded) needs: base64 makes 4 bytes of every 3, and
+ * 1 MB more holds the JSON around it (names, types, the 64 KB of body the handler allows besides).
+ */
+export function messageBodyLimit(maxMessageBytes: number): number {
+  return Math.ceil(maxMessageBytes / 3) * 4 + 1024 * 1024
+}
 
 export interface BodyLimit {
   class: BodyClass

@@ -12,6 +12,17 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
   return parseJson(bytes)
 }
 
+/** As `readJsonBody`, with the body's size in bytes (a handler may hold parts of it to a smaller limit). */
+export async function readSizedJsonBody(
+  request: Request,
+  maxBytes: number,
+): Promise<{ body: unknown; sizeBytes: number }> {
+  requireJsonMediaType(request.headers.get('content-type'))
+  const bytes = await readBody(request, maxBytes)
+  if (bytes.length === 0) throw new AppError('invalid_json', 'The request body is empty; send a JSON object')
+  return { body: parseJson(bytes), sizeBytes: bytes.length }
+}
+
 /** For actions whose body is optional (`{ reason? }`): an absent or empty body reads as `{}`. */
 export async function readOptionalJsonBody(request: Request, maxBytes: number): Promise<unknown> {
   const bytes = await readBody(request, maxBytes)

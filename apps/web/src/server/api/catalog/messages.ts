@@ -30,7 +30,7 @@ export const messageRoutes = {
     method: 'POST',
     path: '/api/v1/messages',
     scope: 'sending',
-    bodyLimit: 'api',
+    bodyLimit: 'message',
     handle: (request, _, deps) => postMessage(request, deps.api),
     openapi: {
       operationId: 'sendMessage',
@@ -42,6 +42,7 @@ export const messageRoutes = {
         'The built-in templates take the variables in `OtpVariables` and `PasswordResetVariables`;',
         'a tenant template needs every variable it uses. Unknown fields are refused.',
         '`from` (on one of your verified sending domains, else 422) and `replyTo` are optional: without them the template’s, else your default sender, else the platform’s address with your name.',
+        '`attachments` (at most 20; `content` strict base64; inline images by `contentId`, referenced as `cid:` in the HTML): the decoded body and files at most `MAX_MESSAGE_BYTES` (10 MB; 413 naming `attachments`), executable types refused (422 naming the file); everything but the files’ content stays within 64 KB.',
       ].join(' '),
       requestParams: {
         header: z.object({
@@ -82,6 +83,27 @@ export const messageRoutes = {
               custom: {
                 summary: 'Your own content',
                 value: { to: 'ada@example.com', subject: 'Your receipt', text: 'Thanks for your order!' },
+              },
+              attachments: {
+                summary: 'An invoice attached, and an inline logo',
+                value: {
+                  to: 'ada@example.com',
+                  subject: 'Your invoice',
+                  html: '<p><img src="cid:logo@acme" alt="Acme"> Your invoice is attached.</p>',
+                  attachments: [
+                    {
+                      filename: 'invoice.pdf',
+                      contentType: 'application/pdf',
+                      content: 'JVBERi0xLjQKJSVFT0YK',
+                    },
+                    {
+                      filename: 'logo.png',
+                      contentType: 'image/png',
+                      content: 'iVBORw0KGgo=',
+                      contentId: 'logo@acme',
+                    },
+                  ],
+                },
               },
             },
           },

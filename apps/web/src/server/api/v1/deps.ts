@@ -7,7 +7,7 @@ import {
   type KeyEncryptionKey,
   type WebhookSettings,
 } from '@fairlane/core'
-import type { Clock, MessageRenderer, PlanAdmissionDeps } from '@fairlane/core/accept'
+import type { AttachmentRules, Clock, MessageRenderer, PlanAdmissionDeps } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { type ApiCaller, authenticateApiKey } from '../../auth/api-key'
@@ -40,6 +40,8 @@ export interface ApiDeps {
    * tenant past its plan's horizon. Left out, nothing is refused for the plan.
    */
   planAdmission?: PlanAdmissionDeps
+  /** MAX_MESSAGE_BYTES and ATTACHMENT_BLOCKED_EXTENSIONS; core's defaults when left out. */
+  attachmentRules?: AttachmentRules
   /** Built once per process (it caches tenant names for built-in mail); a test may leave it out. */
   renderer?: MessageRenderer
   /** Sending domains: DNS lookups (DNS_SERVERS), RETURN_PATH_HOST, DKIM_ENCRYPTION_KEY. */

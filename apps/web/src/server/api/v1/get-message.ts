@@ -4,6 +4,7 @@ import { listMessageEvents } from '@fairlane/db/queries/message-events'
 import { findMessage } from '@fairlane/db/queries/messages-read'
 import { respond } from '../../http/errors'
 import { isUuid } from '../../http/ids'
+import { listMessageAttachments } from '../../messages/message-attachments'
 import { type ApiDeps, authorizeApiCall } from './deps'
 import type { MessageResponse } from './responses'
 
@@ -16,9 +17,13 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
     const caller = await authorizeApiCall(request, deps)
     const query = { tenantId: caller.tenantId, messageId: id }
     // Side by side: both read by the tenant's id, so another tenant's message has no events to show.
-    const [message, events] = isUuid(id)
-      ? await Promise.all([findMessage(deps.db, query), listMessageEvents(deps.db, query)])
-      : [null, []]
+    const [message, events, attachments] = isUuid(id)
+      ? await Promise.all([
+          findMessage(deps.db, query),
+          listMessageEvents(deps.db, query),
+          listMessageAttachments(deps.db, query),
+        ])
+      : [null, [], []]
     if (!message) throw new AppError('not_found', `No message with id ${JSON.stringify(id)}`)
     return Response.json(
       {
@@ -32,6 +37,12 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
         // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").
         ...(message.bodyRemovedAt !== null ? { bodyRemovedAt: message.bodyRemovedAt.toISOString() } : {}),
+        // Names, types and decoded sizes; the bytes are never served back.
+        attachments: attachments.map((attachment) => ({
+          filename: attachment.filename,
+          contentType: attachment.contentType,
+          size: attachment.sizeBytes,
+        })),
         events: events.map((event) => ({
           type: event.type,
           at: event.at.toISOString(),

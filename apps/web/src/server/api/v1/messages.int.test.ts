@@ -168,6 +168,7 @@ describe('GET /api/v1/messages/:id', () => {
       lane: 'default',
       attempts: 0,
       createdAt: expect.any(String),
+      attachments: [],
       // Written by the accept's own statement.
       events: [{ type: 'accepted', at: body.createdAt, detail: { lane: 'default' } }],
     })

@@ -117,7 +117,7 @@ describe('the OpenAPI document against the real handlers', () => {
     const post = operation('/api/v1/messages', 'post')
     const get = operation('/api/v1/messages/{id}', 'get')
     const examples = examplesOf(post)
-    expect(examples.map(([name]) => name)).toEqual(['otp', 'passwordReset', 'custom'])
+    expect(examples.map(([name]) => name)).toEqual(['otp', 'passwordReset', 'custom', 'attachments'])
     for (const [name, body] of examples) {
       const response = await call('POST', '/api/v1/messages', { token: apiKey, body })
       expect(response.status, name).toBe(202)

@@ -73,6 +73,18 @@ export const messageResponse = z.object({
   bodyRemovedAt: instant
     .optional()
     .meta({ description: 'When the retention cleared the body, variables and rendered content' }),
+  attachments: z
+    .array(
+      z.object({
+        filename: z.string(),
+        contentType: z.string(),
+        size: z.int().min(0).meta({ description: 'Decoded size in bytes' }),
+      }),
+    )
+    .meta({
+      description:
+        'The files it carries (API attachments, or those of a message submitted over SMTP); empty once the body retention removed them',
+    }),
   events: z.array(messageEventResponse).meta({
     description:
       'What happened to the message, oldest first (kept for the event retention, 30 days by default)',

@@ -6,10 +6,12 @@ import { messageIdFor } from '@fairlane/mail/message-id'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
+import { type DataColumn, DataTable } from '@/components/data-table'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
+import { type AttachmentListing, listMessageAttachments } from '@/server/messages/message-attachments'
 import { EventTimeline } from './event-timeline'
 
 export const metadata: Metadata = { title: 'Message' }
@@ -26,9 +28,13 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
   const { database, config } = container()
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
   const query = { tenantId: session.tenantId, messageId: id }
-  const [message, events] = isUuid(id)
-    ? await Promise.all([findMessageDetail(database.db, query), listMessageEvents(database.db, query)])
-    : [null, []]
+  const [message, events, attachments] = isUuid(id)
+    ? await Promise.all([
+        findMessageDetail(database.db, query),
+        listMessageEvents(database.db, query),
+        listMessageAttachments(database.db, query),
+      ])
+    : [null, [], []]
   if (!message) notFound()
   const retentionDays =
     message.lane === 'critical'
@@ -133,9 +139,37 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
                 </pre>
               </details>
             ) : null}
+            {!message.html && !message.text && attachments.length === 0 ? (
+              <p className="muted">Sent as it was submitted over SMTP.</p>
+            ) : null}
           </>
         )}
       </section>
+      {attachments.length > 0 ? (
+        <section className="card" aria-labelledby="attachments-title">
+          <h2 id="attachments-title">Attachments</h2>
+          <DataTable
+            label="Attachments"
+            testId="message-attachments"
+            columns={ATTACHMENT_COLUMNS}
+            rows={attachments.map((attachment, position) => ({ ...attachment, position }))}
+            rowKey={(row) => row.position}
+          />
+        </section>
+      ) : null}
     </>
   )
+}
+
+const ATTACHMENT_COLUMNS: DataColumn<AttachmentListing & { position: number }>[] = [
+  { header: 'File', cell: (row) => row.filename, rowHeader: true },
+  { header: 'Type', cell: (row) => <code>{row.contentType}</code> },
+  { header: 'Size', cell: (row) => formatSize(row.sizeBytes), align: 'end' },
+]
+
+/** 1,234 bytes, 12.1 KB, 3.4 MB: enough to tell an invoice from a photo. */
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`
 }
