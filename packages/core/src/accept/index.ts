@@ -1,5 +1,11 @@
 export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
 export {
+  type AcceptSubmissionInput,
+  type AcceptSubmissionResult,
+  acceptSubmission,
+  MAX_SUBMISSION_RECIPIENTS,
+} from './accept-submission'
+export {
   type AcceptBucketSize,
   type AcceptBuckets,
   type AcceptPlan,
@@ -15,6 +21,7 @@ export {
   tightestLane,
 } from './admit-by-plan'
 export { canonicalJson, requestHash } from './canonical-json'
+export { checkSubmittedSender, type SubmittedSender } from './check-submitted-sender'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
 export {
@@ -38,6 +45,19 @@ export type {
   RenderedMessage,
   RenderOutcome,
 } from './ports'
+export type {
+  NewSubmission,
+  NewSubmittedMessage,
+  SubmissionDeps,
+  SubmissionDomains,
+  SubmissionStore,
+} from './submission-ports'
+export {
+  normaliseLineEndings,
+  readSubmittedMessage,
+  SUBMISSION_LANES,
+  type SubmittedMessage,
+} from './submitted-message'
 export {
   BUILT_IN_TEMPLATES,
   type BuiltInTemplateName,
