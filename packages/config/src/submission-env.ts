@@ -5,14 +5,13 @@ import { z } from 'zod'
  * spread into it so every process parses the same environment, refined there by `refineSubmission`.
  */
 
-const port = (fallback?: number) => {
-  const base = z.coerce
+const anyPort = () =>
+  z.coerce
     .number({ message: 'expected a port number' })
     .int('expected a whole port number')
     .min(0, 'expected a port between 0 and 65535')
     .max(65535, 'expected a port between 0 and 65535')
-  return fallback === undefined ? base.optional() : base.default(fallback)
-}
+const port = (fallback: number) => anyPort().default(fallback)
 
 const count = (fallback: number, max: number) =>
   z.coerce
@@ -26,7 +25,7 @@ export const SUBMISSION_ENV = {
   /** SMTP submission with STARTTLS (RFC 6409); `pnpm start` uses 2587. */
   SUBMISSION_PORT: port(587),
   /** Implicit TLS (RFC 8314, "submissions", usually 465); unset: not served. Needs the cert and key. */
-  SUBMISSION_TLS_PORT: port(),
+  SUBMISSION_TLS_PORT: anyPort().optional(),
   /** PEM files of the certificate (chain) and key STARTTLS and the TLS port present. */
   SUBMISSION_TLS_CERT: z.string().trim().min(1).optional(),
   SUBMISSION_TLS_KEY: z.string().trim().min(1).optional(),

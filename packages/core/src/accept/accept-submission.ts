@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto'
+import { isEmailAddress } from '../domain/email-address'
 import { AppError, validationFailed } from '../errors/app-error'
 import { takePlanAllowance } from './admit-by-plan'
 import { checkSubmittedSender } from './check-submitted-sender'
@@ -8,6 +9,11 @@ import { normaliseLineEndings, readSubmittedMessage } from './submitted-message'
 
 /** Recipients of one SMTP transaction; the 51st RCPT is answered `452 4.5.3`. */
 export const MAX_SUBMISSION_RECIPIENTS = 50
+
+/** RCPT TO: an address the API would take as `to` (one mailbox, no display name). */
+export function isSubmissionRecipient(address: string): boolean {
+  return isEmailAddress(address)
+}
 
 export interface AcceptSubmissionInput {
   tenantId: string
@@ -45,6 +51,8 @@ export async function acceptSubmission(
   if (input.data.length > input.maxMessageBytes) {
     throw new AppError('payload_too_large', `message exceeds the limit of ${input.maxMessageBytes} bytes`)
   }
+  const bad = input.recipients.find((to) => !isSubmissionRecipient(to))
+  if (bad !== undefined) throw validationFailed([{ path: 'RCPT', message: `${bad} is not an address` }])
   const message = readSubmittedMessage(normaliseLineEndings(input.data))
   if (message.from === null || message.fromCount !== 1) {
     throw validationFailed([{ path: 'From', message: 'the message must have exactly one From header' }])

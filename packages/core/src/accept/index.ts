@@ -3,6 +3,7 @@ export {
   type AcceptSubmissionInput,
   type AcceptSubmissionResult,
   acceptSubmission,
+  isSubmissionRecipient,
   MAX_SUBMISSION_RECIPIENTS,
 } from './accept-submission'
 export {
