@@ -14,10 +14,12 @@
  *   pnpm bench:submission [--messages 1000] [--flood 1200]
  */
 import { randomUUID } from 'node:crypto'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
+import { ensureSelfSignedCert } from '@fairlane/stack'
 import postgres from 'postgres'
-import { startBenchPlatform } from './lib/platform'
+import { ROOT, startBenchPlatform } from './lib/platform'
 import { openSubmitConnection, type SubmitConnection } from './lib/smtp-submit'
 import { percentile, round } from './lib/stats'
 
@@ -29,7 +31,10 @@ const floodTotal = Number(args.flood)
 const CONNECTIONS = 16
 const progress = (line: string) => console.error(`bench:submission ${line}`)
 
+const tls = ensureSelfSignedCert(join(ROOT, '.data', 'submission-tls'))
 const platform = await startBenchPlatform('submission', {
+  SUBMISSION_TLS_CERT: tls.certPath,
+  SUBMISSION_TLS_KEY: tls.keyPath,
   TRANSACTIONAL_RATE_PER_SEC: '100',
   TRANSACTIONAL_BURST: '100',
   ACCEPT_HORIZON_MS: '5000',
