@@ -24,6 +24,7 @@ COPY patches/ patches/
 # lockfile. A new package must be added here (packages/stack/src/compose.test.ts checks it).
 COPY apps/inbound/package.json apps/inbound/
 COPY apps/mailsink/package.json apps/mailsink/
+COPY apps/submission/package.json apps/submission/
 COPY apps/web/package.json apps/web/
 COPY apps/worker/package.json apps/worker/
 COPY packages/config/package.json packages/config/
@@ -54,7 +55,7 @@ FROM base AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     WEB_PORT=3000
-# The whole built tree, dev dependencies included: worker, inbound, sink and migrations run TypeScript
+# The whole built tree, dev dependencies included: worker, inbound, submission, sink and migrations run TypeScript
 # through tsx (`node --import tsx …`), which is a dev dependency of the workspace root.
 # Owned by root and read-only to the app; only Next.js's cache directory is writable.
 COPY --from=build /app /app

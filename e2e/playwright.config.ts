@@ -70,6 +70,8 @@ export default defineConfig({
       WORKER_METRICS_PORT: '9564',
       INBOUND_SMTP_PORT: '2626',
       INBOUND_HTTP_PORT: '9566',
+      SUBMISSION_PORT: '2687',
+      SUBMISSION_HTTP_PORT: '9567',
       SMTP_URL: 'smtp://127.0.0.1:2625',
       APP_URL: E2E.webUrl,
       QUEUE_PREFIX: E2E.queuePrefix,

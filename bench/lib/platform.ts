@@ -54,6 +54,7 @@ const PORT_OFFSETS: Record<string, number> = {
   fairness: 20,
   chaos: 30,
   webhooks: 50,
+  submission: 80,
   // The many-process runs (more web and worker ports above their own): lib/many-processes.ts.
   throughput_procs: 60,
   fairness_procs: 70,
@@ -91,6 +92,8 @@ export async function startBenchPlatform(
     WORKER_METRICS_PORT: String(9664 + offset),
     INBOUND_SMTP_PORT: String(2925 + offset),
     INBOUND_HTTP_PORT: String(9864 + offset),
+    SUBMISSION_PORT: String(3025 + offset),
+    SUBMISSION_HTTP_PORT: String(9964 + offset),
     SMTP_URL: `smtp://127.0.0.1:${2725 + offset}`,
     APP_URL: `http://127.0.0.1:${3200 + offset}`,
     QUEUE_PREFIX: `fairlane-bench-${name}`,

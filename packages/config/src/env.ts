@@ -3,6 +3,7 @@ import { hostname } from 'node:os'
 import { z } from 'zod'
 import { parseMailSinkReceivers } from './mailsink-receivers'
 import { parseRedisSeeds } from './redis-seeds'
+import { refineSubmission, SUBMISSION_ENV } from './submission-env'
 
 /**
  * Every environment variable Fairlane reads, in one schema. Each process parses it once at boot
@@ -863,8 +864,10 @@ export const envSchema = z
       .min(0, 'expected 0 or more')
       .max(100, 'expected at most 100 (each tenant is a series of its own)')
       .default(10),
+    ...SUBMISSION_ENV,
   })
   .superRefine((env, ctx) => {
+    refineSubmission(env, ctx)
     if (env.NODE_ENV === 'production' && KNOWN_DEFAULT_SECRETS.has(env.SESSION_SECRET)) {
       ctx.addIssue({
         code: 'custom',

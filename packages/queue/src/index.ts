@@ -1,3 +1,4 @@
+export { acceptPlanOf, createAcceptBuckets } from './accept-buckets'
 export {
   DEAD_LETTER_JOB_NAME,
   deadLetterJob,

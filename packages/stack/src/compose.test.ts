@@ -60,6 +60,7 @@ describe('docker-compose.yml', () => {
       'migrate',
       'postgres',
       'redis-queue',
+      'submission',
       'web',
       'worker',
       'worker-tx',
@@ -117,7 +118,7 @@ describe('docker-compose.yml', () => {
   })
 
   it('runs the app services from the one image with an init process, migrate as a one-shot', () => {
-    for (const name of ['migrate', 'mailsink', 'worker', 'inbound', 'web']) {
+    for (const name of ['migrate', 'mailsink', 'worker', 'inbound', 'submission', 'web']) {
       expect(service(name).build, name).toBeTruthy()
       expect(service(name).image, name).toBe(service('web').image)
       expect(service(name).init, name).toBe(true)
@@ -127,6 +128,7 @@ describe('docker-compose.yml', () => {
     expect(commandLine(service('worker'))).toContain('apps/worker/src/main.ts')
     expect(commandLine(service('mailsink'))).toContain('apps/mailsink/src/main.ts')
     expect(commandLine(service('inbound'))).toContain('apps/inbound/src/main.ts')
+    expect(commandLine(service('submission'))).toContain('apps/submission/src/main.ts')
   })
 
   it('runs the inbound server after a finished migration, reachable by the sink at INBOUND_SMTP_URL', () => {

@@ -68,6 +68,11 @@ const servers: Record<string, { httpPort: string; routesIn: string; tcpPorts: st
     routesIn: 'apps/inbound/src/http-server.ts',
     tcpPorts: ['INBOUND_SMTP_PORT'],
   },
+  'apps/submission/src/main.ts': {
+    httpPort: 'SUBMISSION_HTTP_PORT',
+    routesIn: 'apps/submission/src/http-server.ts',
+    tcpPorts: ['SUBMISSION_PORT', 'SUBMISSION_TLS_PORT'],
+  },
 }
 
 const schemaKeys = Object.keys(envSchema.shape) as (keyof typeof envSchema.shape)[]
@@ -100,6 +105,7 @@ describe('deploy/kubernetes', () => {
     const entries = deployments.flatMap((object) => podSpec(object).containers.map(entryOf))
     expect(entries.sort()).toEqual([
       'apps/inbound/src/main.ts',
+      'apps/submission/src/main.ts',
       'apps/web/src/server/main.ts',
       'apps/worker/src/main.ts',
       'apps/worker/src/main.ts',

@@ -7,6 +7,7 @@ const ENTRIES = {
   sink: 'apps/mailsink/src/main.ts',
   worker: 'apps/worker/src/main.ts',
   inbound: 'apps/inbound/src/main.ts',
+  submission: 'apps/submission/src/main.ts',
 } as const
 
 export type SourceProcessName = keyof typeof ENTRIES
@@ -29,6 +30,7 @@ export async function startSourceProcess(
     sink: config.MAILSINK_HTTP_PORT,
     worker: config.WORKER_METRICS_PORT,
     inbound: config.INBOUND_HTTP_PORT,
+    submission: config.SUBMISSION_HTTP_PORT,
   }[name]
   const managed = startProcess({
     name,
@@ -36,7 +38,7 @@ export async function startSourceProcess(
     args: [ENTRIES[name]],
     cwd: root,
     env,
-    colorIndex: options.colorIndex ?? { sink: 0, worker: 1, inbound: 4 }[name],
+    colorIndex: options.colorIndex ?? { sink: 0, worker: 1, inbound: 4, submission: 5 }[name],
     output: options.output,
   })
   const exited = managed.exited.then((code) => ({ code }))

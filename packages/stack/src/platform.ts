@@ -15,6 +15,7 @@ import { answers, type ManagedProcess, startProcess, waitFor } from './processes
 import { type Reaper, startReaper } from './reaper'
 import { type LocalSecrets, loadOrCreateSecrets } from './secrets'
 import { seedDemo, seedPlatformAdmin } from './seed'
+import { ensureSelfSignedCert } from './self-signed-cert'
 import { ensureServices, type StopBySignal } from './services'
 
 export type Mode = 'start' | 'dev'
@@ -66,6 +67,9 @@ export async function preparePlatform(
     // The sink reports bounces and complaints to the inbound server on the port this launch gives it.
     INBOUND_SMTP_URL:
       base.INBOUND_SMTP_URL || `smtp://${localHost(baseConfig)}:${baseConfig.INBOUND_SMTP_PORT}`,
+    // SMTP submission on 2587 (587 needs root), STARTTLS with a self-signed pair made once.
+    SUBMISSION_PORT: base.SUBMISSION_PORT || '2587',
+    ...submissionTlsEnv(root, base),
   }
   const config = checkEnvironment(env)
   if (options.fresh) await resetState(config, log)
@@ -95,7 +99,7 @@ export async function preparePlatform(
 }
 
 /** The platform's processes as `pnpm start --only` names them. */
-export const PLATFORM_PARTS = ['web', 'worker', 'sink', 'inbound'] as const
+export const PLATFORM_PARTS = ['web', 'worker', 'sink', 'inbound', 'submission'] as const
 export type PlatformPart = (typeof PLATFORM_PARTS)[number]
 
 /**
@@ -147,6 +151,16 @@ export async function launchPlatform(
         colorIndex: 4,
         output: options.output,
       }),
+    runs('submission') &&
+      startProcess({
+        name: 'submission',
+        command: tsx,
+        args: [...watch, 'apps/submission/src/main.ts'],
+        cwd: root,
+        env,
+        colorIndex: 5,
+        output: options.output,
+      }),
     ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
       startProcess({
         name: worker.name,
@@ -186,6 +200,8 @@ export async function launchPlatform(
     /** The inbound server: SMTP for return paths, and its health and metrics. */
     inboundSmtp: `${host}:${config.INBOUND_SMTP_PORT}`,
     inboundMetrics: `http://${host}:${config.INBOUND_HTTP_PORT}/metrics`,
+    /** SMTP submission (STARTTLS; user: anything, password: an API key). */
+    submission: `${host}:${config.SUBMISSION_PORT}`,
     /** The sink's DNS server (UDP). */
     dns: sinkDnsAddress(config),
   }
@@ -194,6 +210,10 @@ export async function launchPlatform(
     runs('sink') && waitFor('mail sink', () => answers(`${urls.inbox}/health`), { timeoutMs: 60_000 }),
     runs('inbound') &&
       waitFor('inbound', () => answers(`http://${host}:${config.INBOUND_HTTP_PORT}/health`), {
+        timeoutMs: 60_000,
+      }),
+    runs('submission') &&
+      waitFor('submission', () => answers(`http://${host}:${config.SUBMISSION_HTTP_PORT}/health`), {
         timeoutMs: 60_000,
       }),
     ...(runs('worker') ? workerLayout(config) : []).map((worker) =>
@@ -275,11 +295,11 @@ function workerLayout(config: Config): Array<{
 }
 
 /**
- * Web first (no new requests), then the workers (drain running sends), then the sink they send to,
- * then the inbound server the sink reports bounces to.
+ * Web and submission first (no new mail), then the workers (drain running sends), then the sink they
+ * send to, then the inbound server the sink reports bounces to.
  */
 export async function stopAll(processes: ManagedProcess[]): Promise<void> {
-  for (const name of ['web', 'worker-tx', 'worker', 'sink', 'inbound']) {
+  for (const name of ['web', 'submission', 'worker-tx', 'worker', 'sink', 'inbound']) {
     const managed = processes.find((p) => p.name === name)
     if (managed) await managed.stop()
   }
@@ -323,4 +343,11 @@ function checkEnvironment(env: NodeJS.ProcessEnv): Config {
     }
     throw error
   }
+}
+
+/** The caller's SUBMISSION_TLS_CERT/_KEY, else a self-signed pair under `.data/submission-tls`. */
+function submissionTlsEnv(root: string, base: NodeJS.ProcessEnv): Record<string, string> {
+  if (base.SUBMISSION_TLS_CERT && base.SUBMISSION_TLS_KEY) return {}
+  const { certPath, keyPath } = ensureSelfSignedCert(join(root, '.data', 'submission-tls'), 'localhost')
+  return { SUBMISSION_TLS_CERT: certPath, SUBMISSION_TLS_KEY: keyPath }
 }

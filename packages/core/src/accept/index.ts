@@ -1,5 +1,12 @@
 export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
 export {
+  type AcceptSubmissionInput,
+  type AcceptSubmissionResult,
+  acceptSubmission,
+  isSubmissionRecipient,
+  MAX_SUBMISSION_RECIPIENTS,
+} from './accept-submission'
+export {
   type AcceptBucketSize,
   type AcceptBuckets,
   type AcceptPlan,
@@ -42,6 +49,7 @@ export {
 } from './attachments'
 
 export { canonicalJson, requestHash } from './canonical-json'
+export { checkSubmittedSender, type SubmittedSender } from './check-submitted-sender'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
 export { COST_UNIT_BYTES, messageCost } from './message-cost'
@@ -67,6 +75,19 @@ export type {
   RenderedMessage,
   RenderOutcome,
 } from './ports'
+export type {
+  NewSubmission,
+  NewSubmittedMessage,
+  SubmissionDeps,
+  SubmissionDomains,
+  SubmissionStore,
+} from './submission-ports'
+export {
+  normaliseLineEndings,
+  readSubmittedMessage,
+  SUBMISSION_LANES,
+  type SubmittedMessage,
+} from './submitted-message'
 export {
   BUILT_IN_TEMPLATES,
   type BuiltInTemplateName,

@@ -113,6 +113,8 @@ export async function run(mode: Mode, args: string[] = []): Promise<void> {
       runs('worker') && `  worker metrics ${urls.metrics}`,
       runs('inbound') &&
         `  inbound        SMTP ${urls.inboundSmtp} (bounces, complaints)    metrics ${urls.inboundMetrics}`,
+      runs('submission') &&
+        `  submission     SMTP ${urls.submission} (STARTTLS, self-signed; user: anything, password: an API key)`,
       `  demo API key   ${secrets.DEMO_API_KEY}`,
       `  admin token    ${secrets.ADMIN_TOKEN}    (Authorization: Bearer … on /api/admin)`,
       runs('web') &&
@@ -135,7 +137,7 @@ function parseOnly(args: string[]): PlatformPart[] | undefined {
   const known: readonly string[] = PLATFORM_PARTS
   if (parts.length === 0 || extra.length > 0 || parts.some((part) => !known.includes(part))) {
     throw new Error(
-      `usage: pnpm start [--mx] [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker, sink and inbound`,
+      `usage: pnpm start [--mx] [--only ${PLATFORM_PARTS.join(',')}] (got "${args.join(' ')}"): --only takes a comma-separated list of web, worker, sink, inbound and submission`,
     )
   }
   return parts as PlatformPart[]
