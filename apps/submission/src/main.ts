@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { LOG_ERROR_SERIALIZERS, loadConfig, stopWhenStdinCloses } from '@fairlane/config'
+import { createTenantPlanCache } from '@fairlane/core/accept'
 import { createDatabase, poolerSettings } from '@fairlane/db'
+import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
 import { acceptPlanOf, createAcceptBuckets, createProducerConnection, redisTarget } from '@fairlane/queue'
 import { sql } from 'drizzle-orm'
 import pino from 'pino'
@@ -62,6 +64,10 @@ try {
     planAdmission: {
       plan: acceptPlanOf(config),
       buckets: createAcceptBuckets({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` }),
+      // Each tenant's own transactional plan and quotas, as the web process reads them (5 s cache).
+      tenantPlans: createTenantPlanCache({
+        load: (tenantId) => findTenantAdmissionPlan(database.db, { tenantId }),
+      }),
     },
     authThrottle: {
       maxFailures: config.SUBMISSION_AUTH_FAILURES_PER_ADDRESS,

@@ -24,7 +24,11 @@ export function smtpReplyOf(error: unknown): { error: SmtpError; refusal: Refusa
     case 'rate_limited': {
       const seconds = error.retryAfterSeconds ?? 1
       const what =
-        error.limit === 'plan' ? "over this tenant's plan" : `over a limit (${error.limit ?? 'rate'})`
+        error.limit === 'plan'
+          ? "over this tenant's plan"
+          : error.limit === 'quota'
+            ? "over this tenant's quota"
+            : `over a limit (${error.limit ?? 'rate'})`
       return {
         error: smtpError(451, `4.7.1 ${what}: ${error.message}; retry in ${seconds} s`),
         refusal: 'over-plan',

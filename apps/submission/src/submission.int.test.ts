@@ -1,6 +1,14 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { apiKeys, messageContents, messageEvents, messages, outbox } from '@fairlane/db'
+import {
+  apiKeys,
+  messageContents,
+  messageEvents,
+  messages,
+  outbox,
+  tenants,
+  tenantUsageDays,
+} from '@fairlane/db'
 import { eventually } from '@fairlane/testing'
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import nodemailer from 'nodemailer'
@@ -149,6 +157,28 @@ describe('accepting a submission', () => {
       'invoice-42:idem-a@customer.example',
       'invoice-42:idem-b@customer.example',
     ])
+  })
+
+  it("counts each recipient in the tenant's usage and holds it to its daily quota (451 naming the quota)", async () => {
+    const hooli = await createTenant(harness.db, 'Hooli')
+    await createDomain(harness.db, hooli, 'hooli.example')
+    await harness.db.update(tenants).set({ quotaDaily: 3 }).where(eq(tenants.id, hooli))
+    const hooliKey = (await createKey(harness.db, hooli)).key
+    const mail = (to: string[]) => ({ from: 'app@hooli.example', to, subject: 'Quota', text: 'q' })
+    await transport(hooliKey).sendMail(mail(['q1@customer.example', 'q2@customer.example']))
+    // Two more recipients do not fit in the one left: the whole message is refused, nothing written.
+    await expect(
+      transport(hooliKey).sendMail(mail(['q3@customer.example', 'q4@customer.example'])),
+    ).rejects.toMatchObject({
+      responseCode: 451,
+      response: expect.stringMatching(/^451 4\.7\.1 over this tenant's quota: .*retry in \d+ s$/),
+    })
+    await transport(hooliKey).sendMail(mail(['q3@customer.example']))
+    const usage = await harness.db.select().from(tenantUsageDays).where(eq(tenantUsageDays.tenantId, hooli))
+    expect(usage).toMatchObject([{ lane: 'default', accepted: 3 }])
+    expect(
+      await harness.db.select({ id: messages.id }).from(messages).where(eq(messages.tenantId, hooli)),
+    ).toHaveLength(3)
   })
 
   it('sends as the platform for a tenant without a verified domain', async () => {

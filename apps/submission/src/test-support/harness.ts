@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { apiKeyPrefix, generateApiKey, hashApiKey } from '@fairlane/core'
 import type { LanePlan } from '@fairlane/core/accept'
+import { createTenantPlanCache } from '@fairlane/core/accept'
 import { createDatabase, type Database, type DatabaseHandle, sendingDomains, tenants } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
+import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
 import { acceptPlanOf, createAcceptBuckets, type RedisClient } from '@fairlane/queue'
 import { ensureSelfSignedCert } from '@fairlane/stack'
 import { connectTestRedis, setupTestEnvironment } from '@fairlane/testing'
@@ -68,6 +70,9 @@ export function setupSubmission(
           ACCEPT_HORIZON_MS: { critical: 1_000, default: 1_000 },
         }),
         buckets: createAcceptBuckets({ redis, keyPrefix: `${environment.queuePrefix}:rl` }),
+        tenantPlans: createTenantPlanCache({
+          load: (tenantId) => findTenantAdmissionPlan(harness.db, { tenantId }),
+        }),
       },
       authThrottle: options.authThrottle ?? { maxFailures: 5, windowMs: 60_000 },
       keyCacheMs: 200,

@@ -2,10 +2,12 @@ import { createHash, randomUUID } from 'node:crypto'
 import { isEmailAddress } from '../domain/email-address'
 import { AppError, validationFailed } from '../errors/app-error'
 import { takePlanAllowance } from './admit-by-plan'
+import { admitByQuota } from './admit-by-quota'
 import { checkSubmittedSender } from './check-submitted-sender'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
 import type { NewSubmittedMessage, SubmissionDeps } from './submission-ports'
 import { normaliseLineEndings, readSubmittedMessage } from './submitted-message'
+import { DEFAULT_TENANT_PLAN, hasQuota, type TenantPlan } from './tenant-plans'
 
 /** Recipients of one SMTP transaction; the 51st RCPT is answered `452 4.5.3`. */
 export const MAX_SUBMISSION_RECIPIENTS = 50
@@ -86,22 +88,33 @@ export async function acceptSubmission(
   const fresh: NewSubmittedMessage[] = recipients
     .filter((to) => !replayed.has(to))
     .map((to) => ({ id: randomUUID(), toAddress: to, idempotencyKey: keyOf(to) }))
-  await admitSubmission({ tenantId, lane: message.lane, count: fresh.length }, deps)
+  const plan = await planOf(tenantId, deps)
+  await admitSubmission({ tenantId, lane: message.lane, count: fresh.length, plan }, deps)
+  // The quota as the API holds it: read under the tenant's quota lock, in the write's transaction.
+  const quota = hasQuota(plan.quota) ? plan.quota : null
+  const admitQuota =
+    quota === null
+      ? undefined
+      : (usage: Parameters<typeof admitByQuota>[0]['usage']) =>
+          admitByQuota({ quota, usage, now, count: fresh.length })
   const inserted = new Set(
     fresh.length === 0
       ? []
-      : await deps.store.insertSubmission({
-          tenantId,
-          lane: message.lane,
-          messages: fresh,
-          ...sender,
-          subject: message.subject,
-          variables: message.tags.length > 0 ? { tags: message.tags } : null,
-          requestHash,
-          raw: message.raw,
-          sizeBytes: input.data.length,
-          queuedAt: now,
-        }),
+      : await deps.store.insertSubmission(
+          {
+            tenantId,
+            lane: message.lane,
+            messages: fresh,
+            ...sender,
+            subject: message.subject,
+            variables: message.tags.length > 0 ? { tags: message.tags } : null,
+            requestHash,
+            raw: message.raw,
+            sizeBytes: input.data.length,
+            queuedAt: now,
+          },
+          admitQuota,
+        ),
   )
   const results: AcceptSubmissionResult['messages'] = []
   for (const to of input.recipients) {
@@ -122,14 +135,23 @@ export async function acceptSubmission(
  * as a refused API call's is, and the bucket refills at the plan's rate.
  */
 async function admitSubmission(
-  input: { tenantId: string; lane: 'critical' | 'default'; count: number },
+  input: { tenantId: string; lane: 'critical' | 'default'; count: number; plan: TenantPlan },
   deps: SubmissionDeps,
 ): Promise<void> {
   const { planAdmission } = deps
   if (!planAdmission) return
   for (let index = 0; index < input.count; index++) {
-    await takePlanAllowance({ tenantId: input.tenantId, lane: input.lane }, planAdmission)
+    await takePlanAllowance(
+      { tenantId: input.tenantId, lane: input.lane, own: input.plan.transactional },
+      planAdmission,
+    )
   }
+}
+
+/** The tenant's own plan (transactional part, quotas), from the same per-process cache the API's other ways in read. */
+async function planOf(tenantId: string, deps: SubmissionDeps): Promise<TenantPlan> {
+  const plans = deps.planAdmission?.tenantPlans
+  return plans ? plans.planOf(tenantId) : DEFAULT_TENANT_PLAN
 }
 
 /** A concurrent submission with the same key won the unique constraint: answer with its message. */

@@ -1,6 +1,7 @@
 import type { Lane } from '../domain/lanes'
 import type { SenderDomains } from '../senders/ports'
 import type { PlanAdmissionDeps } from './admit-by-plan'
+import type { QuotaUsage } from './admit-by-quota'
 import type { AcceptedMessage, Clock } from './ports'
 
 /** One recipient of a submission: a message row of its own, all sharing one stored raw message. */
@@ -33,12 +34,15 @@ export interface NewSubmission {
 /**
  * PostgreSQL for `acceptSubmission` (`@fairlane/db/queries/submissions`). `insertSubmission` writes,
  * atomically, for each message its row (status `queued`, source `smtp`), its `message_contents` row,
- * its `accepted` event and its outbox row, and wakes the relay; a message whose idempotency key is
- * already taken is left out. Answers the ids it inserted.
+ * its `accepted` event and its outbox row, and counts them in the tenant's usage, and wakes the relay;
+ * a message whose idempotency key is already taken is left out. Answers the ids it inserted.
+ * With `admitQuota` (a tenant with a quota), the write runs in a transaction that first takes the
+ * tenant's quota lock and reads its usage (as `acceptMessage`'s does), and `admitQuota` may refuse
+ * (throw) before anything is written.
  */
 export interface SubmissionStore {
   findByIdempotencyKey(query: { tenantId: string; idempotencyKey: string }): Promise<AcceptedMessage | null>
-  insertSubmission(submission: NewSubmission): Promise<string[]>
+  insertSubmission(submission: NewSubmission, admitQuota?: (usage: QuotaUsage) => void): Promise<string[]>
 }
 
 /** The sending domains as submission checks them: the tenant's own, and whether it has any. */

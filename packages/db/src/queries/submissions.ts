@@ -10,12 +10,19 @@ import type { Database, Executor } from '../client'
 import { messageContents, messageEvents, messages, outbox, sendingDomains } from '../schema'
 import { findByIdempotencyKey } from './accept-message'
 import { findSenderDomain } from './senders'
+import { countAcceptedSql, lockQuotaUsage } from './usage'
 
 /** `acceptSubmission`'s store in PostgreSQL. */
 export function createSubmissionStore(db: Database): SubmissionStore {
   return {
     findByIdempotencyKey: (query): Promise<AcceptedMessage | null> => findByIdempotencyKey(db, query),
-    insertSubmission: (submission) => insertSubmission(db, submission),
+    insertSubmission: (submission, admitQuota) =>
+      admitQuota === undefined
+        ? insertSubmission(db, submission)
+        : db.transaction(async (tx) => {
+            admitQuota(await lockQuotaUsage(tx, { tenantId: submission.tenantId, now: submission.queuedAt }))
+            return insertSubmission(tx, submission)
+          }),
   }
 }
 
@@ -78,7 +85,13 @@ export async function insertSubmission(db: Executor, submission: NewSubmission):
       select ${tenantId}, ${MESSAGE_PUBLISH_TOPIC},
         jsonb_build_object('v', 1, 'messageId', id, 'tenantId', ${tenantId}::uuid, 'lane', ${lane}::text, 'generation', 0)
       from inserted
-    )
+    ), usage as (${countAcceptedSql({
+      tenantId,
+      at: submission.queuedAt,
+      lane,
+      bytes: submission.sizeBytes,
+      from: sql`inserted`,
+    })})
     select id, pg_notify(${OUTBOX_CHANNEL}, '') from inserted`)
   return rows.map((row) => row.id)
 }
