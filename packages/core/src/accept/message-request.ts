@@ -5,6 +5,7 @@ import { fieldIssues } from '../errors/zod-issues'
 import type { SenderChoice } from '../senders/ports'
 import { senderFields } from '../senders/sender-settings'
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
+import { sendAtField } from './send-at'
 
 /**
  * The body of `POST /api/v1/messages`: a template with variables, or custom content. Unknown fields
@@ -22,6 +23,8 @@ export interface MessageRequest {
   sender: Partial<SenderChoice>
   /** Open and click tracking: off unless asked for (and never when the tenant turned tracking off). */
   tracking: { opens: boolean; clicks: boolean }
+  /** `sendAt` as given (an ISO instant with an offset); its range is checked at accept (`scheduledUntil`). */
+  sendAt?: string | undefined
 }
 
 /** `"tracking": { "opens", "clicks" }` of API mail; a switch left out is off. */
@@ -71,6 +74,7 @@ export const templateMessageRequestSchema = z.strictObject({
     .describe('The template’s variables: OtpVariables, PasswordResetVariables, or those your template uses'),
   ...senderFields,
   ...messageTrackingField,
+  ...sendAtField,
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
@@ -84,6 +88,7 @@ export const customMessageRequestSchema = z
     text: body('a string'),
     ...senderFields,
     ...messageTrackingField,
+    ...sendAtField,
   })
   .refine((value) => value.html !== undefined || value.text !== undefined, {
     path: ['html'],
@@ -98,12 +103,13 @@ export function parseMessageRequest(input: unknown): MessageRequest {
   if ('template' in input) {
     const result = templateMessageRequestSchema.safeParse(input)
     if (!result.success) throw validationFailed(fieldIssues(result.error))
-    const { to, template, variables, from, replyTo, tracking } = result.data
+    const { to, template, variables, from, replyTo, tracking, sendAt } = result.data
     return {
       to,
       content: { kind: 'template', template, variables },
       sender: senderOf(from, replyTo),
       tracking: trackingOf(tracking),
+      ...(sendAt === undefined ? {} : { sendAt }),
     }
   }
   const result = customMessageRequestSchema.safeParse(input)
@@ -113,12 +119,13 @@ export function parseMessageRequest(input: unknown): MessageRequest {
     const hint = 'variables' in input ? [{ path: 'template', message: 'is required with variables' }] : []
     throw validationFailed([...hint, ...issues.filter((issue) => issue.path !== 'variables')])
   }
-  const { to, subject, html, text, from, replyTo, tracking } = result.data
+  const { to, subject, html, text, from, replyTo, tracking, sendAt } = result.data
   return {
     to,
     content: { kind: 'custom', subject, html, text },
     sender: senderOf(from, replyTo),
     tracking: trackingOf(tracking),
+    ...(sendAt === undefined ? {} : { sendAt }),
   }
 }
 

@@ -17,6 +17,8 @@ export interface AcceptedMessage {
   lane: Lane
   requestHash: string | null
   createdAt: Date
+  /** Set when it was accepted scheduled: a replay answers `scheduled` as the first answer did. */
+  sendAt?: Date | null | undefined
 }
 
 export interface NewQueuedMessage {
@@ -43,7 +45,17 @@ export interface NewQueuedMessage {
   /** Asked for in the request; the tenant's privacy switch is applied at send time. */
   trackOpens?: boolean | undefined
   trackClicks?: boolean | undefined
+  /**
+   * A scheduled send's time: the row is written `scheduled` with an event `scheduled` and no outbox
+   * row (the releaser writes it when the time comes); absent or null: `queued` now.
+   */
+  sendAt?: Date | null | undefined
+  /** The way in (`messages.source`); absent: none recorded. */
+  source?: MessageSource | undefined
 }
+
+/** `messages.source`: the way in that accepted a message (campaign mail has none). */
+export type MessageSource = 'api' | 'batch' | 'smtp' | 'app'
 
 /** What both the store and a transaction of it can do. */
 export interface AcceptWriter {
