@@ -18,6 +18,7 @@ import { patchTenant } from './api/admin/update-tenant'
 import { handleAuth } from './api/auth'
 import { healthLive, healthReady } from './api/health'
 import { getDefaultSender, putDefaultSender } from './api/v1/default-sender'
+import { deleteMessage } from './api/v1/delete-message'
 import {
   deleteDomainById,
   getDomainById,
@@ -28,11 +29,13 @@ import {
 } from './api/v1/domains'
 import { getCampaign } from './api/v1/get-campaign'
 import { getMessage } from './api/v1/get-message'
+import { getMessages } from './api/v1/get-messages'
 import { getOpenApiDocument } from './api/v1/get-openapi'
 import { postCampaign } from './api/v1/post-campaign'
 import { postCampaignCancel } from './api/v1/post-campaign-cancel'
 import { postContacts } from './api/v1/post-contacts'
 import { postMessage } from './api/v1/post-message'
+import { postMessagesBatch } from './api/v1/post-messages-batch'
 import { getSegmentById, getSegments, patchSegment, postSegment, removeSegment } from './api/v1/segments'
 import {
   deleteSuppression,
@@ -147,6 +150,21 @@ export const API_ROUTES = {
   postMessage: route('POST', '/api/v1/messages', (request, _, deps) => postMessage(request, deps.api), {
     scope: 'sending',
   }),
+  // Batch, cancel (a `sending` key may take back what it sent) and the list (a `full` key: it shows
+  // every recipient and subject of the tenant).
+  postMessagesBatch: route(
+    'POST',
+    '/api/v1/messages/batch',
+    (request, _, deps) => postMessagesBatch(request, deps.api),
+    { scope: 'sending' },
+  ),
+  deleteMessage: route(
+    'DELETE',
+    '/api/v1/messages/:id',
+    (request, { id }, deps) => deleteMessage(request, id, deps.api),
+    { scope: 'sending' },
+  ),
+  listMessages: route('GET', '/api/v1/messages', (request, _, deps) => getMessages(request, deps.api)),
   getMessage: route(
     'GET',
     '/api/v1/messages/:id',

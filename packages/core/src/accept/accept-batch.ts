@@ -23,6 +23,8 @@ export interface AcceptBatchInput {
   idempotencyKey: string | null
   defaultSender: SenderChoice
   keyDomain?: string | null
+  /** An item whose JSON is larger than this (the single call's cap) is refused on its own (413). */
+  maxItemBytes?: number
 }
 
 export type BatchItemResult =
@@ -134,6 +136,9 @@ async function admitItem(
 ): Promise<AcceptMessageResult | PendingItem> {
   const { input, deps, now, keyCutoff } = context
   const { tenantId } = input
+  if (input.maxItemBytes !== undefined && Buffer.byteLength(JSON.stringify(item)) > input.maxItemBytes) {
+    throw new AppError('payload_too_large', `This message is larger than ${input.maxItemBytes} bytes`)
+  }
   const { key, body } = itemKey(index, item, input.idempotencyKey)
   const request = parseMessageRequest(body)
   const hash = requestHash(body)

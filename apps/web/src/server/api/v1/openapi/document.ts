@@ -51,6 +51,7 @@ import {
   templateResponse,
   templatesResponse,
 } from '../responses'
+import { messageOperations } from './message-operations'
 import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
 import { teamOperations, teamSchemas } from './team-operations'
 import { webhookOperations, webhookSchemas } from './webhook-operations'
@@ -692,6 +693,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
     },
     ...webhookOperations(),
     ...teamOperations(),
+    ...messageOperations(messageRequest),
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
       tags: ['Reference'],
