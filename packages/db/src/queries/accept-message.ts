@@ -92,12 +92,14 @@ export async function insertQueuedMessage(
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
     ), accepted as (
+      -- One insert, ordered, so the timeline reads accepted before scheduled (two CTEs run in no set order).
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
-      select ${message.tenantId}, id, 'accepted', ${json({ lane: message.lane })}::jsonb from inserted
-    ), scheduled as (
-      insert into ${messageEvents} (tenant_id, message_id, type, detail)
-      select ${message.tenantId}, id, 'scheduled', jsonb_build_object('sendAt', ${sendAt}::text)
-      from inserted where ${sendAt}::timestamptz is not null
+      select ${message.tenantId}, id, type, detail from (
+        select 1 as n, id, 'accepted' as type, ${json({ lane: message.lane })}::jsonb as detail from inserted
+        union all
+        select 2, id, 'scheduled', jsonb_build_object('sendAt', ${sendAt}::text) from inserted
+        where ${sendAt}::timestamptz is not null
+      ) events order by n
     ), event as (
       insert into ${outbox} (tenant_id, topic, payload)
       select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted
