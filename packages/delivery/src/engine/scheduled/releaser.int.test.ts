@@ -1,3 +1,4 @@
+import { cancelOpenMessage } from '@fairlane/db/queries/scheduled-messages'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
@@ -97,5 +98,60 @@ it("sends B's mail among the first when A's 2,000 scheduled reminders come due a
     select count(*)::int as rows, count(distinct payload->>'messageId')::int as messages
     from outbox where tenant_id = ${a}`)
   expect(outboxRows).toEqual({ rows: FLOOD, messages: FLOOD })
-  await pipeline.stop()
 }, 60_000)
+
+it('never sends a cancelled message: a scheduled one is not released, a queued one whose job exists is skipped', async () => {
+  const db = pipeline.database.db
+  const tenantId = await createTenant(db, 'Canceller')
+  const sendAt = new Date(Date.now() + 1_000)
+  const scheduled = async (to: string) => {
+    const [row] = await db.execute<{ id: string }>(sql`
+      insert into messages (tenant_id, lane, status, to_address, subject, text, send_at, source)
+      values (${tenantId}, 'default', 'scheduled', ${to}, 'Later', 'Later', ${sendAt.toISOString()}::timestamptz, 'api')
+      returning id`)
+    return row?.id ?? ''
+  }
+  const kept = await scheduled('kept@cancel.test')
+  const dropped = await scheduled('dropped@cancel.test')
+  expect(await cancelOpenMessage(db, { tenantId, messageId: dropped })).toEqual({ kind: 'cancelled' })
+
+  // Queued and cancelled before its job ran: the outbox row (the job) still goes out, the claim finds
+  // the row cancelled and the send ends without a mail.
+  const [queued] = await seedQueuedMessages(db, {
+    tenantId,
+    lane: 'default',
+    to: () => 'queued@cancel.test',
+    publish: false,
+  })
+  const queuedId = queued?.id ?? ''
+  expect(await cancelOpenMessage(db, { tenantId, messageId: queuedId })).toEqual({ kind: 'cancelled' })
+  await db.execute(sql`
+    insert into outbox (tenant_id, topic, payload)
+    values (${tenantId}, 'message.publish', ${JSON.stringify({ v: 1, messageId: queuedId, tenantId, lane: 'default', generation: 0 })}::jsonb)`)
+  await db.execute(sql`select pg_notify('fairlane_outbox', '')`)
+
+  await eventually(() => sink.store.list({ to: 'kept@cancel.test' }).length === 1, {
+    what: 'the kept scheduled message',
+    timeoutMs: 15_000,
+    intervalMs: 20,
+  })
+  // The cancelled job has been taken and ended (its `queued` event is the relay's publish).
+  await eventually(
+    async () => {
+      const [row] = await db.execute<{ count: number }>(sql`
+        select count(*)::int as count from message_events where message_id = ${queuedId} and type = 'queued'`)
+      return row?.count === 1
+    },
+    { what: "the cancelled message's job", timeoutMs: 10_000, intervalMs: 20 },
+  )
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  expect(sink.store.list({ to: 'dropped@cancel.test' })).toEqual([])
+  expect(sink.store.list({ to: 'queued@cancel.test' })).toEqual([])
+  const statuses = await db.execute<{ id: string; status: string }>(sql`
+    select id, status from messages where tenant_id = ${tenantId}`)
+  expect(Object.fromEntries(statuses.map((row) => [row.id, row.status]))).toEqual({
+    [kept]: 'sent',
+    [dropped]: 'cancelled',
+    [queuedId]: 'cancelled',
+  })
+}, 30_000)
