@@ -78,5 +78,7 @@ export * from './templates'
 // Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.
 export * from './tracking'
 export * from './unsubscribe'
+// Usage (accepted and outcomes per day, quotas) is exported from the root like the other use cases.
+export * from './usage'
 // Webhooks (event types, signatures, retry schedule, address rules) are exported from the root like the rest.
 export * from './webhooks'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Config } from '@fairlane/config'
-import type { LimitDecision, RecipientLimiter } from '@fairlane/core/accept'
+import type { LanePlan, LimitDecision, OwnLanePlan, RecipientLimiter } from '@fairlane/core/accept'
 import type { RedisClient } from '@fairlane/queue'
 import {
   BurstyRateLimiter,
@@ -25,7 +25,13 @@ export interface RequestRate {
 }
 
 export interface RateLimitSettings {
+  /** A tenant on the platform's transactional plan. */
   perTenant: RequestRate
+  /**
+   * A tenant with a transactional plan of its own gets `factor` × its rate and burst instead
+   * (API_TENANT_RATE_FACTOR); `platform` fills what its plan leaves open. Left out: `perTenant` for all.
+   */
+  tenantPlans?: { factor: number; platform: LanePlan }
   perKey: RequestRate
   perRecipient: { points: number; windowSec: number }
 }
@@ -53,6 +59,10 @@ export function rateLimitSettings(
   return {
     ...DEFAULT_RATE_LIMITS,
     perTenant,
+    tenantPlans: {
+      factor: config.API_TENANT_RATE_FACTOR,
+      platform: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },
+    },
     perKey: {
       ...key,
       pointsPerSec: Math.min(key.pointsPerSec, perTenant.pointsPerSec),
@@ -73,7 +83,12 @@ const REDIS_LIMITER_TIMEOUT_MS = 200
 
 export interface ApiLimiters {
   /** One call of a key: the key's limit, then its tenant's (so a key over its own limit spends nothing of the tenant's). */
-  consumeCall(caller: { keyId: string; tenantId: string }): Promise<ApiCallDecision>
+  consumeCall(caller: {
+    keyId: string
+    tenantId: string
+    /** The tenant's own transactional plan (null parts: the platform's); sizes its request rate. */
+    transactional?: OwnLanePlan
+  }): Promise<ApiCallDecision>
   recipient: RecipientLimiter
 }
 
@@ -116,12 +131,32 @@ export function createApiLimiters(options: ApiLimiterOptions): ApiLimiters {
     )
   const keyLimiter = bursty('api-key', perKey)
   const tenantLimiter = bursty('api-tenant', perTenant)
+  // One limiter per distinct request rate (a handful: the named plans and a few overrides), each with
+  // its own key prefix, so a tenant whose plan changed starts on a fresh counter of its new size.
+  const sized = new Map<string, BurstyRateLimiter>()
+  const tenantLimiterFor = (own: OwnLanePlan | undefined): BurstyRateLimiter => {
+    const plans = settings.tenantPlans
+    if (!plans || !own || (own.ratePerSec === null && own.burst === null)) return tenantLimiter
+    const rate = {
+      pointsPerSec: plans.factor * (own.ratePerSec ?? plans.platform.ratePerSec),
+      burstPoints: plans.factor * (own.burst ?? plans.platform.burst),
+      burstWindowSec: perTenant.burstWindowSec,
+    }
+    const name = `api-tenant-${rate.pointsPerSec}-${rate.burstPoints}`
+    let limiter = sized.get(name)
+    if (!limiter) {
+      if (sized.size >= 1_000) sized.clear()
+      limiter = bursty(name, rate)
+      sized.set(name, limiter)
+    }
+    return limiter
+  }
   const recipientLimiter = insured('recipient', perRecipient.points, perRecipient.windowSec)
   return {
-    async consumeCall({ keyId, tenantId }) {
+    async consumeCall({ keyId, tenantId, transactional }) {
       const key = await decide(keyLimiter.consume(keyId))
       if (!key.allowed) return { ...key, limit: 'api-key' }
-      const tenant = await decide(tenantLimiter.consume(tenantId))
+      const tenant = await decide(tenantLimiterFor(transactional).consume(tenantId))
       if (!tenant.allowed) return { ...tenant, limit: 'tenant' }
       return { allowed: true }
     },

@@ -59,6 +59,7 @@ import {
   getTemplates,
   postTemplate,
 } from './api/v1/templates'
+import { getUsageReport } from './api/v1/usage'
 import {
   getWebhookDeliveries,
   getWebhookDeliveryById,
@@ -195,6 +196,8 @@ export const API_ROUTES = {
   exportSuppressions: route('GET', '/api/v1/suppressions/export', (request, _, deps) =>
     getSuppressionsExport(request, deps.api),
   ),
+  // Accepted mail and its outcomes per UTC day and lane, with the tenant's quotas (full key).
+  getUsage: route('GET', '/api/v1/usage', (request, _, deps) => getUsageReport(request, deps.api)),
   // The tenant's default sender: From / Reply-To of mail that names none.
   getDefaultSender: route('GET', '/api/v1/sender', (request, _, deps) => getDefaultSender(request, deps.api)),
   putDefaultSender: route('PUT', '/api/v1/sender', (request, _, deps) => putDefaultSender(request, deps.api)),

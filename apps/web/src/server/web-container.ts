@@ -1,7 +1,9 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
 import { trackingKey } from '@fairlane/core'
+import { createTenantPlanCache } from '@fairlane/core/accept'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
+import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import {
   closeQueues,
@@ -105,6 +107,11 @@ export function buildWebContainer(config: Config): WebContainer {
     planAdmission: {
       plan: acceptPlanOf(config),
       buckets: createAcceptBuckets({ redis, keyPrefix: `${config.QUEUE_PREFIX}:rl` }),
+      // Each tenant's own transactional plan and quotas, read once per TENANT_PLAN_TTL_MS (5 s): for the
+      // ways in that do not read the tenant with an API key (the API's key row carries the plan).
+      tenantPlans: createTenantPlanCache({
+        load: (tenantId) => findTenantAdmissionPlan(database.db, { tenantId }),
+      }),
     },
     // Key rows reused for API_KEY_CACHE_TTL_MS (5 s): one PostgreSQL round trip less per API call.
     keyCache: createApiKeyCache(),

@@ -2,8 +2,16 @@ import { createHash } from 'node:crypto'
 import { AppError, isAppError, validationFailed } from '../errors/app-error'
 import type { SenderChoice } from '../senders/ports'
 import type { AcceptMessageResult } from './accept-message'
-import { created, laneOfContent, replay, takeRecipientAllowance } from './accept-message'
+import {
+  contentBytes,
+  created,
+  laneOfContent,
+  planOf,
+  replay,
+  takeRecipientAllowance,
+} from './accept-message'
 import { takePlanAllowance } from './admit-by-plan'
+import { decideQuota, quotaRefusal } from './admit-by-quota'
 import { requestHash } from './canonical-json'
 import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
 import { parseMessageRequest } from './message-request'
@@ -11,6 +19,7 @@ import type { AcceptDeps, AcceptTransaction } from './ports'
 import { type PreparedMessage, prepareMessage } from './prepare-message'
 import { scheduledUntil } from './send-at'
 import { isRecipientLimited } from './template-lanes'
+import { hasQuota, type Quota, type TenantPlan } from './tenant-plans'
 
 /** Items per `POST /api/v1/messages/batch`; more is a 400 naming `messages`. */
 export const MAX_BATCH_MESSAGES = 500
@@ -25,6 +34,8 @@ export interface AcceptBatchInput {
   keyDomain?: string | null
   /** An item whose JSON is larger than this (the single call's cap) is refused on its own (413). */
   maxItemBytes?: number
+  /** The tenant's plan when the caller already read it; else `deps.tenantPlans`. */
+  tenantPlan?: TenantPlan
 }
 
 export type BatchItemResult =
@@ -54,13 +65,14 @@ interface PendingItem {
 export async function acceptBatch(input: AcceptBatchInput, deps: AcceptDeps): Promise<AcceptBatchResult> {
   const items = parseBatchBody(input.body)
   const now = deps.clock.now()
+  const tenantPlan = await planOf(input, deps)
   const keyCutoff = new Date(now.getTime() - IDEMPOTENCY_KEY_TTL_MS)
   const results: BatchItemResult[] = []
   const pending: PendingItem[] = []
 
   for (const [index, item] of items.entries()) {
     try {
-      const outcome = await admitItem(index, item, { input, deps, now, keyCutoff })
+      const outcome = await admitItem(index, item, { input, deps, now, keyCutoff, tenantPlan })
       if ('prepared' in outcome) pending.push(outcome)
       else results.push({ index, outcome: 'accepted', message: outcome })
     } catch (error) {
@@ -70,7 +82,8 @@ export async function acceptBatch(input: AcceptBatchInput, deps: AcceptDeps): Pr
   }
 
   if (pending.length > 0) {
-    const written = await deps.store.transaction((tx) => writeAll(tx, pending))
+    const quota = hasQuota(tenantPlan.quota) ? tenantPlan.quota : null
+    const written = await deps.store.transaction((tx) => writeAll(tx, pending, { quota, now }))
     results.push(...written)
   }
   return { results: results.sort((a, b) => a.index - b.index) }
@@ -132,7 +145,7 @@ function derivedKey(callKey: string, index: number): string {
 async function admitItem(
   index: number,
   item: unknown,
-  context: { input: AcceptBatchInput; deps: AcceptDeps; now: Date; keyCutoff: Date },
+  context: { input: AcceptBatchInput; deps: AcceptDeps; now: Date; keyCutoff: Date; tenantPlan: TenantPlan },
 ): Promise<AcceptMessageResult | PendingItem> {
   const { input, deps, now, keyCutoff } = context
   const { tenantId } = input
@@ -147,7 +160,10 @@ async function admitItem(
   if (existing && existing.createdAt > keyCutoff) return replay(existing, hash)
   const sendAt = scheduledUntil(request.sendAt, now)
   if (deps.planAdmission && sendAt === null) {
-    await takePlanAllowance({ tenantId, lane: laneOfContent(request.content) }, deps.planAdmission)
+    await takePlanAllowance(
+      { tenantId, lane: laneOfContent(request.content), own: context.tenantPlan.transactional },
+      deps.planAdmission,
+    )
   }
   const prepared = await prepareMessage(
     request,
@@ -163,14 +179,38 @@ async function admitItem(
     },
     deps,
   )
+  prepared.message.sizeBytes = contentBytes(prepared.message)
   if (isRecipientLimited(prepared.message.template)) await takeRecipientAllowance(deps, prepared.message)
   return { index, prepared, hash, releaseExpiredKey: existing !== null }
 }
 
-/** One transaction: a key taken meanwhile by a concurrent call answers with that call's message. */
-async function writeAll(tx: AcceptTransaction, pending: readonly PendingItem[]): Promise<BatchItemResult[]> {
+/**
+ * One transaction: a key taken meanwhile by a concurrent call answers with that call's message. With a
+ * quota, the tenant's usage is read once under its lock (as a single accept does) and each new item
+ * counts against it in order: the items past the quota get their own 429 `quota`, the rest are written.
+ */
+async function writeAll(
+  tx: AcceptTransaction,
+  pending: readonly PendingItem[],
+  context: { quota: Quota | null; now: Date },
+): Promise<BatchItemResult[]> {
   const results: BatchItemResult[] = []
+  const { quota, now } = context
+  const first = pending[0]
+  const usage =
+    quota === null || !first
+      ? null
+      : await tx.lockQuotaUsage({ tenantId: first.prepared.message.tenantId, now })
+  let added = 0
   for (const { index, prepared, hash, releaseExpiredKey } of pending) {
+    if (quota !== null && usage !== null) {
+      const counted = { usedToday: usage.usedToday + added, usedThisMonth: usage.usedThisMonth + added }
+      const decision = decideQuota(quota, counted, now)
+      if (!decision.allowed) {
+        results.push({ index, outcome: 'refused', error: quotaRefusal(decision, now) })
+        continue
+      }
+    }
     const { message, event } = prepared
     const { tenantId, idempotencyKey } = message
     if (releaseExpiredKey && idempotencyKey !== null) {
@@ -178,6 +218,7 @@ async function writeAll(tx: AcceptTransaction, pending: readonly PendingItem[]):
       await tx.releaseIdempotencyKey({ tenantId, idempotencyKey, createdBefore })
     }
     if (await tx.insertQueuedMessage(message, event)) {
+      added += 1
       results.push({ index, outcome: 'accepted', message: created(message) })
       continue
     }

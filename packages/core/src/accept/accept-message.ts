@@ -6,6 +6,7 @@ import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice } from '../senders/ports'
 import { type ResolvedSender, resolveSender } from '../senders/resolve-sender'
 import { takePlanAllowance } from './admit-by-plan'
+import { admitByQuota } from './admit-by-quota'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
@@ -20,6 +21,7 @@ import type {
 } from './ports'
 import { scheduledUntil } from './send-at'
 import { isRecipientLimited, laneForTemplate } from './template-lanes'
+import { DEFAULT_TENANT_PLAN, hasQuota, type TenantPlan } from './tenant-plans'
 
 export interface AcceptMessageInput {
   tenantId: string
@@ -30,8 +32,10 @@ export interface AcceptMessageInput {
   defaultSender: SenderChoice
   /** The API key's domain restriction: the From that applies must be on it (403 otherwise). */
   keyDomain?: string | null
-  /** The way in, recorded as `messages.source`; default `api`. */
-  source?: MessageSource
+  /** The tenant's plan when the caller already read it (the API key's row); else `deps.tenantPlans`. */
+  tenantPlan?: TenantPlan
+  /** The way in, stored on the message (`messages.source`); default `api`. */
+  source?: string
 }
 
 export interface AcceptMessageResult {
@@ -68,8 +72,12 @@ export async function acceptMessage(
   // Before rendering and the database: a tenant past its plan's horizon costs no template lookup. A
   // request refused later on (a missing variable, a recipient limit) has spent its allowance; the
   // bucket refills at the plan's rate, so that costs the tenant a moment, never a mail for good.
+  const tenantPlan = await planOf(input, deps)
   if (deps.planAdmission && sendAt === null) {
-    await takePlanAllowance({ tenantId, lane: laneOfContent(request.content) }, deps.planAdmission)
+    await takePlanAllowance(
+      { tenantId, lane: laneOfContent(request.content), own: tenantPlan.transactional },
+      deps.planAdmission,
+    )
   }
 
   const { sender: saved, ...rendered } = await render(deps, tenantId, request.content)
@@ -80,14 +88,11 @@ export async function acceptMessage(
     { domains: deps.senderDomains },
   )
   checkKeyDomain(input.keyDomain ?? null, sender.fromAddress)
-  const message = newMessage(request, rendered, sender, {
-    tenantId,
-    idempotencyKey,
-    hash,
-    now,
-    sendAt,
+  const message = {
+    ...newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now, sendAt }),
     source: input.source ?? 'api',
-  })
+    sizeBytes: contentBytes(rendered),
+  }
   const event: MessagePublishEvent = {
     v: 1,
     messageId: message.id,
@@ -96,22 +101,29 @@ export async function acceptMessage(
     generation: 0,
   }
   const limited = isRecipientLimited(rendered.template)
+  // A tenant with a quota accepts in a transaction that reads its usage under its lock (admit-by-quota).
+  // Its plan allowance was taken above: a request refused for the quota costs the tenant a moment of
+  // its bucket, as any request refused after admission does.
+  const quota = hasQuota(tenantPlan.quota) ? tenantPlan.quota : null
 
-  if (idempotencyKey === null) {
+  if (idempotencyKey === null && quota === null) {
     // Every request is a new message, so the allowance is taken first and the write is one statement.
     if (limited) await takeRecipientAllowance(deps, message)
     await deps.store.insertQueuedMessage(message, event)
     return created(message)
   }
-  if (!limited && existing === null) return insertOrReplay(deps.store, message, event, hash)
+  if (!limited && existing === null && quota === null) return insertOrReplay(deps.store, message, event, hash)
 
   // An expired key is released in the same transaction that reuses it; and with a key, a limited
   // message takes its allowance only once its insert won, so concurrent retries spend one allowance
   // (a refusal rolls the insert back).
   return deps.store.transaction(async (tx) => {
-    if (existing !== null)
+    if (existing !== null && idempotencyKey !== null)
       await tx.releaseIdempotencyKey({ tenantId, idempotencyKey, createdBefore: keyCutoff })
+    // Read before the insert counts this message; a replay (the key's winner) is not refused for it.
+    const usage = quota === null ? null : await tx.lockQuotaUsage({ tenantId, now })
     const result = await insertOrReplay(tx, message, event, hash)
+    if (quota !== null && usage !== null && !result.replayed) admitByQuota({ quota, usage, now })
     if (limited && !result.replayed) await takeRecipientAllowance(deps, message)
     return result
   })
@@ -160,6 +172,22 @@ export function newMessage(
     sendAt: context.sendAt ?? null,
     ...(context.source ? { source: context.source } : {}),
   }
+}
+
+export async function planOf(
+  input: Pick<AcceptMessageInput, 'tenantId' | 'tenantPlan'>,
+  deps: AcceptDeps,
+): Promise<TenantPlan> {
+  if (input.tenantPlan) return input.tenantPlan
+  const plans = deps.tenantPlans ?? deps.planAdmission?.tenantPlans
+  return plans ? plans.planOf(input.tenantId) : DEFAULT_TENANT_PLAN
+}
+
+/** What a message weighs for usage: its subject and bodies in UTF-8 (attachments add theirs). */
+export function contentBytes(rendered: Pick<RenderedMessage, 'subject' | 'html' | 'text'>): number {
+  const encoder = new TextEncoder()
+  const bytes = (value: string | null) => (value === null ? 0 : encoder.encode(value).length)
+  return bytes(rendered.subject) + bytes(rendered.html) + bytes(rendered.text)
 }
 
 /** The lane the rendered message will take: built-in templates are critical (`laneForTemplate`). */

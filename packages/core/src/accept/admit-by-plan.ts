@@ -1,5 +1,6 @@
 import type { Lane } from '../domain/lanes'
 import { AppError } from '../errors/app-error'
+import { type OwnLanePlan, type TenantPlans, tenantAcceptPlan } from './tenant-plans'
 
 /**
  * Admission at the API edge follows the plan: a tenant may have accepted, on each transactional
@@ -42,8 +43,26 @@ export interface AcceptBuckets {
 }
 
 export interface PlanAdmissionDeps {
+  /** The platform's plan (TRANSACTIONAL_RATE_PER_SEC / _BURST, ACCEPT_HORIZON_MS): a tenant's without its own. */
   plan: AcceptPlan
   buckets: AcceptBuckets
+  /** Each tenant's own transactional plan (cached per process); left out, every tenant has `plan`. */
+  tenantPlans?: TenantPlans
+}
+
+/**
+ * The accept plan that holds `tenantId`: `own` when the caller already read it (the API key's row
+ * carries it), else the tenant's from `tenantPlans`, else the platform's. A bucket's size follows the
+ * plan, so a changed plan applies to the same bucket at once (its debt carries over).
+ */
+export async function acceptPlanFor(
+  tenantId: string,
+  deps: PlanAdmissionDeps,
+  own?: OwnLanePlan | null,
+): Promise<AcceptPlan> {
+  if (own !== undefined) return tenantAcceptPlan(deps.plan, own)
+  if (!deps.tenantPlans) return deps.plan
+  return tenantAcceptPlan(deps.plan, (await deps.tenantPlans.planOf(tenantId)).transactional)
 }
 
 /** What the plan sends within the horizon, plus the burst it may send at once. */
@@ -72,9 +91,14 @@ export function tightestLane(plan: AcceptPlan): TransactionalLane {
  * its horizon, its mail for the other lane is refused too (for the seconds the Retry-After says);
  * that tenant is sending more than its plan delivers in time, and the other lane is no login code.
  */
-export async function checkPlanBeforeBody(tenantId: string, deps: PlanAdmissionDeps): Promise<void> {
-  const lane = tightestLane(deps.plan)
-  const { plan, horizonMs } = deps.plan[lane]
+export async function checkPlanBeforeBody(
+  tenantId: string,
+  deps: PlanAdmissionDeps,
+  own?: OwnLanePlan | null,
+): Promise<void> {
+  const accept = await acceptPlanFor(tenantId, deps, own)
+  const lane = tightestLane(accept)
+  const { plan, horizonMs } = accept[lane]
   const decision = await deps.buckets.peek(
     acceptBucketName(lane, tenantId),
     acceptBucketSize(plan, horizonMs),
@@ -84,11 +108,12 @@ export async function checkPlanBeforeBody(tenantId: string, deps: PlanAdmissionD
 
 /** Once the lane is known (the body parsed): one mail of the tenant's on that lane, or a 429. */
 export async function takePlanAllowance(
-  input: { tenantId: string; lane: Lane },
+  input: { tenantId: string; lane: Lane; own?: OwnLanePlan | null },
   deps: PlanAdmissionDeps,
 ): Promise<void> {
   if (input.lane === 'bulk') return
-  const { plan, horizonMs } = deps.plan[input.lane]
+  const accept = await acceptPlanFor(input.tenantId, deps, input.own)
+  const { plan, horizonMs } = accept[input.lane]
   const decision = await deps.buckets.take(
     acceptBucketName(input.lane, input.tenantId),
     acceptBucketSize(plan, horizonMs),

@@ -13,6 +13,7 @@ export {
   acceptBucketName,
   acceptBucketSize,
   acceptBucketStep,
+  acceptPlanFor,
   checkPlanBeforeBody,
   type LanePlan,
   type PlanAdmissionDeps,
@@ -21,6 +22,17 @@ export {
   takePlanAllowance,
   tightestLane,
 } from './admit-by-plan'
+export {
+  admitByQuota,
+  decideQuota,
+  nextUtcDay,
+  nextUtcMonth,
+  type QuotaDecision,
+  type QuotaUsage,
+  quotaRefusal,
+  utcDay,
+  utcMonthStart,
+} from './admit-by-quota'
 export { canonicalJson, requestHash } from './canonical-json'
 export { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
@@ -54,3 +66,15 @@ export {
   isRecipientLimited,
   laneForTemplate,
 } from './template-lanes'
+export { createTenantPlanCache, TENANT_PLAN_TTL_MS, type TenantPlanCacheOptions } from './tenant-plan-cache'
+export {
+  DEFAULT_TENANT_PLAN,
+  hasQuota,
+  NO_QUOTA,
+  type OwnLanePlan,
+  ownLanePlan,
+  type Quota,
+  type TenantPlan,
+  type TenantPlans,
+  tenantAcceptPlan,
+} from './tenant-plans'

@@ -3,7 +3,9 @@ import type { FieldIssue } from '../errors/app-error'
 import type { MessagePublishEvent } from '../outbox/events'
 import type { SenderChoice, SenderDomains } from '../senders/ports'
 import type { PlanAdmissionDeps } from './admit-by-plan'
+import type { QuotaUsage } from './admit-by-quota'
 import type { MessageContent } from './message-request'
+import type { TenantPlans } from './tenant-plans'
 
 /**
  * What `acceptMessage` needs from the outside, as interfaces: PostgreSQL (via drizzle in
@@ -50,8 +52,10 @@ export interface NewQueuedMessage {
    * row (the releaser writes it when the time comes); absent or null: `queued` now.
    */
   sendAt?: Date | null | undefined
-  /** The way in (`messages.source`); absent: none recorded. */
-  source?: MessageSource | undefined
+  /** The way in (`api`, `smtp`, `batch`, …), stored as `messages.source`. */
+  source?: string | undefined
+  /** What the message weighs for usage (`messages.size_bytes`, `tenant_usage_days.accepted_bytes`). */
+  sizeBytes?: number | undefined
 }
 
 /** `messages.source`: the way in that accepted a message (campaign mail has none). */
@@ -82,6 +86,11 @@ export interface AcceptTransaction extends AcceptWriter {
     idempotencyKey: string
     createdBefore: Date
   }): Promise<void>
+  /**
+   * Takes the tenant's quota lock until the transaction ends and reads what it has accepted in `now`'s
+   * UTC day and calendar month: accepts of one tenant with a quota run one after another from here on.
+   */
+  lockQuotaUsage(query: { tenantId: string; now: Date }): Promise<QuotaUsage>
 }
 
 export interface RenderedMessage {
@@ -123,4 +132,6 @@ export interface AcceptDeps {
   clock: Clock
   /** The tenant's lane plans and accept buckets (`admit-by-plan.ts`); without it nothing is refused for the plan. */
   planAdmission?: PlanAdmissionDeps
+  /** Each tenant's plan (transactional part, quotas), cached; left out: `planAdmission.tenantPlans`, else defaults. */
+  tenantPlans?: TenantPlans
 }

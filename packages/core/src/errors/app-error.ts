@@ -53,6 +53,8 @@ export const RATE_LIMIT_NAMES = [
   'invitations',
   /** A tenant's accepted transactional mail beyond what its lane plan sends within ACCEPT_HORIZON_MS. */
   'plan',
+  /** A tenant's messages accepted this UTC day or calendar month, over its plan's quota (`resetAt`: when it opens again). */
+  'quota',
 ] as const
 
 export type RateLimitName = (typeof RATE_LIMIT_NAMES)[number]
@@ -61,6 +63,8 @@ export interface AppErrorOptions {
   details?: FieldIssue[]
   retryAfterSeconds?: number
   limit?: RateLimitName
+  /** With `limit: 'quota'`: when the quota that refused opens again. */
+  resetAt?: Date
   cause?: unknown
 }
 
@@ -69,6 +73,7 @@ export class AppError extends Error {
   readonly details: FieldIssue[] | undefined
   readonly retryAfterSeconds: number | undefined
   readonly limit: RateLimitName | undefined
+  readonly resetAt: Date | undefined
 
   constructor(
     readonly code: AppErrorCode,
@@ -79,6 +84,7 @@ export class AppError extends Error {
     this.details = options.details
     this.retryAfterSeconds = options.retryAfterSeconds
     this.limit = options.limit
+    this.resetAt = options.resetAt
   }
 }
 

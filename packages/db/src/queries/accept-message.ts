@@ -3,6 +3,7 @@ import type { AcceptedMessage, AcceptStore, AcceptTransaction, NewQueuedMessage 
 import { and, eq, lt, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { messageEvents, messages, outbox } from '../schema'
+import { countAcceptedSql, lockQuotaUsage } from './usage'
 
 /**
  * `acceptMessage`'s store in PostgreSQL. The message row and its outbox row are written by one
@@ -22,6 +23,7 @@ function acceptTransaction(tx: Executor): AcceptTransaction {
     findByIdempotencyKey: (query) => findByIdempotencyKey(tx, query),
     insertQueuedMessage: (message, event) => insertQueuedMessage(tx, message, event),
     releaseIdempotencyKey: (query) => releaseIdempotencyKey(tx, query),
+    lockQuotaUsage: (query) => lockQuotaUsage(tx, query),
   }
 }
 
@@ -59,8 +61,9 @@ export async function releaseIdempotencyKey(
 }
 
 /**
- * One round trip on the hot path: the message insert, its `accepted` event and the outbox insert (both
- * only when the message was inserted) and the NOTIFY in one statement. ON CONFLICT DO NOTHING on (tenant_id, idempotency_key)
+ * One round trip on the hot path: the message insert, its `accepted` event, the outbox insert and the
+ * day's usage (all three only when the message was inserted, so a replay counts nothing) and the
+ * NOTIFY in one statement. ON CONFLICT DO NOTHING on (tenant_id, idempotency_key)
  * rather than catching 23505: the loser of a race waits for the winner's commit, gets no row back,
  * and its transaction stays usable, so it reads the winner at once instead of rolling back.
  */
@@ -80,7 +83,7 @@ export async function insertQueuedMessage(
       insert into ${messages} (id, tenant_id, lane, status, template, template_version, to_address,
         from_address, reply_to, sending_domain_id,
         subject, html, text, variables, idempotency_key, request_hash, queued_at, track_opens, track_clicks,
-        send_at, source)
+        send_at, source, size_bytes)
       values (${message.id}, ${message.tenantId}, ${message.lane},
         case when ${sendAt}::timestamptz is null then 'queued' else 'scheduled' end, ${message.template},
         ${message.templateVersion ?? null}, ${message.toAddress},
@@ -88,7 +91,7 @@ export async function insertQueuedMessage(
         ${message.subject}, ${message.html}, ${message.text},
         ${json(message.variables)}::jsonb, ${message.idempotencyKey}, ${message.requestHash},
         ${message.queuedAt.toISOString()}::timestamptz, ${message.trackOpens === true}, ${message.trackClicks === true},
-        ${sendAt}::timestamptz, ${message.source ?? null})
+        ${sendAt}::timestamptz, ${message.source ?? null}, ${message.sizeBytes ?? null})
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
     ), accepted as (
@@ -105,6 +108,13 @@ export async function insertQueuedMessage(
       select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted
       where ${sendAt}::timestamptz is null
     )
+    , usage as (${countAcceptedSql({
+      tenantId: message.tenantId,
+      at: message.queuedAt,
+      lane: message.lane,
+      bytes: message.sizeBytes ?? 0,
+      from: sql`inserted`,
+    })})
     select id, pg_notify(${OUTBOX_CHANNEL}, '') from inserted`)
   return rows.length > 0
 }

@@ -26,6 +26,11 @@ export interface StoredApiKey {
    */
   defaultFrom: string | null
   defaultReplyTo: string | null
+  /** The tenant's plan columns, read in the same round trip: admission needs no query of its own. */
+  txRatePerSec: number | null
+  txBurst: number | null
+  quotaDaily: number | null
+  quotaMonthly: number | null
 }
 
 /**
@@ -48,6 +53,10 @@ export async function findApiKeyByPrefix(
       lastUsedAt: apiKeys.lastUsedAt,
       defaultFrom: tenants.defaultFrom,
       defaultReplyTo: tenants.defaultReplyTo,
+      txRatePerSec: tenants.txRatePerSec,
+      txBurst: tenants.txBurst,
+      quotaDaily: tenants.quotaDaily,
+      quotaMonthly: tenants.quotaMonthly,
     })
     .from(apiKeys)
     .innerJoin(tenants, eq(tenants.id, apiKeys.tenantId))

@@ -80,5 +80,10 @@ describe('dispatchCampaignBatch', () => {
       recipient_count: 3,
       completed_at: null,
     })
+    // Each batch counted its messages into the tenant's bulk usage of the day, in its own transaction.
+    const [usage] = await database.db.execute<{ accepted: number }>(sql`
+      select accepted from tenant_usage_days
+      where tenant_id = ${tenantId} and lane = 'bulk' and day = (now() at time zone 'UTC')::date`)
+    expect(usage?.accepted).toBe(3)
   })
 })

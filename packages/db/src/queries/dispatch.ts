@@ -10,6 +10,7 @@ import type { Database, Executor } from '../client'
 import { segmentFilterSql } from './segment-filter-sql'
 import { findSegmentFilter } from './segments'
 import { createSenderDomains } from './senders'
+import { addAcceptedUsage } from './usage'
 
 /**
  * Campaign dispatch: a due campaign's audience becomes one `messages` row per contact, in batches
@@ -187,6 +188,15 @@ export async function dispatchCampaignBatch(
         (select count(*) from inserted)::int as inserted,
         (select count(*) from inserted where status = 'suppressed')::int as excluded`)
     if (!result) throw new Error('dispatch batch returned no summary row')
+    // The campaign's mail counts toward the tenant's usage as it becomes messages, in their transaction
+    // (those left out for a suppression or an unsubscribe are never sent and do not count).
+    await addAcceptedUsage(tx, {
+      tenantId,
+      at: new Date(),
+      lane: 'bulk',
+      count: result.inserted - result.excluded,
+      bytes: 0,
+    })
 
     const done = result.scanned < input.batchSize
     const [updated] = await tx.execute<{ status: string }>(sql`

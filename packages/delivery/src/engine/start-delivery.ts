@@ -1,7 +1,9 @@
 import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
+import { ownLanePlan } from '@fairlane/core/accept'
 import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
+import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
 import {
   createLaneAdmission,
   createReceiverCounters,
@@ -97,10 +99,20 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   })
   const admission = createLaneAdmission(producer, { prefix: `${options.queuePrefix}:` })
   const lanesSettings = options.transactionalLanes ?? DEFAULT_TRANSACTIONAL_LANES
+  // The relay's turns and the lane workers' buckets read one cache, so both hold a tenant to the same
+  // transactional plan (its own, the platform's filling what it leaves open) within the refresh.
+  const transactionalPlans = createPlanCache({
+    load: async (tenantId) => {
+      const own = (await findTenantAdmissionPlan(database.db, { tenantId }))?.transactional
+      return own ? ownLanePlan(options.transactionalPlan, own) : undefined
+    },
+    ...tuning.plans,
+  })
   const relay = startRelay({
     fairness: {
       admission,
       plan: options.transactionalPlan,
+      planFor: async (tenantId) => (await transactionalPlans.get(tenantId)) ?? options.transactionalPlan,
       slots: lanesSettings.slots,
       slotTtlMs: lanesSettings.slotTtlMs,
       horizonMs: lanesSettings.horizonMs,
@@ -220,6 +232,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     deadlineMs,
     buckets,
     plans,
+    transactionalPlans,
     deferrals,
     admission,
     signals,

@@ -45,6 +45,7 @@ export function createAccountMailer(
           body: mail,
           idempotencyKey: options.idempotencyKey ?? null,
           defaultSender: { from: null, replyTo: null },
+          source: 'account',
         },
         {
           store: createAcceptStore(deps.db),

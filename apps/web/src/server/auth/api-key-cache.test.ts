@@ -13,6 +13,10 @@ const row = (id: string, revokedAt: Date | null = null): StoredApiKey => ({
   lastUsedAt: null,
   defaultFrom: null,
   defaultReplyTo: null,
+  txRatePerSec: null,
+  txBurst: null,
+  quotaDaily: null,
+  quotaMonthly: null,
 })
 
 function setup(options: { maxEntries?: number } = {}) {

@@ -7,9 +7,11 @@ import {
   hashApiKey,
   type SenderChoice,
 } from '@fairlane/core'
+import type { TenantPlan } from '@fairlane/core/accept'
 import { AppError } from '@fairlane/core/errors'
 import type { Database } from '@fairlane/db'
 import { findApiKeyByPrefix, touchApiKey } from '@fairlane/db/queries/api-keys'
+import { tenantPlanOf } from '@fairlane/db/queries/usage'
 import { CLIENT_ADDRESS_HEADER } from '../http/client-address'
 import type { Logger } from '../logger'
 import type { ApiKeyCache } from './api-key-cache'
@@ -25,6 +27,8 @@ export interface ApiCaller {
   domain: string | null
   /** The tenant's default From / Reply-To, as of the key's read (cached up to API_KEY_CACHE_TTL_MS). */
   defaultSender: SenderChoice
+  /** The tenant's transactional plan and quotas, read with the key (as old as the key cache allows). */
+  plan: TenantPlan
 }
 
 /** `last_used_at` is for humans ("used 3 minutes ago"): a minute's precision is plenty. */
@@ -66,6 +70,7 @@ export async function authenticateApiKey(request: Request, deps: ApiKeyAuthDeps)
     scope: stored.scope,
     domain: stored.domain,
     defaultSender: { from: stored.defaultFrom, replyTo: stored.defaultReplyTo },
+    plan: tenantPlanOf(stored),
   }
 }
 

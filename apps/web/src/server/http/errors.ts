@@ -48,7 +48,14 @@ export function errorResponse(error: unknown, logger: Logger): Response {
       message: error.message,
       ...(error.details ? { details: error.details } : {}),
       // `details.limit`: which limit a 429 ran into (`RATE_LIMIT_NAMES`).
-      ...(error.limit ? { details: { limit: error.limit } } : {}),
+      ...(error.limit
+        ? {
+            details: {
+              limit: error.limit,
+              ...(error.resetAt ? { resetAt: error.resetAt.toISOString() } : {}),
+            },
+          }
+        : {}),
     }
     return Response.json({ error: body }, { status: httpStatusOf(error.code), headers })
   }

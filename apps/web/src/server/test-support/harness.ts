@@ -7,11 +7,12 @@ import {
   hashApiKey,
   trackingKey,
 } from '@fairlane/core'
-import type { AcceptPlan } from '@fairlane/core/accept'
+import { type AcceptPlan, createTenantPlanCache } from '@fairlane/core/accept'
 import { createDatabase, type DatabaseHandle } from '@fairlane/db'
 import { createApiKey } from '@fairlane/db/queries/api-keys'
 import { createTenant } from '@fairlane/db/queries/tenants'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
+import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
 import { createDnsLookup, createHostAddressLookup } from '@fairlane/mail/dns'
 import {
   closeQueues,
@@ -158,6 +159,10 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
         buckets: createAcceptBuckets({
           redis: overrides.redis ?? redis,
           keyPrefix: overrides.keyPrefix ?? `${env.queuePrefix}:rl`,
+        }),
+        tenantPlans: createTenantPlanCache({
+          load: (tenantId) => findTenantAdmissionPlan(database.db, { tenantId }),
+          ttlMs: 0,
         }),
       },
       domains: {

@@ -111,11 +111,17 @@ export function createRefusalTracker(
   }
 }
 
-/** Bulk reads each tenant's plan; the transactional lanes share one platform-wide plan per tenant. */
+/**
+ * Bulk reads each tenant's bulk plan; the transactional lanes the tenant's own transactional plan
+ * (`transactionalPlans`, the platform's filling what it leaves open) or, without that cache, the
+ * platform-wide one.
+ */
 export function planSourceFor(
   lane: Lane,
-  sources: { plans: PlanCache; transactional: BucketPlan },
+  sources: { plans: PlanCache; transactional: BucketPlan; transactionalPlans?: PlanCache },
 ): (tenantId: string) => Promise<BucketPlan | undefined> {
   if (lane === 'bulk') return (tenantId) => sources.plans.get(tenantId)
-  return async () => sources.transactional
+  const own = sources.transactionalPlans
+  if (!own) return async () => sources.transactional
+  return async (tenantId) => (await own.get(tenantId)) ?? sources.transactional
 }

@@ -36,6 +36,8 @@ export function startLanes(
     deadlineMs: number
     buckets: TokenBuckets
     plans: PlanCache
+    /** Each tenant's transactional plan (its own, else the platform's) for the critical and default lanes. */
+    transactionalPlans?: PlanCache
     campaigns: CampaignRenderer
     /** Open and click tracking of API mail that asked for it. */
     tracker?: MailTracker
@@ -103,7 +105,11 @@ export function startLanes(
       const gate = createTenantGate({
         lane,
         buckets: resources.buckets,
-        planFor: planSourceFor(lane, { plans: resources.plans, transactional: options.transactionalPlan }),
+        planFor: planSourceFor(lane, {
+          plans: resources.plans,
+          transactional: options.transactionalPlan,
+          ...(resources.transactionalPlans ? { transactionalPlans: resources.transactionalPlans } : {}),
+        }),
         ...(lane === 'bulk'
           ? {}
           : {

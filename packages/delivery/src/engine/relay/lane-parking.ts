@@ -11,8 +11,13 @@ import { type BucketPlan, enforcedPlan, type LaneAdmission, laneParkKey } from '
  */
 export interface TransactionalFairness {
   admission: LaneAdmission
-  /** TRANSACTIONAL_RATE_PER_SEC / _BURST: the plan the lane workers' buckets enforce. */
+  /** TRANSACTIONAL_RATE_PER_SEC / _BURST: the plan the lane workers' buckets enforce for a tenant without its own. */
   plan: BucketPlan
+  /**
+   * The tenant's own transactional plan (its `tx_rate_per_sec` / `tx_burst`, the platform's filling what
+   * it leaves open), as the lane workers' gate reads it; left out, every tenant has `plan`.
+   */
+  planFor?: (tenantId: string) => Promise<BucketPlan>
   /** TRANSACTIONAL_TENANT_SLOTS: a tenant's jobs waiting, delayed or running in one lane at once. */
   slots: number
   /** TRANSACTIONAL_SLOT_TTL_MS: a slot whose job never gave it back (a killed worker) expires after this. */
@@ -62,7 +67,7 @@ export async function decideTenantRows<Row extends { jobId: string }>(
     // A blocked tenant's parked rows were not claimed; its fresh rows only get their turns.
     parkedCount: blocked ? 0 : group.parked.length,
     admitFresh: options.admitFresh && !blocked,
-    plan: relayPlan(fairness.plan),
+    plan: relayPlan(fairness.planFor ? await fairness.planFor(group.tenantId) : fairness.plan),
     maxSlots: fairness.slots,
     slotTtlMs: fairness.slotTtlMs,
     horizonMs: fairness.horizonMs,

@@ -184,6 +184,7 @@ export async function sendTestAction(
         },
         idempotencyKey: null,
         defaultSender: await findDefaultSender(api.db, { tenantId: session.tenantId }),
+        source: 'app',
       },
       {
         store: createAcceptStore(api.db),
@@ -191,6 +192,8 @@ export async function sendTestAction(
         recipientLimiter: api.limiters.recipient,
         senderDomains: createSenderDomains(api.db),
         clock: api.clock,
+        // A test send is mail like any other: the tenant's plan and quotas hold it too.
+        ...(api.planAdmission ? { planAdmission: api.planAdmission } : {}),
       },
     )
   } catch (error) {

@@ -10,6 +10,7 @@ import {
 } from '@fairlane/db/queries/dashboard'
 import { countSuppressionsByReason } from '@fairlane/db/queries/suppressions'
 import { findTenant } from '@fairlane/db/queries/tenants'
+import { findTenantAdmissionPlan, readQuotaUsage } from '@fairlane/db/queries/usage'
 import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
@@ -25,6 +26,7 @@ import { REASON_WORDS } from '../suppressions/reason-words'
 import { failingDisabled } from '../webhooks/endpoint-status'
 import { FailingWebhooksBanner } from '../webhooks/failing-banner'
 import { webhookUseCases } from '../webhooks/use-cases'
+import { QuotaBars } from './quota-bars'
 
 export const metadata: Metadata = { title: 'Dashboard' }
 
@@ -47,20 +49,38 @@ export default async function DashboardPage() {
   const { db } = container().database
   const tenantId = session.tenantId
   const { zone } = await getReaderTimeZone()
-  const [tenant, sentToday, backlog, campaigns, messages, progress, suppressed, webhooks] = await Promise.all(
-    [
-      findTenant(db, { tenantId }),
-      countSentSince(db, { tenantId, since: startOfDayInZone(new Date(), zone) }),
-      countBacklog(db, { tenantId }),
-      listRecentCampaigns(db, { tenantId, limit: 5 }),
-      listRecentMessages(db, { tenantId, limit: 10 }),
-      onboardingProgress(db, { tenantId }),
-      countSuppressionsByReason(db, { tenantId }),
-      webhookUseCases().list({ tenantId }),
-    ],
-  )
+  const now = new Date()
+  const [
+    tenant,
+    sentToday,
+    backlog,
+    campaigns,
+    messages,
+    progress,
+    suppressed,
+    webhooks,
+    ownPlan,
+    quotaUsage,
+  ] = await Promise.all([
+    findTenant(db, { tenantId }),
+    countSentSince(db, { tenantId, since: startOfDayInZone(new Date(), zone) }),
+    countBacklog(db, { tenantId }),
+    listRecentCampaigns(db, { tenantId, limit: 5 }),
+    listRecentMessages(db, { tenantId, limit: 10 }),
+    onboardingProgress(db, { tenantId }),
+    countSuppressionsByReason(db, { tenantId }),
+    webhookUseCases().list({ tenantId }),
+    findTenantAdmissionPlan(db, { tenantId }),
+    readQuotaUsage(db, { tenantId, now }),
+  ])
   if (!tenant) notFound()
   const plan = planInWords(tenant.plan)
+  const { config } = container()
+  // The transactional part: the tenant's own (the platform admin's), the platform's filling the rest.
+  const transactional = {
+    ratePerSec: ownPlan?.transactional.ratePerSec ?? config.TRANSACTIONAL_RATE_PER_SEC,
+    burst: ownPlan?.transactional.burst ?? config.TRANSACTIONAL_BURST,
+  }
   const steps = [
     {
       done: progress.hasContacts,
@@ -140,7 +160,19 @@ export default async function DashboardPage() {
             </dd>
           </div>
         ) : null}
+        {roleAllows(session.role, 'plan.read') ? (
+          <div>
+            <dt>Transactional plan</dt>
+            <dd data-testid="transactional-plan">
+              Up to {transactional.ratePerSec.toLocaleString('en')} emails per second
+              <small>
+                login codes and API mail, bursts of {transactional.burst.toLocaleString('en')} at once
+              </small>
+            </dd>
+          </div>
+        ) : null}
       </dl>
+      {ownPlan ? <QuotaBars quota={ownPlan.quota} usage={quotaUsage} /> : null}
 
       <section className="card" aria-labelledby="suppressed-addresses">
         <h2 id="suppressed-addresses">Suppressed addresses</h2>

@@ -75,7 +75,7 @@ export async function authorizeApiCall(
   })
   checkKeyScope(caller.scope, deps.requiredScope ?? 'full')
   if (beforeLimits) await beforeLimits(caller)
-  const decision = await deps.limiters.consumeCall(caller)
+  const decision = await deps.limiters.consumeCall({ ...caller, transactional: caller.plan.transactional })
   if (!decision.allowed) {
     const message =
       decision.limit === 'tenant'

@@ -29,7 +29,9 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
     const caller = await authorizeApiCall(
       request,
       deps,
-      planAdmission ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission) : undefined,
+      planAdmission
+        ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission, caller.plan.transactional)
+        : undefined,
     )
     const body = await readJsonBody(request, MAX_MESSAGE_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
@@ -40,6 +42,7 @@ export function postMessage(request: Request, deps: ApiDeps): Promise<Response> 
         idempotencyKey,
         defaultSender: caller.defaultSender,
         keyDomain: caller.domain,
+        tenantPlan: caller.plan,
       },
       {
         store: createAcceptStore(deps.db),

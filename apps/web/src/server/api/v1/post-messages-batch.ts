@@ -31,7 +31,9 @@ export function postMessagesBatch(request: Request, deps: ApiDeps): Promise<Resp
     const caller = await authorizeApiCall(
       request,
       deps,
-      planAdmission ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission) : undefined,
+      planAdmission
+        ? (caller) => checkPlanBeforeBody(caller.tenantId, planAdmission, caller.plan.transactional)
+        : undefined,
     )
     const body = await readJsonBody(request, MAX_BATCH_BODY_BYTES)
     const idempotencyKey = parseIdempotencyKey(request.headers.get(IDEMPOTENCY_KEY_HEADER))
@@ -43,6 +45,7 @@ export function postMessagesBatch(request: Request, deps: ApiDeps): Promise<Resp
         defaultSender: caller.defaultSender,
         keyDomain: caller.domain,
         maxItemBytes: MAX_MESSAGE_BODY_BYTES,
+        tenantPlan: caller.plan,
       },
       {
         store: createAcceptStore(deps.db),

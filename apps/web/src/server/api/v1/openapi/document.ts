@@ -54,6 +54,7 @@ import {
 import { messageOperations } from './message-operations'
 import { idParam, json, locationHeader, type Operation, responses } from './operation-helpers'
 import { teamOperations, teamSchemas } from './team-operations'
+import { usageOperations, usageResponse } from './usage-operations'
 import { webhookOperations, webhookSchemas } from './webhook-operations'
 
 /** The document as zod-openapi types it (OpenAPI 3.1 and 3.2 objects alike). */
@@ -102,6 +103,10 @@ const TAGS: oas31.TagObject[] = [
   {
     name: 'Team',
     description: 'Members, their roles, and invitations by email (owner, admin, member).',
+  },
+  {
+    name: 'Usage',
+    description: 'What you sent per day and lane, and your plan’s daily and monthly quotas.',
   },
   { name: 'Reference', description: 'This document.' },
 ]
@@ -694,6 +699,7 @@ function operations(now: Date): Record<RouteKey, Operation> {
     ...webhookOperations(),
     ...teamOperations(),
     ...messageOperations(messageRequest),
+    ...usageOperations(),
     'GET /api/v1/openapi.json': {
       operationId: 'getOpenApiDocument',
       tags: ['Reference'],
@@ -768,6 +774,7 @@ export function buildOpenApiDocument(options: { now?: Date } = {}): OpenApiDocum
         SuppressionImport: suppressionImportResponse,
         ...webhookSchemas,
         ...teamSchemas,
+        Usage: usageResponse,
         Error: errorResponse,
       },
     },

@@ -21,6 +21,7 @@ export type Tag =
   | 'Domains'
   | 'Webhooks'
   | 'Team'
+  | 'Usage'
   | 'Reference'
 
 export const idParam = (what: string) => ({
