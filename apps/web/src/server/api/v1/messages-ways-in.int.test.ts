@@ -316,4 +316,21 @@ describe('POST /api/v1/messages/batch', () => {
     expect(results.map((result) => result.status)).toEqual([202, 202, 429, 429])
     expect(JSON.stringify(results[2]?.error)).toContain('"limit":"plan"')
   })
+
+  it("counts items against the tenant's daily quota in order: the ones past it get their own 429 quota", async () => {
+    const quoted = await seedTenant(harness, 'Quota of two')
+    await harness.database.sql`update tenants set quota_daily = 2 where id = ${quoted.tenantId}`
+    const messages = Array.from({ length: 3 }, (_, i) => ({
+      to: `q${i}@example.test`,
+      subject: 's',
+      text: 't',
+    }))
+    const response = await call('POST', '/api/v1/messages/batch', { messages }, quoted.apiKey)
+    const { results } = await readJson<Results>(response)
+    expect(results.map((result) => result.status)).toEqual([202, 202, 429])
+    expect(JSON.stringify(results[2]?.error)).toContain('"limit":"quota"')
+    const [row] = await harness.database
+      .sql`select count(*)::int as n from messages where tenant_id = ${quoted.tenantId}`
+    expect(row?.n).toBe(2)
+  })
 })
