@@ -49,6 +49,9 @@ export {
 } from './domain/statuses'
 // Feedback (bounces, complaints, auto-replies read from what comes back to a return path) like the rest.
 export * from './feedback'
+// A user's own profile (name, the zone times are shown in).
+// Messages (the list, cancel, the scheduled-send releaser) are exported from the root like the rest.
+export * from './messages'
 // Operations (rollup planning) are exported from the root: the package's export map is fixed for now.
 export * from './operations'
 export {
@@ -57,7 +60,6 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
-// A user's own profile (name, the zone times are shown in).
 export * from './profile'
 // Sender reputation (bounce and complaint rates, the providers' thresholds) is pure logic, exported from the root.
 export * from './reputation'

@@ -12,7 +12,15 @@ import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
 import { type MessageContent, type MessageRequest, parseMessageRequest, utf8Bytes } from './message-request'
-import type { AcceptDeps, AcceptedMessage, AcceptWriter, NewQueuedMessage, RenderedMessage } from './ports'
+import type {
+  AcceptDeps,
+  AcceptedMessage,
+  AcceptWriter,
+  MessageSource,
+  NewQueuedMessage,
+  RenderedMessage,
+} from './ports'
+import { scheduledUntil } from './send-at'
 import { isRecipientLimited, laneForTemplate } from './template-lanes'
 import { DEFAULT_TENANT_PLAN, hasQuota, type TenantPlan } from './tenant-plans'
 
@@ -33,7 +41,8 @@ export interface AcceptMessageInput {
 
 export interface AcceptMessageResult {
   id: string
-  status: 'queued'
+  /** `scheduled` when the request's `sendAt` is ahead: it waits in PostgreSQL for the releaser. */
+  status: 'queued' | 'scheduled'
   lane: Lane
   /** True when an earlier request with the same key and body already made this message. */
   replayed: boolean
@@ -58,11 +67,14 @@ export async function acceptMessage(
   const existing =
     idempotencyKey === null ? null : await deps.store.findByIdempotencyKey({ tenantId, idempotencyKey })
   if (existing && existing.createdAt > keyCutoff) return replay(existing, hash)
+  // Scheduled mail spends no accept allowance now: it is not sent now. At its time the releaser puts it
+  // through the relay's fair claim and lane parking like any other, which hold it to the plan then.
+  const sendAt = scheduledUntil(request.sendAt, now)
   // Before rendering and the database: a tenant past its plan's horizon costs no template lookup. A
   // request refused later on (a missing variable, a recipient limit) has spent its allowance; the
   // bucket refills at the plan's rate, so that costs the tenant a moment, never a mail for good.
   const tenantPlan = await planOf(input, deps)
-  if (deps.planAdmission) {
+  if (deps.planAdmission && sendAt === null) {
     await takePlanAllowance(
       { tenantId, lane: laneOfContent(request.content), own: tenantPlan.transactional },
       deps.planAdmission,
@@ -78,7 +90,7 @@ export async function acceptMessage(
   )
   checkKeyDomain(input.keyDomain ?? null, sender.fromAddress)
   const message = {
-    ...newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now }),
+    ...newMessage(request, rendered, sender, { tenantId, idempotencyKey, hash, now, sendAt }),
     source: input.source ?? 'api',
   }
   const event: MessagePublishEvent = {
@@ -132,11 +144,18 @@ async function insertOrReplay(
   return replay(winner, hash)
 }
 
-function newMessage(
+export function newMessage(
   request: MessageRequest,
   rendered: RenderedMessage,
   sender: ResolvedSender,
-  context: { tenantId: string; idempotencyKey: string | null; hash: string; now: Date },
+  context: {
+    tenantId: string
+    idempotencyKey: string | null
+    hash: string
+    now: Date
+    sendAt?: Date | null
+    source?: MessageSource
+  },
 ): NewQueuedMessage {
   return {
     id: randomUUID(),
@@ -153,35 +172,42 @@ function newMessage(
     ...(request.attachments ? { attachments: request.attachments } : {}),
     sizeBytes:
       utf8Bytes(rendered.subject, rendered.html, rendered.text) + attachmentBytes(request.attachments ?? []),
+    sendAt: context.sendAt ?? null,
+    ...(context.source ? { source: context.source } : {}),
   }
 }
 
-async function planOf(input: AcceptMessageInput, deps: AcceptDeps): Promise<TenantPlan> {
+export async function planOf(
+  input: Pick<AcceptMessageInput, 'tenantId' | 'tenantPlan'>,
+  deps: AcceptDeps,
+): Promise<TenantPlan> {
   if (input.tenantPlan) return input.tenantPlan
   const plans = deps.tenantPlans ?? deps.planAdmission?.tenantPlans
   return plans ? plans.planOf(input.tenantId) : DEFAULT_TENANT_PLAN
 }
 
 /** The lane the rendered message will take: built-in templates are critical (`laneForTemplate`). */
-function laneOfContent(content: MessageContent): Lane {
+export function laneOfContent(content: MessageContent): Lane {
   return laneForTemplate(content.kind === 'template' ? content.template : null)
 }
 
-function created(message: NewQueuedMessage): AcceptMessageResult {
-  return { id: message.id, status: 'queued', lane: message.lane, replayed: false }
+export function created(message: NewQueuedMessage): AcceptMessageResult {
+  const status = message.sendAt ? 'scheduled' : 'queued'
+  return { id: message.id, status, lane: message.lane, replayed: false }
 }
 
-function replay(existing: AcceptedMessage, hash: string): AcceptMessageResult {
+export function replay(existing: AcceptedMessage, hash: string): AcceptMessageResult {
   if (existing.requestHash !== hash) {
     throw new AppError(
       'idempotency_key_reused',
       'This Idempotency-Key was already used with a different request body',
     )
   }
-  return { id: existing.id, status: 'queued', lane: existing.lane, replayed: true }
+  const status = existing.sendAt ? 'scheduled' : 'queued'
+  return { id: existing.id, status, lane: existing.lane, replayed: true }
 }
 
-async function takeRecipientAllowance(deps: AcceptDeps, message: NewQueuedMessage): Promise<void> {
+export async function takeRecipientAllowance(deps: AcceptDeps, message: NewQueuedMessage): Promise<void> {
   const address = message.toAddress.toLowerCase()
   const decision = await deps.recipientLimiter.consume({ tenantId: message.tenantId, address })
   if (!decision.allowed) {
@@ -192,7 +218,11 @@ async function takeRecipientAllowance(deps: AcceptDeps, message: NewQueuedMessag
   }
 }
 
-async function render(deps: AcceptDeps, tenantId: string, content: MessageContent): Promise<RenderedMessage> {
+export async function render(
+  deps: Pick<AcceptDeps, 'renderer'>,
+  tenantId: string,
+  content: MessageContent,
+): Promise<RenderedMessage> {
   const outcome = await deps.renderer.render({ tenantId, content })
   if (!outcome.ok) throw validationFailed(outcome.issues)
   // The renderer checks the variables it puts in the subject; this is the last line of defence.

@@ -1,3 +1,10 @@
+export {
+  type AcceptBatchInput,
+  type AcceptBatchResult,
+  acceptBatch,
+  type BatchItemResult,
+  MAX_BATCH_MESSAGES,
+} from './accept-batch'
 export { type AcceptMessageInput, type AcceptMessageResult, acceptMessage } from './accept-message'
 export {
   type AcceptSubmissionInput,
@@ -70,11 +77,13 @@ export type {
   Clock,
   LimitDecision,
   MessageRenderer,
+  MessageSource,
   NewQueuedMessage,
   RecipientLimiter,
   RenderedMessage,
   RenderOutcome,
 } from './ports'
+export { MAX_SEND_AT_AHEAD_MS, MAX_SEND_AT_PAST_MS, scheduledUntil, sendAtField } from './send-at'
 export type {
   NewSubmission,
   NewSubmittedMessage,

@@ -13,6 +13,7 @@ import {
   toNewAttachments,
 } from './attachments'
 import { HEADER_UNSAFE_MESSAGE, isHeaderSafe } from './header-safe'
+import { sendAtField } from './send-at'
 
 /**
  * The body of `POST /api/v1/messages`: a template with variables, or custom content. Unknown fields
@@ -32,6 +33,8 @@ export interface MessageRequest {
   tracking: { opens: boolean; clicks: boolean }
   /** Decoded and checked (`checkAttachments`); absent when the request had none. */
   attachments?: NewAttachment[]
+  /** `sendAt` as given (an ISO instant with an offset); its range is checked at accept (`scheduledUntil`). */
+  sendAt?: string | undefined
 }
 
 /** `"tracking": { "opens", "clicks" }` of API mail; a switch left out is off. */
@@ -82,6 +85,7 @@ export const templateMessageRequestSchema = z.strictObject({
   ...senderFields,
   ...messageTrackingField,
   ...attachmentsField,
+  ...sendAtField,
 })
 
 const body = (what: string) => z.string(`must be ${what}`).min(1, 'must not be empty').optional()
@@ -96,6 +100,7 @@ export const customMessageRequestSchema = z
     ...senderFields,
     ...messageTrackingField,
     ...attachmentsField,
+    ...sendAtField,
   })
   .refine((value) => value.html !== undefined || value.text !== undefined, {
     path: ['html'],
@@ -116,7 +121,7 @@ export function parseMessageRequest(
   if ('template' in input) {
     const result = templateMessageRequestSchema.safeParse(input)
     if (!result.success) throw validationFailed(fieldIssues(result.error))
-    const { to, template, variables, from, replyTo, tracking } = result.data
+    const { to, template, variables, from, replyTo, tracking, sendAt } = result.data
     return {
       to,
       content: { kind: 'template', template, variables },
@@ -124,6 +129,7 @@ export function parseMessageRequest(
       tracking: trackingOf(tracking),
       // The template's rendered body is counted in `size_bytes`; templates are small (their own cap).
       ...attachmentsOf(result.data.attachments, 0, rules),
+      ...(sendAt === undefined ? {} : { sendAt }),
     }
   }
   const result = customMessageRequestSchema.safeParse(input)
@@ -133,13 +139,14 @@ export function parseMessageRequest(
     const hint = 'variables' in input ? [{ path: 'template', message: 'is required with variables' }] : []
     throw validationFailed([...hint, ...issues.filter((issue) => issue.path !== 'variables')])
   }
-  const { to, subject, html, text, from, replyTo, tracking } = result.data
+  const { to, subject, html, text, from, replyTo, tracking, sendAt } = result.data
   return {
     to,
     content: { kind: 'custom', subject, html, text },
     sender: senderOf(from, replyTo),
     tracking: trackingOf(tracking),
     ...attachmentsOf(result.data.attachments, utf8Bytes(subject, html, text), rules),
+    ...(sendAt === undefined ? {} : { sendAt }),
   }
 }
 

@@ -20,6 +20,8 @@ export interface AcceptedMessage {
   lane: Lane
   requestHash: string | null
   createdAt: Date
+  /** Set when it was accepted scheduled: a replay answers `scheduled` as the first answer did. */
+  sendAt?: Date | null | undefined
 }
 
 export interface NewQueuedMessage {
@@ -46,6 +48,11 @@ export interface NewQueuedMessage {
   /** Asked for in the request; the tenant's privacy switch is applied at send time. */
   trackOpens?: boolean | undefined
   trackClicks?: boolean | undefined
+  /**
+   * A scheduled send's time: the row is written `scheduled` with an event `scheduled` and no outbox
+   * row (the releaser writes it when the time comes); absent or null: `queued` now.
+   */
+  sendAt?: Date | null | undefined
   /** The way in (`api`, `smtp`, `batch`, …), stored as `messages.source`. */
   source?: string | undefined
   /** Written with the message, in the same statement (`message_attachments`), in this order. */
@@ -56,6 +63,9 @@ export interface NewQueuedMessage {
    */
   sizeBytes?: number | undefined
 }
+
+/** `messages.source`: the way in that accepted a message (campaign mail has none). */
+export type MessageSource = 'api' | 'batch' | 'smtp' | 'app'
 
 /** What both the store and a transaction of it can do. */
 export interface AcceptWriter {

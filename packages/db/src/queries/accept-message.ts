@@ -37,6 +37,7 @@ export async function findByIdempotencyKey(
       lane: messages.lane,
       requestHash: messages.requestHash,
       createdAt: messages.createdAt,
+      sendAt: messages.sendAt,
     })
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), eq(messages.idempotencyKey, query.idempotencyKey)))
@@ -75,27 +76,37 @@ export async function insertQueuedMessage(
     throw new Error('the outbox event must describe the message it is written with')
   }
   const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+  // A scheduled message gets its `scheduled` event and no outbox row: the releaser writes that when it is due.
+  const sendAt = message.sendAt ? message.sendAt.toISOString() : null
   const rows = await db.execute<{ id: string }>(sql`
     with inserted as (
       insert into ${messages} (id, tenant_id, lane, status, template, template_version, to_address,
         from_address, reply_to, sending_domain_id,
         subject, html, text, variables, idempotency_key, request_hash, queued_at, track_opens, track_clicks,
-        source, size_bytes)
-      values (${message.id}, ${message.tenantId}, ${message.lane}, 'queued', ${message.template},
+        send_at, source, size_bytes)
+      values (${message.id}, ${message.tenantId}, ${message.lane},
+        case when ${sendAt}::timestamptz is null then 'queued' else 'scheduled' end, ${message.template},
         ${message.templateVersion ?? null}, ${message.toAddress},
         ${message.fromAddress ?? null}, ${message.replyTo ?? null}, ${message.sendingDomainId ?? null}::uuid,
         ${message.subject}, ${message.html}, ${message.text},
         ${json(message.variables)}::jsonb, ${message.idempotencyKey}, ${message.requestHash},
         ${message.queuedAt.toISOString()}::timestamptz, ${message.trackOpens === true}, ${message.trackClicks === true},
-        ${message.source ?? null}, ${message.sizeBytes ?? null}::int)
+        ${sendAt}::timestamptz, ${message.source ?? null}, ${message.sizeBytes ?? null}::int)
       on conflict (tenant_id, idempotency_key) do nothing
       returning id
     ), accepted as (
+      -- One insert, ordered, so the timeline reads accepted before scheduled (two CTEs run in no set order).
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
-      select ${message.tenantId}, id, 'accepted', ${json({ lane: message.lane })}::jsonb from inserted
+      select ${message.tenantId}, id, type, detail from (
+        select 1 as n, id, 'accepted' as type, ${json({ lane: message.lane })}::jsonb as detail from inserted
+        union all
+        select 2, id, 'scheduled', jsonb_build_object('sendAt', ${sendAt}::text) from inserted
+        where ${sendAt}::timestamptz is not null
+      ) events order by n
     ), event as (
       insert into ${outbox} (tenant_id, topic, payload)
       select ${message.tenantId}, ${MESSAGE_PUBLISH_TOPIC}, ${json(event)}::jsonb from inserted
+      where ${sendAt}::timestamptz is null
     )
     , usage as (${countAcceptedSql({
       tenantId: message.tenantId,

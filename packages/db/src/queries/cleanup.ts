@@ -105,7 +105,7 @@ export async function clearMessageBodies(
         select id from messages
         where body_removed_at is null and lane in (${lanes})
           and created_at < ${batch.before.toISOString()}::timestamptz
-          and status not in ('pending', 'queued', 'sending', 'held')
+          and status not in ('pending', 'scheduled', 'queued', 'sending', 'held')
         order by lane, created_at
         limit ${batch.limit}
         for update skip locked

@@ -1,6 +1,6 @@
-import type { Lane, MessageStatus } from '@fairlane/core'
+import type { Lane, MessageListStore, MessageStatus } from '@fairlane/core'
 import type { DeliveryErrorCode } from '@fairlane/core/delivery'
-import { and, desc, eq, ilike, isNull, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, gte, ilike, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
 
@@ -8,8 +8,15 @@ export interface MessageLogFilter {
   tenantId: string
   status?: MessageStatus | undefined
   lane?: Lane | undefined
-  /** One campaign's deliveries (its per-recipient table); without it, API mail only. */
+  /** One campaign's deliveries (its per-recipient table); without it, API mail only (see `allMail`). */
   campaignId?: string | undefined
+  /** Without `campaignId`: every message of the tenant, API and campaign mail (`GET /api/v1/messages`). */
+  allMail?: boolean | undefined
+  /** The recipient's whole address, case-blind. */
+  to?: string | undefined
+  /** Created at or after / before. */
+  from?: Date | undefined
+  until?: Date | undefined
   /** Part of the recipient address, matched case-blind. */
   recipient?: string | undefined
   /** The id of the last row of the previous page (keyset paging, newest first). */
@@ -29,6 +36,9 @@ export interface MessageLogEntry {
   lastErrorCode: DeliveryErrorCode | null
   createdAt: Date
   sentAt: Date | null
+  campaignId: string | null
+  /** A scheduled send's time. */
+  sendAt: Date | null
   /** When the nightly cleanup cleared the body and variables; null: kept. */
   bodyRemovedAt: Date | null
 }
@@ -47,12 +57,14 @@ function containsPattern(text: string): string {
  * Returns up to `limit + 1` rows; the caller shows `limit` and knows there is a next page.
  */
 export async function listMessageLog(db: Executor, filter: MessageLogFilter): Promise<MessageLogEntry[]> {
-  const conditions: SQL[] = [
-    eq(messages.tenantId, filter.tenantId),
-    filter.campaignId ? eq(messages.campaignId, filter.campaignId) : isNull(messages.campaignId),
-  ]
+  const conditions: SQL[] = [eq(messages.tenantId, filter.tenantId)]
+  if (filter.campaignId) conditions.push(eq(messages.campaignId, filter.campaignId))
+  else if (!filter.allMail) conditions.push(isNull(messages.campaignId))
   if (filter.status) conditions.push(eq(messages.status, filter.status))
   if (filter.lane) conditions.push(eq(messages.lane, filter.lane))
+  if (filter.to) conditions.push(sql`lower(${messages.toAddress}) = lower(${filter.to})`)
+  if (filter.from) conditions.push(gte(messages.createdAt, filter.from))
+  if (filter.until) conditions.push(lt(messages.createdAt, filter.until))
   if (filter.recipient) conditions.push(ilike(messages.toAddress, containsPattern(filter.recipient)))
   if (filter.after) {
     conditions.push(
@@ -71,10 +83,36 @@ export async function listMessageLog(db: Executor, filter: MessageLogFilter): Pr
       lastErrorCode: messages.lastErrorCode,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,
+      campaignId: messages.campaignId,
+      sendAt: messages.sendAt,
       bodyRemovedAt: messages.bodyRemovedAt,
     })
     .from(messages)
     .where(and(...conditions))
     .orderBy(desc(messages.createdAt), desc(messages.id))
     .limit(filter.limit + 1)
+}
+
+/**
+ * The message list of core (`listMessages`, the API; `listMessagePage`, the app) on this query. Core asks
+ * for `limit` rows at most and this query reads one more than it is given, hence the `- 1`.
+ * Indexes: the tenant's time order and range is `messages_tenant_created_idx`; a campaign is
+ * `messages_tenant_campaign_status_idx`; a status and a recipient filter the tenant's rows in time order.
+ */
+export function createMessageListStore(db: Executor): MessageListStore {
+  return {
+    list: (query) =>
+      listMessageLog(db, {
+        tenantId: query.tenantId,
+        status: query.status,
+        ...(query.campaignId ? { campaignId: query.campaignId } : {}),
+        allMail: query.campaignId === undefined,
+        to: query.to,
+        recipient: query.recipientContains,
+        from: query.from,
+        until: query.until,
+        after: query.after,
+        limit: query.limit - 1,
+      }),
+  }
 }

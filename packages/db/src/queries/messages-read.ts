@@ -13,6 +13,8 @@ export interface MessageSummary {
   lastErrorCode: DeliveryErrorCode | null
   createdAt: Date
   sentAt: Date | null
+  /** A scheduled send's time (`sendAt`); null: sent when accepted. */
+  sendAt: Date | null
   /** When the nightly cleanup cleared the body and variables (MESSAGE_BODY_RETENTION_DAYS); null: kept. */
   bodyRemovedAt: Date | null
 }
@@ -26,6 +28,7 @@ const summaryColumns = {
   lastErrorCode: messages.lastErrorCode,
   createdAt: messages.createdAt,
   sentAt: messages.sentAt,
+  sendAt: messages.sendAt,
   bodyRemovedAt: messages.bodyRemovedAt,
 }
 

@@ -33,7 +33,7 @@ import { insertWebhookDeliveries } from './webhook-outbox'
  * decrypts it in memory.
  */
 
-const OPEN_STATUSES = ['pending', 'queued', 'sending', 'held'] as const
+const OPEN_STATUSES = ['pending', 'scheduled', 'queued', 'sending', 'held'] as const
 
 export async function findSendingDomain(
   db: Executor,

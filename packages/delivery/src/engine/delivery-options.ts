@@ -12,6 +12,7 @@ import type { WorkerMetrics } from './metrics'
 import type { OperationsSettings } from './operations/operations-jobs'
 import type { ReceiverOptions } from './receivers/start-receivers'
 import type { RelayHooks } from './relay/publish-batch'
+import { SCHEDULED_TUNING } from './scheduled/releaser'
 import { SCHEDULE_RECONCILE_MS } from './system/system-worker'
 import type { WebhookSettings } from './webhooks/start-webhooks'
 
@@ -29,6 +30,12 @@ export const DELIVERY_TUNING = {
    */
   relay: { pollMs: 1_000, batchSize: 500, tenantRowsPerPass: 100, maxBackoffMs: 5_000, addTimeoutMs: 10_000 },
   sweeper: { intervalMs: 5_000, queuedForMs: 30_000, batchSize: 500 },
+  /**
+   * Scheduled sends (`sendAt`): every `everyMs` due rows become `queued` with their outbox row, oldest
+   * first, `batchSize` a transaction, `maxBatches` a pass; the relay's fair claim and lane parking pace
+   * them from there (`scheduled/releaser.ts`).
+   */
+  scheduled: SCHEDULED_TUNING,
   pacer: PACER_TUNING,
   dispatch: { ...DISPATCH_TUNING, everyMs: 1_000 },
   /** How stale a tenant's plan may be in the buckets: a plan change is obeyed within this. */
@@ -96,6 +103,7 @@ export interface DeliveryOptions {
   tuning?: {
     relay?: Partial<typeof DELIVERY_TUNING.relay>
     sweeper?: Partial<typeof DELIVERY_TUNING.sweeper>
+    scheduled?: Partial<typeof DELIVERY_TUNING.scheduled>
     pacer?: Partial<typeof DELIVERY_TUNING.pacer>
     dispatch?: Partial<typeof DELIVERY_TUNING.dispatch>
     plans?: Partial<typeof DELIVERY_TUNING.plans>
@@ -247,6 +255,7 @@ export function resolveTuning(tuning: DeliveryOptions['tuning']): typeof DELIVER
   return {
     relay: { ...DELIVERY_TUNING.relay, ...tuning?.relay },
     sweeper: { ...DELIVERY_TUNING.sweeper, ...tuning?.sweeper },
+    scheduled: { ...DELIVERY_TUNING.scheduled, ...tuning?.scheduled },
     pacer: { ...DELIVERY_TUNING.pacer, ...tuning?.pacer },
     dispatch: { ...DELIVERY_TUNING.dispatch, ...tuning?.dispatch },
     plans: { ...DELIVERY_TUNING.plans, ...tuning?.plans },

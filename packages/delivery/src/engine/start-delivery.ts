@@ -35,6 +35,7 @@ import { startReceivers } from './receivers/start-receivers'
 import { createWarmupCheck } from './receivers/warmup'
 import { createParkingState } from './relay/lane-parking'
 import { startRelay } from './relay/relay'
+import { startScheduledReleaser } from './scheduled/releaser'
 import type { ShutdownStep } from './shutdown'
 import { createDeliverySignals } from './signals'
 import { startSweeper } from './sweeper/sweeper'
@@ -134,6 +135,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     logger: logger.child({ component: 'sweeper' }),
     metrics,
     ...tuning.sweeper,
+  })
+  const scheduled = startScheduledReleaser({
+    db: database.db,
+    logger: logger.child({ component: 'scheduled-releaser' }),
+    ...tuning.scheduled,
   })
   const buckets = createTokenBuckets(producer, { prefix: `${options.queuePrefix}:` })
   const started = options.receivers
@@ -262,11 +268,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     depthSource: createDepthSource({ queues, db: database.db, redis: producer }),
     shutdownSteps: () => [
       {
-        name: 'relay, sweeper, pacer and dispatcher',
+        name: 'relay, sweeper, scheduled releaser, pacer and dispatcher',
         run: async () => {
           governor?.stop()
           forgetRates?.()
-          await Promise.all([relay.stop(), sweeper.stop(), pacer.stop(), system.close()])
+          await Promise.all([relay.stop(), sweeper.stop(), scheduled.stop(), pacer.stop(), system.close()])
         },
       },
       ...(webhooks ? webhooks.shutdownSteps() : []),

@@ -26,6 +26,8 @@ export const BODY_LIMITS = {
   message: messageBodyLimit(10 * 1024 * 1024),
   /** `POST /api/v1/contacts` (10,000 contacts) and the import page's batches (`/contacts/import/rows`). */
   contactsImport: 5 * 1024 * 1024,
+  /** `POST /api/v1/messages/batch`: 500 messages (`MAX_BATCH_BODY_BYTES`, `post-messages-batch.ts`). */
+  messagesBatch: 8 * 1024 * 1024,
   /** A suppression CSV, by API or from the Suppressions page (core's MAX_SUPPRESSION_CSV_BYTES). */
   suppressionsImport: MAX_SUPPRESSION_CSV_BYTES,
   /** better-auth's `/api/auth/*`: an email and a password. */

@@ -4,6 +4,7 @@ import Link from 'next/link'
 import { type DataColumn, DataTable } from '@/components/data-table'
 import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
+import { CancelMessageButton } from './cancel-button'
 
 function messageColumns(
   bodyRetentionDays: (lane: MessageLogEntry['lane']) => number,
@@ -42,7 +43,18 @@ function messageColumns(
         ),
     },
     { header: 'Created', cell: (message) => <LocalTime value={message.createdAt} /> },
-    { header: 'Sent', cell: (message) => <LocalTime value={message.sentAt} /> },
+    {
+      header: 'Sent',
+      cell: (message) =>
+        message.status === 'scheduled' && message.sendAt ? (
+          <span data-testid="scheduled-for">
+            scheduled for <LocalTime value={message.sendAt} />{' '}
+            <CancelMessageButton messageId={message.id} back="list" />
+          </span>
+        ) : (
+          <LocalTime value={message.sentAt} />
+        ),
+    },
   ]
 }
 

@@ -19,6 +19,18 @@ interface Filter {
   status?: MessageStatus
   lane?: Lane
   q?: string
+  /** Days (YYYY-MM-DD, UTC): created on or after `from`, on or before `until`. */
+  from?: string
+  until?: string
+}
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const dayOf = (value: string | undefined) =>
+  value && DAY.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ? value : undefined
+
+const NOTICES: Record<string, string> = {
+  cancelled: 'Cancelled: that message will not be sent.',
+  'not-cancellable': 'Too late to cancel: that message is being sent or has been sent.',
 }
 
 const one = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined)
@@ -28,7 +40,11 @@ function readFilter(params: Record<string, string | string[] | undefined>): Filt
   const status = one(params.status)
   const lane = one(params.lane)
   const q = one(params.q)?.trim().slice(0, 200)
+  const from = dayOf(one(params.from))
+  const until = dayOf(one(params.until))
   return {
+    ...(from ? { from } : {}),
+    ...(until ? { until } : {}),
     ...(status && (MESSAGE_STATUSES as readonly string[]).includes(status)
       ? { status: status as MessageStatus }
       : {}),
@@ -42,6 +58,8 @@ function href(filter: Filter, after?: string): string {
   if (filter.status) query.set('status', filter.status)
   if (filter.lane) query.set('lane', filter.lane)
   if (filter.q) query.set('q', filter.q)
+  if (filter.from) query.set('from', filter.from)
+  if (filter.until) query.set('until', filter.until)
   if (after) query.set('after', after)
   const text = query.toString()
   return text ? `/messages?${text}` : '/messages'
@@ -64,6 +82,8 @@ export default async function MessagesPage({ searchParams }: { searchParams: Sea
     status: filter.status,
     lane: filter.lane,
     recipient: filter.q,
+    from: filter.from ? new Date(`${filter.from}T00:00:00Z`) : undefined,
+    until: filter.until ? new Date(Date.parse(`${filter.until}T00:00:00Z`) + 86_400_000) : undefined,
     after: after && isUuid(after) ? after : undefined,
     limit: PAGE_SIZE,
   })
@@ -76,7 +96,14 @@ export default async function MessagesPage({ searchParams }: { searchParams: Sea
       <div className="page-header">
         <h1>Messages</h1>
       </div>
-      <p className="muted">Transactional mail sent through the API, newest first.</p>
+      <p className="muted">
+        Transactional mail sent through the API, newest first; scheduled mail can be cancelled until its time.
+      </p>
+      {typeof params.notice === 'string' && NOTICES[params.notice] ? (
+        <p className="notice" role="status" data-testid="messages-notice">
+          {NOTICES[params.notice]}
+        </p>
+      ) : null}
 
       <search aria-label="Filter messages">
         <form method="get" action="/messages" className="form-inline card">
@@ -113,11 +140,19 @@ export default async function MessagesPage({ searchParams }: { searchParams: Sea
             </select>
           </div>
           <div className="field">
+            <label htmlFor="filter-from">From (UTC day)</label>
+            <input id="filter-from" name="from" type="date" defaultValue={filter.from ?? ''} />
+          </div>
+          <div className="field">
+            <label htmlFor="filter-until">Until (UTC day)</label>
+            <input id="filter-until" name="until" type="date" defaultValue={filter.until ?? ''} />
+          </div>
+          <div className="field">
             <button type="submit" className="button">
               Filter
             </button>
           </div>
-          {filter.q || filter.status || filter.lane ? (
+          {filter.q || filter.status || filter.lane || filter.from || filter.until ? (
             <div className="field">
               <Link href="/messages">Clear filters</Link>
             </div>

@@ -30,7 +30,12 @@ let sendingKey: string
 /** Routes anyone may call without a key. */
 const PUBLIC_ROUTES = new Set(['GET /api/v1/openapi.json'])
 /** The routes a sending key may call. */
-const SENDING_ROUTES = new Set(['POST /api/v1/messages', 'GET /api/v1/messages/:id'])
+const SENDING_ROUTES = new Set([
+  'POST /api/v1/messages',
+  'GET /api/v1/messages/:id',
+  'POST /api/v1/messages/batch',
+  'DELETE /api/v1/messages/:id',
+])
 
 const v1Routes = Object.values(API_ROUTES).filter(
   (route) => route.path.startsWith('/api/v1/') && !PUBLIC_ROUTES.has(`${route.method} ${route.path}`),

@@ -35,6 +35,7 @@ export function getMessage(request: Request, id: string, deps: ApiDeps): Promise
         ...describeDeliveryError(message.lastErrorCode),
         createdAt: message.createdAt.toISOString(),
         ...(message.sentAt !== null ? { sentAt: message.sentAt.toISOString() } : {}),
+        ...(message.sendAt !== null ? { sendAt: message.sendAt.toISOString() } : {}),
         // The body, variables and rendered content were cleared by the retention (README, "Retention and caps").
         ...(message.bodyRemovedAt !== null ? { bodyRemovedAt: message.bodyRemovedAt.toISOString() } : {}),
         // Names, types and decoded sizes; the bytes are never served back.

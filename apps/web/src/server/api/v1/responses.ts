@@ -28,7 +28,9 @@ const instant = z.iso.datetime().meta({ description: 'An ISO 8601 instant in UTC
 export const messageAcceptedResponse = z
   .object({
     id,
-    status: z.literal('queued'),
+    status: z
+      .enum(['queued', 'scheduled'])
+      .meta({ description: '`scheduled` when `sendAt` is ahead: it waits until then, cancellable' }),
     lane: z
       .enum(LANES)
       .meta({ description: '`critical` for otp, password-reset and verify-email, `default` for the rest' }),
@@ -70,6 +72,7 @@ export const messageResponse = z.object({
   lastError: z.string().optional().meta({ description: 'A short reason for `lastErrorCode`' }),
   createdAt: instant,
   sentAt: instant.optional(),
+  sendAt: instant.optional().meta({ description: 'When a scheduled message is (or was) due' }),
   bodyRemovedAt: instant
     .optional()
     .meta({ description: 'When the retention cleared the body, variables and rendered content' }),
@@ -91,6 +94,44 @@ export const messageResponse = z.object({
   }),
 })
 export type MessageResponse = z.input<typeof messageResponse>
+
+export const messageCancelledResponse = z.object({ id, status: z.literal('cancelled') })
+export type MessageCancelledResponse = z.input<typeof messageCancelledResponse>
+
+export const messageListItemResponse = z.object({
+  id,
+  to: z.string(),
+  subject: z.string().nullable(),
+  status: z.enum(MESSAGE_STATUSES),
+  lane: z.enum(LANES),
+  campaignId: z.uuid().optional().meta({ description: 'Set for a campaign’s delivery' }),
+  createdAt: instant,
+  sentAt: instant.optional(),
+  sendAt: instant.optional().meta({ description: 'A scheduled message’s time' }),
+})
+
+export const messageListResponse = z.object({
+  items: z.array(messageListItemResponse).meta({ description: 'Newest first' }),
+  nextCursor: z
+    .string()
+    .optional()
+    .meta({ description: 'Pass as `cursor` for the next (older) page; absent on the last page' }),
+})
+export type MessageListResponse = z.input<typeof messageListResponse>
+
+export const batchResultResponse = z.union([
+  z.object({ index: z.int().min(0), status: z.literal(202), id }),
+  z.object({
+    index: z.int().min(0),
+    status: z.int().min(400).max(499),
+    error: z.object({ code: z.enum(APP_ERROR_CODES), message: z.string(), details: z.unknown().optional() }),
+  }),
+])
+
+export const batchAcceptedResponse = z.object({
+  results: z.array(batchResultResponse).meta({ description: 'One per item, in the order given' }),
+})
+export type BatchAcceptedResponse = z.input<typeof batchAcceptedResponse>
 
 const campaignWarning = z.object({
   code: z.literal('empty-audience'),

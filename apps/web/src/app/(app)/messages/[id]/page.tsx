@@ -7,11 +7,13 @@ import type { Metadata } from 'next'
 import Link from 'next/link'
 import { notFound } from 'next/navigation'
 import { type DataColumn, DataTable } from '@/components/data-table'
+import { LocalTime } from '@/components/local-time'
 import { StatusBadge } from '@/components/status-badge'
 import { requireTenantSession } from '@/server/auth/session'
 import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { type AttachmentListing, listMessageAttachments } from '@/server/messages/message-attachments'
+import { CancelMessageButton } from '../cancel-button'
 import { EventTimeline } from './event-timeline'
 
 export const metadata: Metadata = { title: 'Message' }
@@ -22,9 +24,22 @@ export const metadata: Metadata = { title: 'Message' }
  * its content while the retention keeps it. A failure's raw SMTP reply is not shown (it can name
  * relay hosts): the classified reason is, as the API gives it.
  */
-export default async function MessagePage({ params }: { params: Promise<{ id: string }> }) {
+const NOTICES: Record<string, string> = {
+  cancelled: 'Cancelled: this message will not be sent.',
+  'not-cancellable': 'Too late to cancel: this message is being sent or has been sent.',
+}
+
+export default async function MessagePage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>
+  searchParams: Promise<Record<string, string | string[] | undefined>>
+}) {
   const session = await requireTenantSession()
   const { id } = await params
+  const { notice } = await searchParams
+  const noticeText = typeof notice === 'string' ? NOTICES[notice] : undefined
   const { database, config } = container()
   // Another tenant's id reads as missing: a 404, never a hint that it exists.
   const query = { tenantId: session.tenantId, messageId: id }
@@ -47,12 +62,24 @@ export default async function MessagePage({ params }: { params: Promise<{ id: st
         <h1>{message.toAddress}</h1>
         <Link href={back}>{message.campaignId ? 'Back to the campaign' : 'All messages'}</Link>
       </div>
+      {noticeText ? (
+        <p className="notice" role="status" data-testid="message-notice">
+          {noticeText}
+        </p>
+      ) : null}
       <section className="card" aria-labelledby="status-title">
         <h2 id="status-title">Status</h2>
         <dl className="details">
           <dt>Status</dt>
           <dd data-testid="message-status">
             <StatusBadge status={message.status} />
+            {message.status === 'scheduled' && message.sendAt ? (
+              <span data-testid="scheduled-for">
+                {' '}
+                scheduled for <LocalTime value={message.sendAt} />{' '}
+                <CancelMessageButton messageId={message.id} back="page" />
+              </span>
+            ) : null}
           </dd>
           <dt>Lane</dt>
           <dd>{message.lane}</dd>

@@ -5,7 +5,7 @@ import type { oas31, ZodOpenApiResponseObject } from 'zod-openapi'
 const ERROR_STATUSES = {
   400: 'Invalid input: `details` names each wrong field (`validation_failed`), or the body is not JSON (`invalid_json`)',
   401: 'No API key, an unknown one or a revoked one (`unauthorized`)',
-  403: 'The API key may not do this (`forbidden`): a `sending` key may only send messages (POST /api/v1/messages) and read their status (GET /api/v1/messages/{id}); a key restricted to a domain sends, schedules campaigns and sets the default sender only with a From on it. The message names the scope or the domain',
+  403: 'The API key may not do this (`forbidden`): a `sending` key may only send messages (POST /api/v1/messages, POST /api/v1/messages/batch), read their status (GET /api/v1/messages/{id}) and cancel them (DELETE /api/v1/messages/{id}); a key restricted to a domain sends, schedules campaigns and sets the default sender only with a From on it. The message names the scope or the domain',
   404: 'No such resource for this key’s tenant (`not_found`); another tenant’s id answers the same',
   409: 'The resource is not in a state that allows this (`conflict`)',
   413: 'The body or one of its fields is over its limit (`payload_too_large`)',
