@@ -57,6 +57,8 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Named plans (PLANS) and what a tenant's plan columns hold: pure logic, exported from the root.
+export * from './plans'
 // A user's own profile (name, the zone times are shown in).
 export * from './profile'
 // Sender reputation (bounce and complaint rates, the providers' thresholds) is pure logic, exported from the root.
@@ -71,6 +73,8 @@ export * from './senders'
 export * from './suppressions'
 // Team (invitations, roles, leaving) is exported from the root like the other use cases.
 export * from './team'
+// Tenant administration (provisioning, plans, approval, egress pool) as the platform admin's use cases.
+export * from './tenants'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
 // Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.
