@@ -73,10 +73,10 @@ export * from './senders'
 export * from './suppressions'
 // Team (invitations, roles, leaving) is exported from the root like the other use cases.
 export * from './team'
-// Tenant administration (provisioning, plans, approval, egress pool) as the platform admin's use cases.
-export * from './tenants'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
+// Tenant administration (provisioning, plans, approval, egress pool) as the platform admin's use cases.
+export * from './tenants'
 // Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.
 export * from './tracking'
 export * from './unsubscribe'

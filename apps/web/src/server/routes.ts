@@ -7,6 +7,7 @@ import { discardDeadLetter } from './api/admin/discard-dead-letter'
 import { getFairness } from './api/admin/fairness'
 import { getFeedbackRates } from './api/admin/feedback-rates'
 import { listDeadLetters } from './api/admin/list-dead-letters'
+import { listPlans } from './api/admin/list-plans'
 import { listTenants } from './api/admin/list-tenants'
 import { getWebMetrics } from './api/admin/metrics'
 import { getOverview } from './api/admin/overview'
@@ -292,6 +293,7 @@ export const API_ROUTES = {
   ),
   // The admin console's reads and bulk actions (extensions of the contract's admin API).
   listTenants: route('GET', '/api/admin/tenants', (request, _, deps) => listTenants(request, deps.admin)),
+  listPlans: route('GET', '/api/admin/plans', (request, _, deps) => listPlans(request, deps.admin)),
   tenantHistory: route('GET', '/api/admin/tenants/:id/daily', (request, { id }, deps) =>
     getTenantHistory(request, id, deps.admin),
   ),

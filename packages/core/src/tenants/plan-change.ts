@@ -52,7 +52,10 @@ export function nextPlan(
   return { planName, planOverrides, plan: effectivePlan(definition, planOverrides) }
 }
 
-/** A plan as the audit log records it, before and after. */
+/**
+ * A plan as the audit log records it, before and after: the plan's fields at the top (as entries made
+ * before named plans read), with the plan's name and the overrides beside them.
+ */
 export function auditedPlan(tenant: Pick<AdminTenant, 'planName' | 'planOverrides' | 'plan'>) {
-  return { planName: tenant.planName, plan: planJson(tenant.plan), overrides: tenant.planOverrides }
+  return { ...planJson(tenant.plan), planName: tenant.planName, overrides: tenant.planOverrides }
 }
