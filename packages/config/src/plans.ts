@@ -51,7 +51,9 @@ export function parsePlans(text: string): { plans: Record<string, ConfiguredPlan
   const message =
     issue?.code === 'unrecognized_keys'
       ? `unknown field ${issue.keys.join(', ')}`
-      : (issue?.message ?? 'invalid')
+      : issue?.code === 'invalid_key'
+        ? 'is not a plan name (lowercase letters, digits and dashes)'
+        : (issue?.message ?? 'invalid')
   return {
     problem: `expected named plans ({ "<name>": { ratePerSec, burst, weight, transactional?, quota? } }); ${where}${message}`,
   }
