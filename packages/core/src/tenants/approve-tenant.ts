@@ -18,6 +18,7 @@ export async function approveTenantIn(
     action: 'tenant.approve',
     targetType: 'tenant',
     targetId: before.id,
+    details: { before: { approved: false }, after: { approved: true } },
   })
   return after
 }
