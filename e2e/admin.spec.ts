@@ -142,15 +142,15 @@ test('a plan is edited on the Tenants page; a bad weight is refused next to its 
   await expect(row.getByTestId('tenant-plan-name')).toHaveText('standard')
   await row.getByRole('button', { name: 'Edit plan' }).click()
   const editor = page.getByTestId('plan-editor')
-  await editor.getByLabel('Weight').fill('0')
+  await editor.getByLabel('Weight', { exact: true }).fill('0')
   await editor.getByRole('button', { name: 'Save plan' }).click()
-  await expect(editor.getByLabel('Weight')).toHaveAttribute('aria-invalid', 'true')
-  await expect(editor.getByLabel('Weight')).toHaveAccessibleDescription(/Must be at least 1/)
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveAttribute('aria-invalid', 'true')
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveAccessibleDescription(/Must be at least 1/)
   await expect(row.getByTestId('tenant-plan')).toHaveText('10/s, burst 20, weight 1')
 
-  await editor.getByLabel('Rate (per second)').fill('25')
-  await editor.getByLabel('Burst').fill('50')
-  await editor.getByLabel('Weight').fill('3')
+  await editor.getByLabel('Rate (per second)', { exact: true }).fill('25')
+  await editor.getByLabel('Burst', { exact: true }).fill('50')
+  await editor.getByLabel('Weight', { exact: true }).fill('3')
   await editor.getByRole('button', { name: 'Save plan' }).click()
   await expect(page.getByTestId('plan-notice')).toContainText(
     `Plan of ${name} is now 25/s, burst 50, weight 3`,
@@ -159,17 +159,17 @@ test('a plan is edited on the Tenants page; a bad weight is refused next to its 
 
   // A named plan and its transactional part and quotas: the fields that followed the plan follow the new one.
   await row.getByRole('button', { name: 'Edit plan' }).click()
-  await editor.getByLabel('Named plan').selectOption('free')
-  await expect(editor.getByLabel('Daily quota')).toHaveValue('100')
-  await expect(editor.getByLabel('Weight')).toHaveValue('3')
-  await editor.getByLabel('Transactional rate (per second)').fill('8')
-  await editor.getByLabel('Transactional burst').fill('')
+  await editor.getByLabel('Named plan', { exact: true }).selectOption('free')
+  await expect(editor.getByLabel('Daily quota', { exact: true })).toHaveValue('100')
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveValue('3')
+  await editor.getByLabel('Transactional rate (per second)', { exact: true }).fill('8')
+  await editor.getByLabel('Transactional burst', { exact: true }).fill('')
   await editor.getByRole('button', { name: 'Save plan' }).click()
-  await expect(editor.getByLabel('Transactional burst')).toHaveAccessibleDescription(
+  await expect(editor.getByLabel('Transactional burst', { exact: true })).toHaveAccessibleDescription(
     /rate and burst together/,
   )
-  await editor.getByLabel('Transactional burst').fill('16')
-  await editor.getByLabel('Monthly quota').fill('2500')
+  await editor.getByLabel('Transactional burst', { exact: true }).fill('16')
+  await editor.getByLabel('Monthly quota', { exact: true }).fill('2500')
   await editor.getByRole('button', { name: 'Save plan' }).click()
   await expect(page.getByTestId('plan-notice')).toContainText(
     `Plan of ${name} is now 25/s, burst 50, weight 3 (free;`,
