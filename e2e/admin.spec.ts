@@ -139,22 +139,50 @@ test('a plan is edited on the Tenants page; a bad weight is refused next to its 
   await page.goto('/admin/tenants')
   const row = page.locator(`tr[data-tenant="${id}"]`)
   await expect(row.getByTestId('tenant-plan')).toHaveText('10/s, burst 20, weight 1')
+  await expect(row.getByTestId('tenant-plan-name')).toHaveText('standard')
   await row.getByRole('button', { name: 'Edit plan' }).click()
   const editor = page.getByTestId('plan-editor')
-  await editor.getByLabel('Weight').fill('0')
+  await editor.getByLabel('Weight', { exact: true }).fill('0')
   await editor.getByRole('button', { name: 'Save plan' }).click()
-  await expect(editor.getByLabel('Weight')).toHaveAttribute('aria-invalid', 'true')
-  await expect(editor.getByLabel('Weight')).toHaveAccessibleDescription(/Must be at least 1/)
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveAttribute('aria-invalid', 'true')
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveAccessibleDescription(/Must be at least 1/)
   await expect(row.getByTestId('tenant-plan')).toHaveText('10/s, burst 20, weight 1')
 
-  await editor.getByLabel('Rate (per second)').fill('25')
-  await editor.getByLabel('Burst').fill('50')
-  await editor.getByLabel('Weight').fill('3')
+  await editor.getByLabel('Rate (per second)', { exact: true }).fill('25')
+  await editor.getByLabel('Burst', { exact: true }).fill('50')
+  await editor.getByLabel('Weight', { exact: true }).fill('3')
   await editor.getByRole('button', { name: 'Save plan' }).click()
   await expect(page.getByTestId('plan-notice')).toContainText(
     `Plan of ${name} is now 25/s, burst 50, weight 3`,
   )
   await expect(row.getByTestId('tenant-plan')).toHaveText('25/s, burst 50, weight 3')
+
+  // A named plan and its transactional part and quotas: the fields that followed the plan follow the new one.
+  await row.getByRole('button', { name: 'Edit plan' }).click()
+  await editor.getByLabel('Named plan', { exact: true }).selectOption('free')
+  await expect(editor.getByLabel('Daily quota', { exact: true })).toHaveValue('100')
+  await expect(editor.getByLabel('Weight', { exact: true })).toHaveValue('3')
+  await editor.getByLabel('Transactional rate (per second)', { exact: true }).fill('8')
+  await editor.getByLabel('Transactional burst', { exact: true }).fill('')
+  await editor.getByRole('button', { name: 'Save plan' }).click()
+  await expect(editor.getByLabel('Transactional burst', { exact: true })).toHaveAccessibleDescription(
+    /rate and burst together/,
+  )
+  await editor.getByLabel('Transactional burst', { exact: true }).fill('16')
+  await editor.getByLabel('Monthly quota', { exact: true }).fill('2500')
+  await editor.getByRole('button', { name: 'Save plan' }).click()
+  await expect(page.getByTestId('plan-notice')).toContainText(
+    `Plan of ${name} is now 25/s, burst 50, weight 3 (free;`,
+  )
+  await expect(row.getByTestId('tenant-plan-name')).toHaveText('free')
+  await expect(row.getByTestId('tenant-limits')).toHaveText(
+    'transactional 8/s, burst 16; quota 100/day, 2500/month',
+  )
+  const audited = await request.get(`/api/admin/audit?targetType=tenant&targetId=${id}`, {
+    headers: ADMIN_BEARER,
+  })
+  const entries = (await audited.json()) as { action: string; details: { after?: { planName?: string } } }[]
+  expect(entries.find((entry) => entry.action === 'tenant.plan.update')?.details.after?.planName).toBe('free')
 
   // Sorting by backlog and the 30-day history (empty until the nightly rollup has run).
   await page.getByRole('button', { name: /^Backlog/ }).click()
@@ -164,7 +192,13 @@ test('a plan is edited on the Tenants page; a bad weight is refused next to its 
 
   const stored = await request.get('/api/admin/tenants', { headers: ADMIN_BEARER })
   const tenants = (await stored.json()) as { id: string; plan: unknown }[]
-  expect(tenants.find((tenant) => tenant.id === id)?.plan).toEqual({ ratePerSec: 25, burst: 50, weight: 3 })
+  expect(tenants.find((tenant) => tenant.id === id)?.plan).toEqual({
+    ratePerSec: 25,
+    burst: 50,
+    weight: 3,
+    transactional: { ratePerSec: 8, burst: 16 },
+    quota: { daily: 100, monthly: 2500 },
+  })
 })
 
 test('the Fairness page draws each tenant’s bulk sends while two campaigns run', async ({

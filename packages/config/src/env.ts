@@ -2,6 +2,7 @@ import { isIP } from 'node:net'
 import { hostname } from 'node:os'
 import { z } from 'zod'
 import { parseMailSinkReceivers } from './mailsink-receivers'
+import { plansFileVariable, plansVariable } from './plans'
 import { parseRedisSeeds } from './redis-seeds'
 import { refineSubmission, SUBMISSION_ENV } from './submission-env'
 
@@ -469,6 +470,12 @@ export const envSchema = z
      * worker validates it at boot (`loadReceiverRules` in @fairlane/delivery).
      */
     RECEIVER_RULES: z.string().trim().min(1, 'expected the path of a JSON file').optional(),
+    /**
+     * Named plans (JSON `{ "<name>": { ratePerSec, burst, weight, transactional?, quota? } }`) adding to
+     * or replacing the built-in free, standard and pro; `PLANS_FILE` gives the same as a file. Not both.
+     */
+    PLANS: plansVariable,
+    PLANS_FILE: plansFileVariable,
     APP_URL: urlWithProtocols(['http:', 'https:'], 'http://127.0.0.1:3000').default('http://127.0.0.1:3000'),
     /** Domain used in the deterministic Message-ID; defaults to APP_URL's host name. */
     MAIL_DOMAIN: z
@@ -944,6 +951,13 @@ export const envSchema = z
         path: ['REDIS_URL'],
         message:
           'lists several nodes, which only a Redis Cluster takes: set REDIS_CLUSTER=true, or give one redis:// URL',
+      })
+    }
+    if (env.PLANS !== undefined && env.PLANS_FILE !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['PLANS_FILE'],
+        message: 'must not be set together with PLANS: give the named plans one way',
       })
     }
     if (env.SEND_LOCK_MS < env.SMTP_TIMEOUT_MS * 3) {

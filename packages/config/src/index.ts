@@ -20,5 +20,6 @@ export {
   type ParsedReceivers,
   parseMailSinkReceivers,
 } from './mailsink-receivers'
+export { type ConfiguredPlan, parsePlans } from './plans'
 export { parseRedisSeeds, type RedisSeed } from './redis-seeds'
 export { type StdinWatchOptions, stopWhenStdinCloses } from './stop-when-stdin-closes'

@@ -60,6 +60,9 @@ export {
   messagePublishEvent,
   OUTBOX_CHANNEL,
 } from './outbox/events'
+// Named plans (PLANS) and what a tenant's plan columns hold: pure logic, exported from the root.
+export * from './plans'
+// A user's own profile (name, the zone times are shown in).
 export * from './profile'
 // Sender reputation (bounce and complaint rates, the providers' thresholds) is pure logic, exported from the root.
 export * from './reputation'
@@ -75,6 +78,8 @@ export * from './suppressions'
 export * from './team'
 // Templates are exported from the root: the package's export map is fixed for now.
 export * from './templates'
+// Tenant administration (provisioning, plans, approval, egress pool) as the platform admin's use cases.
+export * from './tenants'
 // Open and click tracking (signed tokens, the hit use case) is exported from the root like unsubscribe.
 export * from './tracking'
 export * from './unsubscribe'

@@ -1,5 +1,5 @@
 import { type Config, LOG_ERROR_SERIALIZERS } from '@fairlane/config'
-import { trackingKey } from '@fairlane/core'
+import { planCatalog, trackingKey } from '@fairlane/core'
 import { createTenantPlanCache, DEFAULT_BLOCKED_EXTENSIONS } from '@fairlane/core/accept'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import { createTrackingStore } from '@fairlane/db/queries/tracking'
@@ -18,6 +18,7 @@ import pino from 'pino'
 import { acceptPlanOf, createAcceptBuckets } from './accept-buckets'
 import { type AccountMailer, createAccountMailer } from './accounts/account-mail'
 import type { AdminDeps } from './api/admin/deps'
+import { adminProvisioning } from './api/admin/provisioning-deps'
 import type { ApiDeps } from './api/v1/deps'
 import { createMessageRenderer } from './api/v1/message-renderer'
 import type { SessionReader } from './auth/admin-access'
@@ -167,6 +168,8 @@ export function buildWebContainer(config: Config): WebContainer {
       db: database.db,
       adminToken: config.ADMIN_TOKEN,
       egressPools: Object.keys(config.EGRESS_POOLS),
+      plans: planCatalog(config.PLANS ?? config.PLANS_FILE),
+      provisioning: adminProvisioning(api, config.SESSION_SECRET),
       readSession: sessionReader(() => auth),
       appOrigin: new URL(config.APP_URL).origin,
       queues: lazyQueues,

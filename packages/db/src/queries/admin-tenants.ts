@@ -1,12 +1,17 @@
+import { type PlanJson, type PlanOverrides, planJson, readOverrides } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { sentSince } from './admin-recent-sends'
-import type { TenantPlan } from './tenants'
 
 export interface TenantLoad {
   id: string
   name: string
-  plan: TenantPlan
+  /** The named plan (PLANS) the tenant is on. */
+  planName: string
+  /** The plan in force: bulk rate, burst and weight, the transactional part (null: the platform's) and quotas. */
+  plan: PlanJson
+  /** The fields set by hand for this tenant, by column name. */
+  planOverrides: PlanOverrides
   /** Pending: waiting in PostgreSQL for the pacer; queued: handed to a lane, not yet sent. */
   backlog: { pending: number; queued: number }
   sentLastMinute: number
@@ -39,6 +44,12 @@ export async function listTenantLoads(
     rate_per_sec: number
     burst: number
     weight: number
+    plan_name: string
+    plan_overrides: Record<string, unknown> | null
+    tx_rate_per_sec: number | null
+    tx_burst: number | null
+    quota_daily: number | null
+    quota_monthly: number | null
     pending: number
     queued: number
     sent: number
@@ -46,7 +57,8 @@ export async function listTenantLoads(
     is_platform: boolean
   }>(sql`
     with page as (
-      select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.approved_at is not null as approved, t.is_platform
+      select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.plan_name, t.plan_overrides, t.tx_rate_per_sec,
+        t.tx_burst, t.quota_daily, t.quota_monthly, t.approved_at is not null as approved, t.is_platform
       from tenants t ${after}
       order by t.name, t.id
       limit ${query.limit + 1}
@@ -61,7 +73,8 @@ export async function listTenantLoads(
       select tenant_id, count(*)::int as n from ${sentSince(since)} s
       where tenant_id in (select id from page) group by tenant_id
     )
-    select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.approved, t.is_platform,
+    select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.plan_name, t.plan_overrides, t.tx_rate_per_sec,
+      t.tx_burst, t.quota_daily, t.quota_monthly, t.approved, t.is_platform,
       coalesce(pending.n, 0) as pending, coalesce(queued.n, 0) as queued, coalesce(sent.n, 0) as sent
     from page t
     left join pending on pending.tenant_id = t.id
@@ -71,7 +84,17 @@ export async function listTenantLoads(
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
-    plan: { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight },
+    planName: row.plan_name,
+    plan: planJson({
+      ratePerSec: row.rate_per_sec,
+      burst: row.burst,
+      weight: row.weight,
+      txRatePerSec: row.tx_rate_per_sec,
+      txBurst: row.tx_burst,
+      quotaDaily: row.quota_daily,
+      quotaMonthly: row.quota_monthly,
+    }),
+    planOverrides: readOverrides(row.plan_overrides),
     backlog: { pending: row.pending, queued: row.queued },
     sentLastMinute: row.sent,
     approved: row.approved,

@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { type Tenant, tenants } from '../schema'
 
@@ -61,32 +61,6 @@ export async function findTenant(db: Executor, query: { tenantId: string }): Pro
   return row ? view(row) : null
 }
 
-/** Changes some or all of a plan; null when the tenant does not exist. */
-export async function updateTenantPlan(
-  db: Executor,
-  input: { tenantId: string; plan: Partial<TenantPlan> },
-): Promise<TenantView | null> {
-  const [row] = await db
-    .update(tenants)
-    .set({ ...input.plan, updatedAt: new Date() })
-    .where(eq(tenants.id, input.tenantId))
-    .returning(columns)
-  return row ? view(row) : null
-}
-
-/** Pins the tenant to a dedicated egress pool, or back to the shared one (null); null when it does not exist. */
-export async function setTenantEgressPool(
-  db: Executor,
-  input: { tenantId: string; egressPool: string | null; now: Date },
-): Promise<TenantView | null> {
-  const [row] = await db
-    .update(tenants)
-    .set({ egressPool: input.egressPool, updatedAt: input.now })
-    .where(eq(tenants.id, input.tenantId))
-    .returning(columns)
-  return row ? view(row) : null
-}
-
 /** The egress pool of each tenant asked about that has one (the worker's cache reads it). */
 export async function findEgressPools(db: Executor, tenantIds: string[]): Promise<Map<string, string>> {
   if (tenantIds.length === 0) return new Map()
@@ -105,20 +79,4 @@ export async function findTenantWeights(db: Executor, tenantIds: string[]): Prom
     .from(tenants)
     .where(inArray(tenants.id, tenantIds))
   return new Map(rows.map((row) => [row.id, row.weight]))
-}
-
-/**
- * Lets a held tenant send (SIGNUP_MODE=approve). Approving an approved tenant keeps its first
- * approval time; null when the tenant does not exist.
- */
-export async function approveTenant(
-  db: Executor,
-  input: { tenantId: string; now: Date },
-): Promise<TenantView | null> {
-  const [row] = await db
-    .update(tenants)
-    .set({ approvedAt: input.now, updatedAt: input.now })
-    .where(and(eq(tenants.id, input.tenantId), isNull(tenants.approvedAt)))
-    .returning(columns)
-  return row ? view(row) : findTenant(db, { tenantId: input.tenantId })
 }

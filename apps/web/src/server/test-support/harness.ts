@@ -26,6 +26,7 @@ import { type TestEnvironment, testRedisTarget } from '@fairlane/testing'
 import { isbot } from 'isbot'
 import { acceptPlanOf, createAcceptBuckets } from '../accept-buckets'
 import type { AdminDeps } from '../api/admin/deps'
+import { adminProvisioning } from '../api/admin/provisioning-deps'
 import type { ApiDeps } from '../api/v1/deps'
 import { type AuthThrottle, type AuthThrottlePolicy, createAuthThrottle } from '../auth/auth-throttle'
 import { type Auth, createAuth } from '../auth/better-auth'
@@ -84,6 +85,8 @@ export interface WebHarness {
 
 export const TEST_SESSION_SECRET = 'web-test-session-secret-0123456789abcdef'
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789'
+/** The secret provisioned tenants' first keys are derived under (SESSION_SECRET in the app). */
+export const TEST_PROVISION_SECRET = 'test-provision-secret-0123456789abcdef'
 export const TEST_APP_ORIGIN = 'http://127.0.0.1:3000'
 /** UNSUBSCRIBE_SECRET of the web handlers' tests: unsubscribe and tracking keys derive from it. */
 export const TEST_UNSUBSCRIBE_SECRETS = [{ kid: 1, secret: 'unsubscribe-test-secret-0123456789abcdef' }]
@@ -117,7 +120,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
   const { auth, throttle: authThrottle } = makeAuth({ keyPrefix: `${env.queuePrefix}:rl` })
   const metrics = createWebMetrics()
   let users = 0
-  return {
+  const made: WebHarness = {
     database,
     redis,
     queues,
@@ -192,6 +195,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
       metrics: metrics.registry,
       logger,
       clock,
+      provisioning: adminProvisioning(made.apiDeps(), TEST_PROVISION_SECRET),
     }),
     trackingDeps: (overrides = {}) => ({
       key: trackingKey(overrides.secrets ?? TEST_UNSUBSCRIBE_SECRETS),
@@ -210,6 +214,7 @@ export function createWebHarness(env: TestEnvironment, options: { laneShards?: n
       await database.close()
     },
   }
+  return made
 }
 
 /** A tenant with one API key, made straight in the database. */

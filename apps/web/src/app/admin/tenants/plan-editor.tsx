@@ -1,33 +1,70 @@
 'use client'
 
+import type { PlanJson } from '@fairlane/core'
 import { type FormEvent, useState } from 'react'
 import { FormField } from '@/components/form-field'
+import type { NamedPlanJson } from '@/server/api/admin/list-plans'
 import styles from '../admin.module.css'
-import { sendJson } from '../use-polling'
-import { PLAN_FIELDS, type Plan, type PlanField, planFieldOf, validatePlan } from './plan-form'
+import { sendJson, usePolling } from '../use-polling'
+import {
+  columnsOfJson,
+  describeLimits,
+  describePlan,
+  PLAN_FIELDS,
+  type PlanField,
+  planFieldOf,
+  planPatch,
+  planText,
+  validatePlan,
+} from './plan-form'
 
 const LABELS: Record<PlanField, { label: string; hint: string }> = {
   ratePerSec: { label: 'Rate (per second)', hint: 'never sends faster' },
   burst: { label: 'Burst', hint: 'sends at once after a pause' },
   weight: { label: 'Weight', hint: 'share of spare capacity' },
+  txRatePerSec: { label: 'Transactional rate (per second)', hint: 'empty: the platform’s' },
+  txBurst: { label: 'Transactional burst', hint: 'empty: the platform’s' },
+  quotaDaily: { label: 'Daily quota', hint: 'messages per UTC day; empty: none' },
+  quotaMonthly: { label: 'Monthly quota', hint: 'messages per month; empty: none' },
 }
 
-/** Edits one tenant's plan through `PATCH /api/admin/tenants/:id`; errors show next to their field. */
+type Errors = Partial<Record<PlanField | 'planName', string>>
+
+/**
+ * Edits one tenant's plan through `PATCH /api/admin/tenants/:id`: a named plan and the fields set by
+ * hand for this tenant (whatever differs from the named plan is sent as an override; audited by the
+ * server). Errors show next to their field.
+ */
 export function PlanEditor({
   tenant,
   onDone,
 }: {
-  tenant: { id: string; name: string; plan: Plan }
+  tenant: { id: string; name: string; planName: string; plan: PlanJson }
   onDone(message: string | null): void
 }) {
-  const [values, setValues] = useState<Record<PlanField, string>>({
-    ratePerSec: String(tenant.plan.ratePerSec),
-    burst: String(tenant.plan.burst),
-    weight: String(tenant.plan.weight),
-  })
-  const [errors, setErrors] = useState<Partial<Record<PlanField, string>>>({})
+  const plans = usePolling<NamedPlanJson[]>('/api/admin/plans', 60_000)
+  const [planName, setPlanName] = useState(tenant.planName)
+  const [values, setValues] = useState(() => planText(columnsOfJson(tenant.plan)))
+  const [errors, setErrors] = useState<Errors>({})
   const [formError, setFormError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  const named = (name: string) => plans.data?.find((plan) => plan.name === name)
+
+  // Another named plan: the fields that followed the old plan follow the new one; hand-set ones stay.
+  const choosePlan = (next: string) => {
+    const before = named(planName)
+    const after = named(next)
+    setPlanName(next)
+    if (!before || !after) return
+    const oldText = planText(columnsOfJson(before))
+    const newText = planText(columnsOfJson(after))
+    setValues((current) => {
+      const updated = { ...current }
+      for (const field of PLAN_FIELDS)
+        if (current[field].trim() === oldText[field]) updated[field] = newText[field]
+      return updated
+    })
+  }
 
   const submit = async (event: FormEvent) => {
     event.preventDefault()
@@ -36,16 +73,26 @@ export function PlanEditor({
       setErrors(checked.errors)
       return
     }
+    const definition = named(planName)
+    if (!definition) {
+      setFormError('The named plans are still loading; try again in a moment.')
+      return
+    }
     setBusy(true)
-    const answer = await sendJson(`/api/admin/tenants/${tenant.id}`, 'PATCH', { plan: checked.plan })
+    const answer = await sendJson<{ planName: string; plan: PlanJson }>(
+      `/api/admin/tenants/${tenant.id}`,
+      'PATCH',
+      planPatch(planName, checked.plan, columnsOfJson(definition)),
+    )
     setBusy(false)
-    if (answer.status === 200) {
+    if (answer.status === 200 && answer.body) {
+      const plan = answer.body
       onDone(
-        `Plan of ${tenant.name} is now ${checked.plan.ratePerSec}/s, burst ${checked.plan.burst}, weight ${checked.plan.weight}.`,
+        `Plan of ${tenant.name} is now ${describePlan(plan.plan)} (${plan.planName}; ${describeLimits(plan.plan)}).`,
       )
       return
     }
-    const fieldErrors: Partial<Record<PlanField, string>> = {}
+    const fieldErrors: Errors = {}
     for (const issue of answer.body?.error?.details ?? []) {
       const field = planFieldOf(issue.path)
       if (field) fieldErrors[field] ??= issue.message
@@ -58,6 +105,7 @@ export function PlanEditor({
     )
   }
 
+  const selectId = `plan-${tenant.id}-name`
   return (
     <form
       onSubmit={submit}
@@ -66,6 +114,34 @@ export function PlanEditor({
       aria-label={`Plan of ${tenant.name}`}
       data-testid="plan-editor"
     >
+      <div className="field">
+        <label htmlFor={selectId}>Named plan</label>
+        <span id={`${selectId}-hint`} className="hint">
+          fields that differ are set for this tenant
+        </span>
+        <select
+          id={selectId}
+          name="planName"
+          value={planName}
+          aria-invalid={errors.planName ? true : undefined}
+          aria-describedby={`${selectId}-hint${errors.planName ? ` ${selectId}-error` : ''}`}
+          onChange={(event) => choosePlan(event.target.value)}
+        >
+          {(plans.data ?? [{ name: tenant.planName }]).map((plan) => (
+            <option key={plan.name} value={plan.name}>
+              {plan.name}
+            </option>
+          ))}
+          {plans.data && !named(tenant.planName) ? (
+            <option value={tenant.planName}>{tenant.planName} (no longer in PLANS)</option>
+          ) : null}
+        </select>
+        {errors.planName ? (
+          <p id={`${selectId}-error`} className="field-error">
+            {errors.planName}
+          </p>
+        ) : null}
+      </div>
       {PLAN_FIELDS.map((field) => (
         <FormField
           key={field}

@@ -8,6 +8,7 @@ import { formatCount } from '../format'
 import { usePolling } from '../use-polling'
 import { ApproveButton } from './approve-button'
 import { PlanEditor } from './plan-editor'
+import { describeLimits, describePlan } from './plan-form'
 import { TenantHistory } from './tenant-history'
 
 type SortKey = 'name' | 'backlog' | 'sentLastMinute' | 'deferredLastMinute'
@@ -119,9 +120,19 @@ export function TenantsLive() {
           columns={[
             ...loadColumns(sort, sortBy),
             {
+              header: 'Named plan',
+              testId: 'tenant-plan-name',
+              cell: (row) => row.planName,
+            },
+            {
               header: 'Plan',
               testId: 'tenant-plan',
-              cell: (row) => `${row.plan.ratePerSec}/s, burst ${row.plan.burst}, weight ${row.plan.weight}`,
+              cell: (row) => describePlan(row.plan),
+            },
+            {
+              header: 'Transactional and quota',
+              testId: 'tenant-limits',
+              cell: (row) => <span className="muted">{describeLimits(row.plan)}</span>,
             },
             {
               header: <span className="visually-hidden">Actions</span>,

@@ -333,11 +333,11 @@ describe('PATCH /api/admin/tenants/:id: bad plans', () => {
     expect(response.status).toBe(200)
     const [audit] = await harness.database
       .sql`select actor, details from admin_audit_log where target_id = ${other.tenantId}`
-    expect(audit).toEqual({
+    expect(audit).toMatchObject({
       actor: admin.email,
       details: {
-        before: { ratePerSec: 10, burst: 20, weight: 1 },
-        after: { ratePerSec: 40, burst: 80, weight: 4 },
+        before: { ratePerSec: 10, burst: 20, weight: 1, planName: 'standard' },
+        after: { ratePerSec: 40, burst: 80, weight: 4, planName: 'standard' },
       },
     })
   })
@@ -379,7 +379,15 @@ describe('GET /api/admin/tenants', () => {
     expect(rows.find((row) => row.id === busy.tenantId)).toEqual({
       id: busy.tenantId,
       name: 'Busy Tenant',
-      plan: { ratePerSec: 10, burst: 20, weight: 1 },
+      planName: 'standard',
+      plan: {
+        ratePerSec: 10,
+        burst: 20,
+        weight: 1,
+        transactional: null,
+        quota: { daily: null, monthly: null },
+      },
+      planOverrides: {},
       backlog: { pending: 4, queued: 1 },
       sentLastMinute: 7,
       deferredLastMinute: 2,

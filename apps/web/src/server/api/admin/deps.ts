@@ -1,3 +1,4 @@
+import type { PlanDefinition, ProvisionTenantDeps } from '@fairlane/core'
 import type { Clock } from '@fairlane/core/accept'
 import type { Database } from '@fairlane/db'
 import type { Queues, RedisClient } from '@fairlane/queue'
@@ -32,7 +33,14 @@ export interface AdminDeps {
   clock: Clock
   /** EGRESS_POOLS' names: the dedicated pools a tenant may be pinned to. */
   egressPools?: readonly string[]
+  /** The named plans in force (`planCatalog(PLANS)`); unset: the built-in free, standard and pro. */
+  plans?: Readonly<Record<string, PlanDefinition>>
+  /** What provisioning needs besides the tenant: the sending domain's, the owner's invitation, the first key. */
+  provisioning: AdminProvisioning
 }
+
+/** `POST /api/admin/tenants`' sending domain, owner invitation and first key. */
+export type AdminProvisioning = Pick<ProvisionTenantDeps, 'domains' | 'owners' | 'apiKeys'>
 
 /** Admin request bodies are small; a bulk action naming its 500 dead-letter ids fits in 64 KB. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024

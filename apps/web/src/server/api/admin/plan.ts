@@ -1,15 +1,22 @@
-import { z } from 'zod'
+import { overridesOf, type PlanChange, planInputSchema, planNameSchema } from '@fairlane/core'
+import type { z } from 'zod'
 
-const planField = (what: string, max: number) =>
-  z
-    .number(`must be a whole number (${what})`)
-    .int(`must be a whole number (${what})`)
-    .min(1, 'must be at least 1')
-    .max(max, `must be at most ${max}`)
+/** A tenant's `plan` object (CONTRACT): every part optional; what it names is set by hand for the tenant. */
+export const planInput = planInputSchema
 
-/** A tenant's plan; every field optional so a PATCH may change one (a new tenant takes the defaults). */
-export const planInput = z.strictObject({
-  ratePerSec: planField('messages per second', 100_000).optional(),
-  burst: planField('messages', 1_000_000).optional(),
-  weight: planField('share of spare capacity', 1_000).optional(),
-})
+/** `planName`: a named plan (PLANS); whether it exists is the use case's check, naming the field. */
+export const planNameInput = planNameSchema
+
+/** The PATCH's plan part: `planName`, `plan`, `resetOverrides`, as core's `PlanChange`. */
+export function planChangeOf(body: {
+  planName?: string | undefined
+  plan?: z.infer<typeof planInput> | undefined
+  resetOverrides?: boolean | undefined
+}): PlanChange | undefined {
+  if (body.planName === undefined && body.plan === undefined && !body.resetOverrides) return undefined
+  return {
+    planName: body.planName,
+    overrides: body.plan === undefined ? undefined : overridesOf(body.plan),
+    resetOverrides: body.resetOverrides,
+  }
+}

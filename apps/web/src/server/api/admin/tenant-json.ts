@@ -1,16 +1,34 @@
-import type { TenantView } from '@fairlane/db/queries/tenants'
+import { type AdminTenant, type PlanJson, planJson } from '@fairlane/core'
 
-export function tenantJson(tenant: TenantView) {
+/** A tenant as `PATCH /api/admin/tenants/:id` answers it. */
+export interface AdminTenantJson {
+  id: string
+  name: string
+  /** The named plan (PLANS) the tenant is on. */
+  planName: string
+  plan: PlanJson
+  /** The fields set by hand for this tenant, by column name (`ratePerSec`, `txRatePerSec`, `quotaDaily`, …). */
+  planOverrides: Record<string, number | null>
+  createdAt: string
+  updatedAt: string
+  /** False while held for approval (SIGNUP_MODE=approve); `PATCH { "approved": true }` lets it send. */
+  approved: boolean
+  platform: boolean
+  /** MX mode: the dedicated egress pool (EGRESS_POOLS) it is pinned to; null: the shared pool. */
+  egressPool: string | null
+}
+
+export function tenantJson(tenant: AdminTenant): AdminTenantJson {
   return {
     id: tenant.id,
     name: tenant.name,
-    plan: tenant.plan,
+    planName: tenant.planName,
+    plan: planJson(tenant.plan),
+    planOverrides: tenant.planOverrides,
     createdAt: tenant.createdAt.toISOString(),
     updatedAt: tenant.updatedAt.toISOString(),
-    /** False while held for approval (SIGNUP_MODE=approve); `PATCH { "approved": true }` lets it send. */
     approved: tenant.approvedAt !== null,
     platform: tenant.isPlatform,
-    /** MX mode: the dedicated egress pool (EGRESS_POOLS) it is pinned to; null: the shared pool. */
     egressPool: tenant.egressPool,
   }
 }

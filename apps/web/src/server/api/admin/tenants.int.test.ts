@@ -114,9 +114,16 @@ describe('PATCH /api/admin/tenants/:id', () => {
     })
     const [audit] = await harness.database.sql`
       select details from admin_audit_log where target_id = ${id} and action = 'tenant.plan.update'`
-    expect(audit?.details).toEqual({
-      before: { ratePerSec: 10, burst: 20, weight: 1 },
-      after: { ratePerSec: 50, burst: 20, weight: 3 },
+    // The plan's fields stay at the top of before and after; its name and the overrides sit beside them.
+    expect(audit?.details).toMatchObject({
+      before: { ratePerSec: 10, burst: 20, weight: 1, planName: 'standard', overrides: {} },
+      after: {
+        ratePerSec: 50,
+        burst: 20,
+        weight: 3,
+        planName: 'standard',
+        overrides: { ratePerSec: 50, weight: 3 },
+      },
     })
   })
 

@@ -1,10 +1,11 @@
 import { postTenant } from '../admin/create-tenant'
+import { listPlans } from '../admin/list-plans'
 import { listTenants } from '../admin/list-tenants'
 import { getTenantHistory } from '../admin/tenant-history'
 import { patchTenant } from '../admin/update-tenant'
 import { declareRoute } from './define'
 
-/** The platform admin's tenants: provision, change, list, and a tenant's daily history. */
+/** The platform admin's tenants: provision, change, list, their plans, and a tenant's daily history. */
 export const adminTenantRoutes = {
   createTenant: declareRoute({
     method: 'POST',
@@ -23,6 +24,13 @@ export const adminTenantRoutes = {
     path: '/api/admin/tenants',
     bodyLimit: 'api',
     handle: (request, _, deps) => listTenants(request, deps.admin),
+  }),
+  // The named plans in force (PLANS), for the console's plan editor.
+  listPlans: declareRoute({
+    method: 'GET',
+    path: '/api/admin/plans',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => listPlans(request, deps.admin),
   }),
   tenantHistory: declareRoute({
     method: 'GET',
