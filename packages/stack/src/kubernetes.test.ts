@@ -55,7 +55,7 @@ const models: Record<string, new (data: never) => { validate(): void }> = {
 const servers: Record<string, { httpPort: string; routesIn: string; tcpPorts: string[] }> = {
   'apps/web/src/server/main.ts': {
     httpPort: 'WEB_PORT',
-    routesIn: 'apps/web/src/server/routes.ts',
+    routesIn: 'apps/web/src/server/api/catalog/health.ts',
     tcpPorts: [],
   },
   'apps/worker/src/main.ts': {

@@ -63,6 +63,10 @@ export const ACTION_PERMISSIONS = {
     /** Leaving is removing oneself: every role may (core refuses the last owner). */
     leaveTenantAction: ['tenant.read'],
   },
+  'messages/actions.ts': {
+    /** Cancelling a scheduled or not yet taken message: the same people who may send campaigns' mail. */
+    cancelMessageAction: ['campaigns.manage'],
+  },
   'segments/actions.ts': {
     createSegmentAction: ['contacts.manage'],
     renameSegmentAction: ['contacts.manage'],

@@ -65,7 +65,7 @@ describe('the router', () => {
   })
 
   it('names the methods a known path has', () => {
-    expect(claimed('GET', '/api/v1/messages')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] })
+    expect(claimed('PUT', '/api/v1/messages')).toEqual({ kind: 'method-not-allowed', allow: ['GET', 'POST'] })
     expect(claimed('PUT', '/api/admin/tenants/t1')).toEqual({ kind: 'method-not-allowed', allow: ['PATCH'] })
     expect(claimed('GET', '/api/admin/dlq/1')).toMatchObject({ path: '/api/admin/dlq/:id' })
     expect(claimed('PUT', '/api/admin/dlq/1')).toEqual({

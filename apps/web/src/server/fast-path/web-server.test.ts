@@ -205,7 +205,7 @@ describe('the web server', () => {
     const base = await start()
     const outcome = await new Promise<{ status: number; continued: boolean }>((resolve, reject) => {
       let continued = false
-      const req = httpRequest(`${base}/api/v1/messages`, {
+      const req = httpRequest(`${base}/api/v1/campaigns`, {
         method: 'POST',
         agent: false,
         headers: {

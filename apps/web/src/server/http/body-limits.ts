@@ -61,9 +61,12 @@ export function bodyLimitOf(url: string): BodyLimit {
   return { class: bodyClass, maxBytes: BODY_LIMITS[bodyClass] }
 }
 
-const routesAt = createPathIndex(Object.values(API_ROUTES))
+// Built on first use: the catalog's handlers import this module (a route's own cap), so the table is
+// not there yet while this module loads.
+let routesAt: ReturnType<typeof createPathIndex> | null = null
 
 function bodyClassOf(path: string): BodyClass {
+  routesAt ??= createPathIndex(Object.values(API_ROUTES))
   const routes = routesAt(path)
   if (routes !== null && routes.length > 0) return largestClass(routes.map((route) => route.bodyLimit))
   // Outside the route table: an /api path no route has (answered 404 or 405), the pages.
