@@ -16,6 +16,7 @@ import { container } from '@/server/container'
 import { isUuid } from '@/server/http/ids'
 import { revokeKeyAction } from './actions'
 import { CreateKeyForm } from './create-key-form'
+import { SmtpSettings } from './smtp-settings'
 
 export const metadata: Metadata = { title: 'API keys' }
 
@@ -117,6 +118,14 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Sear
         <h2 id="create-key">Create a key</h2>
         <CreateKeyForm baseUrl={config.APP_URL} domains={domains} refusal={refusal?.message ?? null} />
       </section>
+
+      <SmtpSettings
+        endpoint={{
+          host: config.SUBMISSION_HOST ?? new URL(config.APP_URL).hostname,
+          port: config.SUBMISSION_PORT,
+          tlsPort: config.SUBMISSION_TLS_PORT ?? null,
+        }}
+      />
 
       <section className="card" aria-labelledby="your-keys">
         <h2 id="your-keys">Your keys</h2>
