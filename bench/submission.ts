@@ -3,8 +3,8 @@
  *  - throughput: tenant S submits `--messages` over 16 SMTP connections (implicit TLS, AUTH with an API
  *    key) while tenant P posts as many to `POST /api/v1/messages` with 16 clients, in the same run
  *    (`smtpPerSec`, `apiPerSec`); `dataTo250P99Ms`: the end of DATA to the `250`, p99, over S's sends;
- *  - the plan: tenant F floods over 16 connections past its plan (TRANSACTIONAL_RATE_PER_SEC 100,
- *    burst 100, ACCEPT_HORIZON_MS 5 s: 600 fit), each `451 4.7.1 … retry in N s` is waited out and the
+ *  - the plan: tenant F floods over 16 connections past its own plan (20/s, burst 20, set on its tenant
+ *    row; ACCEPT_HORIZON_MS 5 s: 120 fit), each `451 4.7.1 … retry in N s` is waited out and the
  *    message retried (`overPlan451`), and every message of F's must end up written once (`lost`);
  *  - meanwhile tenant Q sends one message at a time; its DATA → 250 p99 without and with the flood
  *    is printed on stderr (the flood must not move it by more than 1.5×).
@@ -29,6 +29,8 @@ const { values: args } = parseArgs({
 const total = Number(args.messages)
 const floodTotal = Number(args.flood)
 const CONNECTIONS = 16
+/** Tenant F's own transactional plan (mails/s, and its burst): the others have the platform's 100/s. */
+const FLOOD_PLAN_PER_SEC = 20
 const progress = (line: string) => console.error(`bench:submission ${line}`)
 
 const tls = ensureSelfSignedCert(join(ROOT, '.data', 'submission-tls'))
@@ -141,6 +143,9 @@ try {
   const smtpTenant = await tenantWithKey('Bench SMTP')
   const apiTenant = await tenantWithKey('Bench API')
   const flooder = await tenantWithKey('Bench flood')
+  // F's own transactional plan, below what 16 connections submit on any machine: the flood meets 451s.
+  await sql`update tenants set tx_rate_per_sec = ${FLOOD_PLAN_PER_SEC}, tx_burst = ${FLOOD_PLAN_PER_SEC}
+    where id = ${flooder.id}`
   const quiet = await tenantWithKey('Bench quiet')
 
   progress(`throughput: ${total} over SMTP (${CONNECTIONS} connections) and ${total} over the API, at once`)

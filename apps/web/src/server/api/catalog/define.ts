@@ -1,5 +1,5 @@
 import type { ApiKeyScope } from '@fairlane/core'
-import type { BodyClass } from '../../http/body-limits'
+import type { BodyClass } from '../../http/body-limit-classes'
 import type { WebContainer } from '../../web-container'
 import type { Operation } from '../v1/openapi/operation-helpers'
 

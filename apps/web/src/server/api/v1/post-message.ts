@@ -8,7 +8,7 @@ import {
 import { AppError } from '@fairlane/core/errors'
 import { createAcceptStore } from '@fairlane/db/queries/accept-message'
 import { createSenderDomains } from '@fairlane/db/queries/senders'
-import { BODY_LIMITS, messageBodyLimit } from '../../http/body-limits'
+import { BODY_LIMITS, messageBodyLimit } from '../../http/body-limit-classes'
 import { respond } from '../../http/errors'
 import { readSizedJsonBody } from '../../http/read-json-body'
 import { type ApiDeps, authorizeApiCall } from './deps'
