@@ -189,7 +189,7 @@ const cases: Case[] = [
     status: 413,
     code: 'payload_too_large',
     rawBody: '{}',
-    headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+    headers: { 'content-type': 'application/json', 'content-length': String(20 * 1024 * 1024) },
   },
   {
     name: 'an over-long Idempotency-Key',
