@@ -1,3 +1,3 @@
 DROP INDEX "messages_sending_domain_open_idx";--> statement-breakpoint
-CREATE INDEX "messages_tenant_recipient_created_idx" ON "messages" USING btree ("tenant_id",lower("to_address"),"created_at","id");--> statement-breakpoint
+CREATE INDEX "messages_recipient_created_idx" ON "messages" USING btree (lower("to_address"),"created_at","id");--> statement-breakpoint
 CREATE INDEX "messages_sending_domain_open_idx" ON "messages" USING btree ("sending_domain_id") WHERE "messages"."sending_domain_id" is not null and "messages"."status" in ('pending', 'scheduled', 'queued', 'sending', 'held');

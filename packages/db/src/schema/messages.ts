@@ -105,12 +105,9 @@ export const messages = pgTable(
     // newest-first keyset order, so a page reads its rows in order instead of scanning the tenant's
     // history for one address. (A campaign's messages are listed through the tenant/campaign index
     // and sorted: one more index on this table, written by every send, was not worth that filter.)
-    index('messages_tenant_recipient_created_idx').on(
-      t.tenantId,
-      sql`lower(${t.toAddress})`,
-      t.createdAt,
-      t.id,
-    ),
+    // Keyed by the address first, not the tenant: one address has few messages across all tenants (the
+    // tenant is a filter on those), and an index led by tenant_id would compete with the tenant's others.
+    index('messages_recipient_created_idx').on(sql`lower(${t.toAddress})`, t.createdAt, t.id),
     // The pacer's backlog: each tenant's oldest pending bulk rows, without touching sent history.
     index('messages_bulk_backlog_idx')
       .on(t.tenantId, t.createdAt, t.id)
