@@ -217,9 +217,9 @@ describe('the web entry (real build)', () => {
       expect(response.headers.get('content-type')).toContain('application/json')
       expect((await response.json()).error.code).toBe('not_found')
     }
-    const wrong = await fetch(`${base}/api/v1/messages`, { method: 'GET' })
+    const wrong = await fetch(`${base}/api/v1/messages`, { method: 'PUT' })
     expect(wrong.status).toBe(405)
-    expect(wrong.headers.get('allow')).toBe('POST')
+    expect(wrong.headers.get('allow')).toBe('GET, POST')
     expect((await wrong.json()).error.code).toBe('method_not_allowed')
     const cancel = await fetch(`${base}/api/v1/campaigns/c1/cancel`, { method: 'DELETE' })
     expect(cancel.status).toBe(405)
