@@ -20,7 +20,7 @@ import type { RedisClient } from './connections'
  * KEYS[1]  tat   theoretical arrival time, ms since the epoch (Redis's clock); absent = bucket full
  * ARGV[1]  ratePerSec
  * ARGV[2]  capacity
- * ARGV[3]  1 to take one, 0 to look only
+ * ARGV[3]  what to take (a message's cost, ≥ 1), or 0 to look only (for one)
  * Returns {1} when there is room (taken if asked), {0, retryAfterUs} when full. Mirrors
  * `acceptBucketStep`; the key expires once the bucket is full again.
  */
@@ -30,10 +30,11 @@ local now = tonumber(time[1]) * 1000 + tonumber(time[2]) / 1000
 local interval = 1000 / tonumber(ARGV[1])
 local from = tonumber(redis.call('GET', KEYS[1])) or now
 if from < now then from = now end
-local wait = from - now - (tonumber(ARGV[2]) - 1) * interval
+local cost = tonumber(ARGV[3])
+local wait = from - now - (tonumber(ARGV[2]) - math.max(cost, 1)) * interval
 if wait > 0 then return {0, math.ceil(wait * 1000)} end
-if ARGV[3] == '1' then
-  local tat = from + interval
+if cost > 0 then
+  local tat = from + cost * interval
   redis.call('SET', KEYS[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
 end
 return {1}
@@ -43,7 +44,7 @@ const STEP_COMMAND = 'fairlaneAcceptStep'
 const REDIS_TIMEOUT_MS = 200
 
 interface StepCommands {
-  [STEP_COMMAND](key: string, ratePerSec: number, capacity: number, take: 0 | 1): Promise<number[]>
+  [STEP_COMMAND](key: string, ratePerSec: number, capacity: number, take: number): Promise<number[]>
 }
 
 /** Each lane's plan (today one transactional plan for every tenant) and its horizon. */
@@ -65,10 +66,10 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
   // A full bucket has no room before its retry time whoever asks (only time refills it), so a refusal
   // is remembered until then and the same tenant's next requests are refused without a Redis call.
   const fullUntil = new Map<string, number>()
-  const inMemory = (bucket: string, size: AcceptBucketSize, take: boolean): PlanDecision => {
+  const inMemory = (bucket: string, size: AcceptBucketSize, take: number): PlanDecision => {
     const now = Date.now()
-    const step = acceptBucketStep(memory.get(bucket) ?? null, now, size)
-    if (take && step.allowed) memory.set(bucket, step.tatMs)
+    const step = acceptBucketStep(memory.get(bucket) ?? null, now, size, Math.max(take, 1))
+    if (take > 0 && step.allowed) memory.set(bucket, step.tatMs)
     // Forget full buckets now and then, so the map holds only tenants that sent recently.
     if (memory.size > 10_000) for (const [key, tat] of memory) if (tat < now) memory.delete(key)
     return step.allowed ? { allowed: true } : { allowed: false, retryAfterMs: step.retryAfterMs }
@@ -80,12 +81,13 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
     fullUntil.set(bucket, now + decision.retryAfterMs)
     return decision
   }
-  const step = async (bucket: string, size: AcceptBucketSize, take: boolean): Promise<PlanDecision> => {
+  // `take`: the cost to spend, 0 to look only.
+  const step = async (bucket: string, size: AcceptBucketSize, take: number): Promise<PlanDecision> => {
     const until = fullUntil.get(bucket)
     if (until !== undefined && until > Date.now()) return { allowed: false, retryAfterMs: until - Date.now() }
     return remember(bucket, await stepOnce(bucket, size, take))
   }
-  const stepOnce = async (bucket: string, size: AcceptBucketSize, take: boolean): Promise<PlanDecision> => {
+  const stepOnce = async (bucket: string, size: AcceptBucketSize, take: number): Promise<PlanDecision> => {
     if (redis.status !== 'ready') return inMemory(bucket, size, take)
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<'timeout'>((resolve) => {
@@ -95,7 +97,7 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
       `${options.keyPrefix}:accept:{${bucket}}`,
       size.ratePerSec,
       size.capacity,
-      take ? 1 : 0,
+      take,
     )
     // After a timeout nobody awaits the call any more; its late rejection must not go unhandled.
     call.catch(() => {})
@@ -111,7 +113,7 @@ export function createAcceptBuckets(options: { redis: RedisClient; keyPrefix: st
     }
   }
   return {
-    take: (bucket, size) => step(bucket, size, true),
-    peek: (bucket, size) => step(bucket, size, false),
+    take: (bucket, size, cost = 1) => step(bucket, size, Math.max(1, Math.ceil(cost))),
+    peek: (bucket, size) => step(bucket, size, 0),
   }
 }

@@ -2,11 +2,19 @@ import { createHash } from 'node:crypto'
 import { AppError, isAppError, validationFailed } from '../errors/app-error'
 import type { SenderChoice } from '../senders/ports'
 import type { AcceptMessageResult } from './accept-message'
-import { created, laneOfContent, planOf, replay, takeRecipientAllowance } from './accept-message'
+import {
+  created,
+  laneOfContent,
+  planOf,
+  replay,
+  requestBytes,
+  takeRecipientAllowance,
+} from './accept-message'
 import { takePlanAllowance } from './admit-by-plan'
 import { decideQuota, quotaRefusal } from './admit-by-quota'
 import { requestHash } from './canonical-json'
 import { IDEMPOTENCY_KEY_TTL_MS, parseIdempotencyKey } from './idempotency-key'
+import { messageCost } from './message-cost'
 import { parseMessageRequest } from './message-request'
 import type { AcceptDeps, AcceptTransaction } from './ports'
 import { type PreparedMessage, prepareMessage } from './prepare-message'
@@ -154,7 +162,12 @@ async function admitItem(
   const sendAt = scheduledUntil(request.sendAt, now)
   if (deps.planAdmission && sendAt === null) {
     await takePlanAllowance(
-      { tenantId, lane: laneOfContent(request.content), own: context.tenantPlan.transactional },
+      {
+        tenantId,
+        lane: laneOfContent(request.content),
+        own: context.tenantPlan.transactional,
+        cost: messageCost(requestBytes(request)),
+      },
       deps.planAdmission,
     )
   }

@@ -11,6 +11,7 @@ import { attachmentBytes } from './attachments'
 import { requestHash } from './canonical-json'
 import { isHeaderSafe } from './header-safe'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
+import { messageCost } from './message-cost'
 import { type MessageContent, type MessageRequest, parseMessageRequest, utf8Bytes } from './message-request'
 import type {
   AcceptDeps,
@@ -76,7 +77,12 @@ export async function acceptMessage(
   const tenantPlan = await planOf(input, deps)
   if (deps.planAdmission && sendAt === null) {
     await takePlanAllowance(
-      { tenantId, lane: laneOfContent(request.content), own: tenantPlan.transactional },
+      {
+        tenantId,
+        lane: laneOfContent(request.content),
+        own: tenantPlan.transactional,
+        cost: messageCost(requestBytes(request)),
+      },
       deps.planAdmission,
     )
   }
@@ -184,6 +190,18 @@ export async function planOf(
   if (input.tenantPlan) return input.tenantPlan
   const plans = deps.tenantPlans ?? deps.planAdmission?.tenantPlans
   return plans ? plans.planOf(input.tenantId) : DEFAULT_TENANT_PLAN
+}
+
+/**
+ * A request's size before rendering, for its cost in the plan: the decoded attachments and a custom
+ * message's subject and bodies (a template's body is the tenant's, small and capped).
+ */
+export function requestBytes(request: MessageRequest): number {
+  const content =
+    request.content.kind === 'custom'
+      ? utf8Bytes(request.content.subject, request.content.html, request.content.text)
+      : 0
+  return content + attachmentBytes(request.attachments ?? [])
 }
 
 /** The lane the rendered message will take: built-in templates are critical (`laneForTemplate`). */

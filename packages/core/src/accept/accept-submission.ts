@@ -5,6 +5,7 @@ import { takePlanAllowance } from './admit-by-plan'
 import { admitByQuota } from './admit-by-quota'
 import { checkSubmittedSender } from './check-submitted-sender'
 import { IDEMPOTENCY_KEY_TTL_MS } from './idempotency-key'
+import { messageCost } from './message-cost'
 import type { NewSubmittedMessage, SubmissionDeps } from './submission-ports'
 import { normaliseLineEndings, readSubmittedMessage } from './submitted-message'
 import { DEFAULT_TENANT_PLAN, hasQuota, type TenantPlan } from './tenant-plans'
@@ -89,7 +90,10 @@ export async function acceptSubmission(
     .filter((to) => !replayed.has(to))
     .map((to) => ({ id: randomUUID(), toAddress: to, idempotencyKey: keyOf(to) }))
   const plan = await planOf(tenantId, deps)
-  await admitSubmission({ tenantId, lane: message.lane, count: fresh.length, plan }, deps)
+  await admitSubmission(
+    { tenantId, lane: message.lane, count: fresh.length, plan, cost: messageCost(input.data.length) },
+    deps,
+  )
   // The quota as the API holds it: read under the tenant's quota lock, in the write's transaction.
   const quota = hasQuota(plan.quota) ? plan.quota : null
   const admitQuota =
@@ -135,14 +139,14 @@ export async function acceptSubmission(
  * as a refused API call's is, and the bucket refills at the plan's rate.
  */
 async function admitSubmission(
-  input: { tenantId: string; lane: 'critical' | 'default'; count: number; plan: TenantPlan },
+  input: { tenantId: string; lane: 'critical' | 'default'; count: number; plan: TenantPlan; cost: number },
   deps: SubmissionDeps,
 ): Promise<void> {
   const { planAdmission } = deps
   if (!planAdmission) return
   for (let index = 0; index < input.count; index++) {
     await takePlanAllowance(
-      { tenantId: input.tenantId, lane: input.lane, own: input.plan.transactional },
+      { tenantId: input.tenantId, lane: input.lane, own: input.plan.transactional, cost: input.cost },
       planAdmission,
     )
   }

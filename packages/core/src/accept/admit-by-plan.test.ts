@@ -6,6 +6,7 @@ import {
   type AcceptPlan,
   acceptBucketSize,
   acceptBucketStep,
+  bucketCost,
   checkPlanBeforeBody,
   takePlanAllowance,
   tightestLane,
@@ -63,6 +64,27 @@ describe('the accept bucket', () => {
     expect(acceptBucketStep(refused.tatMs, 100, size).allowed).toBe(true)
     // Idle for the horizon, it is full again: nothing of the past is carried for ever.
     expect(acceptBucketStep(tat, 10_000, size)).toMatchObject({ allowed: true, tatMs: 10_100 })
+  })
+})
+
+describe('a message’s cost in the accept bucket', () => {
+  it('takes cost intervals at once and refuses what does not fit whole', () => {
+    const size = { ratePerSec: 10, capacity: 10 }
+    const first = acceptBucketStep(null, 0, size, 6)
+    expect(first).toMatchObject({ allowed: true, tatMs: 600 })
+    expect(acceptBucketStep(first.tatMs, 0, size, 5)).toMatchObject({ allowed: false, retryAfterMs: 100 })
+    expect(acceptBucketStep(first.tatMs, 0, size, 4)).toMatchObject({ allowed: true, tatMs: 1000 })
+  })
+
+  it('never costs more than the bucket holds, nor less than one', () => {
+    const size = { ratePerSec: 2, capacity: 22 }
+    expect(bucketCost(40, size)).toBe(22)
+    expect(bucketCost(4, size)).toBe(4)
+    expect(bucketCost(undefined, size)).toBe(1)
+    expect(bucketCost(0, size)).toBe(1)
+    expect(bucketCost(Number.NaN, size)).toBe(1)
+    // A 10 MB message on a small plan waits for a full bucket; it is never refused for ever.
+    expect(acceptBucketStep(null, 0, size, bucketCost(40, size)).allowed).toBe(true)
   })
 })
 

@@ -38,7 +38,8 @@ export type PlanDecision = { allowed: true } | { allowed: false; retryAfterMs: n
 
 /** Where the buckets live (Redis, shared by every web process); `take` spends one, `peek` only looks. */
 export interface AcceptBuckets {
-  take(bucket: string, size: AcceptBucketSize): Promise<PlanDecision>
+  /** Spends `cost` mails' worth (default 1; at most the bucket's capacity: see `messageCost`). */
+  take(bucket: string, size: AcceptBucketSize, cost?: number): Promise<PlanDecision>
   peek(bucket: string, size: AcceptBucketSize): Promise<PlanDecision>
 }
 
@@ -108,15 +109,17 @@ export async function checkPlanBeforeBody(
 
 /** Once the lane is known (the body parsed): one mail of the tenant's on that lane, or a 429. */
 export async function takePlanAllowance(
-  input: { tenantId: string; lane: Lane; own?: OwnLanePlan | null },
+  input: { tenantId: string; lane: Lane; own?: OwnLanePlan | null; cost?: number },
   deps: PlanAdmissionDeps,
 ): Promise<void> {
   if (input.lane === 'bulk') return
   const accept = await acceptPlanFor(input.tenantId, deps, input.own)
   const { plan, horizonMs } = accept[input.lane]
+  const size = acceptBucketSize(plan, horizonMs)
   const decision = await deps.buckets.take(
     acceptBucketName(input.lane, input.tenantId),
-    acceptBucketSize(plan, horizonMs),
+    size,
+    bucketCost(input.cost, size),
   )
   if (!decision.allowed) throw planRefusal(input.lane, decision.retryAfterMs)
 }
@@ -130,18 +133,30 @@ function planRefusal(lane: TransactionalLane, retryAfterMs: number): AppError {
 }
 
 /**
+ * What a message takes from its accept bucket: its `messageCost` (one per started 256 KB), never more
+ * than the bucket holds, so a large message on a small plan waits for a full bucket instead of being
+ * refused for ever.
+ */
+export function bucketCost(cost: number | undefined, size: AcceptBucketSize): number {
+  if (cost === undefined || !Number.isFinite(cost) || cost < 1) return 1
+  return Math.min(Math.ceil(cost), size.capacity)
+}
+
+/**
  * One step of the accept bucket (GCRA), pure, so the Redis script and the in-memory fallback agree:
- * `tatMs` is the bucket's theoretical arrival time (null: full). A mail fits while the bucket's debt
- * (`tat - now`) leaves room for one more; taking moves `tat` one interval on, a refusal moves nothing.
+ * `tatMs` is the bucket's theoretical arrival time (null: full). A mail of `cost` fits while the
+ * bucket's debt (`tat - now`) leaves room for `cost` more; taking moves `tat` `cost` intervals on, a
+ * refusal moves nothing.
  */
 export function acceptBucketStep(
   tatMs: number | null,
   nowMs: number,
   size: AcceptBucketSize,
+  cost = 1,
 ): { allowed: boolean; tatMs: number; retryAfterMs: number } {
   const interval = 1000 / size.ratePerSec
   const from = tatMs === null || tatMs < nowMs ? nowMs : tatMs
-  const wait = from - nowMs - (size.capacity - 1) * interval
-  if (wait <= 0) return { allowed: true, tatMs: from + interval, retryAfterMs: 0 }
+  const wait = from - nowMs - (size.capacity - cost) * interval
+  if (wait <= 0) return { allowed: true, tatMs: from + cost * interval, retryAfterMs: 0 }
   return { allowed: false, tatMs: from, retryAfterMs: wait }
 }

@@ -21,6 +21,7 @@ export {
   acceptBucketSize,
   acceptBucketStep,
   acceptPlanFor,
+  bucketCost,
   checkPlanBeforeBody,
   type LanePlan,
   type PlanAdmissionDeps,

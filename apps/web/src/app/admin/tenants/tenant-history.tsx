@@ -1,5 +1,6 @@
 'use client'
 
+import type { UsageReport } from '@fairlane/core'
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts'
 import type { TenantHistoryJson } from '@/server/api/admin/tenant-history'
 import styles from '../admin.module.css'
@@ -15,6 +16,7 @@ export function TenantHistory({
   onClose(): void
 }) {
   const { data, error } = usePolling<TenantHistoryJson>(`/api/admin/tenants/${tenant.id}/daily`, 60_000)
+  const usage = usePolling<UsageReport>(`/api/admin/tenants/${tenant.id}/usage`, 60_000).data
   const totals = (data?.days ?? []).reduce(
     (sum, day) => ({ sent: sum.sent + day.sent, failed: sum.failed + day.failed }),
     { sent: 0, failed: 0 },
@@ -27,6 +29,7 @@ export function TenantHistory({
           Close
         </button>
       </div>
+      {usage ? <UsageSummary usage={usage} /> : null}
       {!data ? (
         <p className="muted">{error ?? 'Loading…'}</p>
       ) : data.days.length === 0 ? (
@@ -62,5 +65,44 @@ export function TenantHistory({
         </figure>
       )}
     </section>
+  )
+}
+
+/** The last 30 days' accepted mail and what became of it, and the quotas' use (UTC), from the usage report. */
+function UsageSummary({ usage }: { usage: UsageReport }) {
+  const total = usage.days.reduce(
+    (sum, day) => ({
+      accepted: sum.accepted + day.accepted,
+      sent: sum.sent + day.sent,
+      bounced: sum.bounced + day.bounced,
+      complained: sum.complained + day.complained,
+    }),
+    { accepted: 0, sent: 0, bounced: 0, complained: 0 },
+  )
+  const { quota } = usage
+  return (
+    <dl className="stats" data-testid="tenant-usage">
+      <div>
+        <dt>Accepted, 30 days</dt>
+        <dd>{formatCount(total.accepted)}</dd>
+      </div>
+      <div>
+        <dt>Sent / bounced / complained</dt>
+        <dd>
+          {formatCount(total.sent)} / {formatCount(total.bounced)} / {formatCount(total.complained)}
+        </dd>
+      </div>
+      {quota ? (
+        <div>
+          <dt>Quota used (UTC)</dt>
+          <dd>
+            today {formatCount(quota.usedToday)}
+            {quota.daily === undefined ? '' : ` of ${formatCount(quota.daily)}`}, this month{' '}
+            {formatCount(quota.usedThisMonth)}
+            {quota.monthly === undefined ? '' : ` of ${formatCount(quota.monthly)}`}
+          </dd>
+        </div>
+      ) : null}
+    </dl>
   )
 }

@@ -10,6 +10,7 @@ import {
 import { postMessage } from '../v1/post-message'
 import { postTenant } from './create-tenant'
 import { getQueueStats } from './queue-stats'
+import { getTenantUsage } from './tenant-usage'
 import { patchTenant } from './update-tenant'
 
 const env = setupTestEnvironment('web-admin')
@@ -206,5 +207,35 @@ describe('GET /api/admin/queues', () => {
       oldestWaitingAgeMs: 0,
     })
     expect(body.deadLetter).toBe(1)
+  })
+})
+
+describe('GET /api/admin/tenants/:id/usage', () => {
+  it("answers the tenant's usage report with its quota's use, as the tenant's own API does; 404 for another id", async () => {
+    const { id, apiKey } = await readJson<{ id: string; apiKey: string }>(
+      await createTenant({ name: 'Usage Co' }),
+    )
+    await harness.database.sql`update tenants set quota_daily = 50 where id = ${id}`
+    const sent = await postMessage(
+      jsonRequest('/api/v1/messages', { token: apiKey, body: { to: 'u@b.test', subject: 'Hi', text: 'x' } }),
+      harness.apiDeps(),
+    )
+    expect(sent.status).toBe(202)
+    const usage = (tenantId: string) =>
+      getTenantUsage(
+        jsonRequest(`/api/admin/tenants/${tenantId}/usage`, { token: TEST_ADMIN_TOKEN }),
+        tenantId,
+        harness.adminDeps(),
+      )
+    const response = await usage(id)
+    expect(response.status).toBe(200)
+    const report = await readJson<{
+      days: { accepted: number }[]
+      quota?: { daily?: number; usedToday: number }
+    }>(response)
+    expect(report.days.at(-1)?.accepted).toBe(1)
+    expect(report.quota).toMatchObject({ daily: 50, usedToday: 1 })
+    expect((await usage('00000000-0000-4000-8000-000000000000')).status).toBe(404)
+    expect((await usage('not-a-uuid')).status).toBe(404)
   })
 })

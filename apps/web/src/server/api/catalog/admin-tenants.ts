@@ -2,6 +2,7 @@ import { postTenant } from '../admin/create-tenant'
 import { listPlans } from '../admin/list-plans'
 import { listTenants } from '../admin/list-tenants'
 import { getTenantHistory } from '../admin/tenant-history'
+import { getTenantUsage } from '../admin/tenant-usage'
 import { patchTenant } from '../admin/update-tenant'
 import { declareRoute } from './define'
 
@@ -37,5 +38,12 @@ export const adminTenantRoutes = {
     path: '/api/admin/tenants/:id/daily',
     bodyLimit: 'api',
     handle: (request, { id }, deps) => getTenantHistory(request, id, deps.admin),
+  }),
+  // The tenant's usage report, as its own GET /api/v1/usage answers it (accepted, outcomes, quotas).
+  tenantUsage: declareRoute({
+    method: 'GET',
+    path: '/api/admin/tenants/:id/usage',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => getTenantUsage(request, id, deps.admin),
   }),
 }
