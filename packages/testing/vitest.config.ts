@@ -84,7 +84,7 @@ export default defineConfig({
           exclude: ['**/node_modules/**'],
           pool: 'forks',
           execArgv: ['--expose-gc'],
-          // 600 parses of 200 KB take about 45 s of an idle core (two minutes on a loaded machine of two).
+          // 400 parses of 200 KB take about 30 s of an idle core (a minute and a half on a loaded machine of two).
           testTimeout: 900_000,
         },
       },

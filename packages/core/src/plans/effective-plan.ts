@@ -70,14 +70,18 @@ export function readOverrides(stored: Record<string, unknown> | null | undefined
 }
 
 /** A tenant's plan as the admin API answers it (CONTRACT's `plan` object, transactional and quota always present). */
+/**
+ * A plan as JSON: the contract's `{ ratePerSec, burst, weight }` and the transactional part and quotas
+ * (null: the platform's transactional plan, no quota). `planJson` writes every part (the audit entries,
+ * the plans list); `planAnswer` leaves out the parts a tenant does not have, so a tenant on today's
+ * defaults answers the admin API exactly what it answered before plans had those parts.
+ */
 export interface PlanJson {
   ratePerSec: number
   burst: number
   weight: number
-  /** null: the platform's TRANSACTIONAL_RATE_PER_SEC / _BURST. */
-  transactional: { ratePerSec: number; burst: number } | null
-  /** null: no quota. */
-  quota: { daily: number | null; monthly: number | null }
+  transactional?: { ratePerSec: number; burst: number } | null
+  quota?: { daily?: number | null; monthly?: number | null }
 }
 
 export function planJson(columns: PlanColumns): PlanJson {
@@ -91,5 +95,19 @@ export function planJson(columns: PlanColumns): PlanJson {
         ? { ratePerSec: columns.txRatePerSec, burst: columns.txBurst }
         : null,
     quota: { daily: columns.quotaDaily, monthly: columns.quotaMonthly },
+  }
+}
+
+/** The plan as `GET`/`PATCH /api/admin/tenants` answer it: `transactional` and `quota` only when set. */
+export function planAnswer(columns: PlanColumns): PlanJson {
+  const { transactional, quota, ...bulk } = planJson(columns)
+  const set = {
+    ...(quota?.daily == null ? {} : { daily: quota.daily }),
+    ...(quota?.monthly == null ? {} : { monthly: quota.monthly }),
+  }
+  return {
+    ...bulk,
+    ...(transactional ? { transactional } : {}),
+    ...(Object.keys(set).length > 0 ? { quota: set } : {}),
   }
 }

@@ -7,6 +7,7 @@ export {
   type PlanColumns,
   type PlanJson,
   type PlanOverrides,
+  planAnswer,
   planJson,
   readOverrides,
 } from './effective-plan'

@@ -1,4 +1,4 @@
-import { type PlanJson, type PlanOverrides, planJson, readOverrides } from '@fairlane/core'
+import { type PlanJson, type PlanOverrides, planAnswer, readOverrides } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { sentSince } from './admin-recent-sends'
@@ -85,7 +85,7 @@ export async function listTenantLoads(
     id: row.id,
     name: row.name,
     planName: row.plan_name,
-    plan: planJson({
+    plan: planAnswer({
       ratePerSec: row.rate_per_sec,
       burst: row.burst,
       weight: row.weight,

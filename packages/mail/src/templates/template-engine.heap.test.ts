@@ -10,11 +10,11 @@ import { TEMPLATE_CACHE_LIMITS, templateCacheStats } from './template-engine'
  * process keeps, not garbage waiting for the next collection.
  */
 /**
- * 600 is thirty times what the cache holds (a dozen of these by its estimate): a cache that kept
- * every one would hold at least 120 MB of their text alone, twice the bound. (2,000 took five minutes
- * of CI's two loaded cores for no more certainty.)
+ * 400 is over thirty times what the cache holds (a dozen of these by its estimate): a cache that kept
+ * every one would hold at least 80 MB of their text alone, more than the bound before a single parse
+ * tree. (2,000 took five minutes of CI's two loaded cores for no more certainty.)
  */
-const TEMPLATES = 600
+const TEMPLATES = 400
 const TEMPLATE_CHARS = 200 * 1024
 /** Room for a full cache (32 MB by its estimate) and noise. */
 const MAX_GROWTH_BYTES = 64 * 1024 * 1024
@@ -36,7 +36,7 @@ function largeTemplate(index: number): string {
 }
 
 describe('the template parse cache', () => {
-  it('keeps the heap flat while 600 distinct 200 KB templates are parsed and rendered', () => {
+  it('keeps the heap flat while 400 distinct 200 KB templates are parsed and rendered', () => {
     const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`
     const before = collect()
     const samples: string[] = []
@@ -54,7 +54,7 @@ describe('the template parse cache', () => {
       if ((index + 1) % 50 === 0) {
         growth = collect() - before
         samples.push(`${index + 1}: +${mb(growth)}`)
-        // Stop early on a leak: without a bound, 600 of them would take over a gigabyte from the machine.
+        // Stop early on a leak: without a bound, 400 of them would take most of a gigabyte from the machine.
         if (growth > MAX_GROWTH_BYTES) break
       }
     }

@@ -24,8 +24,8 @@ export function columnsOfJson(plan: PlanJson): Plan {
     weight: plan.weight,
     txRatePerSec: plan.transactional?.ratePerSec ?? null,
     txBurst: plan.transactional?.burst ?? null,
-    quotaDaily: plan.quota.daily,
-    quotaMonthly: plan.quota.monthly,
+    quotaDaily: plan.quota?.daily ?? null,
+    quotaMonthly: plan.quota?.monthly ?? null,
   }
 }
 
@@ -121,8 +121,8 @@ export function describeLimits(plan: PlanJson): string {
     ? `transactional ${plan.transactional.ratePerSec}/s, burst ${plan.transactional.burst}`
     : 'platform transactional plan'
   const quota = [
-    plan.quota.daily === null ? null : `${plan.quota.daily}/day`,
-    plan.quota.monthly === null ? null : `${plan.quota.monthly}/month`,
+    plan.quota?.daily == null ? null : `${plan.quota.daily}/day`,
+    plan.quota?.monthly == null ? null : `${plan.quota.monthly}/month`,
   ].filter(Boolean)
   return `${tx}; ${quota.length > 0 ? `quota ${quota.join(', ')}` : 'no quota'}`
 }

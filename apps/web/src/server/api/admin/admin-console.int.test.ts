@@ -384,8 +384,6 @@ describe('GET /api/admin/tenants', () => {
         ratePerSec: 10,
         burst: 20,
         weight: 1,
-        transactional: null,
-        quota: { daily: null, monthly: null },
       },
       planOverrides: {},
       backlog: { pending: 4, queued: 1 },

@@ -1,4 +1,4 @@
-import { type AdminTenant, type PlanJson, planJson } from '@fairlane/core'
+import { type AdminTenant, type PlanJson, planAnswer } from '@fairlane/core'
 
 /** A tenant as `PATCH /api/admin/tenants/:id` answers it. */
 export interface AdminTenantJson {
@@ -23,7 +23,7 @@ export function tenantJson(tenant: AdminTenant): AdminTenantJson {
     id: tenant.id,
     name: tenant.name,
     planName: tenant.planName,
-    plan: planJson(tenant.plan),
+    plan: planAnswer(tenant.plan),
     planOverrides: tenant.planOverrides,
     createdAt: tenant.createdAt.toISOString(),
     updatedAt: tenant.updatedAt.toISOString(),
