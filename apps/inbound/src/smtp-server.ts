@@ -1,4 +1,4 @@
-import { clientUnitOf } from '@fairlane/core'
+import { createClientCount } from '@fairlane/core'
 import type { Logger } from 'pino'
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server'
 import { listen } from './http-server'
@@ -191,33 +191,6 @@ export function createInboundSmtp(options: InboundSmtpOptions): InboundSmtp {
         for (const connection of server.connections) connection.send(421, 'inbound shutting down')
       })
       await Promise.allSettled([...inFlight])
-    },
-  }
-}
-
-/**
- * Open connections per client unit (`clientUnitOf`). A connection is counted from its admission to
- * its close; one refused was never counted, so its close releases nothing.
- */
-function createClientCount(maxPerUnit: number) {
-  const perUnit = new Map<string, number>()
-  const unitOfSession = new Map<string, string>()
-  return {
-    admit(sessionId: string, remoteAddress: string): boolean {
-      const unit = clientUnitOf(remoteAddress)
-      const open = perUnit.get(unit) ?? 0
-      if (open >= maxPerUnit) return false
-      perUnit.set(unit, open + 1)
-      unitOfSession.set(sessionId, unit)
-      return true
-    },
-    release(sessionId: string): void {
-      const unit = unitOfSession.get(sessionId)
-      if (unit === undefined) return
-      unitOfSession.delete(sessionId)
-      const open = (perUnit.get(unit) ?? 1) - 1
-      if (open > 0) perUnit.set(unit, open)
-      else perUnit.delete(unit)
     },
   }
 }

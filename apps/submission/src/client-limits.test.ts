@@ -1,5 +1,6 @@
+import { createClientCount } from '@fairlane/core'
 import { describe, expect, it } from 'vitest'
-import { createAuthThrottle, createClientCount } from './client-limits'
+import { createAuthThrottle } from './client-limits'
 
 describe('createAuthThrottle', () => {
   it('blocks an address at its Nth failure within the window, for the window, and only that address', () => {

@@ -1,33 +1,5 @@
 import { clientUnitOf } from '@fairlane/core'
 
-/**
- * Open connections per client unit (`clientUnitOf`: an IPv4 address or an IPv6 /64). A connection is
- * counted from its admission to its close; one refused was never counted, so its close releases
- * nothing. Per process: each replica holds its own count (a cap per replica and address).
- */
-export function createClientCount(maxPerUnit: number) {
-  const perUnit = new Map<string, number>()
-  const unitOfSession = new Map<string, string>()
-  return {
-    admit(sessionId: string, remoteAddress: string): boolean {
-      const unit = clientUnitOf(remoteAddress)
-      const open = perUnit.get(unit) ?? 0
-      if (open >= maxPerUnit) return false
-      perUnit.set(unit, open + 1)
-      unitOfSession.set(sessionId, unit)
-      return true
-    },
-    release(sessionId: string): void {
-      const unit = unitOfSession.get(sessionId)
-      if (unit === undefined) return
-      unitOfSession.delete(sessionId)
-      const open = (perUnit.get(unit) ?? 1) - 1
-      if (open > 0) perUnit.set(unit, open)
-      else perUnit.delete(unit)
-    },
-  }
-}
-
 export interface AuthThrottle {
   /** Ms until this client may try to log in again; 0: it may now. */
   blockedForMs(remoteAddress: string): number

@@ -1,3 +1,4 @@
+import { createClientCount } from '@fairlane/core'
 import { type AcceptSubmissionResult, isSubmissionRecipient } from '@fairlane/core/accept'
 import type { Logger } from 'pino'
 import {
@@ -6,7 +7,7 @@ import {
   type SMTPServerOptions,
   type SMTPServerSession,
 } from 'smtp-server'
-import { type AuthThrottle, createClientCount } from './client-limits'
+import type { AuthThrottle } from './client-limits'
 import { listen } from './http-server'
 import type { KeyCheck, SubmissionUser } from './key-check'
 import type { SubmissionMetrics } from './metrics'
