@@ -1,7 +1,8 @@
 export { BODY_HANDOFF, installBodyHandoff } from './body-handoff'
+export { type ComposedMessage, type ComposeInput, composeMessage } from './compose/compose-message'
 export { DKIM_HEADER_FIELD_NAMES, installDkimSignatureCheck } from './dkim-signature-check'
 export { messageIdFor } from './message-id'
-export { type NodemailerMessage, nodemailerMessage } from './message-options'
+export { type OutgoingMessage, outgoingMessage } from './message-options'
 export {
   classifySendError,
   OutcomeUnknownSendError,

@@ -1,11 +1,6 @@
 import { isIP } from 'node:net'
 import { type HandOff, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
-import {
-  BODY_HANDOFF,
-  installBodyHandoff,
-  installDkimSignatureCheck,
-  nodemailerMessage,
-} from '@fairlane/mail'
+import { BODY_HANDOFF, installBodyHandoff, installDkimSignatureCheck, outgoingMessage } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import nodemailer, { type SendMailOptions } from 'nodemailer'
 import { ConnectionPool, type MxTls, type MxTlsPolicy } from './connection-pool'
@@ -219,7 +214,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
     }
     try {
       const options = {
-        ...nodemailerMessage(mail),
+        ...(await outgoingMessage(mail)),
         [MX_ATTEMPT]: request,
         [BODY_HANDOFF]: () => {
           bodyHandedOff = true

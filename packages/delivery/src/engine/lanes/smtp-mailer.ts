@@ -12,7 +12,7 @@ import {
   installBodyHandoff,
   installDkimSignatureCheck,
   type LaneTransports,
-  nodemailerMessage,
+  outgoingMessage,
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
@@ -110,10 +110,14 @@ function heldSlot(send: (mail: OutgoingMail) => Promise<HandOff>, giveBack: () =
   }
 }
 
+/**
+ * The message goes composed, as one buffer (`raw`, with the explicit envelope): one write to the
+ * socket, not one per line of nodemailer's streams.
+ */
 async function sendOn(transport: Transport, mail: OutgoingMail, deadline: AbortSignal): Promise<HandOff> {
   let bodyHandedOff = false
   const message = {
-    ...nodemailerMessage(mail),
+    ...(await outgoingMessage(mail)),
     // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
     signal: deadline,
     [BODY_HANDOFF]: () => {
