@@ -27,43 +27,66 @@ const EQUALS = 0x3d
 const HEX = Buffer.from('0123456789ABCDEF')
 
 export function encodeTextBody(text: string): EncodedBody {
-  const choice = chooseEncoding(text)
-  if (choice === '7bit') return { transferEncoding: '7bit', bytes: Buffer.from(withCrlf(text), 'latin1') }
+  // Bytes, not the string: a rendered template is a rope of many pieces, slow to read by index.
   const utf8 = Buffer.from(text, 'utf8')
+  const choice = chooseEncoding(utf8)
+  if (choice === '7bit') return { transferEncoding: '7bit', bytes: withCrlf(utf8) }
   if (choice === 'quoted-printable') return { transferEncoding: choice, bytes: encodeQuotedPrintable(utf8) }
   return { transferEncoding: choice, bytes: encodeBase64Lines(utf8) }
 }
 
-function chooseEncoding(text: string): EncodedBody['transferEncoding'] {
+/**
+ * nodemailer's rule over UTF-8 bytes: a lead byte is one non-ASCII character (two UTF-16 units from
+ * 0xF0 on, as nodemailer counts them in the string), continuation bytes are not counted again.
+ */
+function chooseEncoding(bytes: Uint8Array): EncodedBody['transferEncoding'] {
   let plain = true
   let lineLength = 0
   let latin = 0
   let nonLatin = 0
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i)
-    if (code === LF || code === CR) {
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number
+    if (byte === LF || byte === CR) {
       lineLength = 0
       continue
     }
-    lineLength++
-    if (lineLength > QP_LINE) plain = false
-    if (code >= 0x80 || (code < SPACE && code !== TAB)) {
-      nonLatin++
+    if (++lineLength > QP_LINE) plain = false
+    if ((byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a)) latin++
+    else if (byte >= 0x80) {
       plain = false
-    } else if (code === 0x7f) {
+      if (byte >= 0xf0) nonLatin += 2
+      else if (byte >= 0xc0) nonLatin++
+    } else if ((byte < SPACE && byte !== TAB) || byte === 0x7f) {
       plain = false
-    } else if ((code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a)) {
-      latin++
+      if (byte !== 0x7f) nonLatin++
     }
   }
   if (plain) return '7bit'
   return nonLatin < latin ? 'quoted-printable' : 'base64'
 }
 
-/** LF, CR and CRLF line breaks as CRLF (the text is ASCII here: latin1 keeps its bytes). */
-function withCrlf(text: string): string {
-  if (text.indexOf('\r') === -1) return text.indexOf('\n') === -1 ? text : text.replaceAll('\n', '\r\n')
-  return text.replace(/\r\n|\r|\n/g, '\r\n')
+/** LF, CR and CRLF line breaks as CRLF. */
+function withCrlf(bytes: Buffer): Buffer {
+  let bare = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]
+    if (byte === LF || (byte === CR && bytes[i + 1] !== LF)) bare++
+    else if (byte === CR) i++
+  }
+  if (bare === 0) return bytes
+  const out = Buffer.allocUnsafe(bytes.length + bare)
+  let at = 0
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] as number
+    if (byte === LF || byte === CR) {
+      if (byte === CR && bytes[i + 1] === LF) i++
+      out[at++] = CR
+      out[at++] = LF
+    } else {
+      out[at++] = byte
+    }
+  }
+  return out
 }
 
 /**
@@ -72,58 +95,58 @@ function withCrlf(text: string): string {
  * (`=` CRLF) keeping each line at most 76 characters, never inside a `=XX` and never inside one
  * UTF-8 character's bytes (a reader that decodes per line still sees whole characters).
  */
-export function encodeQuotedPrintable(input: Buffer): Buffer {
+export function encodeQuotedPrintable(input: Uint8Array): Buffer {
+  const length = input.length
   // Worst case: every byte as `=XX`, and a soft break every 72 characters.
-  const out = Buffer.allocUnsafe(input.length * 3 + Math.ceil((input.length * 3) / 72) * 3 + 3)
+  const out = Buffer.allocUnsafe(length * 3 + Math.ceil((length * 3) / 72) * 3 + 3)
   let at = 0
-  let lineLength = 0
+  let lineStart = 0
   let i = 0
-  while (i < input.length) {
+  while (i < length) {
     const byte = input[i] as number
     if (byte === CR || byte === LF) {
       // CRLF, a lone LF or a lone CR: one hard line break.
       i += byte === CR && input[i + 1] === LF ? 2 : 1
       out[at++] = CR
       out[at++] = LF
-      lineLength = 0
+      lineStart = at
       continue
     }
-    // One character's bytes go on one line: a UTF-8 lead byte brings its continuation bytes.
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1
-    const end = Math.min(i + length, input.length)
-    let width = 0
-    for (let j = i; j < end; j++) width += literal(input, j) ? 1 : 3
+    // A UTF-8 lead byte brings its continuation bytes: one character's bytes go on one line.
+    let end = i + 1
+    if (byte >= 0xc0) {
+      const last = Math.min(i + (byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2), length)
+      while (end < last && ((input[end] as number) & 0xc0) === 0x80) end++
+    }
+    let width = 3 * (end - i)
+    if (end === i + 1) {
+      if (byte > SPACE && byte < 0x7f && byte !== EQUALS) width = 1
+      else if (byte === SPACE || byte === TAB) {
+        // Whitespace stays literal unless a line break or the end follows (a transport may strip it).
+        const next = input[i + 1]
+        if (next !== undefined && next !== CR && next !== LF) width = 1
+      }
+    }
     // Room for the soft break's `=` at the end of the line.
-    if (lineLength + width > QP_LINE - 1) {
+    if (at - lineStart + width > QP_LINE - 1) {
       out[at++] = EQUALS
       out[at++] = CR
       out[at++] = LF
-      lineLength = 0
+      lineStart = at
     }
-    for (let j = i; j < end; j++) {
-      const value = input[j] as number
-      if (literal(input, j)) {
-        out[at++] = value
-      } else {
+    if (width === 1) {
+      out[at++] = byte
+    } else {
+      for (let j = i; j < end; j++) {
+        const value = input[j] as number
         out[at++] = EQUALS
         out[at++] = HEX[value >> 4] as number
         out[at++] = HEX[value & 0x0f] as number
       }
     }
-    lineLength += width
     i = end
   }
   return out.subarray(0, at)
-}
-
-/** Printable ASCII but `=`, and space or tab unless a line break or the end follows. */
-function literal(input: Buffer, index: number): boolean {
-  const byte = input[index] as number
-  if (byte === SPACE || byte === TAB) {
-    const next = input[index + 1]
-    return next !== undefined && next !== CR && next !== LF
-  }
-  return byte > SPACE && byte < 0x7f && byte !== EQUALS
 }
 
 function encodeBase64Lines(input: Buffer): Buffer {

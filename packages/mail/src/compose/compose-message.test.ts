@@ -63,6 +63,9 @@ const corpus: Record<string, Partial<ComposeInput>> = {
   'a non-ASCII unsubscribe header value': { headers: { 'X-Campaign': 'Déjà vu' } },
   'a header value with a line break': { headers: { 'X-Note': 'one\r\nBcc: evil@x.test' } },
   'an address with an international domain': { to: 'jane@bücher.example' },
+  'an address with specials in its local part': { to: "o'brien+news/x@Example.COM" },
+  'an address that is no dot-atom': { to: 'jane..doe.@example.com' },
+  'an address with a display name': { to: 'Jane Doe <jane@example.com>' },
   'an Auto-Submitted API mail': { headers: { 'Auto-Submitted': 'auto-generated' } },
 }
 

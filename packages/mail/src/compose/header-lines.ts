@@ -8,8 +8,12 @@ const ADDRESS_FIELDS = new Set(['from', 'sender', 'to', 'cc', 'bcc', 'reply-to']
 
 /** Printable ASCII only: nothing to encode, nothing that could end the line. */
 const PRINTABLE = /^[\x20-\x7e]*$/
-/** A bare addr-spec nodemailer writes as given (no display name, no quoting, no IDN). */
-const PLAIN_ADDRESS = /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9.-]+$/
+/**
+ * A bare dot-atom addr-spec with a lowercase ASCII domain, which nodemailer writes as given (no
+ * display name, quoting, IDN or case change: it lowercases domains).
+ */
+const PLAIN_ADDRESS =
+  /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[a-z0-9-]+(?:\.[a-z0-9-]+)*$/
 
 /**
  * One header field as its folded line(s), without the final CRLF, written as nodemailer's MimeNode
