@@ -20,13 +20,18 @@ import { rewriteSubmittedMessage } from './submitted-mime'
 export async function outgoingMessage(mail: OutgoingMail, now: Date = new Date()): Promise<OutgoingMessage> {
   const dkim =
     mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }
-  return { envelope: mail.envelope, ...dkim, raw: await messageBytes(mail, now) }
+  return { envelope: mail.envelope, ...dkim, messageId: mail.messageId, raw: await messageBytes(mail, now) }
 }
 
 /** The fields of nodemailer's `sendMail` options this module sets. */
 export interface OutgoingMessage {
   envelope: { from: string; to: string }
   dkim?: DkimSignature & { headerFieldNames: string }
+  /**
+   * The message's own Message-ID, for nodemailer's logs and `info.messageId` only: a raw message is
+   * sent as it is (this sets no header), and nodemailer then draws no random id for each message.
+   */
+  messageId: string
   raw: Buffer
 }
 
