@@ -67,6 +67,9 @@ const corpus: Record<string, Partial<ComposeInput>> = {
   'an address that is no dot-atom': { to: 'jane..doe.@example.com' },
   'an address with a display name': { to: 'Jane Doe <jane@example.com>' },
   'an Auto-Submitted API mail': { headers: { 'Auto-Submitted': 'auto-generated' } },
+  'extra headers named like the message own fields': {
+    headers: { subject: 'not this one', 'Message-ID': '<other@x.test>', 'X-Kept': 'yes' },
+  },
 }
 
 async function nodemailerBytes(input: ComposeInput): Promise<Buffer> {

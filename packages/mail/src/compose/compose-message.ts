@@ -49,6 +49,19 @@ const skeletons = new LRUCache<string, MessageSkeleton>({ max: 500 })
 
 const CRLF = Buffer.from('\r\n')
 
+/** The fields the composer writes itself; `headers` cannot add a second one. */
+const OWN_FIELDS = new Set([
+  'from',
+  'reply-to',
+  'to',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+])
+
 /**
  * Composes a message with text and/or HTML the way nodemailer's MailComposer would (the same
  * headers, encodings and multipart/alternative structure; mailparser reads both alike), as one
@@ -63,7 +76,10 @@ export function composeMessage(input: ComposeInput): ComposedMessage {
   head += `${headerLine('Subject', input.subject)}\r\n`
   head += `${headerLine('Message-ID', input.messageId)}\r\n`
   head += `Date: ${headerDate(input.date)}\r\n`
-  for (const [key, value] of Object.entries(input.headers)) head += `${headerLine(key, value)}\r\n`
+  for (const [key, value] of Object.entries(input.headers)) {
+    // As in nodemailer, the message's own fields win over an extra header of the same name.
+    if (!OWN_FIELDS.has(key.toLowerCase())) head += `${headerLine(key, value)}\r\n`
+  }
 
   // nodemailer leaves out an empty text (and an empty HTML) altogether.
   const text = input.text ? encodeTextBody(input.text) : undefined
