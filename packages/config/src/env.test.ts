@@ -200,6 +200,11 @@ describe('environment schema', () => {
     expect(parseConfig({}).SIGNUP_MODE).toBe('verify')
   })
 
+  it('sets the bulk governor at the login codes\' goal, a last resort: 200 ms, 0 off', () => {
+    expect(parseConfig({}).BULK_GOVERNOR_TARGET_MS).toBe(200)
+    expect(parseConfig({ BULK_GOVERNOR_TARGET_MS: '0' }).BULK_GOVERNOR_TARGET_MS).toBe(0)
+  })
+
   it('coerces numbers and treats empty strings as unset', () => {
     const config = parseConfig({ CRITICAL_CONCURRENCY: '7', WEB_PORT: '', JOB_LOCK_MS: '45000' })
     expect(config.CRITICAL_CONCURRENCY).toBe(7)
