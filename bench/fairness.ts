@@ -12,7 +12,7 @@
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
  *   pnpm bench:fairness --workers 3 [--no-kill] [--cluster]
  *
- * `--workers N` (≥ 2): N worker processes, each with a pacer candidate (lib/fairness/many-workers.ts);
+ * `--workers N` (≥ 2): N worker processes, each bulk one a pacer candidate (lib/fairness/many-workers.ts);
  * halfway through phase 1 the pacer's leader is SIGKILLed and replaced. The result gains
  * `leadership` (who led when, from the workers' logs: overlaps, the handover after the kill) and
  * `exactlyOnce` (phase 1's mail at the sink by Message-ID). `--no-kill` keeps the leader alive.
@@ -151,7 +151,9 @@ const platform = await startBenchPlatform(
 )
 let candidates: PacerCandidates | undefined
 if (workers !== undefined && leadershipLog) {
-  progress(`starting ${workers - 2} more bulk worker(s): ${workers} pacer candidates`)
+  progress(
+    `starting ${workers - 2} more bulk worker(s): ${workers - 1} pacer candidates (worker-tx stands for none)`,
+  )
   candidates = await startPacerCandidates(platform, leadershipLog, workers)
 }
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
