@@ -200,7 +200,7 @@ describe('environment schema', () => {
     expect(parseConfig({}).SIGNUP_MODE).toBe('verify')
   })
 
-  it('sets the bulk governor at the login codes\' goal, a last resort: 200 ms, 0 off', () => {
+  it("sets the bulk governor at the login codes' goal, a last resort: 200 ms, 0 off", () => {
     expect(parseConfig({}).BULK_GOVERNOR_TARGET_MS).toBe(200)
     expect(parseConfig({ BULK_GOVERNOR_TARGET_MS: '0' }).BULK_GOVERNOR_TARGET_MS).toBe(0)
   })
