@@ -12,7 +12,7 @@
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
  *   pnpm bench:fairness --workers 3 [--no-kill] [--cluster]
  *
- * `--workers N` (≥ 2): N worker processes, each with a pacer candidate (lib/fairness/many-workers.ts);
+ * `--workers N` (≥ 2): N worker processes, each bulk one a pacer candidate (lib/fairness/many-workers.ts);
  * halfway through phase 1 the pacer's leader is SIGKILLed and replaced. The result gains
  * `leadership` (who led when, from the workers' logs: overlaps, the handover after the kill) and
  * `exactlyOnce` (phase 1's mail at the sink by Message-ID). `--no-kill` keeps the leader alive.
@@ -44,6 +44,7 @@ import {
   totalViolations,
   weightedShares,
 } from './lib/fairness/measure'
+import { type OtpSteps, otpSteps, outboxPublished } from './lib/fairness/otp-steps'
 import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
 import { startBenchPlatform } from './lib/platform'
 import { startQueueRedis } from './lib/redis-server'
@@ -122,6 +123,10 @@ interface PhaseOneResult {
   delivered: number
   /** The lowest bulk governor factor seen (Fairlane only): how far bulk yielded to login codes. */
   governorMinFactor?: number
+  /** Fairlane only: a login code's time step by step (lib/fairness/otp-steps.ts). */
+  otpSteps?: OtpSteps
+  /** Fairlane only: outbox rows each worker process's relay published during phase 1. */
+  outboxPublishedBy?: Record<string, number | null>
   /** With `--workers`: phase 1's mail at the sink by Message-ID (many-workers.ts `checkExactlyOnce`). */
   exactlyOnce?: Awaited<ReturnType<typeof checkExactlyOnce>>
 }
@@ -146,7 +151,9 @@ const platform = await startBenchPlatform(
 )
 let candidates: PacerCandidates | undefined
 if (workers !== undefined && leadershipLog) {
-  progress(`starting ${workers - 2} more bulk worker(s): ${workers} pacer candidates`)
+  progress(
+    `starting ${workers - 2} more bulk worker(s): ${workers - 1} pacer candidates (worker-tx stands for none)`,
+  )
   candidates = await startPacerCandidates(platform, leadershipLog, workers)
 }
 const sql = postgres(platform.databaseUrl, { max: 4, onnotice: () => {} })
@@ -184,17 +191,29 @@ const bulkDepth = async () => {
   return Object.values(counts).reduce((sum, count) => sum + count, 0)
 }
 
-/** One OTP every 100 ms until `untilMs`; latency = sink receivedAt − the moment before the POST. */
-async function otpLoop(untilMs: number, send: (to: string) => Promise<void>): Promise<Map<string, number>> {
+const OTP_DOMAIN = 'otp.bench.test'
+
+/**
+ * One OTP every 100 ms until `untilMs`; latency = sink receivedAt − the moment before the POST
+ * (`sentAt`); `answeredAt`: when the request's answer was in hand.
+ */
+async function otpLoop(
+  untilMs: number,
+  send: (to: string) => Promise<void>,
+): Promise<{ sentAt: Map<string, number>; answeredAt: Map<string, number> }> {
   const sentAt = new Map<string, number>()
+  const answeredAt = new Map<string, number>()
   for (let i = 0; Date.now() < untilMs; i++) {
-    const to = `otp-${i}-${Date.now()}@otp.bench.test`
+    const to = `otp-${i}-${Date.now()}@${OTP_DOMAIN}`
     const started = Date.now()
     sentAt.set(to, started)
-    await send(to).catch((error: Error) => progress(`otp request failed: ${error.message}`))
+    await send(to).then(
+      () => answeredAt.set(to, Date.now()),
+      (error: Error) => progress(`otp request failed: ${error.message}`),
+    )
     await sleep(Math.max(0, 100 - (Date.now() - started)))
   }
-  return sentAt
+  return { sentAt, answeredAt }
 }
 
 function otpLatencies(deliveries: Delivery[], sentAt: Map<string, number>): number[] {
@@ -324,8 +343,10 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
           progress(`phase 1: SIGKILLed the pacer leader ${kill.killed}; ${kill.replacement} started`)
         })
       : undefined
-  const otpSentAt = await otpLoop(windowEnd, postOtp)
+  const publishedBefore = await relayPublished()
+  const { sentAt: otpSentAt, answeredAt: otpAnsweredAt } = await otpLoop(windowEnd, postOtp)
   await killing
+  const publishedAfter = await relayPublished()
   const commands = (await redis.commandCalls()) - commandsBefore
   const maxBulkDepth = await depth.stop()
   const governorMinFactor = round(1 - (await governorCut.stop()), 2)
@@ -348,7 +369,38 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     commands,
     maxBulkDepth,
   })
-  return { ...figures, governorMinFactor, ...(exactlyOnce ? { exactlyOnce } : {}) }
+  const steps = await otpSteps(sql, {
+    domain: OTP_DOMAIN,
+    sentAt: otpSentAt,
+    answeredAt: otpAnsweredAt,
+    deliveries,
+  })
+  return {
+    ...figures,
+    governorMinFactor,
+    otpSteps: steps,
+    outboxPublishedBy: Object.fromEntries(
+      Object.entries(publishedAfter).map(([name, after]) => [
+        name,
+        after === null || publishedBefore[name] == null ? null : after - (publishedBefore[name] as number),
+      ]),
+    ),
+    ...(exactlyOnce ? { exactlyOnce } : {}),
+  }
+}
+
+/**
+ * Rows each worker process's relay published so far (its /metrics): whether the login codes went
+ * through the transactional process's relay or waited for the bulk process's.
+ */
+async function relayPublished(): Promise<Record<string, number | null>> {
+  if (workerLayout !== 'split') return { worker: await outboxPublished(platform.metricsUrl) }
+  const txMetrics = new URL(platform.metricsUrl)
+  txMetrics.port = String(Number(txMetrics.port) + 1)
+  return {
+    worker: await outboxPublished(platform.metricsUrl),
+    'worker-tx': await outboxPublished(txMetrics.toString()),
+  }
 }
 
 async function waitForEmptyBulk(): Promise<void> {
@@ -416,7 +468,7 @@ async function baselinePhaseOne(): Promise<PhaseOneResult> {
         .catch((error: Error) => progress(`small enqueue failed: ${error.message}`))
     }, SMALL_DELAY_MS)
     progress(`baseline phase 1: running ${seconds} s`)
-    const otpSentAt = await otpLoop(windowEnd, (to) =>
+    const { sentAt: otpSentAt } = await otpLoop(windowEnd, (to) =>
       baseline.enqueue([{ tenant: 'otp', to, name: 'OTP', ratePerSec: 1_000 }]),
     )
     clearTimeout(smallTimer)

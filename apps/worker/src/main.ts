@@ -1,4 +1,3 @@
-import { getPriority, setPriority } from 'node:os'
 import { loadConfig, stopWhenStdinCloses } from '@fairlane/config'
 import { createDatabase, poolerSettings } from '@fairlane/db'
 import {
@@ -16,6 +15,7 @@ import { checkDatabase, checkQueueRedis } from './boot-checks'
 import { BootError } from './boot-error'
 import { createLogger } from './logger'
 import { startMetricsServer } from './metrics-server'
+import { applyNice } from './priority'
 
 /**
  * The worker process's composition root: the only place that creates its database client, Redis
@@ -60,11 +60,8 @@ async function main(): Promise<void> {
     )
   }
 
-  if (config.WORKER_NICE > 0) {
-    // Lower only (raising needs privileges): the bulk lane yields the CPU to everything else.
-    setPriority(config.WORKER_NICE)
-    logger.info({ nice: getPriority(), lanes: config.WORKER_LANES }, 'worker runs at lower CPU priority')
-  }
+  // Bulk lower (nice 10), the transactional lanes higher where allowed (worker-tx: WORKER_TX_NICE).
+  applyNice(config.WORKER_NICE, logger, { lanes: config.WORKER_LANES })
   const options = deliveryOptionsFromConfig(config, { database, logger, metrics })
   if (options.receivers) {
     // MX mode: the providers' rates (read from receiver_states at scrape time) and every reply's class.

@@ -54,7 +54,13 @@ export async function startPacerCandidates(
   // How each process was started, to start its replacement the same way.
   const specs = new Map<string, { port: number; env: Record<string, string> }>([
     ['worker', { port: metricsPort, env: bulkEnv }],
-    ['worker-tx', { port: metricsPort + 1, env: { WORKER_LANES: 'critical,default' } }],
+    [
+      'worker-tx',
+      {
+        port: metricsPort + 1,
+        env: { WORKER_LANES: 'critical,default', WORKER_NICE: String(bench.config.WORKER_TX_NICE) },
+      },
+    ],
   ])
   const extra: ExtraProcesses = await startExtraProcesses(bench, { webs: 1, output: recorder.stream })
   const names = ['worker', 'worker-tx']

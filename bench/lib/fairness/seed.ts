@@ -60,7 +60,7 @@ export async function seedCampaign(
 export async function cancelCampaigns(sql: Sql, campaignIds: string[]): Promise<void> {
   if (campaignIds.length === 0) return
   // The platform is still dispatching and releasing these campaigns' rows: PostgreSQL may pick this
-  // transaction as a deadlock's victim, and it is then simply run again.
+  // transaction as a deadlock's victim, and it is then simply run again, after a pause.
   for (let attempt = 1; ; attempt++) {
     try {
       await sql.begin(async (tx) => {
@@ -70,7 +70,10 @@ export async function cancelCampaigns(sql: Sql, campaignIds: string[]): Promise<
       })
       return
     } catch (error) {
-      if ((error as { code?: string }).code !== '40P01' || attempt >= 5) throw error
+      if ((error as { code?: string }).code !== '40P01' || attempt >= 10) throw error
+      // Run again once the other side (a pacer's claim, a dispatch slice) is likely through: retried
+      // at once, the same statements met the same claims five times in a row on a loaded machine.
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt))
     }
   }
 }

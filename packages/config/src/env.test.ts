@@ -200,6 +200,17 @@ describe('environment schema', () => {
     expect(parseConfig({}).SIGNUP_MODE).toBe('verify')
   })
 
+  it("sets the bulk governor at the login codes' goal, a last resort: 200 ms, 0 off", () => {
+    expect(parseConfig({}).BULK_GOVERNOR_TARGET_MS).toBe(200)
+    expect(parseConfig({ BULK_GOVERNOR_TARGET_MS: '0' }).BULK_GOVERNOR_TARGET_MS).toBe(0)
+  })
+
+  it("runs the split layout's transactional worker above nice 0 by default, and takes a raised WORKER_NICE", () => {
+    expect(parseConfig({}).WORKER_TX_NICE).toBe(-5)
+    expect(parseConfig({}).WORKER_NICE).toBe(0)
+    expect(parseConfig({ WORKER_NICE: '-5' }).WORKER_NICE).toBe(-5)
+  })
+
   it('coerces numbers and treats empty strings as unset', () => {
     const config = parseConfig({ CRITICAL_CONCURRENCY: '7', WEB_PORT: '', JOB_LOCK_MS: '45000' })
     expect(config.CRITICAL_CONCURRENCY).toBe(7)
@@ -246,7 +257,8 @@ describe('environment schema', () => {
     [{ WORKER_LANES: 'bulk,bulk' }, /^WORKER_LANES: expected a comma-separated list of distinct lanes/],
     [{ WORKER_LAYOUT: 'triple' }, /^WORKER_LAYOUT: /],
     [{ SIGNUP_MODE: 'closed' }, /^SIGNUP_MODE: expected open, verify or approve/],
-    [{ WORKER_NICE: '20' }, /^WORKER_NICE: expected a whole number from 0 to 19/],
+    [{ WORKER_NICE: '20' }, /^WORKER_NICE: expected a whole number from -20 to 19/],
+    [{ WORKER_TX_NICE: '-21' }, /^WORKER_TX_NICE: expected a whole number from -20 to 19/],
     [{ METRICS_TOP_TENANTS: '1000' }, /^METRICS_TOP_TENANTS: expected at most 100/],
     [
       { TRUSTED_PROXIES: '10.0.0.0/8, proxy.internal' },

@@ -34,6 +34,15 @@ const port = (fallback: number) =>
     .max(65535, 'expected a port between 0 and 65535')
     .default(fallback)
 
+/** A process's nice: a whole number from -20 (highest priority) to 19 (lowest). */
+const nice = (fallback: number) =>
+  z.coerce
+    .number({ message: 'expected a whole number from -20 to 19' })
+    .int('expected a whole number from -20 to 19')
+    .min(-20, 'expected a whole number from -20 to 19')
+    .max(19, 'expected a whole number from -20 to 19')
+    .default(fallback)
+
 const positiveInt = (fallback: number, max = 1_000_000) =>
   z.coerce
     .number({ message: 'expected a whole number' })
@@ -593,16 +602,18 @@ export const envSchema = z
      */
     WORKER_LAYOUT: z.enum(['single', 'split']).default('single'),
     /**
-     * The worker process's scheduling priority (nice, 0–19; 0 = normal). A bulk-only worker sharing
+     * The worker process's scheduling priority (nice, -20–19; 0 = normal). A bulk-only worker sharing
      * cores with PostgreSQL, the web app and the transactional worker runs lower (`split` gives it 10),
      * so when the CPU is the limit the bulk lane yields it to login codes, not the other way round.
+     * Below 0 (higher) needs CAP_SYS_NICE; without it the worker warns and stays where it is.
      */
-    WORKER_NICE: z.coerce
-      .number({ message: 'expected a whole number from 0 to 19' })
-      .int('expected a whole number from 0 to 19')
-      .min(0, 'expected a whole number from 0 to 19')
-      .max(19, 'expected a whole number from 0 to 19')
-      .default(0),
+    WORKER_NICE: nice(0),
+    /**
+     * `split`'s transactional worker (`worker-tx`) runs at this nice: -5, above everything at 0, so
+     * login codes keep their CPU share on cores that bulk, the web app and PostgreSQL keep busy. Needs
+     * CAP_SYS_NICE (root, or Compose's `cap_add: [SYS_NICE]`); without it worker-tx warns and runs at 0.
+     */
+    WORKER_TX_NICE: nice(-5),
     MAILSINK_SMTP_PORT: port(2525),
     MAILSINK_HTTP_PORT: port(8025),
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),
@@ -731,12 +742,14 @@ export const envSchema = z
      * The bulk governor's target: while the critical lane's moving p95 (created → accepted by SMTP)
      * is over it, the bulk queue's depth and the bulk workers' concurrency are cut (halved each second,
      * down to a tenth), and they grow back a tenth a second once it is under 0.8 × this. 0 turns it off.
+     * The last resort, not the way login codes stay fast: their own process, connections and CPU share
+     * keep them under 200 ms (the codes' goal), and the governor steps in only when they miss it.
      */
     BULK_GOVERNOR_TARGET_MS: z.coerce
       .number({ message: 'expected a duration in milliseconds (0 turns the governor off)' })
       .int('expected a whole number of milliseconds')
       .min(0, 'expected 0 (off) or a positive number of milliseconds')
-      .default(150),
+      .default(200),
     /** Each tenant's bucket on each transactional lane (critical, default): mails per second and burst. */
     TRANSACTIONAL_RATE_PER_SEC: positiveInt(200, 100_000),
     TRANSACTIONAL_BURST: positiveInt(400, 100_000),

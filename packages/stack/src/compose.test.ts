@@ -75,6 +75,13 @@ describe('docker-compose.yml', () => {
     )
   })
 
+  it('runs bulk below nice 0 and the transactional worker above it, with the one capability that takes', () => {
+    expect(environment(service('worker')).WORKER_NICE).toBe('10')
+    expect(environment(service('worker-tx')).WORKER_NICE).toBe('-5')
+    expect((service('worker-tx') as { cap_add?: string[] }).cap_add).toEqual(['SYS_NICE'])
+    expect((service('worker') as { cap_add?: string[] }).cap_add).toBeUndefined()
+  })
+
   it("points every app's DNS_SERVERS at the mail sink's DNS server, at its fixed address", () => {
     const sink = environment(service('mailsink'))
     const networks = (service('mailsink') as { networks?: { default?: { ipv4_address?: string } } }).networks

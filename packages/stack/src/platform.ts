@@ -265,8 +265,8 @@ function webCommand(root: string, mode: Mode): { command: string; args: string[]
 
 /**
  * The worker processes `WORKER_LAYOUT` asks for: one serving every lane, or `worker` for bulk (at
- * nice 10 unless `WORKER_NICE` says otherwise) and `worker-tx` for the transactional lanes with its
- * metrics on the next port. Each runs relay,
+ * nice 10 unless `WORKER_NICE` says otherwise) and `worker-tx` for the transactional lanes (at
+ * `WORKER_TX_NICE`, -5: raised where allowed) with its metrics on the next port. Each runs relay,
  * sweeper, pacer (one leader) and schedulers too: all are safe to run in several processes.
  */
 function workerLayout(config: Config): Array<{
@@ -287,7 +287,12 @@ function workerLayout(config: Config): Array<{
     },
     {
       name: 'worker-tx',
-      env: { WORKER_LANES: 'critical,default', WORKER_METRICS_PORT: String(config.WORKER_METRICS_PORT + 1) },
+      env: {
+        WORKER_LANES: 'critical,default',
+        WORKER_METRICS_PORT: String(config.WORKER_METRICS_PORT + 1),
+        // Above nice 0 where the process may raise itself: the login codes' CPU share.
+        WORKER_NICE: String(config.WORKER_TX_NICE),
+      },
       metricsPort: config.WORKER_METRICS_PORT + 1,
       colorIndex: 3,
     },

@@ -251,6 +251,24 @@ export async function nextParkedDueInMs(db: Executor): Promise<number | undefine
 }
 
 /**
+ * How long the longest-waiting row a relay could take now has waited, in ms: the oldest unpublished
+ * unparked row since it was written, or the earliest due parked row since its turn came; undefined
+ * when there is none. Two probes, each the first entry of a partial index (`outbox_unpublished_idx`,
+ * `outbox_parked_idx`): a backstop relay asks it every poll.
+ */
+export async function oldestWaitingOutboxMs(db: Executor): Promise<number | undefined> {
+  const [row] = await db.execute<{ waited_ms: number | null }>(sql`
+    select (extract(epoch from (now() - least(
+      (select created_at from ${outbox}
+       where published_at is null and parked_until is null order by id limit 1),
+      (select parked_until from ${outbox}
+       where published_at is null and parked_until is not null and parked_until <= now()
+       order by parked_until, id limit 1)
+    ))) * 1000)::float8 as waited_ms`)
+  return row?.waited_ms === null || row?.waited_ms === undefined ? undefined : Number(row.waited_ms)
+}
+
+/**
  * Marks the rows published and writes each message's `queued` event (`{ lane }`: a job exists now),
  * in one statement, inside the relay's transaction: rolled back together if the pass fails.
  */

@@ -30,6 +30,7 @@ import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
+import { processRoles, RELAY_BACKSTOP_AFTER_MS } from './process-roles'
 import { withProviderSignals } from './receivers/provider-signals'
 import { startReceivers } from './receivers/start-receivers'
 import { createWarmupCheck } from './receivers/warmup'
@@ -108,6 +109,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     },
     ...tuning.plans,
   })
+  const roles = processRoles(options.lanes ?? LANES)
   const relay = startRelay({
     fairness: {
       admission,
@@ -128,6 +130,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     hooks: options.relayHooks,
     signals,
     ...tuning.relay,
+    ...(roles.relayBackstopOnly ? { backstopAfterMs: RELAY_BACKSTOP_AFTER_MS } : {}),
   })
   const sweeper = startSweeper({
     db: database.db,
@@ -186,34 +189,40 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const depthTarget = governor
     ? governedDepthTarget(measuredDepth, options.pacer.highWater, governor)
     : measuredDepth
-  const pacer = startPacer({
-    db: database.db,
-    bulkLane: queues.lanes,
-    highWater: options.pacer.highWater,
-    ...(depthTarget ? { depthTarget } : {}),
-    horizonMs: options.pacer.horizonMs,
-    ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
-    refusals: createRefusalTracker(buckets),
-    // MX mode: campaign mail released per receiving provider, as each one's budget allows.
-    ...(receivers?.gate
-      ? {
-          receivers: createReceiverPacing({
-            db: database.db,
-            horizonMs: options.pacer.horizonMs,
-            providers: receivers.providers,
-            ratePerMinute: receivers.ratePerMinute,
-            tenantRatePerMinute: receivers.tenantRatePerMinute,
-            ...(receivers.tenantSharesPerMinute
-              ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
-              : {}),
-          }),
-        }
-      : {}),
-    signals,
-    logger: logger.child({ component: 'pacer' }),
-    metrics,
-    ...tuning.pacer,
-  })
+  // Bulk's own work stays out of a process that serves the transactional lanes without bulk: its
+  // event loop and CPU share are the login codes' reservation (see `processRoles`).
+  const pacer = roles.pacerCandidate
+    ? startPacer({
+        db: database.db,
+        bulkLane: queues.lanes,
+        highWater: options.pacer.highWater,
+        ...(depthTarget ? { depthTarget } : {}),
+        horizonMs: options.pacer.horizonMs,
+        ...(options.pacer.redisTimeoutMs === undefined
+          ? {}
+          : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
+        refusals: createRefusalTracker(buckets),
+        // MX mode: campaign mail released per receiving provider, as each one's budget allows.
+        ...(receivers?.gate
+          ? {
+              receivers: createReceiverPacing({
+                db: database.db,
+                horizonMs: options.pacer.horizonMs,
+                providers: receivers.providers,
+                ratePerMinute: receivers.ratePerMinute,
+                tenantRatePerMinute: receivers.tenantRatePerMinute,
+                ...(receivers.tenantSharesPerMinute
+                  ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
+                  : {}),
+              }),
+            }
+          : {}),
+        signals,
+        logger: logger.child({ component: 'pacer' }),
+        metrics,
+        ...tuning.pacer,
+      })
+    : undefined
   const system = await startSystem(options, { queues, redis: producer, signals, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),
@@ -272,7 +281,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         run: async () => {
           governor?.stop()
           forgetRates?.()
-          await Promise.all([relay.stop(), sweeper.stop(), scheduled.stop(), pacer.stop(), system.close()])
+          await Promise.all([relay.stop(), sweeper.stop(), scheduled.stop(), pacer?.stop(), system.close()])
         },
       },
       ...(webhooks ? webhooks.shutdownSteps() : []),

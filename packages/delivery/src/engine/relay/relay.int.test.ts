@@ -157,4 +157,65 @@ describe('relay', () => {
     expect((await publishOutboxBatch(relayDeps())).published).toBe(5)
     expect(await inspect.lane('critical').getJobState(sendJobId(seeded[0]?.id ?? ''))).toBe('waiting')
   })
+
+  it('as a backstop (a bulk-only process) leaves fresh rows to the LISTENing relay, publishing only rows that waited past its limit', async () => {
+    const listen = createDatabase(test.databaseDirectUrl, { max: 2 })
+    const published = { backstop: 0, listening: 0 }
+    // Polls every 20 ms, so a fresh row in its reach would be taken at once if the rule did not hold.
+    const backstop = startRelay({
+      ...relayDeps({
+        hooks: {
+          afterAddBulk: (count) => {
+            published.backstop += count
+          },
+        },
+      }),
+      listenSql: listen.sql,
+      pollMs: 20,
+      maxBackoffMs: 1_000,
+      backstopAfterMs: 60_000,
+    })
+    const listening = startRelay({
+      ...relayDeps({
+        hooks: {
+          afterAddBulk: (count) => {
+            published.listening += count
+          },
+        },
+      }),
+      listenSql: listen.sql,
+      pollMs: 60_000,
+      maxBackoffMs: 1_000,
+    })
+    try {
+      const fresh = await seedQueuedMessages(database.db, {
+        tenantId,
+        count: 20,
+        to: (i) => `fresh${i}@example.com`,
+      })
+      await eventually(async () => (await unpublished()).length === 0, {
+        what: 'the fresh rows published',
+        timeoutMs: 5_000,
+      })
+      expect(published).toEqual({ backstop: 0, listening: fresh.length })
+    } finally {
+      await listening.stop()
+    }
+    try {
+      // The transactional process is gone: what it leaves waits, then the backstop publishes it.
+      const [left] = await seedQueuedMessages(database.db, { tenantId, to: () => 'left@example.com' })
+      await database.sql`update outbox set created_at = now() - interval '2 minutes' where published_at is null`
+      // Committed (the hook that counts ran before the mark): its job in the lane, by the backstop.
+      await eventually(async () => (await unpublished()).length === 0, {
+        what: 'the waiting row, by the backstop',
+        timeoutMs: 5_000,
+        intervalMs: 10,
+      })
+      expect(await inspect.lane('critical').getJobState(sendJobId(left?.id ?? ''))).toBe('waiting')
+      expect(published.backstop).toBe(1)
+    } finally {
+      await backstop.stop()
+      await listen.close()
+    }
+  })
 })

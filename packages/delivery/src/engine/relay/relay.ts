@@ -1,4 +1,5 @@
 import { OUTBOX_CHANNEL } from '@fairlane/core'
+import { oldestWaitingOutboxMs } from '@fairlane/db/queries/outbox'
 import type { Sql } from 'postgres'
 import type { DeliverySignals } from '../signals'
 import { createWakeSignal } from '../wake-signal'
@@ -20,6 +21,14 @@ export interface RelayOptions extends PublishDeps {
    * tenant aside as full, it looks at its parked rows now.
    */
   signals?: Pick<DeliverySignals, 'slotFreed'>
+  /**
+   * A backstop relay (a process that serves bulk and no transactional lane): it does not LISTEN and,
+   * each poll, passes only when some row has waited longer than this. Fresh rows, login codes among
+   * them, are left to the relays of the processes that serve their lanes, so a code is never claimed
+   * by a process whose CPU (nice 10) and event loop belong to bulk; if those relays stop, this one
+   * publishes what they left after this long.
+   */
+  backstopAfterMs?: number
 }
 
 export interface Relay {
@@ -37,7 +46,8 @@ export interface Relay {
 export function startRelay(options: RelayOptions): Relay {
   const wakeSignal = createWakeSignal()
   let stopped = false
-  const listening = listen(options, wakeSignal.wake)
+  const backstop = options.backstopAfterMs !== undefined
+  const listening = backstop ? Promise.resolve(undefined) : listen(options, wakeSignal.wake)
   const unsubscribe = options.signals?.slotFreed.subscribe((parkKey) => {
     if (options.fairness?.parking.unblock(parkKey)) wakeSignal.wake()
   })
@@ -45,6 +55,10 @@ export function startRelay(options: RelayOptions): Relay {
   async function loop(): Promise<void> {
     let failures = 0
     while (!stopped) {
+      if (backstop && failures === 0 && !(await backlogWaiting(options))) {
+        await wakeSignal.sleep(options.pollMs, { ignoreWake: true })
+        continue
+      }
       const result = await passSafely(options, failures)
       failures = result ? 0 : failures + 1
       if (stopped) break
@@ -87,6 +101,20 @@ async function pauseMs(options: RelayOptions): Promise<number> {
   } catch (error) {
     options.logger.warn({ err: (error as Error).message }, 'could not read the next parked turn; polling')
     return options.pollMs
+  }
+}
+
+/** A backstop relay's check: has some row waited past `backstopAfterMs`? A failed read counts as yes. */
+async function backlogWaiting(options: RelayOptions): Promise<boolean> {
+  try {
+    const waitedMs = await oldestWaitingOutboxMs(options.db)
+    return waitedMs !== undefined && waitedMs >= (options.backstopAfterMs ?? 0)
+  } catch (error) {
+    options.logger.warn(
+      { err: (error as Error).message },
+      'backstop relay could not read the outbox; passing',
+    )
+    return true
   }
 }
 
