@@ -193,6 +193,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...(depthTarget ? { depthTarget } : {}),
     horizonMs: options.pacer.horizonMs,
     ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
+    ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
     refusals: createRefusalTracker(buckets),
     // MX mode: campaign mail released per receiving provider, as each one's budget allows.
     ...(receivers?.gate
