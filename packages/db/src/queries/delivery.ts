@@ -4,7 +4,6 @@ import type {
   ClaimedMessage,
   DeliveryErrorCode,
   DeliveryState,
-  DeliveryStore,
   FailureNote,
   FeedbackVerdict,
   HeldClaim,
@@ -60,7 +59,7 @@ function claimStatement(
 ) {
   return claimWhere(
     db,
-    and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId)),
+    and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId), claimable()),
     input.lockMs,
   )
 }
@@ -81,17 +80,22 @@ function claimBatchStatement(
   db: Executor,
   input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
 ) {
+  // By primary key only (the tenant is checked by the UPDATE), the list's length as a LIMIT: a
+  // condition on `status` or `tenant_id` here led the planner
+  // to a status index whose entries for rows that left `sending` moments ago are still unvacuumed
+  // (as `markSentRows` found). The UPDATE's own WHERE says which of them are claimable.
   const candidates = sql`(
     select c.id from ${messages} c
-    where c.tenant_id = ${input.tenantId}
-      and c.id in (select unnest(${`{${input.messageIds.join(',')}}`}::uuid[]))
-      and (c.status in ('queued', 'pending') or (c.status = 'sending' and c.locked_until < now()))
+    where c.id = any(${`{${input.messageIds.join(',')}}`}::uuid[])
+    limit ${sql.raw(String(input.messageIds.length))}
     for update skip locked)`
-  return claimWhere(
-    db,
-    and(eq(messages.tenantId, input.tenantId), sql`${messages.id} in ${candidates}`),
-    input.lockMs,
-  )
+  // The tenant and claimability as one CASE on purpose: as plain conditions the planner drove the
+  // UPDATE from the (tenant, status) index instead of the id list, reading its unvacuumed entries
+  // (860 rows returned per email in the throughput bench, against ~50 for one claim per message).
+  const ownAndClaimable = sql`case when messages.tenant_id = ${input.tenantId} and (
+      messages.status in ('queued', 'pending')
+      or (messages.status = 'sending' and messages.locked_until < now())) then true else false end`
+  return claimWhere(db, and(sql`${messages.id} in ${candidates}`, ownAndClaimable), input.lockMs)
 }
 
 function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>) {
@@ -104,7 +108,7 @@ function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>)
       attempts: sql`${messages.attempts} + 1`,
       updatedAt: sql`now()`,
     })
-    .where(and(match, claimable()))
+    .where(match)
     .returning({
       id: messages.id,
       tenantId: messages.tenantId,
