@@ -6,6 +6,16 @@
  * Every key of one bucket shares the hash tag `{<bucket>}`, so the scripts work on Redis Cluster.
  */
 
+/** Both scripts' start: the server's clock (ms, µs), the plan's interval and burst, the idle margin. */
+const CLOCK_AND_PLAN = `
+local time = redis.call('TIME')
+local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = nowUs / 1000
+local interval = 1000 / tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local margin = tonumber(ARGV[5])
+`
+
 /**
  * Takes one token from a bucket; without one, reserves the caller a deferral slot and counts the
  * refusal. A refusal spends nothing: `tat` only moves when a token is taken.
@@ -24,14 +34,7 @@
  *
  * Returns {1, nowUs} when taken, {0, nowUs, retryAfterUs, position} when refused.
  */
-export const TAKE_SCRIPT = `
-local time = redis.call('TIME')
-local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = nowUs / 1000
-local interval = 1000 / tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local margin = tonumber(ARGV[5])
-
+export const TAKE_SCRIPT = `${CLOCK_AND_PLAN}
 local from = tonumber(redis.call('GET', KEYS[1])) or now
 if from < now then from = now end
 local wait = from - now - (burst - 1) * interval
@@ -67,14 +70,7 @@ return {0, nowUs, math.ceil(wait * 1000), position}
  *
  * Returns {granted, nowUs} when all were granted, {granted, nowUs, retryAfterUs, position} otherwise.
  */
-export const TAKE_UP_TO_SCRIPT = `
-local time = redis.call('TIME')
-local nowUs = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = nowUs / 1000
-local interval = 1000 / tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local margin = tonumber(ARGV[5])
-local wanted = tonumber(ARGV[7])
+export const TAKE_UP_TO_SCRIPT = `${CLOCK_AND_PLAN}local wanted = tonumber(ARGV[7])
 
 local from = tonumber(redis.call('GET', KEYS[1])) or now
 if from < now then from = now end

@@ -68,22 +68,24 @@ interface BucketCommands {
 export function createTokenBuckets(redis: RedisClient, options: { prefix: string }): TokenBuckets {
   const commands = withBucketCommands(redis)
   const keyOf = (bucket: string, part: string) => `${options.prefix}bucket:{${checkedName(bucket)}}:${part}`
+  // The keys and ARGV[1..6] both take scripts share (scripts.ts).
+  const scriptArgs = (bucket: string, plan: BucketPlan): ScriptArgument[] => [
+    keyOf(bucket, 'tat'),
+    keyOf(bucket, 'last-slot'),
+    keyOf(bucket, 'deferred:'),
+    keyOf(bucket, 'refusals'),
+    plan.ratePerSec,
+    plan.burst,
+    DEFERRAL_PERIOD_MS,
+    DEFERRAL_COUNTER_TTL_MS,
+    IDLE_MARGIN_MS,
+    REFUSAL_TOTAL_TTL_MS,
+  ]
 
   return {
     async take(bucket, plan) {
       assertBucketPlan(plan)
-      const reply = await commands[TAKE_COMMAND](
-        keyOf(bucket, 'tat'),
-        keyOf(bucket, 'last-slot'),
-        keyOf(bucket, 'deferred:'),
-        keyOf(bucket, 'refusals'),
-        plan.ratePerSec,
-        plan.burst,
-        DEFERRAL_PERIOD_MS,
-        DEFERRAL_COUNTER_TTL_MS,
-        IDLE_MARGIN_MS,
-        REFUSAL_TOTAL_TTL_MS,
-      )
+      const reply = await commands[TAKE_COMMAND](...scriptArgs(bucket, plan))
       const [taken, nowUs, retryAfterUs, position] = reply.map(Number)
       const atMs = (nowUs as number) / 1000
       if (taken === 1) return { ok: true, atMs }
@@ -95,19 +97,7 @@ export function createTokenBuckets(redis: RedisClient, options: { prefix: string
       if (!(Number.isInteger(count) && count >= 1)) {
         throw new RangeError(`count must be a whole number of at least 1, got ${count}`)
       }
-      const reply = await commands[TAKE_UP_TO_COMMAND](
-        keyOf(bucket, 'tat'),
-        keyOf(bucket, 'last-slot'),
-        keyOf(bucket, 'deferred:'),
-        keyOf(bucket, 'refusals'),
-        plan.ratePerSec,
-        plan.burst,
-        DEFERRAL_PERIOD_MS,
-        DEFERRAL_COUNTER_TTL_MS,
-        IDLE_MARGIN_MS,
-        REFUSAL_TOTAL_TTL_MS,
-        count,
-      )
+      const reply = await commands[TAKE_UP_TO_COMMAND](...scriptArgs(bucket, plan), count)
       const [granted, nowUs, retryAfterUs, position] = reply.map(Number)
       const atMs = (nowUs as number) / 1000
       if (granted === count) return { granted: count, all: true, atMs }
