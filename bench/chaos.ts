@@ -57,7 +57,11 @@ const redis = await startBenchRedis()
 const admin = connectTestRedis({ redisUrl: redis.url, redisCluster: false })
 let bench: BenchPlatform | undefined
 try {
-  bench = await startBenchPlatform(args.name, { REDIS_URL: redis.url, ...overrides }, { web: !args['no-web'] })
+  bench = await startBenchPlatform(
+    args.name,
+    { REDIS_URL: redis.url, ...overrides },
+    { web: !args['no-web'] },
+  )
   const result = await runChaos(fromBenchPlatform(bench), {
     campaign: Number(args.campaign),
     api: Number(args.api),
