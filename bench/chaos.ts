@@ -7,7 +7,10 @@
  * `runChaos`, whose `definitions` field says what each count means).
  *
  *   pnpm bench:chaos [--campaign 8000] [--api 2000] [--kill-at 40] [--flush-at 65] [--fault-at 80]
- *                    [--fault-seconds 10] [--no-web]
+ *                    [--fault-seconds 10] [--no-web] [--name chaos]
+ *
+ * `--name` names the bench's database and ports as in throughput (`fairlane_bench_<name>`; a name of
+ * one's own takes BENCH_PORT_OFFSET), so two runs do not collide.
  *
  * `--no-web` runs sink and worker only and writes the campaign and the API mail into the database
  * the way the APIs do. Recovery settings the benchmark gives the platform unless the environment
@@ -30,6 +33,7 @@ const { values: args } = parseArgs({
     'fault-at': { type: 'string', default: '80' },
     'fault-seconds': { type: 'string', default: '10' },
     'no-web': { type: 'boolean', default: false },
+    name: { type: 'string', default: 'chaos' },
   },
 })
 const progress = (line: string) => console.error(`bench:chaos ${line}`)
@@ -53,7 +57,11 @@ const redis = await startBenchRedis()
 const admin = connectTestRedis({ redisUrl: redis.url, redisCluster: false })
 let bench: BenchPlatform | undefined
 try {
-  bench = await startBenchPlatform('chaos', { REDIS_URL: redis.url, ...overrides }, { web: !args['no-web'] })
+  bench = await startBenchPlatform(
+    args.name,
+    { REDIS_URL: redis.url, ...overrides },
+    { web: !args['no-web'] },
+  )
   const result = await runChaos(fromBenchPlatform(bench), {
     campaign: Number(args.campaign),
     api: Number(args.api),

@@ -81,7 +81,9 @@ export async function startBenchPlatform(
   // Behind a pooler (DATABASE_DIRECT_URL set): the same bench database, reached directly.
   const directUrl = process.env.DATABASE_DIRECT_URL ? new URL(process.env.DATABASE_DIRECT_URL) : undefined
   if (directUrl) directUrl.pathname = databaseUrl.pathname
-  const offset = PORT_OFFSETS[name] ?? 40
+  // BENCH_PORT_OFFSET: a name of one's own (`--name`) on ports of one's own, so two people measuring
+  // side by side on one machine do not collide on the default 40.
+  const offset = PORT_OFFSETS[name] ?? Number(process.env.BENCH_PORT_OFFSET ?? 40)
   const env = {
     ...process.env,
     DATABASE_URL: databaseUrl.toString(),

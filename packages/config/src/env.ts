@@ -739,6 +739,12 @@ export const envSchema = z
     /** How far ahead of its plan's rate a tenant may be released into the bulk queue. */
     PACER_HORIZON_MS: durationMs(1_000),
     /**
+     * Messages one bulk job carries at most, all of one tenant: claimed in one statement, sent in
+     * sequence over one held SMTP connection with one token take, marked sent in one statement. 1 is
+     * one job per message (as before batches). The pacer never waits for a batch to fill.
+     */
+    BULK_BATCH_SIZE: positiveInt(50, 500),
+    /**
      * The bulk governor's target: while the critical lane's moving p95 (created → accepted by SMTP)
      * is over it, the bulk queue's depth and the bulk workers' concurrency are cut (halved each second,
      * down to a tenth), and they grow back a tenth a second once it is under 0.8 × this. 0 turns it off.

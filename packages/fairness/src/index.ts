@@ -8,7 +8,12 @@ export {
   HANDOFF_RESERVE_MS,
   reserveDeferralSlot,
 } from './bucket/gcra'
-export { createTokenBuckets, type TakeResult, type TokenBuckets } from './bucket/token-buckets'
+export {
+  createTokenBuckets,
+  type TakeResult,
+  type TakeUpToResult,
+  type TokenBuckets,
+} from './bucket/token-buckets'
 export {
   createLatencyWindow,
   DEFAULT_GOVERNOR_SETTINGS,

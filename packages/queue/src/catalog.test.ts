@@ -10,12 +10,15 @@ import {
   laneRetryBudgetMs,
   laneRetryDelayMs,
   parseSendJobId,
+  SEND_BATCH_JOB_NAME,
   SEND_JOB_NAME,
+  sendBatchJob,
+  sendBatchJobId,
   sendJob,
   sendJobId,
 } from './catalog'
 import { QUEUE_NAMES } from './names'
-import { sendJobPayload } from './payloads'
+import { sendBatchJobPayload, sendJobPayload } from './payloads'
 
 describe('job catalog', () => {
   it('has a queue per lane plus dead-letter and system', () => {
@@ -123,5 +126,35 @@ describe('sendJob', () => {
     expect(job.opts.jobId).toBe(`m-${messageId}-g3`)
     expect(parseSendJobId(job.opts.jobId)).toEqual({ messageId, generation: 3 })
     expect(Object.keys(job.data).sort()).toEqual(['messageId', 'tenantId', 'v'])
+  })
+})
+
+describe('sendBatchJob', () => {
+  const tenantId = '0193a4b2-7c1d-7e8f-9a0b-aaaaaaaaaaaa'
+  const ids = ['0193a4b2-7c1d-7e8f-9a0b-000000000001', '0193a4b2-7c1d-7e8f-9a0b-000000000002']
+
+  it('carries the tenant and its messages in order, under an id of its first message and generation', () => {
+    const job = sendBatchJob({
+      tenantId,
+      messages: ids.map((messageId, index) => ({ messageId, generation: index })),
+    })
+    expect(job.name).toBe(SEND_BATCH_JOB_NAME)
+    expect(sendBatchJobPayload.parse(job.data)).toEqual({ v: 1, tenantId, lane: 'bulk', messageIds: ids })
+    expect(job.opts).toEqual({ ...laneJobOptions('bulk'), jobId: `b-${ids[0]}` })
+    expect(sendBatchJobId(ids[0] as string, 2)).toBe(`b-${ids[0]}-g2`)
+    // Never the id of the first message's own job, and no colon.
+    expect(job.opts.jobId).not.toBe(sendJobId(ids[0] as string))
+    expect(parseSendJobId(job.opts.jobId)).toBeUndefined()
+    expect(job.opts.jobId).not.toContain(':')
+  })
+
+  it('refuses an empty batch, a repeated message and a lane other than bulk', () => {
+    expect(() => sendBatchJob({ tenantId, messages: [] })).toThrow(/at least one message/)
+    const ok = { v: 1, tenantId, lane: 'bulk', messageIds: ids }
+    expect(sendBatchJobPayload.safeParse(ok).success).toBe(true)
+    expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: [] }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: [ids[0], ids[0]] }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...ok, lane: 'default' }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: ['x'] }).success).toBe(false)
   })
 })

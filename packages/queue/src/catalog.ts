@@ -1,6 +1,6 @@
 import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
-import type { DeadLetterPayload, SendJobPayload } from './payloads'
+import type { DeadLetterPayload, SendBatchJobPayload, SendJobPayload } from './payloads'
 
 /**
  * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
@@ -142,6 +142,49 @@ export function sendJob(input: {
     name: SEND_JOB_NAME,
     data: { v: 1, messageId: input.messageId, tenantId: input.tenantId },
     opts: { ...laneJobOptions(input.lane), jobId: sendJobId(input.messageId, input.generation) },
+  }
+}
+
+/** The job name of a bulk job carrying a batch of one tenant's messages (`sendBatchJob`). */
+export const SEND_BATCH_JOB_NAME = 'send-batch'
+
+/**
+ * A batch job's id: its first message's id and generation, under a prefix of its own (`b-`), so it
+ * never collides with that message's own single-message job (`m-`), which a message handed out of
+ * the batch (a transient failure, an unknown outcome) goes on with. Stable, so a release repeated
+ * after a crash adds nothing; BullMQ also ignores the add while a job of that id is still running,
+ * which is harmless: that job carries the same first message.
+ */
+export function sendBatchJobId(firstMessageId: string, generation = 0): string {
+  return generation === 0 ? `b-${firstMessageId}` : `b-${firstMessageId}-g${generation}`
+}
+
+/** A batch job as the pacer adds it (`addBulk`). */
+export interface SendBatchLaneJob {
+  name: typeof SEND_BATCH_JOB_NAME
+  data: SendBatchJobPayload
+  opts: JobsOptions & { jobId: string }
+}
+
+/**
+ * The bulk job that delivers up to BULK_BATCH_SIZE messages of one tenant: the lane's retries and
+ * retention, ids only, and an id from its first message (`sendBatchJobId`).
+ */
+export function sendBatchJob(input: {
+  tenantId: string
+  messages: ReadonlyArray<{ messageId: string; generation: number }>
+}): SendBatchLaneJob {
+  const first = input.messages[0]
+  if (!first) throw new Error('a batch job needs at least one message')
+  return {
+    name: SEND_BATCH_JOB_NAME,
+    data: {
+      v: 1,
+      tenantId: input.tenantId,
+      lane: 'bulk',
+      messageIds: input.messages.map((message) => message.messageId),
+    },
+    opts: { ...laneJobOptions('bulk'), jobId: sendBatchJobId(first.messageId, first.generation) },
   }
 }
 

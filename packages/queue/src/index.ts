@@ -13,8 +13,12 @@ export {
   laneRetryDelayMs,
   parseSendJobId,
   RETENTION,
+  SEND_BATCH_JOB_NAME,
   SEND_JOB_NAME,
+  type SendBatchLaneJob,
   type SendLaneJob,
+  sendBatchJob,
+  sendBatchJobId,
   sendJob,
   sendJobId,
 } from './catalog'
@@ -52,7 +56,15 @@ export {
   queuePrefix,
   SYSTEM_QUEUE,
 } from './names'
-export { type DeadLetterPayload, deadLetterPayload, type SendJobPayload, sendJobPayload } from './payloads'
+export {
+  type DeadLetterPayload,
+  deadLetterPayload,
+  MAX_BATCH_MESSAGES,
+  type SendBatchJobPayload,
+  type SendJobPayload,
+  sendBatchJobPayload,
+  sendJobPayload,
+} from './payloads'
 export { closeQueues, createQueues, everyQueue, type Queues } from './queues'
 export { deleteKeysMatching, flushAllNodes, masterNodes } from './redis-nodes'
 export { judgeRedisPolicy, type PolicyVerdict, parseRedisInfo, type RedisPersistence } from './redis-policy'

@@ -21,6 +21,26 @@ export const sendJobPayload = z.object({
 })
 export type SendJobPayload = z.infer<typeof sendJobPayload>
 
+/** The most messages a batch job carries (BULK_BATCH_SIZE's ceiling). */
+export const MAX_BATCH_MESSAGES = 500
+
+/**
+ * What a bulk batch job carries (`sendBatchJob`): one tenant's messages, in the order the pacer
+ * released them, ids only as for one message. A job deferred with part of its batch unsent carries
+ * the rest (its data is updated, the job id stays).
+ */
+export const sendBatchJobPayload = z.object({
+  v: z.literal(1),
+  tenantId: z.uuid(),
+  lane: z.literal('bulk'),
+  messageIds: z
+    .array(z.uuid())
+    .min(1, 'a batch carries at least one message')
+    .max(MAX_BATCH_MESSAGES, `a batch carries at most ${MAX_BATCH_MESSAGES} messages`)
+    .refine((ids) => new Set(ids).size === ids.length, 'a batch carries each message once'),
+})
+export type SendBatchJobPayload = z.infer<typeof sendBatchJobPayload>
+
 /** A dead letter: where the job came from and why it ended, for the admin console and replay. */
 export const deadLetterPayload = z.object({
   v: z.literal(1),

@@ -12,6 +12,8 @@ export { openGate } from './open-gate'
 export { OutcomeUnknownSendError } from './outcome-unknown-send-error'
 export type {
   Admission,
+  BatchAdmission,
+  BatchDeliveryStore,
   CampaignRecipient,
   CampaignRenderer,
   ClaimedMessage,
@@ -24,6 +26,7 @@ export type {
   FeedbackVerdict,
   HandOff,
   HeldClaim,
+  HeldConnection,
   HoldResult,
   KeptContent,
   MailAddress,
@@ -50,6 +53,15 @@ export type {
 } from './ports'
 export { type RecordOutcome, recordAcceptedSend } from './record-accepted-send'
 export { resolveSenderSigning, type SigningDomain } from './resolve-sender-signing'
+export {
+  BATCH_LOCK_SHARE,
+  type BatchItem,
+  type BatchOutcome,
+  MARK_FLUSH_MS,
+  type SendBatchDeps,
+  type SendBatchJob,
+  sendBatch,
+} from './send-batch'
 export { isOutcomeUnknown, isPermanentFailure, isSendFailure, type SendFailure } from './send-failure'
 export {
   type SendAttempt,

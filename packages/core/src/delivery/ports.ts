@@ -199,6 +199,21 @@ export interface DeliveryStore {
   }): Promise<void>
 }
 
+/** The store as a batch of one tenant's messages needs it: one claim and one read for all of them. */
+export interface BatchDeliveryStore extends DeliveryStore {
+  /**
+   * Claims every claimable one of the messages in one statement (as `claim`, each row its own fresh
+   * token); the rows not returned were not claimable (done, held, gone, or under a live claim).
+   */
+  claimBatch(input: {
+    tenantId: string
+    messageIds: readonly string[]
+    lockMs: number
+  }): Promise<ClaimedMessage[]>
+  /** Each message's state in one read, by id; a message that does not exist is absent. */
+  readStates(input: { tenantId: string; messageIds: readonly string[] }): Promise<Map<string, DeliveryState>>
+}
+
 /**
  * Every write of the store after the claim also writes the message's event (`message_events`) in the
  * same statement: `sent`, `retrying`, `deferred`, `failed`, `suppressed`. These carry what the event says.
@@ -277,6 +292,21 @@ export interface OutgoingMail {
 export interface Mailer {
   /** `route`: in MX mode, the receiver the mail goes to (the egress address to connect from). */
   reserve(route?: ReceiverRoute): Promise<MailSlot>
+  /**
+   * One connection held for a sequence of sends (a batch): it stays held after each send until
+   * `release`. Without it a batch reserves a slot per message.
+   */
+  hold?(route?: ReceiverRoute): Promise<HeldConnection>
+}
+
+/**
+ * A connection held for several sends in sequence (`Mailer.hold`). Each send has the mailer's whole
+ * send deadline of its own; `release` gives the connection back (twice is harmless).
+ */
+export interface HeldConnection {
+  /** As `MailSlot.send`, but the connection stays held for the next one. */
+  send(mail: OutgoingMail): Promise<HandOff>
+  release(): void
 }
 
 /**
@@ -360,6 +390,17 @@ export interface HandOff {
  */
 export interface SendGate {
   admit(input: { tenantId: string; lane: Lane }): Promise<Admission>
+  /**
+   * Up to `count` tokens at once (a batch): the bucket may grant fewer; `delayMs` is then how long
+   * until the rest may be asked for again. Without it a batch asks `admit` once per message.
+   */
+  admitUpTo?(input: { tenantId: string; lane: Lane; count: number }): Promise<BatchAdmission>
+}
+
+/** How many of a batch's tokens the bucket granted; with fewer than asked, when to ask for the rest. */
+export interface BatchAdmission {
+  granted: number
+  delayMs: number
 }
 
 /**

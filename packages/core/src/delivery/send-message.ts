@@ -9,6 +9,7 @@ import type {
   ClaimedMessage,
   Clock,
   DeliveryLogger,
+  DeliveryState,
   DeliveryStore,
   FailureNote,
   HeldClaim,
@@ -122,38 +123,11 @@ export async function sendMessage(
   if (!message) return explainUnclaimed(job, deps.store)
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
   let response: string | undefined
-
-  // Its own bounce or complaint came back: the server had it from an attempt whose `sent` was never
-  // recorded. Sending again would deliver a second copy to an address that refused the first.
-  if (message.feedback !== null) {
-    await deps.store.settleByFeedback({ ...claim, status: message.feedback })
-    return { kind: 'skipped', reason: 'feedback' }
-  }
-  // An unsubscribe stops campaign mail only; a bounce, a complaint or a manual entry stops every lane.
-  const suppressed = suppressionStops(message.recipientSuppression, message.lane)
-  if (suppressed || message.recipientUnsubscribed) {
-    await deps.store.markSuppressed({
-      ...claim,
-      reason: message.recipientUnsubscribed
-        ? 'the contact unsubscribed'
-        : `recipient is on the tenant suppression list (scope: ${message.recipientSuppression})`,
-    })
-    return { kind: 'skipped', reason: 'suppressed' }
-  }
+  const prepared = await prepareClaimed(message, claim, deps, attempt)
+  if (prepared.kind === 'done') return prepared.outcome
+  const { mail, sender } = prepared
 
   try {
-    // Before the token: held mail spends none of the tenant's rate.
-    let sender = await senderFor(message, deps)
-    if (sender.kind === 'hold') {
-      if (await hold(claim, sender, deps)) return { kind: 'skipped', reason: 'held' }
-      // The domain verified after this worker cached its answer: ask afresh.
-      if (message.sendingDomainId !== null) {
-        deps.signer.forget?.({ tenantId: message.tenantId, domainId: message.sendingDomainId })
-      }
-      sender = await senderFor(message, deps)
-      if (sender.kind === 'hold') return giveBack(claim, STALE_HOLD_RETRY_MS, deps)
-    }
-    const mail = await composeMail(message, sender, deps)
     // MX mode: the receiving provider's budget first. A provider with no room (or paused after
     // throttling) costs the tenant no token and holds no connection.
     const ask: ReceiverAsk = {
@@ -197,11 +171,7 @@ export async function sendMessage(
     }
     if (deps.receivers && route) await learnAccepted(deps.receivers, { ...ask, route }, deps)
   } catch (error) {
-    if (error instanceof SigningFailedError) {
-      await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
-      return { kind: 'skipped', reason: 'held' }
-    }
-    throw await settleFailure(error, message, claim, deps, attempt)
+    return settleSendError(error, message, claim, deps, attempt)
   }
   const acceptedAt = deps.clock.now()
   let recorded: boolean
@@ -217,6 +187,77 @@ export async function sendMessage(
     deps.logger?.warn({ messageId: job.messageId, tenantId: job.tenantId }, 'send claim was taken over')
   }
   return { kind: 'sent', createdAt: message.createdAt, acceptedAt, recorded }
+}
+
+/** A claimed message made ready to send, or settled before any SMTP (`prepareClaimed`). */
+export type PreparedSend =
+  | { kind: 'ready'; mail: OutgoingMail; sender: Sender }
+  | { kind: 'done'; outcome: SendOutcome }
+
+/**
+ * The steps between the claim and the connection, the same for one message and for each of a batch:
+ * its own report came back (settled by it), its recipient suppressed or unsubscribed, its sender
+ * domain held (before the token: held mail spends none of the tenant's rate), then its mail composed.
+ * A failure of these steps is settled here as any send failure (`settleSendError`).
+ */
+export async function prepareClaimed(
+  message: ClaimedMessage,
+  claim: HeldClaim,
+  deps: SendDeps,
+  attempt: SendAttempt,
+): Promise<PreparedSend> {
+  // Its own bounce or complaint came back: the server had it from an attempt whose `sent` was never
+  // recorded. Sending again would deliver a second copy to an address that refused the first.
+  if (message.feedback !== null) {
+    await deps.store.settleByFeedback({ ...claim, status: message.feedback })
+    return { kind: 'done', outcome: { kind: 'skipped', reason: 'feedback' } }
+  }
+  // An unsubscribe stops campaign mail only; a bounce, a complaint or a manual entry stops every lane.
+  const suppressed = suppressionStops(message.recipientSuppression, message.lane)
+  if (suppressed || message.recipientUnsubscribed) {
+    await deps.store.markSuppressed({
+      ...claim,
+      reason: message.recipientUnsubscribed
+        ? 'the contact unsubscribed'
+        : `recipient is on the tenant suppression list (scope: ${message.recipientSuppression})`,
+    })
+    return { kind: 'done', outcome: { kind: 'skipped', reason: 'suppressed' } }
+  }
+  try {
+    let sender = await senderFor(message, deps)
+    if (sender.kind === 'hold') {
+      if (await hold(claim, sender, deps))
+        return { kind: 'done', outcome: { kind: 'skipped', reason: 'held' } }
+      // The domain verified after this worker cached its answer: ask afresh.
+      if (message.sendingDomainId !== null) {
+        deps.signer.forget?.({ tenantId: message.tenantId, domainId: message.sendingDomainId })
+      }
+      sender = await senderFor(message, deps)
+      if (sender.kind === 'hold')
+        return { kind: 'done', outcome: await giveBack(claim, STALE_HOLD_RETRY_MS, deps) }
+    }
+    return { kind: 'ready', mail: await composeMail(message, sender, deps), sender }
+  } catch (error) {
+    return { kind: 'done', outcome: await settleSendError(error, message, claim, deps, attempt) }
+  }
+}
+
+/**
+ * A send that failed after its claim: mail that came out of the signer unsigned is held (skipped);
+ * anything else is recorded (`settleFailure`) and thrown for the caller's retry policy.
+ */
+export async function settleSendError(
+  error: unknown,
+  message: ClaimedMessage,
+  claim: HeldClaim,
+  deps: SendDeps,
+  attempt: SendAttempt,
+): Promise<SendOutcome> {
+  if (error instanceof SigningFailedError) {
+    await hold(claim, { kind: 'hold', code: 'signing_failed', reason: error.message }, deps)
+    return { kind: 'skipped', reason: 'held' }
+  }
+  throw await settleFailure(error, message, claim, deps, attempt)
 }
 
 /**
@@ -260,7 +301,7 @@ async function learnAccepted(
  * A claim that sent nothing: deferred for `delayMs`. If giving it back fails, it expires (SEND_LOCK_MS)
  * and is reclaimed then.
  */
-async function giveBack(
+export async function giveBack(
   claim: HeldClaim,
   delayMs: number,
   deps: SendDeps,
@@ -279,7 +320,19 @@ async function giveBack(
 
 /** No claim: the row is done, gone, or someone else holds a live claim (then retry later). */
 async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<SendOutcome> {
-  const state = await store.readState(job)
+  const verdict = unclaimedVerdict(await store.readState(job))
+  if (verdict.kind === 'skipped') return verdict
+  throw new MessageLockedError(job.messageId, verdict.retryInMs)
+}
+
+/**
+ * Why a message was not claimable, from its state: done, gone or held (skipped: nothing to do), or
+ * `sending` under a live claim (or a row that changed hands between the claim and the read): wait
+ * for that lock's expiry.
+ */
+export function unclaimedVerdict(
+  state: DeliveryState | undefined,
+): { kind: 'skipped'; reason: SkipReason } | { kind: 'locked'; retryInMs: number } {
   if (!state) return { kind: 'skipped', reason: 'not-found' }
   if (state.status === 'sent') return { kind: 'skipped', reason: 'already-sent' }
   // Bounced and complained too: a duplicate job of such a message must end, not wait for a lock.
@@ -287,8 +340,7 @@ async function explainUnclaimed(job: SendJob, store: DeliveryStore): Promise<Sen
     return { kind: 'skipped', reason: 'terminal' }
   // Waits for its domain to verify again, which publishes it anew; this job has nothing to do.
   if (state.status === 'held') return { kind: 'skipped', reason: 'held' }
-  // 'sending' with a live lock, or a row that changed hands between our claim and this read.
-  throw new MessageLockedError(job.messageId, Math.max(0, Math.ceil(state.lockRemainingMs ?? 0)))
+  return { kind: 'locked', retryInMs: Math.max(0, Math.ceil(state.lockRemainingMs ?? 0)) }
 }
 
 /**
@@ -358,7 +410,7 @@ async function noteKeepingClaim(claim: HeldClaim, note: FailureNote, deps: SendD
 }
 
 /** Platform mail, or a sending domain's: how it is signed and where its bounces go. */
-type Sender = { kind: 'platform' } | Extract<SenderSigning, { kind: 'sign' }>
+export type Sender = { kind: 'platform' } | Extract<SenderSigning, { kind: 'sign' }>
 type Hold = Extract<SenderSigning, { kind: 'hold' }>
 
 async function senderFor(message: ClaimedMessage, deps: SendDeps): Promise<Sender | Hold> {

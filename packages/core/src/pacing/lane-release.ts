@@ -1,8 +1,8 @@
-import type { BulkLane, DepthTarget, PacingLogger, ReleasedMessage } from './ports'
+import type { BulkLane, DepthTarget, PacingLogger, ReleasedBatch, ReleasedMessage } from './ports'
 
 /** The bulk lane's free slots this tick: the depth target (at most `highWater`) less its depth. */
 export async function freeCapacity(
-  deps: { lane: BulkLane; highWater: number; depthTarget?: DepthTarget | undefined },
+  deps: { lane: Pick<BulkLane, 'depth'>; highWater: number; depthTarget?: DepthTarget | undefined },
   nowMs: number,
 ): Promise<number> {
   const depth = await deps.lane.depth()
@@ -17,16 +17,19 @@ export async function freeCapacity(
  */
 export async function enqueueOrGiveBack(
   deps: {
-    lane: BulkLane
+    lane: Pick<BulkLane, 'enqueue'> & Partial<Pick<BulkLane, 'enqueueBatches'>>
     store: { giveBack(released: readonly ReleasedMessage[]): Promise<number> }
     logger: PacingLogger
   },
-  jobs: readonly ReleasedMessage[],
+  jobs: readonly ReleasedMessage[] | { batches: readonly ReleasedBatch[] },
   released: readonly ReleasedMessage[],
 ): Promise<void> {
-  if (jobs.length === 0) return
+  if ('batches' in jobs ? jobs.batches.length === 0 : jobs.length === 0) return
   try {
-    await deps.lane.enqueue(jobs)
+    if ('batches' in jobs) {
+      if (!deps.lane.enqueueBatches) throw new Error('this lane adds no batch jobs')
+      await deps.lane.enqueueBatches(jobs.batches)
+    } else await deps.lane.enqueue(jobs)
   } catch (error) {
     const returned = await deps.store.giveBack(released)
     deps.logger.warn(

@@ -43,13 +43,27 @@ export interface BulkBacklogStore {
 
 /** The bulk lane's queue. */
 export interface BulkLane {
-  /** Jobs it holds now: waiting, active, delayed and prioritized. */
+  /**
+   * Messages it holds now: in its waiting, active, delayed and prioritized jobs (a batch job counts
+   * the messages it carries), so the depth target keeps meaning messages whatever BULK_BATCH_SIZE is.
+   */
   depth(): Promise<number>
   /**
    * One send job per row, added in this order (served first in, first out); a job's id is fixed by
-   * its row's message and generation, so adding one twice adds nothing.
+   * its row's message and generation, so adding one twice adds nothing. (MX mode: one job per message.)
    */
   enqueue(released: readonly ReleasedMessage[]): Promise<void>
+  /**
+   * One job per batch, added in this order: a batch of one is the message's own send job (as
+   * `enqueue`), a longer one a batch job whose id is fixed by its first message and generation.
+   */
+  enqueueBatches(batches: readonly ReleasedBatch[]): Promise<void>
+}
+
+/** Released rows of one tenant that go out as one job, in the plan's order. */
+export interface ReleasedBatch {
+  tenantId: string
+  messages: ReleasedMessage[]
 }
 
 /** A backlog tenant as the planner weighs it. */

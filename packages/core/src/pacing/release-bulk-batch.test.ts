@@ -7,7 +7,7 @@ import type {
   ReleasedMessage,
   ReleasePlanner,
 } from './ports'
-import { type ReleaseBulkBatchDeps, releaseBulkBatch } from './release-bulk-batch'
+import { inPlanBatches, type ReleaseBulkBatchDeps, releaseBulkBatch } from './release-bulk-batch'
 
 interface Row extends ReleasedMessage {
   status: 'pending' | 'queued'
@@ -79,14 +79,22 @@ function memoryStore(pending: Record<string, number>) {
 /** A lane holding `depth` jobs; `failWith` makes every add fail. */
 function memoryLane(depth: number, failWith?: Error) {
   const jobs: string[] = []
+  const batches: string[][] = []
   const lane: BulkLane = {
     depth: async () => depth + jobs.length,
     async enqueue(released) {
       if (failWith) throw failWith
       jobs.push(...released.map((row) => row.messageId))
     },
+    async enqueueBatches(released) {
+      if (failWith) throw failWith
+      for (const batch of released) {
+        batches.push(batch.messages.map((row) => row.messageId))
+        jobs.push(...batch.messages.map((row) => row.messageId))
+      }
+    },
   }
-  return { lane, jobs }
+  return { lane, jobs, batches }
 }
 
 /**
@@ -261,5 +269,25 @@ describe('release the next bulk batch', () => {
     expect(asked[0]?.tenants.map((tenant) => tenant.refusals)).toEqual([2, undefined])
     expect(asked[0]?.tenants[1]).not.toHaveProperty('refusals')
     expect(jobs).toEqual(['a1', 'b1', 'b2', 'b3'])
+  })
+
+  it('groups each tenant’s rows into batches of at most the batch size, interleaved at batch granularity', async () => {
+    const { store } = memoryStore({ a: 7, b: 2, c: 1 })
+    const { lane, batches } = memoryLane(0)
+    const outcome = await releaseBulkBatch(deps({ store, lane, highWater: 20, batchSize: 3 }))
+    // The plan's order is a b c a b a a a a a: each batch takes its first row's place.
+    expect(batches).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2'], ['c1'], ['a4', 'a5', 'a6'], ['a7']])
+    expect(outcome).toMatchObject({ kind: 'released', released: 10 })
+  })
+
+  it('with a batch size of 1 adds one job per row, as before batches', async () => {
+    const { store } = memoryStore({ a: 2, b: 1 })
+    const { lane, batches } = memoryLane(0)
+    await releaseBulkBatch(deps({ store, lane, batchSize: 1 }))
+    expect(batches).toEqual([['a1'], ['b1'], ['a2']])
+  })
+
+  it('refuses a batch size that is not a whole number of at least 1', () => {
+    expect(() => inPlanBatches([], { order: [], counts: new Map() }, 0)).toThrow(/batchSize/)
   })
 })

@@ -6,6 +6,7 @@ import type {
   DepthTarget,
   PacingLogger,
   PlannedTenant,
+  ReleasedBatch,
   ReleasedMessage,
   ReleasePlan,
   ReleasePlanner,
@@ -20,7 +21,12 @@ export interface ReleaseBulkBatchDeps {
   highWater: number
   /** The depth to fill to, under `highWater`; without it the lane is filled to `highWater`. */
   depthTarget?: DepthTarget
-  /** How many jobs of each tenant its bucket refused since the last call; without it, none. */
+  /**
+   * BULK_BATCH_SIZE: each tenant's released rows go out in jobs of at most this many (default 1, one
+   * job per message). A batch is never waited for: a tenant released 3 rows gets a job of 3 now.
+   */
+  batchSize?: number
+  /** How many messages of each tenant its bucket refused since the last call; without it, none. */
   refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
   clock: { now(): Date }
   logger: PacingLogger
@@ -64,8 +70,8 @@ export async function releaseBulkBatch(deps: ReleaseBulkBatchDeps): Promise<Rele
 
   const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
   const released = await deps.store.claim(quotas)
-  const jobs = inPlanOrder(released, plan)
-  await enqueueOrGiveBack(deps, jobs, released)
+  const batches = inPlanBatches(released, plan, deps.batchSize ?? 1)
+  await enqueueOrGiveBack(deps, { batches }, released)
   settleShortfalls(deps.planner, quotas, released)
   deps.depthTarget?.record(nowMs(), released.length)
   return { kind: released.length > 0 ? 'released' : 'idle', released: released.length, backlog }
@@ -83,20 +89,39 @@ async function withRefusals(
   })
 }
 
-/** The rows in the plan's interleaved order, so no tenant's batch sits in front of everyone else's. */
-function inPlanOrder(released: readonly ReleasedMessage[], plan: ReleasePlan): ReleasedMessage[] {
+/**
+ * The rows in batches of at most `batchSize` per tenant, in the plan's interleaved order at batch
+ * granularity: a tenant's k-th row belongs to its batch ⌊k / batchSize⌋, and each batch takes the
+ * place of its first row in the plan, so no tenant's batches all sit in front of everyone else's.
+ */
+export function inPlanBatches(
+  released: readonly ReleasedMessage[],
+  plan: ReleasePlan,
+  batchSize: number,
+): ReleasedBatch[] {
+  if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
+    throw new RangeError(`batchSize must be a whole number of at least 1, got ${batchSize}`)
+  }
   const byTenant = new Map<string, ReleasedMessage[]>()
   for (const row of released) {
     const list = byTenant.get(row.tenantId)
     if (list) list.push(row)
     else byTenant.set(row.tenantId, [row])
   }
-  const ordered: ReleasedMessage[] = []
+  const batches: ReleasedBatch[] = []
+  const open = new Map<string, ReleasedBatch>()
   for (const tenantId of plan.order) {
     const row = byTenant.get(tenantId)?.shift()
-    if (row) ordered.push(row)
+    if (!row) continue
+    let batch = open.get(tenantId)
+    if (!batch || batch.messages.length >= batchSize) {
+      batch = { tenantId, messages: [] }
+      open.set(tenantId, batch)
+      batches.push(batch)
+    }
+    batch.messages.push(row)
   }
-  return ordered
+  return batches
 }
 
 /** A tenant that got fewer rows than planned (held by another claimer, or gone) keeps the rest. */

@@ -26,7 +26,8 @@ import type {
  */
 export interface ReleaseByReceiverDeps {
   store: ReceiverBacklogStore
-  lane: BulkLane
+  // One job per message in MX mode: its budgets are per provider and its gate is asked per message.
+  lane: Pick<BulkLane, 'depth' | 'enqueue'>
   providers: ProviderLookup
   /** A provider's rate now, messages a minute, less the critical lane's reserve; 0 while paused. */
   ratePerMinute(provider: string): Promise<number> | number

@@ -1,9 +1,9 @@
 import type { MessageStatus, SuppressionScope } from '@fairlane/core'
 import type {
+  BatchDeliveryStore,
   ClaimedMessage,
   DeliveryErrorCode,
   DeliveryState,
-  DeliveryStore,
   FailureNote,
   FeedbackVerdict,
   HeldClaim,
@@ -57,20 +57,58 @@ function claimStatement(
   db: Executor,
   input: { messageId: Param<string>; tenantId: Param<string>; lockMs: Param<number> },
 ) {
-  const claimable = or(
+  return claimWhere(
+    db,
+    and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId), claimable()),
+    input.lockMs,
+  )
+}
+
+const claimable = () =>
+  or(
     inArray(messages.status, ['queued', 'pending']),
     and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
   )
+
+/**
+ * A batch's claim: every claimable one of a tenant's messages in one statement. Rows another claimer
+ * holds at this instant are skipped (SKIP LOCKED) rather than waited for, so two overlapping claims
+ * (a batch and a message's own job) never wait on each other or deadlock; a skipped row reads as
+ * `queued` without a lock afterwards and its batch simply comes back for it.
+ */
+function claimBatchStatement(
+  db: Executor,
+  input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
+) {
+  // By primary key only (the tenant is checked by the UPDATE), the list's length as a LIMIT: a
+  // condition on `status` or `tenant_id` here led the planner
+  // to a status index whose entries for rows that left `sending` moments ago are still unvacuumed
+  // (as `markSentRows` found). The UPDATE's own WHERE says which of them are claimable.
+  const candidates = sql`(
+    select c.id from ${messages} c
+    where c.id = any(${`{${input.messageIds.join(',')}}`}::uuid[])
+    limit ${sql.raw(String(input.messageIds.length))}
+    for update skip locked)`
+  // The tenant and claimability as one CASE on purpose: as plain conditions the planner drove the
+  // UPDATE from the (tenant, status) index instead of the id list, reading its unvacuumed entries
+  // (860 rows returned per email in the throughput bench, against ~50 for one claim per message).
+  const ownAndClaimable = sql`case when messages.tenant_id = ${input.tenantId} and (
+      messages.status in ('queued', 'pending')
+      or (messages.status = 'sending' and messages.locked_until < now())) then true else false end`
+  return claimWhere(db, and(sql`${messages.id} in ${candidates}`, ownAndClaimable), input.lockMs)
+}
+
+function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>) {
   return db
     .update(messages)
     .set({
       status: 'sending',
       lockToken: sql`gen_random_uuid()`,
-      lockedUntil: sql`now() + ${input.lockMs}::int * interval '1 millisecond'`,
+      lockedUntil: sql`now() + ${lockMs}::int * interval '1 millisecond'`,
       attempts: sql`${messages.attempts} + 1`,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId), claimable))
+    .where(match)
     .returning({
       id: messages.id,
       tenantId: messages.tenantId,
@@ -166,6 +204,35 @@ export async function claimMessage(
 ): Promise<ClaimedMessage | undefined> {
   const [row] = await claimStatement(db, { ...input, lockMs: Math.ceil(input.lockMs) })
   return toClaimedMessage(row)
+}
+
+/** Claims every claimable one of a tenant's messages in one statement (`claimBatchStatement`). */
+export async function claimMessages(
+  db: Executor,
+  input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
+): Promise<ClaimedMessage[]> {
+  if (input.messageIds.length === 0) return []
+  const rows = await claimBatchStatement(db, { ...input, lockMs: Math.ceil(input.lockMs) })
+  return rows.flatMap((row) => toClaimedMessage(row) ?? [])
+}
+
+/** The delivery state of each of a tenant's messages, in one read; absent ids do not exist. */
+export async function readDeliveryStates(
+  db: Executor,
+  input: { tenantId: string; messageIds: readonly string[] },
+): Promise<Map<string, DeliveryState>> {
+  if (input.messageIds.length === 0) return new Map()
+  const rows = await db
+    .select({
+      id: messages.id,
+      status: messages.status,
+      lockRemainingMs: sql<
+        number | null
+      >`(extract(epoch from (${messages.lockedUntil} - now())) * 1000)::float8`,
+    })
+    .from(messages)
+    .where(and(eq(messages.tenantId, input.tenantId), inArray(messages.id, [...input.messageIds])))
+  return new Map(rows.map(({ id, ...state }) => [id, state]))
 }
 
 export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
@@ -500,7 +567,7 @@ export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number
  * and prepared (building it and mark-sent per call cost about 0.4 ms of the worker's CPU per email);
  * mark-sent is one fixed statement, grouped per event-loop turn.
  */
-export function createDeliveryStore(db: Database): DeliveryStore {
+export function createDeliveryStore(db: Database): BatchDeliveryStore {
   const placeholders = {
     messageId: sql.placeholder('messageId'),
     tenantId: sql.placeholder('tenantId'),
@@ -520,7 +587,9 @@ export function createDeliveryStore(db: Database): DeliveryStore {
           })
         )[0],
       ),
+    claimBatch: (input) => claimMessages(db, input),
     readState: (job) => readDeliveryState(db, job),
+    readStates: (input) => readDeliveryStates(db, input),
     readContent: (input) => readKeptContent(db, input),
     markSent,
     release: (held) => releaseMessage(db, held),

@@ -85,7 +85,14 @@ export interface DeliveryOptions {
    */
   senderSignerTtlMs?: number
   /** `queueMs`: fill the bulk queue to that much of its measured sending (`createDepthTarget`), not to `highWater`. */
-  pacer: { highWater: number; horizonMs: number; queueMs?: number; redisTimeoutMs?: number }
+  /** `batchSize`: BULK_BATCH_SIZE, messages per bulk job in relay mode (default 1). */
+  pacer: {
+    highWater: number
+    horizonMs: number
+    queueMs?: number
+    redisTimeoutMs?: number
+    batchSize?: number
+  }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
   /**
@@ -187,6 +194,7 @@ export function deliveryOptionsFromConfig(
       highWater: config.PACER_HIGH_WATER,
       horizonMs: config.PACER_HORIZON_MS,
       queueMs: config.PACER_QUEUE_MS,
+      batchSize: config.BULK_BATCH_SIZE,
       redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },

@@ -182,7 +182,15 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     options.pacer.queueMs === undefined
       ? undefined
       : createDepthTarget({
-          minDepth: Math.min(options.pacer.highWater, 2 * options.concurrency.bulk),
+          // In messages: two jobs per bulk worker slot, and with batches two per SMTP connection, so
+          // every connection has a batch to send (a depth of 40 messages would be one batch of 50).
+          minDepth: Math.min(
+            options.pacer.highWater,
+            Math.max(
+              2 * options.concurrency.bulk,
+              2 * options.smtp.connections.bulk * (options.pacer.batchSize ?? 1),
+            ),
+          ),
           maxDepth: options.pacer.highWater,
           queueSeconds: options.pacer.queueMs / 1000,
         })
@@ -201,6 +209,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         ...(options.pacer.redisTimeoutMs === undefined
           ? {}
           : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
+        ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
         refusals: createRefusalTracker(buckets),
         // MX mode: campaign mail released per receiving provider, as each one's budget allows.
         ...(receivers?.gate

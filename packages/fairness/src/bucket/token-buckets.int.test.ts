@@ -84,6 +84,25 @@ describe('token buckets', () => {
     expect(await buckets.refusalTotals(['bulk:queue', 'bulk:never-used'])).toEqual([3, 0])
   })
 
+  it('grants a batch as many tokens as the bucket holds, defers the rest once and counts each refused one', async () => {
+    // A slow refill (1 per 100 s), so nothing comes back during the test.
+    const plan = { ratePerSec: 0.01, burst: 5 }
+    expect(await buckets.takeUpTo('bulk:batch', plan, 3)).toMatchObject({ granted: 3, all: true })
+    const partial = await buckets.takeUpTo('bulk:batch', plan, 4)
+    expect(partial).toMatchObject({ granted: 2, all: false, position: 1 })
+    if (!partial.all) expect(partial.retryAfterMs).toBeGreaterThan(0)
+    expect(await buckets.takeUpTo('bulk:batch', plan, 2)).toMatchObject({
+      granted: 0,
+      all: false,
+      position: 2,
+    })
+    // The single take sees the same bucket: empty.
+    expect((await buckets.take('bulk:batch', plan)).ok).toBe(false)
+    // 2 refused of the first partial batch, 2 of the second, 1 single take.
+    expect(await buckets.refusalTotals(['bulk:batch'])).toEqual([5])
+    await expect(buckets.takeUpTo('bulk:batch', plan, 0)).rejects.toThrow(/count/)
+  })
+
   it('keeps buckets independent', async () => {
     const plan = { ratePerSec: 1, burst: 1 }
     expect((await buckets.take('bulk:tenant-a', plan)).ok).toBe(true)

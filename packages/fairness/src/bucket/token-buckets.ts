@@ -1,6 +1,6 @@
 import { type RedisClient, readGroupedKeys } from '../redis-reads'
 import { assertBucketPlan, type BucketPlan } from './gcra'
-import { TAKE_SCRIPT } from './scripts'
+import { TAKE_SCRIPT, TAKE_UP_TO_SCRIPT } from './scripts'
 
 /**
  * Per-tenant send buckets in Redis, shared by every worker: a worker takes a token before each send
@@ -19,9 +19,18 @@ export type TakeResult =
       position: number
     }
 
+export type TakeUpToResult =
+  | { granted: number; all: true; atMs: number }
+  | { granted: number; all: false; atMs: number; retryAfterMs: number; position: number }
+
 export interface TokenBuckets {
   /** `bucket` names one bucket, e.g. `bulk:<tenantId>`; it must not contain `{` or `}`. */
   take(bucket: string, plan: BucketPlan): Promise<TakeResult>
+  /**
+   * Up to `count` tokens in one script call (a batch): `granted` of them, and when fewer, how long
+   * until the next one and the deferral slot reserved for the rest (as a refused `take`).
+   */
+  takeUpTo(bucket: string, plan: BucketPlan, count: number): Promise<TakeUpToResult>
   /**
    * Each bucket's running total of refusals (0 for a bucket never refused, or idle long enough for the
    * total to expire): whoever feeds the bucket (the pacer) reads it every tick, and each new refusal
@@ -43,11 +52,13 @@ const REFUSAL_TOTAL_TTL_MS = 600_000
 const IDLE_MARGIN_MS = 1000
 
 const TAKE_COMMAND = 'fairlaneBucketTake'
+const TAKE_UP_TO_COMMAND = 'fairlaneBucketTakeUpTo'
 
 type ScriptArgument = string | number
 
 interface BucketCommands {
   [TAKE_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument[]>
+  [TAKE_UP_TO_COMMAND](...keysAndArgs: ScriptArgument[]): Promise<ScriptArgument[]>
 }
 
 /**
@@ -57,26 +68,46 @@ interface BucketCommands {
 export function createTokenBuckets(redis: RedisClient, options: { prefix: string }): TokenBuckets {
   const commands = withBucketCommands(redis)
   const keyOf = (bucket: string, part: string) => `${options.prefix}bucket:{${checkedName(bucket)}}:${part}`
+  // The keys and ARGV[1..6] both take scripts share (scripts.ts).
+  const scriptArgs = (bucket: string, plan: BucketPlan): ScriptArgument[] => [
+    keyOf(bucket, 'tat'),
+    keyOf(bucket, 'last-slot'),
+    keyOf(bucket, 'deferred:'),
+    keyOf(bucket, 'refusals'),
+    plan.ratePerSec,
+    plan.burst,
+    DEFERRAL_PERIOD_MS,
+    DEFERRAL_COUNTER_TTL_MS,
+    IDLE_MARGIN_MS,
+    REFUSAL_TOTAL_TTL_MS,
+  ]
 
   return {
     async take(bucket, plan) {
       assertBucketPlan(plan)
-      const reply = await commands[TAKE_COMMAND](
-        keyOf(bucket, 'tat'),
-        keyOf(bucket, 'last-slot'),
-        keyOf(bucket, 'deferred:'),
-        keyOf(bucket, 'refusals'),
-        plan.ratePerSec,
-        plan.burst,
-        DEFERRAL_PERIOD_MS,
-        DEFERRAL_COUNTER_TTL_MS,
-        IDLE_MARGIN_MS,
-        REFUSAL_TOTAL_TTL_MS,
-      )
+      const reply = await commands[TAKE_COMMAND](...scriptArgs(bucket, plan))
       const [taken, nowUs, retryAfterUs, position] = reply.map(Number)
       const atMs = (nowUs as number) / 1000
       if (taken === 1) return { ok: true, atMs }
       return { ok: false, atMs, retryAfterMs: (retryAfterUs as number) / 1000, position: position as number }
+    },
+
+    async takeUpTo(bucket, plan, count) {
+      assertBucketPlan(plan)
+      if (!(Number.isInteger(count) && count >= 1)) {
+        throw new RangeError(`count must be a whole number of at least 1, got ${count}`)
+      }
+      const reply = await commands[TAKE_UP_TO_COMMAND](...scriptArgs(bucket, plan), count)
+      const [granted, nowUs, retryAfterUs, position] = reply.map(Number)
+      const atMs = (nowUs as number) / 1000
+      if (granted === count) return { granted: count, all: true, atMs }
+      return {
+        granted: granted as number,
+        all: false,
+        atMs,
+        retryAfterMs: (retryAfterUs as number) / 1000,
+        position: position as number,
+      }
     },
 
     async refusalTotals(buckets) {
@@ -121,6 +152,7 @@ export function createTokenBuckets(redis: RedisClient, options: { prefix: string
 /** Registers the scripts on the connection (idempotent); ioredis then sends EVALSHA, falling back to EVAL once. */
 function withBucketCommands(redis: RedisClient): RedisClient & BucketCommands {
   redis.defineCommand(TAKE_COMMAND, { numberOfKeys: 4, lua: TAKE_SCRIPT })
+  redis.defineCommand(TAKE_UP_TO_COMMAND, { numberOfKeys: 4, lua: TAKE_UP_TO_SCRIPT })
   return redis as RedisClient & BucketCommands
 }
 

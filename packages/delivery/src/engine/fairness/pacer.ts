@@ -1,5 +1,6 @@
 import {
   type BulkLane,
+  type ReleasedBatch,
   type ReleasedMessage,
   releaseBulkBatch,
   releaseByReceiver,
@@ -7,7 +8,7 @@ import {
 import type { Database } from '@fairlane/db'
 import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
 import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
-import { sendJob } from '@fairlane/queue'
+import { sendBatchJob, sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
@@ -37,8 +38,17 @@ export interface PacerOptions {
    * pacer fills to is the lane's total over every shard (LANE_SHARDS).
    */
   bulkLane: BulkLaneQueues
-  /** Jobs the bulk lane may hold at most over all its shards (waiting + active + delayed + prioritized). */
+  /**
+   * Messages the bulk lane may hold at most over all its shards (in its waiting, active, delayed and
+   * prioritized jobs; a batch job counts the messages it carries).
+   */
   highWater: number
+  /**
+   * BULK_BATCH_SIZE: relay mode releases each tenant's rows in jobs of up to this many messages
+   * (default 1: one job per message). MX mode keeps one job per message for now: its release is per
+   * receiving provider, and its gate (the provider's budget) is asked per message.
+   */
+  batchSize?: number
   /**
    * The depth to fill to, under `highWater`: a fraction of a second of the lane's measured sends
    * (`createDepthTarget`), so a tenant arriving behind a full queue waits that long, not longer.
@@ -105,6 +115,7 @@ export function startPacer(options: PacerOptions): Pacer {
   const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
   const signal = createWakeSignal()
   const state = createPacerState()
+  const batching = createBatchSizes(options.batchSize ?? 1)
   let stopped = false
   // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
   // it reads the new rates sooner, it does not spin.
@@ -137,7 +148,7 @@ export function startPacer(options: PacerOptions): Pacer {
       let pause = idleTickMs
       try {
         if (await leadership.ensure()) {
-          const result = await paceOnce(options, state)
+          const result = await paceOnce({ ...options, batching }, state)
           options.metrics.pacerTicks.inc({ result })
           pause = result === 'idle' ? idleTickMs : tickMs
         } else {
@@ -183,7 +194,11 @@ export async function paceOnce(
     | 'refusals'
     | 'redisTimeoutMs'
     | 'receivers'
-  >,
+    | 'batchSize'
+  > & {
+    /** The messages per job of the pacer's own recent releases, to count the lane's depth in messages. */
+    batching?: BatchSizes
+  },
   state: PacerState,
   now: () => number = Date.now,
 ): Promise<TickResult> {
@@ -199,7 +214,8 @@ export async function paceOnce(
             .map((queue) => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized')),
         ),
       )
-      return shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
+      const jobs = shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
+      return Math.ceil(jobs * batching.messagesPerJob())
     },
     async enqueue(released) {
       await redis('bulk addBulk', () =>
@@ -207,8 +223,21 @@ export async function paceOnce(
           [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
         ),
       )
+      batching.record(released.length, released.length)
+    },
+    async enqueueBatches(batches) {
+      await redis('bulk addBulk', () =>
+        Promise.all(
+          [...byShard(options.bulkLane, batches)].map(([queue, jobs]) => queue.addBulk(jobs.map(batchJob))),
+        ),
+      )
+      batching.record(
+        batches.length,
+        batches.reduce((sum, batch) => sum + batch.messages.length, 0),
+      )
     },
   }
+  const batching = options.batching ?? createBatchSizes(options.batchSize ?? 1)
   const outcome = receivers
     ? await releaseByReceiver(receivers.stage, {
         store: receivers.store,
@@ -233,6 +262,7 @@ export async function paceOnce(
           settle: (shortfall) => settleRelease(state, shortfall),
         },
         highWater: options.highWater,
+        batchSize: options.batchSize ?? 1,
         ...(depthTarget ? { depthTarget } : {}),
         ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
         clock: { now: () => new Date(now()) },
@@ -246,12 +276,12 @@ export async function paceOnce(
   return outcome.kind
 }
 
-/** The released rows per tenant shard, each shard's in the plan's interleaved order. */
-function byShard(
+/** The released rows (or batches) per tenant shard, each shard's in the plan's interleaved order. */
+function byShard<T extends { tenantId: string }>(
   lane: BulkLaneQueues,
-  released: readonly ReleasedMessage[],
-): Map<BulkQueue, ReleasedMessage[]> {
-  const shards = new Map<BulkQueue, ReleasedMessage[]>()
+  released: readonly T[],
+): Map<BulkQueue, T[]> {
+  const shards = new Map<BulkQueue, T[]>()
   for (const row of released) {
     const queue = lane.queueFor('bulk', row.tenantId)
     const rows = shards.get(queue)
@@ -268,4 +298,40 @@ function bulkJob(row: ReleasedMessage) {
     tenantId: row.tenantId,
     generation: row.generation,
   })
+}
+
+/** A batch of one is the message's own job (BULK_BATCH_SIZE=1 adds exactly the jobs it always did). */
+function batchJob(batch: ReleasedBatch) {
+  const [only] = batch.messages
+  if (batch.messages.length === 1 && only) return bulkJob(only)
+  return sendBatchJob({ tenantId: batch.tenantId, messages: batch.messages })
+}
+
+/**
+ * How many messages the bulk lane's jobs carry on average, from the pacer's own recent adds: the lane
+ * answers its depth in jobs (`getJobCounts`, no per-job reads), the depth target means messages. Until
+ * it has added anything it assumes full batches, so a restarted pacer in front of a lane still full
+ * of batch jobs does not overfill it. An estimate: the single-message jobs a batch hands out (a
+ * retry) count as an average job; they are few.
+ */
+export interface BatchSizes {
+  record(jobs: number, messages: number): void
+  messagesPerJob(): number
+}
+
+export function createBatchSizes(batchSize: number, window = 20): BatchSizes {
+  const recent: Array<{ jobs: number; messages: number }> = []
+  return {
+    record(jobs, messages) {
+      if (jobs <= 0) return
+      recent.push({ jobs, messages })
+      if (recent.length > window) recent.shift()
+    },
+    messagesPerJob() {
+      if (batchSize === 1 || recent.length === 0) return batchSize
+      const jobs = recent.reduce((sum, entry) => sum + entry.jobs, 0)
+      const messages = recent.reduce((sum, entry) => sum + entry.messages, 0)
+      return Math.max(1, messages / jobs)
+    },
+  }
 }

@@ -11,6 +11,20 @@ function fakeBuckets(answers: TakeResult[] = []) {
       takes.push({ bucket, plan })
       return answers.shift() ?? { ok: true, atMs: 0 }
     },
+    async takeUpTo(bucket, plan, count) {
+      takes.push({ bucket, plan })
+      const answer = answers.shift() ?? { ok: true, atMs: 0 }
+      // Scripted as one answer per batch: a refusal grants none of it.
+      return answer.ok
+        ? { granted: count, all: true, atMs: answer.atMs }
+        : {
+            granted: 0,
+            all: false,
+            atMs: answer.atMs,
+            retryAfterMs: answer.retryAfterMs,
+            position: answer.position,
+          }
+    },
     async refusalTotals(names) {
       return names.map(() => 0)
     },

@@ -1,5 +1,5 @@
 import type { Lane } from '@fairlane/core'
-import type { Admission } from '@fairlane/core/delivery'
+import type { Admission, BatchAdmission } from '@fairlane/core/delivery'
 import {
   type BucketPlan,
   deferralDelayMs,
@@ -18,6 +18,11 @@ export interface TenantGate {
    * was deferred and came back is not counted twice).
    */
   admit(tenantId: string, jobId?: string): Promise<Admission>
+  /**
+   * Up to `count` tokens in one take (a bulk batch): how many were granted and, when fewer, how long
+   * until the rest may ask again (enough for all of them, or a full burst, whichever is fewer).
+   */
+  admitUpTo?(tenantId: string, count: number): Promise<BatchAdmission>
   /** The job leaves the lane's waiting/running part (done, failed, deferred): its slot is given back. */
   leave(tenantId: string, jobId: string): Promise<void>
 }
@@ -68,6 +73,26 @@ export function createTenantGate(options: {
           ratePerSec: plan.ratePerSec,
           ...(options.random ? { random: options.random } : {}),
         }),
+      }
+    },
+    async admitUpTo(tenantId, count) {
+      const plan = await options.planFor(tenantId)
+      if (!plan) return { granted: count, delayMs: 0 }
+      const enforced = enforcedPlan(plan)
+      const taken = await options.buckets.takeUpTo(bucketOf(tenantId), enforced, count)
+      if (taken.all) return { granted: taken.granted, delayMs: 0 }
+      // The rest wakes when the bucket holds as many of its tokens as it can: one interval more per
+      // further token, so a batch's rest is not woken for one token at a time.
+      const more = Math.min(count - taken.granted, enforced.burst) - 1
+      return {
+        granted: taken.granted,
+        delayMs:
+          deferralDelayMs({
+            retryAfterMs: taken.retryAfterMs,
+            position: taken.position,
+            ratePerSec: plan.ratePerSec,
+            ...(options.random ? { random: options.random } : {}),
+          }) + Math.ceil((more * 1000) / plan.ratePerSec),
       }
     },
     async leave(tenantId, jobId) {

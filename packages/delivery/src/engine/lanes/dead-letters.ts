@@ -2,11 +2,19 @@ import type { Lane } from '@fairlane/core'
 import { deliveryErrorCodeOf, withRetries } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
-import { type DeadLetterPayload, deadLetterJob, parseSendJobId, sendJobPayload } from '@fairlane/queue'
+import {
+  type DeadLetterPayload,
+  deadLetterJob,
+  parseSendJobId,
+  SEND_BATCH_JOB_NAME,
+  sendJobId,
+  sendJobPayload,
+} from '@fairlane/queue'
 import { type Job, type Queue, UnrecoverableError } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import { redactAddresses } from './redact'
+import type { BatchDeadLetter } from './send-processor'
 
 export interface DeadLetterDeps {
   db: Database
@@ -18,6 +26,12 @@ export interface DeadLetterDeps {
 export interface DeadLetters {
   /** The lane worker's `failed` listener. */
   onFailed(lane: Lane, job: Job | undefined, error: Error): void
+  /**
+   * One message of a batch job that failed for good (the send already marked it failed): its own
+   * dead letter, under the id its own job would have (`sendJobId` of its message and generation), so
+   * the admin console's dead letters stay one per message and a replay works as for any other.
+   */
+  onMessageFailed(input: BatchDeadLetter): Promise<void>
   /** Waits for dead letters still being written (shutdown, after the workers closed). */
   drain(): Promise<void>
 }
@@ -55,6 +69,24 @@ export function createDeadLetters(deps: DeadLetterDeps): DeadLetters {
         .finally(() => pending.delete(task))
       pending.add(task)
     },
+    onMessageFailed(input) {
+      deps.metrics.jobsFailed.inc({ lane: input.lane })
+      const task: Promise<void> = messageDeadLetter(deps, input)
+        .catch((failure: unknown) => {
+          deps.logger.error(
+            {
+              tenantId: input.tenantId,
+              messageId: input.messageId,
+              lane: input.lane,
+              err: (failure as Error).message,
+            },
+            'could not record a dead letter; the message row reads failed',
+          )
+        })
+        .finally(() => pending.delete(task))
+      pending.add(task)
+      return task
+    },
     async drain() {
       await Promise.all([...pending])
     },
@@ -66,6 +98,16 @@ export function createDeadLetters(deps: DeadLetterDeps): DeadLetters {
  * adds the dead letter under an id derived from the lane job's, so a repeated event adds nothing.
  */
 async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Error): Promise<void> {
+  if (job.name === SEND_BATCH_JOB_NAME) {
+    // Its messages' own failures were settled one by one; the batch as a whole failed (its claim or
+    // its hand-offs kept failing): its rows stay queued or `sending`, and once their claims expire the
+    // sweeper finds no live job and publishes each again as its own job.
+    deps.logger.error(
+      { lane, jobId: job.id, err: redactAddresses(error.message) },
+      'a batch job failed for good; its messages are left to the sweeper',
+    )
+    return
+  }
   const payload = sendJobPayload.safeParse(job.data)
   const ids = job.id ? parseSendJobId(job.id) : undefined
   const reason = redactAddresses(error.message)
@@ -116,4 +158,35 @@ async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Err
   await withRetries(() => deps.queue.add(entry.name, entry.data, entry.opts), [200, 1_000])
   deps.metrics.deadLettered.inc({ lane })
   log.error({ attempts: data.attempts, err: reason, deadLetterId: entry.opts.jobId }, 'job dead-lettered')
+}
+
+/** A batch's message, already marked failed by its send: only the dead letter is left to add. */
+async function messageDeadLetter(deps: DeadLetterDeps, input: BatchDeadLetter): Promise<void> {
+  const jobId = sendJobId(input.messageId, input.generation)
+  const reason = redactAddresses(input.error.message)
+  const data: DeadLetterPayload = {
+    v: 1,
+    queue: input.lane,
+    jobId,
+    messageId: input.messageId,
+    tenantId: input.tenantId,
+    error: reason,
+    attempts: input.attempts,
+    failedAt: new Date().toISOString(),
+  }
+  const entry = deadLetterJob(data)
+  await withRetries(() => deps.queue.add(entry.name, entry.data, entry.opts), [200, 1_000])
+  deps.metrics.deadLettered.inc({ lane: input.lane })
+  deps.logger.error(
+    {
+      tenantId: input.tenantId,
+      messageId: input.messageId,
+      lane: input.lane,
+      jobId,
+      attempts: data.attempts,
+      err: reason,
+      deadLetterId: entry.opts.jobId,
+    },
+    'message of a batch dead-lettered',
+  )
 }

@@ -1,18 +1,30 @@
 import type { Lane } from '@fairlane/core'
 import {
+  type BatchItem,
+  type BatchOutcome,
   isOutcomeUnknown,
   isPermanentFailure,
   MessageLockedError,
   openGate,
   type RecordOutcome,
   type SendAttempt,
+  type SendBatchJob,
   type SendGate,
   type SendJob,
   SendNotRecordedError,
   type SendOutcome,
   type SentClaim,
 } from '@fairlane/core/delivery'
-import { type SendJobPayload, sendJobPayload } from '@fairlane/queue'
+import {
+  laneRetryDelayMs,
+  SEND_BATCH_JOB_NAME,
+  type SendBatchJobPayload,
+  type SendJobPayload,
+  type SendLaneJob,
+  sendBatchJobPayload,
+  sendJob,
+  sendJobPayload,
+} from '@fairlane/queue'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import type { Logger } from 'pino'
 import type { TenantGate } from '../fairness/tenant-gate'
@@ -29,6 +41,18 @@ export interface SendProcessorDeps {
    * `gate` takes the tenant's token for this job; the use case asks it once an SMTP connection is held.
    */
   send: (job: SendJob, log: Logger, gate: SendGate, attempt: SendAttempt) => Promise<SendOutcome>
+  /**
+   * A bulk batch job (`sendBatch`): one tenant's messages over one held connection with one token
+   * take. Without it a batch job fails (this worker cannot send batches).
+   */
+  sendBatch?: (job: SendBatchJob, log: Logger, gate: SendGate) => Promise<BatchOutcome>
+  /**
+   * Adds the single-message jobs a batch hands its messages to (a transient failure, an unknown
+   * outcome, an accepted send to record), each to its tenant's shard of the lane.
+   */
+  handOff?: (jobs: readonly SendLaneJob[]) => Promise<void>
+  /** Dead-letters one message of a batch that failed for good (already marked failed by the send). */
+  deadLetterMessage?: (input: BatchDeadLetter) => Promise<void>
   /** Records a send the server accepted under `claim` (`recordAcceptedSend`); never sends. */
   record: (claim: SentClaim, log: Logger) => Promise<RecordOutcome>
   /** The tenant's token bucket: no token, no send (the job waits, delayed, for its token). */
@@ -42,7 +66,22 @@ export interface SendProcessorDeps {
 }
 
 /** What a completed job stores in Redis: the outcome's kind and reason, nothing personal. */
-export type SendJobResult = { kind: 'sent' } | { kind: 'skipped'; reason: string } | { kind: 'deferred' }
+export type SendJobResult =
+  | { kind: 'sent' }
+  | { kind: 'skipped'; reason: string }
+  | { kind: 'deferred' }
+  /** A batch: how many of its messages were sent, skipped, failed, or handed to their own jobs. */
+  | { kind: 'batch'; sent: number; skipped: number; failed: number; handedOff: number }
+
+/** One message of a batch that failed for good, for its own dead letter. */
+export interface BatchDeadLetter {
+  lane: Lane
+  messageId: string
+  tenantId: string
+  generation: number
+  error: Error
+  attempts: number
+}
 
 /**
  * The BullMQ side of a send, kept thin: parse the payload, call the use case, translate its errors.
@@ -63,6 +102,7 @@ export type SendJobResult = { kind: 'sent' } | { kind: 'skipped'; reason: string
  */
 export function createSendProcessor(deps: SendProcessorDeps) {
   return async (job: Job, token?: string): Promise<SendJobResult> => {
+    if (job.name === SEND_BATCH_JOB_NAME) return processBatch(job, token)
     const parsed = sendJobPayload.safeParse(job.data)
     if (!parsed.success) {
       throw new UnrecoverableError(`malformed send payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
@@ -169,6 +209,141 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     throw error
   }
 
+  /**
+   * A batch job: the use case sends what it can, and each message's outcome is settled here as its own
+   * job's would be (metrics, logs, its own dead letter), a message that must go on alone is handed to
+   * its own job (attempts, backoff and dead letter per message, as before batches), and the messages
+   * that must wait (no token yet, under a dead worker's claim) stay in this job, delayed, nothing spent.
+   */
+  async function processBatch(job: Job, token: string | undefined): Promise<SendJobResult> {
+    const parsed = sendBatchJobPayload.safeParse(job.data)
+    if (!parsed.success) {
+      throw new UnrecoverableError(`malformed batch payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
+    }
+    if (!deps.sendBatch || !deps.handOff) throw new Error('this worker cannot send batch jobs')
+    const payload = parsed.data
+    const { tenantId, messageIds } = payload
+    const log = deps.logger.child({ tenantId, lane: deps.lane, jobId: job.id, batch: messageIds.length })
+    const gate = deps.gate
+    const admitUpTo = gate?.admitUpTo?.bind(gate)
+    // As for one message: no lock token, no way to delay the job, so no bucket either.
+    const sendGate: SendGate =
+      gate && token
+        ? {
+            admit: (input) => gate.admit(input.tenantId, job.id),
+            ...(admitUpTo ? { admitUpTo: (input) => admitUpTo(input.tenantId, input.count) } : {}),
+          }
+        : openGate
+    const outcome = await deps.sendBatch({ tenantId, messageIds }, log, sendGate)
+    const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
+    const handOffs: SendLaneJob[] = []
+    const deadLetters: Array<Promise<void>> = []
+    for (const item of outcome.items) {
+      const itemLog = log.child({ messageId: item.messageId })
+      const single = settleItem(item, tenantId, itemLog, deadLetters)
+      if (single) handOffs.push(single)
+      if (item.kind === 'sent') result.sent += 1
+      else if (item.kind === 'skipped') result.skipped += 1
+      else if (item.kind === 'failed') result.failed += 1
+    }
+    result.handedOff = handOffs.length
+    // Before the job ends: a hand-off that cannot be added fails the job, whose retry finds the handed
+    // messages released (sent by it then), failed or under their kept claims (waited for).
+    if (handOffs.length > 0) await deps.handOff(handOffs)
+    await Promise.all(deadLetters)
+    if (outcome.rest) {
+      if (!token)
+        throw new Error('part of a batch must wait, and there is no job lock token to delay it with')
+      const rest: SendBatchJobPayload = { ...payload, messageIds: outcome.rest.messageIds }
+      await job.updateData(rest)
+      await job.moveToDelayed(Date.now() + outcome.rest.delayMs, token)
+      deps.metrics.deferred.inc({ lane: deps.lane })
+      deps.recordDeferral?.(tenantId)
+      log.debug(
+        { delayMs: outcome.rest.delayMs, waiting: rest.messageIds.length, ...result },
+        'batch partly deferred',
+      )
+      throw new DelayedError()
+    }
+    log.debug(result, 'batch done')
+    return result
+  }
+
+  /** One message of a batch: counted and logged as its own job would be; the job it goes on as, if any. */
+  function settleItem(
+    item: BatchItem,
+    tenantId: string,
+    log: Logger,
+    deadLetters: Array<Promise<void>>,
+  ): SendLaneJob | undefined {
+    switch (item.kind) {
+      case 'sent': {
+        const latencyMs = item.acceptedAt.getTime() - item.createdAt.getTime()
+        deps.metrics.sendLatency.observe({ lane: deps.lane }, Math.max(0, latencyMs) / 1000)
+        deps.onSent?.(latencyMs)
+        log.info({ latencyMs, recorded: item.recorded }, 'message sent')
+        return undefined
+      }
+      case 'skipped':
+        log.info({ reason: item.reason }, 'message skipped')
+        return undefined
+      case 'failed': {
+        const reason = reasonOf(item.error)
+        log.warn({ err: reason, kind: 'permanent' }, 'send failed permanently')
+        if (deps.deadLetterMessage) {
+          deadLetters.push(
+            deps.deadLetterMessage({
+              lane: deps.lane,
+              messageId: item.messageId,
+              tenantId,
+              generation: item.generation,
+              error: item.error instanceof Error ? item.error : new Error(reason),
+              attempts: item.attempts,
+            }),
+          )
+        }
+        return undefined
+      }
+      case 'retry': {
+        log.warn({ err: reasonOf(item.error), kind: 'transient' }, 'send failed; will retry as its own job')
+        return handedOff(item, tenantId, laneRetryDelayMs(deps.lane, 1))
+      }
+      case 'outcome-unknown': {
+        deps.metrics.sendOutcomeUnknown.inc({ lane: deps.lane })
+        log.warn({ err: reasonOf(item.error), kind: 'outcome-unknown' }, 'send outcome unknown; claim kept')
+        // Its own job then finds the claim held and waits for its expiry (jitter: not all at once).
+        return handedOff(item, tenantId, item.retryInMs + 100 + Math.floor(Math.random() * 400))
+      }
+      case 'not-recorded': {
+        deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
+        log.error({ err: item.error.cause }, 'accepted send not recorded; its own job will only record it')
+        const single = handedOff(item, tenantId, RECORD_RETRY_MS)
+        const data: SendJobPayload = {
+          ...single.data,
+          acceptedLockToken: item.error.acceptedLockToken,
+          ...(item.error.response === undefined
+            ? {}
+            : { acceptedResponse: item.error.response.slice(0, 1_000) }),
+        }
+        return { ...single, data }
+      }
+    }
+  }
+
+  function handedOff(
+    item: { messageId: string; generation: number },
+    tenantId: string,
+    delayMs: number,
+  ): SendLaneJob {
+    const single = sendJob({
+      lane: deps.lane,
+      messageId: item.messageId,
+      tenantId,
+      generation: item.generation,
+    })
+    return { ...single, opts: { ...single.opts, delay: delayMs } }
+  }
+
   /** The record-only path: no send, no attempt spent, tried again until the database answers. */
   async function recordOnly(
     job: Job,
@@ -204,4 +379,8 @@ async function defer(job: Job, token: string, error: MessageLockedError, log: Lo
   await job.moveToDelayed(Date.now() + delayMs, token)
   log.info({ delayMs }, 'message claimed by another attempt; deferred until its lock expires')
   throw new DelayedError()
+}
+
+function reasonOf(error: unknown): string {
+  return redactAddresses(error instanceof Error ? error.message : String(error))
 }

@@ -1,6 +1,7 @@
 import type { Lane } from '@fairlane/core'
 import {
   type HandOff,
+  type HeldConnection,
   type Mailer,
   type MailSlot,
   type OutgoingMail,
@@ -66,26 +67,51 @@ export function createSlotMailer(
     reserve(route?: ReceiverRoute): Promise<MailSlot> {
       // Counted from the reserve: the wait for a connection is part of the send's deadline.
       const deadline = AbortSignal.timeout(options.deadlineMs)
-      return new Promise<MailSlot>((resolve, reject) => {
-        // The limiter's place is held until the slot is given back (sent or released).
-        connections(
-          () =>
-            new Promise<void>((giveBack) => {
-              if (deadline.aborted) {
-                giveBack()
-                reject(
-                  new TransientSendError({
-                    message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
-                    suppressRecipient: false,
-                  }),
-                )
-                return
-              }
-              resolve(heldSlot((mail) => send(mail, route, deadline), giveBack))
-            }),
-        ).catch(reject)
-      })
+      return place(deadline, (giveBack) => heldSlot((mail) => send(mail, route, deadline), giveBack))
     },
+    hold(route?: ReceiverRoute): Promise<HeldConnection> {
+      // The wait for the place has the send deadline; each send then has a whole deadline of its own.
+      const waited = AbortSignal.timeout(options.deadlineMs)
+      return place(waited, (giveBack) => heldConnection(route, giveBack))
+    },
+  }
+
+  function heldConnection(route: ReceiverRoute | undefined, giveBack: () => void): HeldConnection {
+    let held = true
+    return {
+      async send(mail) {
+        if (!held) throw new Error('this SMTP connection was already given back')
+        return send(mail, route, AbortSignal.timeout(options.deadlineMs))
+      },
+      release() {
+        if (!held) return
+        held = false
+        giveBack()
+      },
+    }
+  }
+
+  /** One of the limiter's places, held until the slot made of it is given back. */
+  function place<T>(deadline: AbortSignal, make: (giveBack: () => void) => T): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      // The limiter's place is held until the slot is given back (sent or released).
+      connections(
+        () =>
+          new Promise<void>((giveBack) => {
+            if (deadline.aborted) {
+              giveBack()
+              reject(
+                new TransientSendError({
+                  message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
+                  suppressRecipient: false,
+                }),
+              )
+              return
+            }
+            resolve(make(giveBack))
+          }),
+      ).catch(reject)
+    })
   }
 }
 

@@ -3,7 +3,8 @@ import {
   type CampaignRenderer,
   type MailTracker,
   recordAcceptedSend,
-  type SendDeps,
+  type SendBatchDeps,
+  sendBatch,
   sendMessage,
 } from '@fairlane/core/delivery'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
@@ -68,7 +69,7 @@ export function startLanes(
     const slots = { deadlineMs: resources.deadlineMs, connections: options.smtp.connections[lane] }
     return receivers ? receivers.mailer(slots) : createSmtpMailer(resources.transports[lane], slots)
   }
-  const sendDepsFor = (lane: Lane): Omit<SendDeps, 'gate'> => ({
+  const sendDepsFor = (lane: Lane): Omit<SendBatchDeps, 'gate'> => ({
     store,
     mailer: mailerFor(lane),
     ...(receivers?.gate ? { receivers: receivers.gate, maxAgeMs: receivers.maxAgeMs } : {}),
@@ -82,6 +83,12 @@ export function startLanes(
     ...(resources.tracker ? { tracker: resources.tracker } : {}),
     logger: logger.child({ lane }),
   })
+  const deadLetters = createDeadLetters({
+    db: database.db,
+    queue: resources.queues[DEAD_LETTER_QUEUE],
+    logger,
+    metrics,
+  })
   const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
     redisCluster: options.redisCluster,
@@ -94,12 +101,7 @@ export function startLanes(
     metrics,
     lanes: options.lanes,
     failedRetention: failedJobRetention((options.caps ?? DEFAULT_FAILURE_CAPS).failedJobs),
-    deadLetters: createDeadLetters({
-      db: database.db,
-      queue: resources.queues[DEAD_LETTER_QUEUE],
-      logger,
-      metrics,
-    }),
+    deadLetters,
     processorFor: (lane) => {
       const deps = sendDepsFor(lane)
       const gate = createTenantGate({
@@ -123,6 +125,16 @@ export function startLanes(
       return createSendProcessor({
         lane,
         send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
+        // Batches come from the relay-mode pacer only (MX mode releases one job per message).
+        sendBatch: (job, log, gate) => sendBatch(job, { ...deps, gate, logger: log }),
+        handOff: async (jobs) => {
+          await Promise.all(
+            [...groupBy(jobs, (job) => resources.queues.lanes.queueFor(lane, job.data.tenantId))].map(
+              ([queue, shardJobs]) => queue.addBulk(shardJobs),
+            ),
+          )
+        },
+        deadLetterMessage: (input) => deadLetters.onMessageFailed(input),
         record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
@@ -137,4 +149,15 @@ export function startLanes(
       bulk.concurrency = governed(options.concurrency.bulk, factor)
   })
   return workers
+}
+
+function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
+  const groups = new Map<K, T[]>()
+  for (const item of items) {
+    const key = keyOf(item)
+    const group = groups.get(key)
+    if (group) group.push(item)
+    else groups.set(key, [item])
+  }
+  return groups
 }

@@ -1,6 +1,7 @@
 import type { Lane } from '@fairlane/core'
 import {
   type AcceptedSend,
+  type LaneJobState,
   type RecordedMessage,
   type RepublishedMessage,
   type StrandedMessage,
@@ -8,7 +9,7 @@ import {
 } from '@fairlane/core/recovery'
 import type { Database } from '@fairlane/db'
 import { createSweepStore } from '@fairlane/db/queries/sweeper'
-import { sendJobId, sendJobPayload } from '@fairlane/queue'
+import { SEND_BATCH_JOB_NAME, sendBatchJobPayload, sendJobId, sendJobPayload } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
@@ -17,7 +18,14 @@ import { withTimeout } from '../with-timeout'
 export interface SweepDeps {
   db: Database
   /** A message's job is looked up in its tenant's shard of its lane (LANE_SHARDS). */
-  lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState' | 'getJob'> }
+  lanes: {
+    queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState' | 'getJob'>
+    /**
+     * Every shard of the bulk lane, to find the messages that wait inside batch jobs (whose ids name
+     * only their first message). Without it, only each message's own job is looked for.
+     */
+    shardsOf?(lane: 'bulk'): readonly Pick<Queue, 'getJobs'>[]
+  }
   /** A queued message older than this with no live job is published again. */
   queuedForMs: number
   batchSize: number
@@ -45,17 +53,26 @@ const DEFAULT_REDIS_TIMEOUT_MS = 2_000
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   const timeoutMs = deps.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS
   const queueOf = (message: StrandedMessage) => deps.lanes.queueFor(message.lane, message.tenantId)
+  let batched: Promise<Map<string, LaneJobState>> | undefined
+  const inBatches = () => {
+    batched ??= withTimeout(liveBatchedMessages(deps.lanes), timeoutMs, `the sweeper's bulk batch jobs`)
+    return batched
+  }
   const outcome = await sweepStrandedMessages(
     { queuedForMs: deps.queuedForMs, batchSize: deps.batchSize },
     {
       store: createSweepStore(deps.db),
       jobs: {
-        jobStateOf: (message) =>
-          withTimeout(
+        jobStateOf: async (message) => {
+          const own = await withTimeout(
             queueOf(message).getJobState(sendJobId(message.id, message.generation)),
             timeoutMs,
             `the sweeper's job state of ${message.id}`,
-          ),
+          )
+          if (message.lane !== 'bulk' || LIVE.has(own)) return own
+          // A bulk message may wait inside a batch job instead: that job is its live job.
+          return (await inBatches()).get(message.id) ?? own
+        },
         acceptedSendOf: async (message) => {
           const job = await withTimeout(
             queueOf(message).getJob(sendJobId(message.id, message.generation)),
@@ -75,6 +92,30 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
     republished: outcome.republished.length,
     recorded: outcome.recorded.length,
   }
+}
+
+const LIVE = new Set<string>(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'])
+
+/**
+ * The messages carried by the bulk lane's live batch jobs, with their job's state; read once per pass,
+ * and only when a queued bulk message's own job is not live. The lane holds at most PACER_HIGH_WATER
+ * messages, so this is a few dozen jobs. States are read in the order jobs move (delayed → waiting →
+ * active), so a job moving on between two reads is still seen in one of them.
+ */
+async function liveBatchedMessages(lanes: SweepDeps['lanes']): Promise<Map<string, LaneJobState>> {
+  const found = new Map<string, LaneJobState>()
+  if (!lanes.shardsOf) return found
+  for (const queue of lanes.shardsOf('bulk')) {
+    for (const state of ['delayed', 'prioritized', 'waiting', 'active'] as const) {
+      for (const job of await queue.getJobs([state])) {
+        if (job?.name !== SEND_BATCH_JOB_NAME) continue
+        const payload = sendBatchJobPayload.safeParse(job.data)
+        if (!payload.success) continue
+        for (const messageId of payload.data.messageIds) found.set(messageId, state)
+      }
+    }
+  }
+  return found
 }
 
 /** The accepted send a lane job's data holds (`acceptedLockToken`), if it is a well-formed one. */

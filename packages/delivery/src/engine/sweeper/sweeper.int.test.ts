@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
 import { createDatabase, type DatabaseHandle, messageEvents, messages, outbox } from '@fairlane/db'
-import { laneJobOptions, queuePrefix, SEND_JOB_NAME, sendJobId } from '@fairlane/queue'
+import { laneJobOptions, queuePrefix, SEND_JOB_NAME, sendBatchJob, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { and, eq, sql } from 'drizzle-orm'
@@ -84,6 +84,36 @@ describe('sweeper', () => {
     ])
     // Its new outbox row is pending: the next pass leaves it to the relay.
     expect((await sweepOnce(deps())).republished).toBe(0)
+  })
+
+  it('leaves bulk messages that wait inside a live batch job alone, pass after pass', async () => {
+    const seeded = await seedQueuedMessages(database.db, {
+      tenantId,
+      lane: 'bulk',
+      count: 3,
+      to: (i) => `batched${i}@example.com`,
+      publish: false,
+    })
+    await database.db
+      .update(messages)
+      .set({ queuedAt: sql`now() - interval '1 minute'` })
+      .where(eq(messages.status, 'queued'))
+    const job = sendBatchJob({
+      tenantId,
+      messages: seeded.map((message) => ({ messageId: message.id, generation: 0 })),
+    })
+    // Delayed (a batch waiting for its tokens): live, though none of its messages has a job of its own.
+    await inspect.lane('bulk').add(job.name, job.data, { ...job.opts, delay: 60_000 })
+    for (let pass = 0; pass < 2; pass++) {
+      const result = await sweepOnce(deps())
+      expect(result).toMatchObject({ examined: 3, republished: 0 })
+    }
+    for (const message of seeded)
+      expect(await row(message.id)).toMatchObject({ status: 'queued', generation: 0 })
+    // Without the lane's shards to look into, the same messages read as having no job.
+    const blind = await sweepOnce(deps({ lanes: { queueFor: inspect.queues.lanes.queueFor } }))
+    expect(blind.republished).toBe(3)
+    await inspect.lane('bulk').obliterate({ force: true })
   })
 
   it('leaves recent queued messages and ones with an unpublished outbox row alone', async () => {
