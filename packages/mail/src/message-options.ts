@@ -1,23 +1,20 @@
-import type { DkimSignature, MailAddress, OutgoingMail } from '@fairlane/core/delivery'
-import { DKIM_HEADER_FIELD_NAMES } from './dkim-signature-check'
+import type { MailAddress, OutgoingMail } from '@fairlane/core/delivery'
+import { DKIM_SIGNED } from './dkim-signature-check'
 import { rewriteSubmittedMessage } from './submitted-mime'
 
 /**
- * The send use case's mail as nodemailer takes it, in relay mode (the lane's pooled transport) and in
- * MX mode (the MX transport's connections) alike: the VERP return path as MAIL FROM, not the From
- * header, and the DKIM signature per message (so one pool serves every tenant's domain; the key is
- * parsed once per domain) over the header fields `DKIM_HEADER_FIELD_NAMES` lists.
+ * The send use case's mail as nodemailer takes it, unsigned, in relay mode (the lane's pooled
+ * transport) and in MX mode (the MX transport's connections) alike: the VERP return path as MAIL
+ * FROM, not the From header. The DKIM signature is `messageToSend`'s, which signs this message when
+ * `mail.dkim` asks for one (per message, so one pool serves every tenant's domain).
  *
  * A message submitted over SMTP goes as nodemailer's `raw`: the submitted bytes with our header
- * rewrite (`rewriteSubmittedMessage`), signed over the same fields; nodemailer then composes nothing.
+ * rewrite (`rewriteSubmittedMessage`); nodemailer then composes nothing.
  */
 export function nodemailerMessage(mail: OutgoingMail): NodemailerMessage {
-  const dkim =
-    mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }
   if (mail.raw !== undefined) {
     return {
       envelope: mail.envelope,
-      ...dkim,
       raw: rewriteSubmittedMessage(mail.raw, { messageId: mail.messageId, headers: mail.headers }),
     }
   }
@@ -26,7 +23,6 @@ export function nodemailerMessage(mail: OutgoingMail): NodemailerMessage {
     ...(mail.replyTo === undefined ? {} : { replyTo: mail.replyTo }),
     to: mail.to,
     envelope: mail.envelope,
-    ...dkim,
     subject: mail.subject,
     html: mail.html,
     text: mail.text,
@@ -41,7 +37,8 @@ export function nodemailerMessage(mail: OutgoingMail): NodemailerMessage {
 /** The fields of nodemailer's `sendMail` options this module sets (one shape for both kinds of mail). */
 export interface NodemailerMessage {
   envelope: { from: string; to: string }
-  dkim?: DkimSignature & { headerFieldNames: string }
+  /** `raw` is DKIM-signed (`messageToSend`): the transport's check confirms it leaves so. */
+  [DKIM_SIGNED]?: true
   raw?: Buffer
   from?: string | MailAddress
   replyTo?: string

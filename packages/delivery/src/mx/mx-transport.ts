@@ -4,7 +4,8 @@ import {
   BODY_HANDOFF,
   installBodyHandoff,
   installDkimSignatureCheck,
-  nodemailerMessage,
+  messageToSend,
+  type NodemailerMessage,
 } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import nodemailer, { type SendMailOptions } from 'nodemailer'
@@ -157,11 +158,26 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
         ),
       )
     }
-    return deliver(mail, route, answer.domain, reachable.slice(0, maxAddresses), refused)
+    const message = await prepare(mail, answer.domain)
+    return deliver(message, route, answer.domain, reachable.slice(0, maxAddresses), refused)
+  }
+
+  /** The message composed (and signed) once for every address tried; a failed signing rejects as it is. */
+  async function prepare(mail: OutgoingMail, domain: string): Promise<NodemailerMessage> {
+    try {
+      return await messageToSend(mail)
+    } catch (error) {
+      if (error instanceof SigningFailedError) throw error
+      throw withDetails(transient(`could not build the message: ${messageOf(error)}`, error), {
+        domain,
+        phase: 'connect',
+        attempts: [],
+      })
+    }
   }
 
   async function deliver(
-    mail: OutgoingMail,
+    mail: NodemailerMessage,
     route: MxRoute,
     domain: string,
     candidates: Candidate[],
@@ -200,7 +216,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   }
 
   async function attempt(
-    mail: OutgoingMail,
+    mail: NodemailerMessage,
     route: MxRoute,
     candidate: Candidate,
     tls: MxTlsPolicy | 'plain',
@@ -219,7 +235,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
     }
     try {
       const options = {
-        ...nodemailerMessage(mail),
+        ...mail,
         [MX_ATTEMPT]: request,
         [BODY_HANDOFF]: () => {
           bodyHandedOff = true

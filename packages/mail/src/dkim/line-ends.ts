@@ -38,12 +38,17 @@ function endsWithCrlf(wire: Buffer): boolean {
   return wire.length >= 2 && wire[wire.length - 2] === CR && wire[wire.length - 1] === LF
 }
 
+/** One pass in JS: faster than a native `indexOf` per line on messages of a few kilobytes. */
 function hasBareLineEnd(message: Buffer): boolean {
-  for (let lf = message.indexOf(LF); lf !== -1; lf = message.indexOf(LF, lf + 1)) {
-    if (lf === 0 || message[lf - 1] !== CR) return true
-  }
-  for (let cr = message.indexOf(CR); cr !== -1; cr = message.indexOf(CR, cr + 1)) {
-    if (message[cr + 1] !== LF) return true
+  const length = message.length
+  for (let i = 0; i < length; i++) {
+    const c = message[i]
+    if (c === CR) {
+      if (message[i + 1] !== LF) return true
+      i++
+    } else if (c === LF) {
+      return true
+    }
   }
   return false
 }
