@@ -11,6 +11,7 @@ import {
 } from '@fairlane/mail'
 import type { Redis } from 'ioredis'
 import type { Sql } from 'postgres'
+import { cpuBetween, sampleCpu } from '../cpu'
 import type { DeliveryPlatform } from '../delivery-platform'
 import type { SinkClient } from '../sink-client'
 import { round } from '../stats'
@@ -33,7 +34,17 @@ interface PhaseResult {
   emailsPerSec: number
   /** The worker process group's CPU per email, over the phase. */
   workerCpuMsPerEmail: number | null
+  /** The worker's CPU per second with nothing to send, measured just before the phase. */
+  workerIdleCpuMsPerSec: number | null
+  /**
+   * `workerCpuMsPerEmail` less the idle rate over the phase's duration: a phase that runs slower (the
+   * sink verifying signatures on the same cores) spreads the worker's timers over fewer mails.
+   */
+  workerCpuMsPerEmailNetOfIdle: number | null
 }
+
+/** How long the worker's idle CPU is sampled before each phase. */
+const IDLE_SAMPLE_MS = 3_000
 
 /**
  * What DKIM signing costs the worker per email: the same campaign sent twice in one process, once as
@@ -70,6 +81,10 @@ export async function measureSigningCost(
     unsigned.workerCpuMsPerEmail !== null && signed.workerCpuMsPerEmail !== null
       ? round(signed.workerCpuMsPerEmail - unsigned.workerCpuMsPerEmail, 3)
       : null
+  const addedNetOfIdle =
+    unsigned.workerCpuMsPerEmailNetOfIdle !== null && signed.workerCpuMsPerEmailNetOfIdle !== null
+      ? round(signed.workerCpuMsPerEmailNetOfIdle - unsigned.workerCpuMsPerEmailNetOfIdle, 3)
+      : null
   return {
     domain: SIGNED_DOMAIN,
     rounds,
@@ -79,6 +94,8 @@ export async function measureSigningCost(
     signingCpuMsPerEmail: added,
     /** `signingCpuMsPerEmail` above `inProcess.rsa2048FloorCpuMsPerEmail` of the same run (goal: ≤ 0.15 ms). */
     signingOverFloorCpuMs: added === null ? null : round(added - inProcess.rsa2048FloorCpuMsPerEmail, 3),
+    /** The same difference with each phase's idle worker CPU taken out (`workerCpuMsPerEmailNetOfIdle`). */
+    signingNetOfIdleCpuMsPerEmail: addedNetOfIdle,
     inProcess,
     workerCpuRatio:
       unsigned.workerCpuMsPerEmail && signed.workerCpuMsPerEmail
@@ -98,10 +115,14 @@ function mean(phases: PhaseResult[]): PhaseResult {
     emails: phases[0]?.emails ?? 0,
     seconds: round(average((phase) => phase.seconds) ?? 0, 2),
     emailsPerSec: round(average((phase) => phase.emailsPerSec) ?? 0),
-    workerCpuMsPerEmail: ((value) => (value === null ? null : round(value, 3)))(
-      average((phase) => phase.workerCpuMsPerEmail),
-    ),
+    workerCpuMsPerEmail: roundOrNull(average((phase) => phase.workerCpuMsPerEmail)),
+    workerIdleCpuMsPerSec: roundOrNull(average((phase) => phase.workerIdleCpuMsPerSec)),
+    workerCpuMsPerEmailNetOfIdle: roundOrNull(average((phase) => phase.workerCpuMsPerEmailNetOfIdle)),
   }
+}
+
+function roundOrNull(value: number | null): number | null {
+  return value === null ? null : round(value, 3)
 }
 
 /** A verified domain of the bench tenant with an RSA-2048 key encrypted under the worker's DKIM_ENCRYPTION_KEY. */
@@ -141,6 +162,7 @@ async function runPhase(
     returning id`
   if (!campaign) throw new Error('campaign insert returned nothing')
   log(`signing cost: ${phase.label} phase, ${emails} mails`)
+  const idle = await workerCpuMs(platform.processGroups, IDLE_SAMPLE_MS)
   const meter = await startMeter({ sql, redisServers, processGroups: platform.processGroups })
   // As dispatch writes them: pending bulk rows with the resolved sender; the pacer releases them.
   await sql`
@@ -172,19 +194,36 @@ async function runPhase(
       count(*) filter (where status = 'sent')::int as sent
     from messages where campaign_id = ${campaign.id}`
   if (timing?.sent !== emails) throw new Error(`${phase.label}: ${timing?.sent} of ${emails} sent`)
-  // `worker`, and `worker2`… with --workers.
-  const workerMs = Object.entries(usage.cpu.cpuMs)
-    .filter(([name]) => /^worker\d*$/.test(name))
-    .reduce<number | undefined>((sum, [, ms]) => (sum ?? 0) + ms, undefined)
+  const workerMs = workerTotal(usage.cpu.cpuMs)
   const seconds = Number(timing.seconds)
+  const idleMsPerSec = idle === undefined ? undefined : idle / (IDLE_SAMPLE_MS / 1000)
   const result = {
     emails,
     seconds: round(seconds, 2),
     emailsPerSec: round(emails / seconds),
     workerCpuMsPerEmail: workerMs === undefined ? null : round(workerMs / emails, 3),
+    workerIdleCpuMsPerSec: idleMsPerSec === undefined ? null : round(idleMsPerSec, 2),
+    workerCpuMsPerEmailNetOfIdle:
+      workerMs === undefined || idleMsPerSec === undefined
+        ? null
+        : round((workerMs - idleMsPerSec * usage.cpu.seconds) / emails, 3),
   }
   log(`signing cost: ${phase.label}: ${JSON.stringify(result)}`)
   return result
+}
+
+/** The worker processes' CPU (`worker`, and `worker2`… with --workers), summed. */
+function workerTotal(cpuMs: Record<string, number>): number | undefined {
+  return Object.entries(cpuMs)
+    .filter(([name]) => /^worker\d*$/.test(name))
+    .reduce<number | undefined>((sum, [, ms]) => (sum ?? 0) + ms, undefined)
+}
+
+/** The worker's CPU over `ms` of wall time (nothing is queued when it is called). */
+async function workerCpuMs(processGroups: Record<string, number>, ms: number): Promise<number | undefined> {
+  const before = sampleCpu(processGroups)
+  await new Promise((resolve) => setTimeout(resolve, ms))
+  return workerTotal(cpuBetween(before, sampleCpu(processGroups)).cpuMs)
 }
 
 /** One mail of the phase as the sink got it: signed for the domain in the signed phase, unsigned otherwise. */
