@@ -312,7 +312,7 @@ describe('dkimSign', () => {
     expect(dkimSign(message, key(), { bodyHash }).equals(dkimSign(message, key()))).toBe(true)
   })
 
-  it('refuses, naming the problem, a key that is not an RSA private key and a domain that is not one', () => {
+  it('refuses, naming the problem, a key that is not an RSA private key, a bad domain or selector, no From', () => {
     const message = lines('From: a@news.signer.test', '', 'body')
     const ed25519 = generateKeyPairSync('ed25519').privateKey
     expect(() => dkimSign(message, { ...key(), privateKey: ed25519 })).toThrow(
@@ -324,6 +324,10 @@ describe('dkimSign', () => {
       /signing domain "news; d=evil.test" is not a domain name/,
     )
     expect(() => dkimSign(message, { ...key(), keySelector: 'sel; h=' })).toThrow(/selector "sel; h=" is not/)
+    expect(() => dkimSign(lines('To: b@example.test', '', 'body'), key())).toThrow(/has no From field/)
+    expect(() => dkimSign(message, key(), { headerFieldNames: 'To:Subject' })).toThrow(
+      /fields to sign \(To:Subject\) do not include From/,
+    )
   })
 })
 

@@ -33,8 +33,8 @@ const LINE_LENGTH = 78
  * covers exactly the bytes that arrive.
  *
  * Synchronous and all in memory: the cost is the RSA operation plus one pass over the body (none with
- * `bodyHash`). Throws, naming what is wrong, for a key that is not an RSA private key or a domain or
- * selector that cannot be a DNS label; nothing is returned unsigned.
+ * `bodyHash`). Throws, naming what is wrong, for a key that is not an RSA private key, a domain or
+ * selector that cannot be a DNS label, or a message without a From field; nothing is returned unsigned.
  */
 export function dkimSign(message: Buffer, key: DkimKey, options: DkimSignOptions = {}): Buffer {
   const { privateKey } = key
@@ -50,6 +50,14 @@ export function dkimSign(message: Buffer, key: DkimKey, options: DkimSignOptions
   const bodyHash = options.bodyHash ?? dkimBodyHash(wire.subarray(bodyStart))
   const names = fieldNameList(options.headerFieldNames ?? DKIM_HEADER_FIELD_NAMES)
   const signed = signedHeaders(headerFields(headerBlock.toString('latin1')), names)
+  // RFC 6376 §5.4: From must be signed; verifiers (dkimpy among them) reject a signature without it.
+  if (!signed.names.split(':').includes('from')) {
+    throw new Error(
+      names.includes('from')
+        ? 'the message has no From field for its DKIM signature to cover'
+        : `the header fields to sign (${options.headerFieldNames}) do not include From`,
+    )
+  }
   const unsignedHeader = foldedHeader([
     'v=1',
     'a=rsa-sha256',
