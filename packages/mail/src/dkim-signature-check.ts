@@ -13,7 +13,7 @@ export const DKIM_HEADER_FIELD_NAMES =
 const SIGNATURE = Buffer.from('dkim-signature:')
 
 /**
- * The field of `sendMail`'s options that says its `raw` message was DKIM-signed (`messageToSend`), so
+ * The field of `sendMail`'s options that says its `raw` message was DKIM-signed (`outgoingMessage`), so
  * the check below confirms the signature on the bytes that leave. nodemailer keeps unknown option
  * fields on `mail.data`.
  */
@@ -28,7 +28,7 @@ const installed = new WeakSet<Transporter>()
 
 /**
  * Makes a message that asked for a DKIM signature fail instead of leaving without one. A `raw`
- * message signed by `messageToSend` (`DKIM_SIGNED`) must open with its DKIM-Signature, or the send
+ * message signed by `outgoingMessage` (`DKIM_SIGNED`) must open with its DKIM-Signature, or the send
  * fails before the transport is called. A message nodemailer signs itself (its `dkim` option; its
  * signer logs nothing when signing throws and writes the message unsigned) is checked on the stream:
  * this check reads the signed stream's first bytes before passing anything on:

@@ -5,8 +5,7 @@ import nodemailer from 'nodemailer'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { installBodyHandoff } from './body-handoff'
 import { DKIM_SIGNED, installDkimSignatureCheck } from './dkim-signature-check'
-import { nodemailerMessage } from './message-options'
-import { messageToSend } from './signed-message'
+import { outgoingMessage } from './message-options'
 
 const DOMAIN = 'news.acme.test'
 const SELECTOR = 'fl2026a'
@@ -71,10 +70,10 @@ function capturingTransport() {
   return { transport, sent }
 }
 
-describe('messageToSend', () => {
+describe('outgoingMessage with a DKIM key (signForSending)', () => {
   it('sends mail to be signed as raw: composed, signed for its domain, and the same bytes leave', async () => {
-    const message = await messageToSend(mail())
-    expect(Object.keys(message).sort()).toEqual(['dkimSigned', 'envelope', 'raw'])
+    const message = await outgoingMessage(mail())
+    expect(Object.keys(message).sort()).toEqual(['dkimSigned', 'envelope', 'messageId', 'raw'])
     expect(message.envelope).toEqual(mail().envelope)
     const raw = message.raw as Buffer
     const [signature] = await verify(raw)
@@ -90,20 +89,24 @@ describe('messageToSend', () => {
     const submitted = Buffer.from(
       'From: app@news.acme.test\nTo: reader@example.test\nSubject: hi\n\nbody  \n',
     )
-    const message = await messageToSend(mail({ raw: submitted }))
+    const message = await outgoingMessage(mail({ raw: submitted }))
     const raw = message.raw as Buffer
     expect(raw.toString()).not.toMatch(/[^\r]\n/)
     expect((await verify(raw))[0]?.status.result).toBe('pass')
   })
 
-  it('leaves mail without a signature to nodemailer, unsigned, as nodemailerMessage has it', async () => {
-    const unsigned = mail({ dkim: undefined })
-    expect(await messageToSend(unsigned)).toEqual(nodemailerMessage(unsigned))
+  it('leaves mail without a DKIM key unsigned, the same composed bytes', async () => {
+    const now = new Date('2026-12-06T10:00:00Z')
+    const unsigned = await outgoingMessage(mail({ dkim: undefined }), now)
+    expect(unsigned.dkimSigned).toBeUndefined()
+    expect(unsigned.raw.toString()).not.toMatch(/^DKIM-Signature/i)
+    const signed = await outgoingMessage(mail(), now)
+    expect(signed.raw.subarray(signed.raw.length - unsigned.raw.length).equals(unsigned.raw)).toBe(true)
   })
 
   it('throws SigningFailedError, naming the domain and why, when the signer refuses the key', async () => {
     const ed25519 = generateKeyPairSync('ed25519').privateKey
-    const failed = messageToSend(
+    const failed = outgoingMessage(
       mail({ dkim: { domainName: DOMAIN, keySelector: SELECTOR, privateKey: ed25519 } }),
     )
     await expect(failed).rejects.toThrow(SigningFailedError)

@@ -4,8 +4,8 @@ import {
   BODY_HANDOFF,
   installBodyHandoff,
   installDkimSignatureCheck,
-  messageToSend,
-  type NodemailerMessage,
+  type OutgoingMessage,
+  outgoingMessage,
 } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import nodemailer, { type SendMailOptions } from 'nodemailer'
@@ -163,9 +163,9 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   }
 
   /** The message composed (and signed) once for every address tried; a failed signing rejects as it is. */
-  async function prepare(mail: OutgoingMail, domain: string): Promise<NodemailerMessage> {
+  async function prepare(mail: OutgoingMail, domain: string): Promise<OutgoingMessage> {
     try {
-      return await messageToSend(mail)
+      return await outgoingMessage(mail)
     } catch (error) {
       if (error instanceof SigningFailedError) throw error
       throw withDetails(transient(`could not build the message: ${messageOf(error)}`, error), {
@@ -177,7 +177,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   }
 
   async function deliver(
-    mail: NodemailerMessage,
+    mail: OutgoingMessage,
     route: MxRoute,
     domain: string,
     candidates: Candidate[],
@@ -216,7 +216,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   }
 
   async function attempt(
-    mail: NodemailerMessage,
+    mail: OutgoingMessage,
     route: MxRoute,
     candidate: Candidate,
     tls: MxTlsPolicy | 'plain',

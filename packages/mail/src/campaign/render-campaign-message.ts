@@ -1,6 +1,6 @@
 import { escapeHtml } from '../templates/escape-html'
 import { textFromHtml } from '../templates/html-text'
-import { renderTemplate } from '../templates/template-engine'
+import { type CompiledTemplate, compileTemplate, renderCompiled } from '../templates/template-engine'
 import { type CampaignContact, campaignView } from './variables'
 
 export interface CampaignContent {
@@ -39,11 +39,12 @@ export function renderCampaignMessage(input: RenderCampaignInput): RenderedCampa
   assertHeaderUrl(input.unsubscribeUrl)
   if (input.unsubscribeMailto !== undefined) assertHeaderUrl(input.unsubscribeMailto)
   const view = campaignView(input.contact)
-  const subject = renderTemplate(input.campaign.subject, view, PLAIN)
+  const templates = compiledTemplatesOf(input.campaign)
+  const subject = renderCompiled(templates.subject, view, PLAIN)
     .replace(/[\r\n]+/g, ' ')
     .trim()
-  const body = renderTemplate(input.campaign.html, escapeStrings(view), PLAIN)
-  const text = renderTemplate(textTemplateOf(input.campaign), view, PLAIN)
+  const body = renderCompiled(templates.html, escapeStrings(view), PLAIN)
+  const text = renderCompiled(templates.text, view, PLAIN)
   const links = [`<${input.unsubscribeUrl}>`]
   if (input.unsubscribeMailto !== undefined) links.push(`<${input.unsubscribeMailto}>`)
   return {
@@ -58,22 +59,37 @@ export function renderCampaignMessage(input: RenderCampaignInput): RenderedCampa
 }
 
 /**
- * The text part's template: the campaign's own text, or one derived from its HTML *template* — once
- * per campaign object, not once per recipient (html-to-text costs several milliseconds for a
- * newsletter, which at hundreds of mails a second was most of a worker's CPU). Mustache tags are
- * plain text to html-to-text, so they survive the conversion and are filled in per recipient.
+ * A campaign's templates, compiled once per campaign object (the renderer keeps one per campaign):
+ * the text part's template is the campaign's own text, or one derived from its HTML *template* — not
+ * once per recipient (html-to-text costs several milliseconds for a newsletter, which at hundreds of
+ * mails a second was most of a worker's CPU). Mustache tags are plain text to html-to-text, so they
+ * survive the conversion and are filled in per recipient.
  */
-const derivedText = new WeakMap<CampaignContent, string>()
+interface CompiledCampaign {
+  subject: CompiledTemplate
+  html: CompiledTemplate
+  text: CompiledTemplate
+}
+
+const compiledCampaigns = new WeakMap<CampaignContent, CompiledCampaign>()
+
+function compiledTemplatesOf(campaign: CampaignContent): CompiledCampaign {
+  let compiled = compiledCampaigns.get(campaign)
+  if (compiled === undefined) {
+    compiled = {
+      subject: compileTemplate(campaign.subject),
+      html: compileTemplate(campaign.html),
+      text: compileTemplate(textTemplateOf(campaign)),
+    }
+    compiledCampaigns.set(campaign, compiled)
+  }
+  return compiled
+}
 
 function textTemplateOf(campaign: CampaignContent): string {
   if (campaign.text !== undefined && campaign.text !== null && campaign.text.trim() !== '')
     return campaign.text
-  let template = derivedText.get(campaign)
-  if (template === undefined) {
-    template = textFromHtml(campaign.html)
-    derivedText.set(campaign, template)
-  }
-  return template
+  return textFromHtml(campaign.html)
 }
 
 function withHtmlFooter(html: string, unsubscribeUrl: string): string {

@@ -83,6 +83,39 @@ export function renderTemplate(template: string, view: unknown, options: RenderO
   return writer.render(template, view, {}, options.escape ? { escape: options.escape } : undefined)
 }
 
+/**
+ * A template rendered many times over (a campaign's, once per recipient): its cache key (a digest of
+ * the whole text) is computed once here rather than on every render. The parse tree itself stays in
+ * the bounded cache above; evicted, it is parsed again.
+ */
+export interface CompiledTemplate {
+  readonly template: string
+  readonly key: string
+}
+
+/** Parses the template (throws mustache's error for an unclosed tag or section) and keeps its key. */
+export function compileTemplate(template: string): CompiledTemplate {
+  parseTemplate(template)
+  // Mustache's own cache key: the text and the delimiters it was parsed with.
+  return { template, key: digest(`${template}:${Mustache.tags.join(':')}`) }
+}
+
+/** Renders a compiled template with a view; no partials. */
+export function renderCompiled(
+  compiled: CompiledTemplate,
+  view: unknown,
+  options: RenderOptions = {},
+): string {
+  const tokens = cache.get(compiled.key) ?? writer.parse(compiled.template)
+  const config = options.escape ? { escape: options.escape } : undefined
+  return writer.renderTokens(tokens, new Mustache.Context(view), {}, compiled.template, config)
+}
+
+/** Whether the compiled template's parse tree is in the cache under its key, for tests. */
+export function isCompiledCached(compiled: CompiledTemplate): boolean {
+  return cache.has(compiled.key)
+}
+
 /** What the cache holds now, for tests and diagnostics. */
 export function templateCacheStats(): { templates: number; estimatedBytes: number } {
   return { templates: cache.size, estimatedBytes: cache.calculatedSize }

@@ -48,10 +48,14 @@ it('a campaign cancelled while its jobs wait in the bulk queue sends none of the
   await setPlan(db, tenantId, { ratePerSec: 1_000, burst: 1_000 })
   const { campaignId, prefix } = await seedCampaign(db, { tenantId, contacts: CONTACTS })
   await eventually(
-    async () =>
-      receivedTimesMs(sink, prefix).length >= 20 &&
-      ((await campaignStatusCounts(db, campaignId)).queued ?? 0) >= 100,
-    { what: 'the campaign sending, with jobs waiting in the bulk queue', timeoutMs: 20_000 },
+    async () => {
+      const counts = await campaignStatusCounts(db, campaignId)
+      // Its whole audience dispatched (500 rows a batch): a cancel before that would leave rows the
+      // dispatch never wrote, in neither count.
+      const rows = Object.values(counts).reduce((sum, count) => sum + (count ?? 0), 0)
+      return receivedTimesMs(sink, prefix).length >= 20 && (counts.queued ?? 0) >= 100 && rows === CONTACTS
+    },
+    { what: 'the campaign dispatched and sending, with jobs waiting in the bulk queue', timeoutMs: 20_000 },
   )
 
   // The use case the API's cancel runs, and its answer.

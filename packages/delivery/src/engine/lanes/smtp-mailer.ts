@@ -12,7 +12,7 @@ import {
   installBodyHandoff,
   installDkimSignatureCheck,
   type LaneTransports,
-  messageToSend,
+  outgoingMessage,
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import pLimit from 'p-limit'
@@ -110,13 +110,17 @@ function heldSlot(send: (mail: OutgoingMail) => Promise<HandOff>, giveBack: () =
   }
 }
 
+/**
+ * The message goes composed, as one buffer (`raw`, with the explicit envelope): one write to the
+ * socket, not one per line of nodemailer's streams.
+ */
 async function sendOn(transport: Transport, mail: OutgoingMail, deadline: AbortSignal): Promise<HandOff> {
   let bodyHandedOff = false
   let info: { response?: unknown }
   try {
     const message = {
-      // Signed here when it is to be signed; a signer that fails rejects before the send starts.
-      ...(await messageToSend(mail)),
+      // Composed, and signed when it is to be signed: a signer that fails rejects before the send.
+      ...(await outgoingMessage(mail)),
       // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
       signal: deadline,
       [BODY_HANDOFF]: () => {
