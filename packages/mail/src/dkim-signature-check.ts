@@ -12,17 +12,26 @@ export const DKIM_HEADER_FIELD_NAMES =
 
 const SIGNATURE = Buffer.from('dkim-signature:')
 
+/**
+ * The field of `sendMail`'s options that says its `raw` message was DKIM-signed (`outgoingMessage`), so
+ * the check below confirms the signature on the bytes that leave. nodemailer keeps unknown option
+ * fields on `mail.data`.
+ */
+export const DKIM_SIGNED = 'dkimSigned'
+
 interface StreamPluginMail {
-  data: { dkim?: unknown }
+  data: { dkim?: unknown; raw?: unknown; [DKIM_SIGNED]?: unknown }
   message: { createReadStream: (options?: unknown) => Readable }
 }
 
 const installed = new WeakSet<Transporter>()
 
 /**
- * Makes a message that asked for a DKIM signature fail instead of leaving without one. nodemailer's
- * signer writes the DKIM-Signature header first, and when signing throws it logs nothing and writes
- * the message unsigned. This check reads the signed stream's first bytes before passing anything on:
+ * Makes a message that asked for a DKIM signature fail instead of leaving without one. A `raw`
+ * message signed by `outgoingMessage` (`DKIM_SIGNED`) must open with its DKIM-Signature, or the send
+ * fails before the transport is called. A message nodemailer signs itself (its `dkim` option; its
+ * signer logs nothing when signing throws and writes the message unsigned) is checked on the stream:
+ * this check reads the signed stream's first bytes before passing anything on:
  * without the header it errors with `SigningFailedError`, so not a byte of the message reaches the
  * server (nodemailer closes the connection mid-DATA, and a server keeps no message without its end).
  *
@@ -33,6 +42,12 @@ export function installDkimSignatureCheck(transport: Transporter): void {
   installed.add(transport)
   transport.use('stream', (mail, done) => {
     const { data, message } = mail as unknown as StreamPluginMail
+    if (data[DKIM_SIGNED] === true) {
+      // The signed bytes are at hand: checked before the transport is called (no connection taken),
+      // without a stream around the message.
+      done(Buffer.isBuffer(data.raw) && isSigned(data.raw) ? null : unsigned())
+      return
+    }
     if (data.dkim) {
       const createReadStream = message.createReadStream.bind(message)
       // pipeline: a failed check also destroys the signer's stream, which stops reading the message.
@@ -44,7 +59,7 @@ export function installDkimSignatureCheck(transport: Transporter): void {
 }
 
 /**
- * Passes the message on once its first header is a DKIM-Signature; errors otherwise. The signer has
+ * Passes the message on once its first header is a DKIM-Signature; errors otherwise. A signer has
  * the whole message in memory before it writes a byte (the body hash comes first), so the signed
  * message goes on as one chunk: one write to the socket instead of one per line.
  */

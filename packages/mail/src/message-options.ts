@@ -1,7 +1,8 @@
-import type { DkimSignature, OutgoingMail } from '@fairlane/core/delivery'
+import type { OutgoingMail } from '@fairlane/core/delivery'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { composeMessage } from './compose/compose-message'
-import { DKIM_HEADER_FIELD_NAMES } from './dkim-signature-check'
+import { DKIM_SIGNED } from './dkim-signature-check'
+import { signForSending } from './signed-message'
 import { rewriteSubmittedMessage } from './submitted-mime'
 
 /**
@@ -10,7 +11,9 @@ import { rewriteSubmittedMessage } from './submitted-mime'
  * composed (`raw`, one buffer, so it goes to the socket in one write instead of one per line of
  * nodemailer's streams), the VERP return path as MAIL FROM, not the From header, and the DKIM
  * signature per message (so one pool serves every tenant's domain; the key is parsed once per domain)
- * over the header fields `DKIM_HEADER_FIELD_NAMES` lists. nodemailer signs a raw message as any other.
+ * made here by our signer over that buffer (`signForSending`): a signer that fails throws
+ * `SigningFailedError` before anything is sent, and `DKIM_SIGNED` has the transport's check confirm
+ * the bytes leaving open with the signature.
  *
  * Three ways to the bytes: mail with text and/or HTML (campaign and most API mail) by the send path's
  * own composer (`composeMessage`: what is the same for every message of a sender is built once);
@@ -18,15 +21,21 @@ import { rewriteSubmittedMessage } from './submitted-mime'
  * a message submitted over SMTP as submitted, with our header rewrite (`rewriteSubmittedMessage`).
  */
 export async function outgoingMessage(mail: OutgoingMail, now: Date = new Date()): Promise<OutgoingMessage> {
-  const dkim =
-    mail.dkim === undefined ? {} : { dkim: { ...mail.dkim, headerFieldNames: DKIM_HEADER_FIELD_NAMES } }
-  return { envelope: mail.envelope, ...dkim, messageId: mail.messageId, raw: await messageBytes(mail, now) }
+  const raw = await messageBytes(mail, now)
+  if (mail.dkim === undefined) return { envelope: mail.envelope, messageId: mail.messageId, raw }
+  return {
+    envelope: mail.envelope,
+    messageId: mail.messageId,
+    raw: signForSending(raw, mail.dkim),
+    [DKIM_SIGNED]: true,
+  }
 }
 
 /** The fields of nodemailer's `sendMail` options this module sets. */
 export interface OutgoingMessage {
   envelope: { from: string; to: string }
-  dkim?: DkimSignature & { headerFieldNames: string }
+  /** `raw` is DKIM-signed: the transport's signature check confirms it leaves so. */
+  [DKIM_SIGNED]?: true
   /**
    * The message's own Message-ID, for nodemailer's logs and `info.messageId` only: a raw message is
    * sent as it is (this sets no header), and nodemailer then draws no random id for each message.

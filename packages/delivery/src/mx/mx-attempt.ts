@@ -47,7 +47,7 @@ interface AttemptMail {
 }
 
 /**
- * A nodemailer transport that sends one composed message (DKIM-signed by nodemailer's own mailer,
+ * A nodemailer transport that sends one composed message (DKIM-signed by `outgoingMessage` when signed,
  * checked and watched by the stream plugins) over one pooled connection to one address. The loop
  * over MX hosts lives in `mx-transport.ts`; this answers with the TLS the connection had, or an
  * `AttemptFailure` saying where it failed.

@@ -1,6 +1,12 @@
 import { isIP } from 'node:net'
 import { type HandOff, type OutgoingMail, SigningFailedError } from '@fairlane/core/delivery'
-import { BODY_HANDOFF, installBodyHandoff, installDkimSignatureCheck, outgoingMessage } from '@fairlane/mail'
+import {
+  BODY_HANDOFF,
+  installBodyHandoff,
+  installDkimSignatureCheck,
+  type OutgoingMessage,
+  outgoingMessage,
+} from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import nodemailer, { type SendMailOptions } from 'nodemailer'
 import { ConnectionPool, type MxTls, type MxTlsPolicy } from './connection-pool'
@@ -152,11 +158,26 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
         ),
       )
     }
-    return deliver(mail, route, answer.domain, reachable.slice(0, maxAddresses), refused)
+    const message = await prepare(mail, answer.domain)
+    return deliver(message, route, answer.domain, reachable.slice(0, maxAddresses), refused)
+  }
+
+  /** The message composed (and signed) once for every address tried; a failed signing rejects as it is. */
+  async function prepare(mail: OutgoingMail, domain: string): Promise<OutgoingMessage> {
+    try {
+      return await outgoingMessage(mail)
+    } catch (error) {
+      if (error instanceof SigningFailedError) throw error
+      throw withDetails(transient(`could not build the message: ${messageOf(error)}`, error), {
+        domain,
+        phase: 'connect',
+        attempts: [],
+      })
+    }
   }
 
   async function deliver(
-    mail: OutgoingMail,
+    mail: OutgoingMessage,
     route: MxRoute,
     domain: string,
     candidates: Candidate[],
@@ -195,7 +216,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
   }
 
   async function attempt(
-    mail: OutgoingMail,
+    mail: OutgoingMessage,
     route: MxRoute,
     candidate: Candidate,
     tls: MxTlsPolicy | 'plain',
@@ -214,7 +235,7 @@ export function createMxTransport(options: MxTransportOptions): MxTransport {
     }
     try {
       const options = {
-        ...(await outgoingMessage(mail)),
+        ...mail,
         [MX_ATTEMPT]: request,
         [BODY_HANDOFF]: () => {
           bodyHandedOff = true

@@ -298,8 +298,8 @@ describe('sendMessage with the SMTP mailer', () => {
   })
 
   it('refuses to send when the signer leaves a message unsigned: held (signing_failed), nothing at the sink', async () => {
-    // A key nodemailer cannot sign RSA-SHA256 with: its signer then returns no signature and would
-    // send the mail unsigned; the mailer's check must stop it before a byte goes out.
+    // A key rsa-sha256 cannot sign with: the signer refuses it, and the mail must be held, not sent
+    // unsigned (nodemailer's own signer would have returned no signature and sent it as it was).
     const { privateKey } = generateKeyPairSync('ed25519')
     const unsigning = await seedVerifiedDomain(db(), {
       tenantId,

@@ -142,19 +142,20 @@ function heldSlot(send: (mail: OutgoingMail) => Promise<HandOff>, giveBack: () =
  */
 async function sendOn(transport: Transport, mail: OutgoingMail, deadline: AbortSignal): Promise<HandOff> {
   let bodyHandedOff = false
-  const message = {
-    ...(await outgoingMessage(mail)),
-    // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
-    signal: deadline,
-    [BODY_HANDOFF]: () => {
-      bodyHandedOff = true
-    },
-  } as SendMailOptions
   let info: { response?: unknown }
   try {
+    const message = {
+      // Composed, and signed when it is to be signed: a signer that fails rejects before the send.
+      ...(await outgoingMessage(mail)),
+      // nodemailer 10 cancels a queued or in-flight send on abort; @types/nodemailer lags behind.
+      signal: deadline,
+      [BODY_HANDOFF]: () => {
+        bodyHandedOff = true
+      },
+    } as SendMailOptions
     info = await transport.sendMail(message)
   } catch (error) {
-    // Checked before any byte of the message went out, although the stream had started.
+    // Signing failed, or the check found no signature before any byte of the message went out.
     if (error instanceof SigningFailedError) throw error
     throw toSendError(error, { bodyHandedOff })
   }

@@ -1,0 +1,2 @@
+export { type DkimKey, type DkimSignOptions, dkimSign } from './dkim-sign'
+export { dkimBodyHash } from './relaxed-body'
