@@ -50,6 +50,12 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
+export {
+  type ActiveFlows,
+  type ActiveFlowsPlan,
+  type ActiveTenantPlan,
+  createActiveFlows,
+} from './pacer/active-flows'
 export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
 export {
   createReceiverCounters,

@@ -84,7 +84,7 @@ async function withRefusals(
 }
 
 /** The rows in the plan's interleaved order, so no tenant's batch sits in front of everyone else's. */
-function inPlanOrder(released: readonly ReleasedMessage[], plan: ReleasePlan): ReleasedMessage[] {
+export function inPlanOrder(released: readonly ReleasedMessage[], plan: ReleasePlan): ReleasedMessage[] {
   const byTenant = new Map<string, ReleasedMessage[]>()
   for (const row of released) {
     const list = byTenant.get(row.tenantId)
