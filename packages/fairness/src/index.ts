@@ -40,6 +40,12 @@ export {
 } from './metrics/competed-shares'
 export { jainIndex, maxInWindow, maxMinFairShares, rateViolations } from './metrics/fairness-metrics'
 export {
+  type ActiveFlows,
+  type ActiveFlowsPlan,
+  type ActiveTenantPlan,
+  createActiveFlows,
+} from './pacer/active-flows'
+export {
   createPacerState,
   FORGET_TENANT_AFTER_MS,
   type PacerOptions,
@@ -50,12 +56,6 @@ export {
   settleRelease,
   trackedTenantCount,
 } from './pacer/drr'
-export {
-  type ActiveFlows,
-  type ActiveFlowsPlan,
-  type ActiveTenantPlan,
-  createActiveFlows,
-} from './pacer/active-flows'
 export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
 export {
   createReceiverCounters,

@@ -83,16 +83,14 @@ describe('bulk_backlog_tenants', () => {
       stamped = resolve
     })
     const slowTransaction = database.db.transaction(async (tx) => {
-      await tx
-        .insert(messages)
-        .values({
-          tenantId: slow,
-          lane: 'bulk',
-          status: 'pending',
-          toAddress: 'a@b.test',
-          subject: 's',
-          text: 't',
-        })
+      await tx.insert(messages).values({
+        tenantId: slow,
+        lane: 'bulk',
+        status: 'pending',
+        toAddress: 'a@b.test',
+        subject: 's',
+        text: 't',
+      })
       stamped()
       await held
     })
