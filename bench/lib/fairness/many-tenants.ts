@@ -41,7 +41,6 @@ export interface ManyTenantsInput {
 const SMALL_PLAN = { ratePerSec: 50, burst: 10, weight: 1 }
 const BIG_PLAN = { ratePerSec: 300, burst: 60, weight: 1 }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const smallDomain = (index: number) => `s${index}.mt.bench.test`
 
 export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<string, unknown>> {
   const { sql, progress } = input
