@@ -9,7 +9,8 @@
  * `--big 1000000` (≥ 200,000) runs the scale mode instead: one huge campaign, Redis memory sampled.
  * `--tenants 10000 [--small-recipients 50] [--jain-seconds 120]` runs the many-tenants mode instead
  * (lib/fairness/many-tenants.ts): that many small tenants and Big (`--big`), all due at once; pacer
- * tick p99, each small tenant's first send, Jain over the small tenants.
+ * tick p99, each small tenant's first send, Jain over the small tenants. `--seed-pending` writes the
+ * campaigns' messages pending at due time in one statement instead of dispatching them.
  * Progress on stderr; the last stdout line is one JSON object.
  *
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
@@ -69,6 +70,7 @@ const { values: args } = parseArgs({
     'small-recipients': { type: 'string', default: '50' },
     'first-send-timeout': { type: 'string', default: '600' },
     'jain-seconds': { type: 'string', default: '120' },
+    'seed-pending': { type: 'boolean', default: false },
     // Set by `--cluster` for its second run: this run on the local Redis Cluster.
     'on-cluster': { type: 'boolean', default: false },
   },
@@ -143,14 +145,22 @@ const redis = await startQueueRedis(args['on-cluster'], progress)
 const workerLayout = workers === undefined ? process.env.WORKER_LAYOUT || 'split' : 'split'
 const leadershipLog = workers === undefined ? undefined : createLeadershipLog()
 const platform = await startBenchPlatform(
-  workers === undefined && !args['on-cluster'] ? 'fairness' : 'fairness_procs',
+  args.tenants !== undefined
+    ? 'fairness_tenants'
+    : workers === undefined && !args['on-cluster']
+      ? 'fairness'
+      : 'fairness_procs',
   {
     ...redis.env,
     MAILSINK_MAX_MESSAGES: '500000',
     WORKER_LAYOUT: workerLayout,
     ...(workers === undefined ? {} : PACER_CANDIDATE_SETTINGS),
   },
-  leadershipLog ? { output: leadershipLog.stream } : {},
+  {
+    ...(leadershipLog ? { output: leadershipLog.stream } : {}),
+    // The many-tenants mode seeds in SQL and posts nothing: no web app, no web build to wait for.
+    ...(args.tenants !== undefined ? { web: false } : {}),
+  },
 )
 let candidates: PacerCandidates | undefined
 if (workers !== undefined && leadershipLog) {
@@ -544,6 +554,7 @@ try {
           bigRecipients: sizes.big,
           firstSendTimeoutSeconds: Number(args['first-send-timeout']),
           jainSeconds: Number(args['jain-seconds']),
+          seedPending: args['seed-pending'],
           progress,
         }),
       ),

@@ -35,6 +35,12 @@ export interface ManyTenantsInput {
   /** Give up waiting for every small tenant's first send after this long. */
   firstSendTimeoutSeconds: number
   jainSeconds: number
+  /**
+   * `--seed-pending`: every campaign's messages written pending in one statement at due time, as if
+   * dispatched at once, so the figures are the pacer's alone (dispatching thousands of campaigns
+   * one transaction each takes minutes on this machine, and would be measured instead).
+   */
+  seedPending: boolean
   progress: (line: string) => void
 }
 
@@ -61,12 +67,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
 
   const ticksBefore = await readTickHistogram(input.metricsUrls)
   const commandsBefore = await input.commandCalls()
-  const [due] = await sql<{ at: Date }[]>`
-    update campaigns set send_at = now() + interval '1 second'
-    where id = ${bigCampaign} or tenant_id in (select id from tenants where name like 'mt-s-%')
-    returning send_at as at`
-  if (!due) throw new Error('no campaign was made due')
-  const dueAtMs = due.at.getTime()
+  const dueAtMs = input.seedPending ? await dispatchInOneStatement(sql) : await makeDue(sql, bigCampaign)
 
   const firstSend = new Map<number, number>()
   const deadline = dueAtMs + input.firstSendTimeoutSeconds * 1000
@@ -109,6 +110,32 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     delivered: deliveries.length,
     redisCommandsPerEmail: round(commands / Math.max(1, deliveries.length), 1),
   }
+}
+
+async function makeDue(sql: Sql, bigCampaign: string): Promise<number> {
+  const [due] = await sql<{ at: Date }[]>`
+    update campaigns set send_at = now() + interval '1 second'
+    where id = ${bigCampaign} or tenant_id in (select id from tenants where name like 'mt-s-%')
+    returning send_at as at`
+  if (!due) throw new Error('no campaign was made due')
+  return due.at.getTime()
+}
+
+/** Every bench campaign's audience as pending bulk rows, committed at once; the commit is "due". */
+async function dispatchInOneStatement(sql: Sql): Promise<number> {
+  await sql`
+    with dispatched as (
+      update campaigns c set status = 'sending', send_at = now(), dispatched_at = now(),
+        recipient_count = (select count(*) from list_members lm where lm.list_id = c.list_id)
+      where c.tenant_id in (select id from tenants where name like 'mt-%')
+      returning c.id, c.tenant_id, c.list_id
+    )
+    insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address)
+    select d.tenant_id, d.id, ct.id, 'bulk', 'pending', ct.email
+    from dispatched d
+    join list_members lm on lm.list_id = d.list_id
+    join contacts ct on ct.id = lm.contact_id`
+  return Date.now()
 }
 
 /** Tenants `mt-s-<i>` with a list of `recipients` contacts each and a campaign to it, in five statements. */
@@ -162,7 +189,10 @@ async function firstPendingByTenant(sql: Sql, smallIds: string[]): Promise<Map<n
     select tenant_id, min(created_at) as at from messages
     where tenant_id in (select id from tenants where name like 'mt-s-%') and lane = 'bulk'
     group by tenant_id`
-  const indexOf = new Map(smallIds.map((id, index) => [id, index]))
+  const indexOf = new Map<string, number>()
+  smallIds.forEach((id, index) => {
+    indexOf.set(id, index)
+  })
   const since = new Map<number, number>()
   for (const row of rows) {
     const index = indexOf.get(row.tenant_id)
