@@ -8,6 +8,7 @@ CREATE TABLE "bulk_backlog_tenants" (
 );
 --> statement-breakpoint
 ALTER TABLE "bulk_backlog_tenants" ADD CONSTRAINT "bulk_backlog_tenants_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "bulk_backlog_tenants_seq_idx" ON "bulk_backlog_tenants" USING btree ("seq");--> statement-breakpoint
 CREATE INDEX "bulk_backlog_tenants_changed_xid_idx" ON "bulk_backlog_tenants" USING btree ("changed_xid");--> statement-breakpoint
 -- The bulk pacer's active set (bulk_backlog_tenants), kept by triggers rather than by the writers:
 -- rows become pending bulk mail in many statements (campaign dispatch, the scheduled releaser, the

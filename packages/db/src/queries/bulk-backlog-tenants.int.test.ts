@@ -104,6 +104,38 @@ describe('bulk_backlog_tenants', () => {
     expect(after.tenants.map((tenant) => tenant.tenantId)).toContain(slow)
   })
 
+  it('reads only what changed while a long transaction elsewhere stays open', async () => {
+    let letGo: () => void = () => {}
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve
+    })
+    let opened: () => void = () => {}
+    const open = new Promise<void>((resolve) => {
+      opened = resolve
+    })
+    // Holds an xid (and so the database's xmin) for the whole test, as a long report or backup would.
+    const longTransaction = database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_current_xact_id()`)
+      opened()
+      await held
+    })
+    await open
+    try {
+      const a = (await createTenant(database.db, { name: 'During A' })).id
+      await insertMessages(a, 1)
+      const first = await readActiveTenants(database.db, { after: null })
+      const b = (await createTenant(database.db, { name: 'During B' })).id
+      await insertMessages(b, 1)
+      const second = await readActiveTenants(database.db, { after: first.cursor })
+      expect(second.tenants.map((tenant) => tenant.tenantId)).toEqual([b])
+      const third = await readActiveTenants(database.db, { after: second.cursor })
+      expect(third.tenants).toEqual([])
+    } finally {
+      letGo()
+      await longTransaction
+    }
+  })
+
   it('lets a tenant leave only when empty and unstamped since the pacer read it', async () => {
     const tenantId = (await createTenant(database.db, { name: 'Leaving' })).id
     await insertMessages(tenantId, 2)

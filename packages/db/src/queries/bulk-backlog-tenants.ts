@@ -5,35 +5,48 @@ import type { Executor } from '../client'
 /**
  * The bulk pacer's active set (`bulk_backlog_tenants`, kept by migration 0028's triggers) with each
  * tenant's plan. `after` null: the whole set (a new leader, or the periodic re-read that also picks
- * up plan changes); else only the rows stamped by transactions that had not committed at the read
- * that gave this cursor. The cursor is the xmin of this read's snapshot: every transaction below it
- * had ended by then, so its stamps were read now or before, and none is missed however the
- * writers' commits interleave (a `seq > last seen` read would miss a stamp whose transaction
- * committed after a later one's). Stamps of transactions that stay open are read again next time:
- * the planner takes a tenant it knows as a no-op.
+ * up plan changes); else only the rows stamped since the read that gave this cursor.
+ *
+ * The cursor is that read's highest visible `seq` and the transactions its snapshot saw in progress.
+ * A stamp made since is either by one of those (read by its xid, whatever its seq: it may have
+ * drawn its seq before a stamp the read did see) or by a transaction that began its writes after
+ * the snapshot, whose seq is then above every seq handed out before it. Both are index probes, so
+ * the read costs what changed, even while a long transaction elsewhere holds the xmin back.
+ * Stamps of transactions still open are read again next time: the planner takes a tenant it knows
+ * as a no-op.
  */
 export async function readActiveTenants(
   db: Executor,
   input: { after: string | null },
 ): Promise<ActiveTenantRead> {
-  const changed = input.after === null ? sql`true` : sql`b.changed_xid >= ${input.after}::xid8`
+  const after = input.after === null ? null : parseCursor(input.after)
+  const changed = after
+    ? sql`select b.tenant_id from bulk_backlog_tenants b where b.seq > ${after.seq}::bigint
+        union
+        select b.tenant_id from bulk_backlog_tenants b where b.changed_xid = any(${`{${after.xids.join(',')}}`}::xid8[])`
+    : sql`select b.tenant_id from bulk_backlog_tenants b`
   const rows = await db.execute<{
-    cursor: string
+    max_seq: string | null
+    xids: string
     tenant_id: string | null
     seq: string | null
     rate_per_sec: number | null
     burst: number | null
     weight: number | null
   }>(sql`
-    with snap as (select pg_snapshot_xmin(pg_current_snapshot())::text as cursor)
-    select snap.cursor, a.tenant_id, a.seq::text as seq, a.rate_per_sec, a.burst, a.weight
+    with snap as (
+      select (select max(seq) from bulk_backlog_tenants)::text as max_seq,
+        coalesce((select string_agg(x::text, ',') from pg_snapshot_xip(pg_current_snapshot()) x), '') as xids
+    )
+    select snap.max_seq, snap.xids, a.tenant_id, a.seq::text as seq, a.rate_per_sec, a.burst, a.weight
     from snap left join lateral (
       select b.tenant_id, b.seq, t.rate_per_sec, t.burst, t.weight
-      from bulk_backlog_tenants b join tenants t on t.id = b.tenant_id
-      where ${changed}
+      from (${changed}) c
+      join bulk_backlog_tenants b on b.tenant_id = c.tenant_id
+      join tenants t on t.id = b.tenant_id
     ) a on true`)
-  const cursor = rows[0]?.cursor
-  if (cursor === undefined) throw new Error('the active-set read returned no snapshot')
+  const first = rows[0]
+  if (!first) throw new Error('the active-set read returned no snapshot')
   const tenants: ActiveTenant[] = []
   for (const row of rows) {
     if (row.tenant_id === null) continue
@@ -45,7 +58,17 @@ export async function readActiveTenants(
       weight: row.weight as number,
     })
   }
-  return { tenants, cursor }
+  // An empty set keeps the last seq seen: the sequence only grows, so nothing below it is new.
+  const seq = first.max_seq ?? (after ? String(after.seq) : '0')
+  return { tenants, cursor: `${seq}|${first.xids}` }
+}
+
+function parseCursor(cursor: string): { seq: string; xids: string[] } {
+  const [seq, xids = ''] = cursor.split('|')
+  if (!(seq && /^\d+$/.test(seq)) || !/^(\d+(,\d+)*)?$/.test(xids)) {
+    throw new RangeError(`not an active-set cursor: ${cursor}`)
+  }
+  return { seq, xids: xids === '' ? [] : xids.split(',') }
 }
 
 /**

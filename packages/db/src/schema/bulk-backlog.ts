@@ -25,15 +25,17 @@ export const bulkBacklogTenants = pgTable(
     tenantId: tenantId(),
     seq: bigint('seq', { mode: 'number' }).notNull().default(sql`nextval('bulk_backlog_seq')`),
     /**
-     * The transaction that stamped the row last. The pacer reads the rows stamped by transactions
-     * that had not committed by its previous read (`xid >= the xmin of that read's snapshot`): a
-     * `seq > last seen` read would miss a stamp whose transaction committed after a later one's.
+     * The transaction that stamped the row last. Besides the rows stamped with a higher seq than it
+     * saw, the pacer reads the rows stamped by the transactions that were still open at its previous
+     * read: a `seq > last seen` read alone would miss a stamp whose transaction committed after a
+     * later one's.
      */
     changedXid: xid8('changed_xid').notNull().default(sql`pg_current_xact_id()`),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ name: 'bulk_backlog_tenants_pk', columns: [t.tenantId] }),
+    index('bulk_backlog_tenants_seq_idx').on(t.seq),
     index('bulk_backlog_tenants_changed_xid_idx').on(t.changedXid),
   ],
 )
