@@ -131,7 +131,9 @@ describe('dispatch due campaigns', () => {
         { id: 'c', contacts: contacts(4) },
       ],
     })
-    await dispatchDueCampaigns(deps(store, { tuning: { ...DISPATCH_TUNING, batchSize: 2, campaignsPerPass: 2 } }).deps)
+    await dispatchDueCampaigns(
+      deps(store, { tuning: { ...DISPATCH_TUNING, batchSize: 2, campaignsPerPass: 2 } }).deps,
+    )
     expect(batches).toEqual(['a', 'b', 'a', 'b', 'c', 'c'])
   })
 
