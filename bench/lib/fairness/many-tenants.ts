@@ -99,6 +99,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     ...firstSendFigures(firstSend, dueAtMs, pendingSince, smallIds, input.tenants),
     dispatchDoneAfterDueMs: round(allPendingAtMs - dueAtMs),
     smallTenantsJain: jainOverWindow(deliveries, input.tenants, jainFrom, input.jainSeconds),
+    smallTenantsJainOverRounds: jainOverRounds(deliveries, input.tenants),
     bigSendsPerSec: round(
       deliveries.filter(
         (d) =>
@@ -247,6 +248,31 @@ function jainOverWindow(deliveries: Delivery[], tenants: number, fromMs: number,
   }
 }
 
+/**
+ * Jain's index over the small tenants' sends among the first k × tenants of them (k whole rounds:
+ * as many as were sent). Equal weights and plans: after k rounds a fair scheduler has given each
+ * tenant k sends, whenever each joined; a window of time instead gives each a fraction of a send
+ * when ten thousand share a few hundred sends a second, and 0-or-1 counts say nothing.
+ */
+function jainOverRounds(deliveries: Delivery[], tenants: number) {
+  const small = deliveries
+    .flatMap((delivery) => {
+      const match = /@s(\d+)\.mt\.bench\.test$/.exec(delivery.to)
+      return match ? [{ index: Number(match[1]) - 1, at: delivery.at }] : []
+    })
+    .sort((a, b) => a.at - b.at)
+  const rounds = Math.floor(small.length / tenants)
+  if (rounds === 0) return { index: null, rounds: 0 }
+  const counts = new Array<number>(tenants).fill(0)
+  for (const send of small.slice(0, rounds * tenants)) counts[send.index] = (counts[send.index] ?? 0) + 1
+  return {
+    index: round(jainIndex(counts), 3),
+    rounds,
+    minSends: Math.min(...counts),
+    maxSends: Math.max(...counts),
+  }
+}
+
 type Histogram = Map<number, number>
 
 /** `fairlane_pacer_tick_seconds` buckets (le → cumulative count), summed over the workers. */
@@ -256,7 +282,7 @@ async function readTickHistogram(urls: string[]): Promise<Histogram> {
     const response = await fetch(url).catch(() => null)
     if (!response?.ok) continue
     for (const line of (await response.text()).split('\n')) {
-      const match = /^fairlane_pacer_tick_seconds_bucket\{le="([^"]+)"\} (\d+)/.exec(line)
+      const match = /^fairlane_pacer_tick_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)/.exec(line)
       if (!match) continue
       const le = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1])
       buckets.set(le, (buckets.get(le) ?? 0) + Number(match[2]))
