@@ -80,7 +80,7 @@ export interface PacerOptions {
   /**
    * DELIVERY_MODE=mx (`createReceiverPacing`): release per provider as its budget allows, shared
    * between the tenants by weight (`releaseByReceiver`), instead of per tenant alone. `refusals`
-   * are not used then. Without it: relay mode, `releaseBulkBatch` as before.
+   * are not used then. Without it: relay mode, `releaseActiveBulk` over the active set.
    */
   receivers?: ReceiverPacing
   /**
