@@ -7,6 +7,10 @@
  *  - the same scenario again as the baseline (one FIFO queue, OTP in it, no pacer, fixed-window
  *    limiter that re-adds over-limit jobs with a 10 s delay), in this process, same Redis and sink.
  * `--big 1000000` (≥ 200,000) runs the scale mode instead: one huge campaign, Redis memory sampled.
+ * `--tenants 10000 [--small-recipients 50] [--jain-seconds 120]` runs the many-tenants mode instead
+ * (lib/fairness/many-tenants.ts): that many small tenants and Big (`--big`), all due at once; pacer
+ * tick p99, each small tenant's first send, Jain over the small tenants. `--seed-pending` writes the
+ * campaigns' messages pending at due time in one statement instead of dispatching them.
  * Progress on stderr; the last stdout line is one JSON object.
  *
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
@@ -28,6 +32,7 @@ import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
 import { runSideBySide } from './lib/fairness/cluster'
+import { manyTenantsMode } from './lib/fairness/many-tenants'
 import {
   checkExactlyOnce,
   createLeadershipLog,
@@ -62,6 +67,11 @@ const { values: args } = parseArgs({
     workers: { type: 'string' },
     'no-kill': { type: 'boolean', default: false },
     cluster: { type: 'boolean', default: false },
+    tenants: { type: 'string' },
+    'small-recipients': { type: 'string', default: '50' },
+    'first-send-timeout': { type: 'string', default: '600' },
+    'jain-seconds': { type: 'string', default: '120' },
+    'seed-pending': { type: 'boolean', default: false },
     // Set by `--cluster` for its second run: this run on the local Redis Cluster.
     'on-cluster': { type: 'boolean', default: false },
   },
@@ -140,14 +150,22 @@ const redis = await startQueueRedis(args['on-cluster'], progress)
 const workerLayout = workers === undefined ? process.env.WORKER_LAYOUT || 'split' : 'split'
 const leadershipLog = workers === undefined ? undefined : createLeadershipLog()
 const platform = await startBenchPlatform(
-  workers === undefined && !args['on-cluster'] ? 'fairness' : 'fairness_procs',
+  args.tenants !== undefined
+    ? 'fairness_tenants'
+    : workers === undefined && !args['on-cluster']
+      ? 'fairness'
+      : 'fairness_procs',
   {
     ...redis.env,
     MAILSINK_MAX_MESSAGES: '500000',
     WORKER_LAYOUT: workerLayout,
     ...(workers === undefined ? {} : PACER_CANDIDATE_SETTINGS),
   },
-  leadershipLog ? { output: leadershipLog.stream } : {},
+  {
+    ...(leadershipLog ? { output: leadershipLog.stream } : {}),
+    // The many-tenants mode seeds in SQL and posts nothing: no web app, no web build to wait for.
+    ...(args.tenants !== undefined ? { web: false } : {}),
+  },
 )
 let candidates: PacerCandidates | undefined
 if (workers !== undefined && leadershipLog) {
@@ -570,7 +588,30 @@ async function scaleMode(): Promise<Record<string, unknown>> {
 }
 
 try {
-  if (sizes.big >= 200_000) {
+  if (args.tenants !== undefined) {
+    const metricsPort = Number(new URL(platform.metricsUrl).port)
+    console.log(
+      JSON.stringify(
+        await manyTenantsMode({
+          sql,
+          inboxUrl: platform.inboxUrl,
+          // worker (bulk) and worker-tx: either may hold the pacer's lease.
+          metricsUrls: [
+            platform.metricsUrl,
+            platform.metricsUrl.replace(`:${metricsPort}/`, `:${metricsPort + 1}/`),
+          ],
+          commandCalls: redis.commandCalls,
+          tenants: Number(args.tenants),
+          smallRecipients: Number(args['small-recipients']),
+          bigRecipients: sizes.big,
+          firstSendTimeoutSeconds: Number(args['first-send-timeout']),
+          jainSeconds: Number(args['jain-seconds']),
+          seedPending: args['seed-pending'],
+          progress,
+        }),
+      ),
+    )
+  } else if (sizes.big >= 200_000) {
     console.log(JSON.stringify(await scaleMode()))
   } else {
     const phase1 = await fairlanePhaseOne()

@@ -58,6 +58,8 @@ const PORT_OFFSETS: Record<string, number> = {
   // The many-process runs (more web and worker ports above their own): lib/many-processes.ts.
   throughput_procs: 60,
   fairness_procs: 70,
+  // `bench:fairness --tenants`: its own database too, so a run beside the ordinary one clobbers neither.
+  fairness_tenants: 90,
 }
 
 /**

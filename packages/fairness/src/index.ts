@@ -45,6 +45,12 @@ export {
 } from './metrics/competed-shares'
 export { jainIndex, maxInWindow, maxMinFairShares, rateViolations } from './metrics/fairness-metrics'
 export {
+  type ActiveFlows,
+  type ActiveFlowsPlan,
+  type ActiveTenantPlan,
+  createActiveFlows,
+} from './pacer/active-flows'
+export {
   createPacerState,
   FORGET_TENANT_AFTER_MS,
   type PacerOptions,

@@ -33,7 +33,12 @@ function memoryStore(input: {
   const batches: string[] = []
   const store: DispatchStore = {
     completeFinished: async () => input.finished ?? [],
-    findDispatchable: async ({ limit }) => audiences.slice(0, limit).map((audience) => audience.campaign),
+    // As the SQL: a campaign whose last batch is written is `sending`, no longer dispatchable.
+    findDispatchable: async ({ limit }) =>
+      audiences
+        .filter((audience) => audience.cursor < Math.max(1, audience.contacts.length))
+        .slice(0, limit)
+        .map((audience) => audience.campaign),
     async dispatchBatch({ campaignId, batchSize }) {
       const audience = audiences.find((candidate) => candidate.campaign.id === campaignId)
       if (!audience || audience.held || audience.cursor >= Math.max(1, audience.contacts.length)) {
@@ -118,15 +123,46 @@ describe('dispatch due campaigns', () => {
     expect(batches).toEqual(['a', 'b', 'a', 'a', 'b', 'a'])
   })
 
-  it('takes at most campaignsPerPass campaigns in a pass', async () => {
+  it('runs at most campaignsPerPass campaigns side by side', async () => {
     const { store, batches } = memoryStore({
       due: [
+        { id: 'a', contacts: contacts(4) },
+        { id: 'b', contacts: contacts(4) },
+        { id: 'c', contacts: contacts(4) },
+      ],
+    })
+    await dispatchDueCampaigns(
+      deps(store, { tuning: { ...DISPATCH_TUNING, batchSize: 2, campaignsPerPass: 2 } }).deps,
+    )
+    expect(batches).toEqual(['a', 'b', 'a', 'b', 'c', 'c'])
+  })
+
+  it('lets the next due campaigns join as others finish, while the slice lasts', async () => {
+    const clock = { ms: 0 }
+    const { store, batches } = memoryStore({
+      due: Array.from({ length: 25 }, (_, index) => ({ id: `s${index}`, contacts: contacts(1) })),
+      clock,
+      batchMs: 100,
+    })
+    const run = deps(store, {
+      clock: { nowMs: () => clock.ms },
+      tuning: { ...DISPATCH_TUNING, campaignsPerPass: 10, sliceMs: 2_000 },
+    })
+    // Twenty one-batch campaigns fit the 2 s slice at 100 ms a batch: not only the first ten.
+    expect(await dispatchDueCampaigns(run.deps)).toMatchObject({ dispatched: 20 })
+    expect(batches).toEqual(Array.from({ length: 20 }, (_, index) => `s${index}`))
+  })
+
+  it('reaches past campaigns another dispatcher holds when it looks for more', async () => {
+    const { store, batches } = memoryStore({
+      due: [
+        { id: 'held', contacts: contacts(1), held: true },
         { id: 'a', contacts: contacts(1) },
         { id: 'b', contacts: contacts(1) },
       ],
     })
     await dispatchDueCampaigns(deps(store, { tuning: { ...DISPATCH_TUNING, campaignsPerPass: 1 } }).deps)
-    expect(batches).toEqual(['a'])
+    expect(batches).toEqual(['a', 'b'])
   })
 
   it('moves on from a campaign another dispatcher holds, and wakes no pacer for suppressed-only batches', async () => {

@@ -62,14 +62,25 @@ export async function dispatchDueCampaigns(deps: DispatchDueCampaignsDeps): Prom
   const tally: DispatchTally = { dispatched: 0, excluded: 0 }
   const started = clock.nowMs()
   const sliceLeft = () => clock.nowMs() - started < tuning.sliceMs
+  const taken = new Set(due.map((campaign) => campaign.id))
+  const skipped = new Set<string>()
   let open = due
   while (open.length > 0 && sliceLeft()) {
     const next: DispatchTarget[] = []
     for (const campaign of open) {
       if (!sliceLeft()) break
-      if (await dispatchTurn(deps, campaign, tally)) next.push(campaign)
+      const turn = await dispatchTurn(deps, campaign, tally)
+      if (turn === 'more') next.push(campaign)
+      else if (turn === 'skipped') skipped.add(campaign.id)
     }
     open = next
+    // A campaign done makes room for the next one due, while the slice lasts: ten thousand small
+    // campaigns due together must not wait one pass (a second) per ten of them.
+    if (open.length < tuning.campaignsPerPass && sliceLeft()) {
+      open = open.concat(
+        await moreDue(store, { taken, skipped, open, room: tuning.campaignsPerPass - open.length }),
+      )
+    }
   }
 
   const soon = await store.findDueSoon({ withinMs: tuning.lookaheadMs, limit: 100 })
@@ -78,23 +89,38 @@ export async function dispatchDueCampaigns(deps: DispatchDueCampaignsDeps): Prom
   return { completed: completed.length, ...tally }
 }
 
-/** One batch of a campaign's dispatch; true while the campaign has more to dispatch. */
+/**
+ * Due campaigns not taken in this pass yet, at most `room`. Those still listed as dispatchable are
+ * the open ones and those another dispatcher holds (skipped): asking for that many more than `room`
+ * reaches past them, so the read stays as small as the pass's own campaigns.
+ */
+async function moreDue(
+  store: DispatchDueCampaignsDeps['store'],
+  input: { taken: Set<string>; skipped: Set<string>; open: DispatchTarget[]; room: number },
+): Promise<DispatchTarget[]> {
+  const listed = await store.findDispatchable({ limit: input.open.length + input.skipped.size + input.room })
+  const fresh = listed.filter((campaign) => !input.taken.has(campaign.id)).slice(0, input.room)
+  for (const campaign of fresh) input.taken.add(campaign.id)
+  return fresh
+}
+
+/** One batch of a campaign's dispatch: `more` while the campaign has more to dispatch. */
 async function dispatchTurn(
   deps: DispatchDueCampaignsDeps,
   campaign: DispatchTarget,
   tally: DispatchTally,
-): Promise<boolean> {
+): Promise<'more' | 'done' | 'skipped'> {
   const batch = await deps.store.dispatchBatch({ campaignId: campaign.id, batchSize: deps.tuning.batchSize })
-  if (batch.kind === 'skipped') return false
+  if (batch.kind === 'skipped') return 'skipped'
   tally.dispatched += batch.inserted - batch.excluded
   tally.excluded += batch.excluded
   if (batch.inserted > batch.excluded) deps.onPending()
-  if (!batch.done) return true
+  if (!batch.done) return 'more'
   deps.logger.info(
     { tenantId: campaign.tenantId, campaignId: campaign.id },
     batch.endedEmpty
       ? 'campaign ended: its audience was empty at send time; nothing to send'
       : 'campaign dispatched; sending',
   )
-  return false
+  return 'done'
 }

@@ -1,5 +1,12 @@
 export type * from './ports'
 export type * from './receiver-ports'
+export {
+  type ActiveReleaseOutcome,
+  type ActiveSetSync,
+  createActiveSetSync,
+  type ReleaseActiveBulkDeps,
+  releaseActiveBulk,
+} from './release-active-bulk'
 export { type ReleaseBulkBatchDeps, type ReleaseOutcome, releaseBulkBatch } from './release-bulk-batch'
 export {
   createReceiverStage,

@@ -95,3 +95,60 @@ export interface DepthTarget {
 export interface PacingLogger {
   warn(fields: Record<string, unknown>, message: string): void
 }
+
+/** A tenant of the active set (tenants with pending bulk mail) with its plan. */
+export interface ActiveTenant {
+  tenantId: string
+  ratePerSec: number
+  burst: number
+  weight: number
+  /** The set row's stamp as read: a tenant leaves the set only while it is still this. */
+  seq: number
+}
+
+export interface ActiveTenantRead {
+  tenants: ActiveTenant[]
+  /** Where the next read of changes starts (opaque: PostgreSQL's snapshot xmin). */
+  cursor: string
+}
+
+export interface LeavingTenant {
+  tenantId: string
+  seq: number
+}
+
+/** The pending bulk rows in PostgreSQL, with the set of tenants that have some kept beside them. */
+export interface ActiveBulkStore {
+  /** `after` null: the whole active set; else the tenants added or stamped since that read. */
+  readActive(input: { after: string | null }): Promise<ActiveTenantRead>
+  /** Tenants found empty leave the set, unless rows were added meanwhile; answers those that left. */
+  leaveIfEmpty(tenants: readonly LeavingTenant[]): Promise<string[]>
+  claim(quotas: readonly ReleaseQuota[]): Promise<ReleasedMessage[]>
+  giveBack(released: readonly ReleasedMessage[]): Promise<number>
+}
+
+/** `ReleasePlan` and how many tenants the planner looked at to make it. */
+export interface ActiveReleasePlan extends ReleasePlan {
+  visited: number
+}
+
+/**
+ * The fairness rule over the active set kept in the leader's memory (`createActiveFlows`,
+ * `@fairlane/fairness`): tenants join from the set's changes, leave when a claim empties them, and a
+ * tick visits only the tenants it releases to.
+ */
+export interface ActiveFlowPlanner {
+  readonly size: number
+  /** Tenants read from the set's changes: an unknown one is a new flow, a known one gets its new plan. */
+  activate(tenants: readonly ActiveTenant[], nowMs: number): void
+  /** The whole set as read: tenants it does not list leave. */
+  replaceAll(tenants: readonly ActiveTenant[], nowMs: number): void
+  deactivate(tenantId: string, nowMs: number): void
+  seqOf(tenantId: string): number | undefined
+  /** Tenants released to within `withinMs`: the only ones whose buckets can have refused jobs since. */
+  recentlyReleased(nowMs: number, withinMs: number): string[]
+  /** Jobs each tenant's bucket refused since the last call: spent from its allowance. */
+  refuse(refused: ReadonlyMap<string, number>, nowMs: number): void
+  plan(input: { capacity: number; nowMs: number }): ActiveReleasePlan
+  settle(input: { tenantId: string; planned: number; released: number }): void
+}

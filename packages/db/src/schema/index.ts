@@ -1,5 +1,6 @@
 export * from './access'
 export * from './auth'
+export * from './bulk-backlog'
 export * from './campaigns'
 export * from './contacts'
 export * from './events'

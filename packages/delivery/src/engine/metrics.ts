@@ -37,6 +37,10 @@ export interface WorkerMetrics {
   /** Tenants with pending bulk mail and their backlog (capped per tenant at the pacer's count cap), at the last tick. */
   pacerBacklogTenants: Gauge
   pacerBacklog: Gauge
+  /** The leader's tick, from the depth read to the jobs added: it must not grow with the tenants waiting. */
+  pacerTickSeconds: Histogram
+  /** Tenants the relay-mode planner looked at: it follows the rows released, not the active set. */
+  pacerVisitedTenants: Counter
   bulkGovernorFactor: Gauge
   dispatched: Counter<'status'>
   /** Webhook attempts by outcome: `delivered` or the failure's kind (timeout, connection, status, …). */
@@ -143,7 +147,18 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     }),
     pacerBacklog: new Gauge({
       name: 'fairlane_pacer_backlog',
-      help: "Pending bulk messages seen at the last pacer tick (each tenant counted up to one more than that tick's free slots)",
+      help: "Pending bulk messages seen at the last pacer tick, MX mode only (each tenant counted up to one more than that tick's free slots)",
+      registers,
+    }),
+    pacerTickSeconds: new Histogram({
+      name: 'fairlane_pacer_tick_seconds',
+      help: "The pacer leader's ticks by duration: the lane's depth, the active set's changes, the plan, the claim and the add",
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+    pacerVisitedTenants: new Counter({
+      name: 'fairlane_pacer_visited_tenants_total',
+      help: 'Tenants the bulk pacer looked at while planning (relay mode): follows what it released',
       registers,
     }),
     bulkGovernorFactor: new Gauge({

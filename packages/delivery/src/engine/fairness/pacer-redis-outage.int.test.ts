@@ -1,5 +1,4 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
-import { createPacerState } from '@fairlane/fairness'
 import {
   closeQueues,
   createProducerConnection,
@@ -15,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { testLogger } from '../../testing/pipeline'
 import { createTenant } from '../../testing/seed'
 import { createWorkerMetrics } from '../metrics'
-import { paceOnce } from './pacer'
+import { createPacerMemory, paceOnce } from './pacer'
 
 /**
  * The pacer against a queue Redis that stops answering (SIGSTOP: connections stay open, nothing
@@ -114,7 +113,7 @@ function tick(bulkLane: Parameters<typeof paceOnce>[0]['bulkLane']) {
       logger: testLogger(),
       metrics: createWorkerMetrics(new Registry()),
     },
-    createPacerState(),
+    createPacerMemory(1_000),
   )
 }
 

@@ -1,13 +1,16 @@
 import {
+  type ActiveSetSync,
   type BulkLane,
+  createActiveSetSync,
   type ReleasedBatch,
   type ReleasedMessage,
-  releaseBulkBatch,
+  releaseActiveBulk,
   releaseByReceiver,
 } from '@fairlane/core/pacing'
 import type { Database } from '@fairlane/db'
-import { createBulkBacklogStore } from '@fairlane/db/queries/pacer'
-import { createPacerState, type PacerState, planRelease, settleRelease } from '@fairlane/fairness'
+import { leaveActiveIfEmpty, readActiveTenants } from '@fairlane/db/queries/bulk-backlog-tenants'
+import { claimBulkRelease, returnBulkRelease } from '@fairlane/db/queries/pacer'
+import { type ActiveFlows, createActiveFlows } from '@fairlane/fairness'
 import { sendBatchJob, sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
@@ -27,6 +30,22 @@ export const PACER_TUNING = {
   idleTickMs: 250,
   /** How often a follower asks whether the leader's lease is gone (a handover takes up to this long). */
   followerRetryMs: 1_000,
+  /**
+   * How often the leader reads the whole active set rather than its changes: plan changes of
+   * tenants that stay active reach it this late at most (their buckets hold them to the new plan
+   * meanwhile). A read of 10,000 tenants is one slow tick in hundreds.
+   */
+  rereadActiveEveryMs: 30_000,
+}
+
+/** The leader's memory between ticks (relay mode): the active set's flows and where its reads stand. */
+export interface PacerMemory {
+  flows: ActiveFlows
+  sync: ActiveSetSync
+}
+
+export function createPacerMemory(horizonMs: number): PacerMemory {
+  return { flows: createActiveFlows({ horizonMs }), sync: createActiveSetSync() }
 }
 
 export interface PacerOptions {
@@ -71,7 +90,7 @@ export interface PacerOptions {
   /**
    * DELIVERY_MODE=mx (`createReceiverPacing`): release per provider as its budget allows, shared
    * between the tenants by weight (`releaseByReceiver`), instead of per tenant alone. `refusals`
-   * are not used then. Without it: relay mode, `releaseBulkBatch` as before.
+   * are not used then. Without it: relay mode, `releaseActiveBulk` over the active set.
    */
   receivers?: ReceiverPacing
   /**
@@ -83,7 +102,15 @@ export interface PacerOptions {
   idleTickMs?: number
   followerRetryMs?: number
   logger: Logger
-  metrics: Pick<WorkerMetrics, 'pacerReleased' | 'pacerTicks' | 'pacerBacklog' | 'pacerBacklogTenants'>
+  metrics: Pick<
+    WorkerMetrics,
+    | 'pacerReleased'
+    | 'pacerTicks'
+    | 'pacerBacklog'
+    | 'pacerBacklogTenants'
+    | 'pacerTickSeconds'
+    | 'pacerVisitedTenants'
+  >
 }
 
 type BulkQueue = Pick<Queue, 'addBulk' | 'getJobCounts'>
@@ -114,7 +141,7 @@ export function startPacer(options: PacerOptions): Pacer {
   const idleTickMs = options.idleTickMs ?? PACER_TUNING.idleTickMs
   const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
   const signal = createWakeSignal()
-  const state = createPacerState()
+  const memory = createPacerMemory(options.horizonMs)
   const batching = createBatchSizes(options.batchSize ?? 1)
   let stopped = false
   // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
@@ -144,11 +171,18 @@ export function startPacer(options: PacerOptions): Pacer {
     options.logger.warn({ problems: timingProblems }, 'pacer lease timing is off')
 
   async function loop(): Promise<void> {
+    let leading = false
     while (!stopped) {
       let pause = idleTickMs
       try {
-        if (await leadership.ensure()) {
-          const result = await paceOnce({ ...options, batching }, state)
+        const leads = await leadership.ensure()
+        // Taking the lead (again): another leader changed the set meanwhile; read it whole.
+        if (leads && !leading) memory.sync.cursor = null
+        leading = leads
+        if (leads) {
+          const startedAtMs = performance.now()
+          const result = await paceOnce({ ...options, batching }, memory)
+          options.metrics.pacerTickSeconds.observe((performance.now() - startedAtMs) / 1000)
           options.metrics.pacerTicks.inc({ result })
           pause = result === 'idle' ? idleTickMs : tickMs
         } else {
@@ -156,6 +190,7 @@ export function startPacer(options: PacerOptions): Pacer {
           pause = followerRetryMs
         }
       } catch (error) {
+        leading = false
         options.metrics.pacerTicks.inc({ result: 'error' })
         options.logger.warn({ err: (error as Error).message }, 'pacer tick failed; retrying')
         pause = followerRetryMs
@@ -178,8 +213,9 @@ export function startPacer(options: PacerOptions): Pacer {
 }
 
 /**
- * One tick (`releaseBulkBatch`) against the bulk queue and PostgreSQL: each Redis call of it gives up
- * after `redisTimeoutMs`, and the backlog and the released rows go to the metrics.
+ * One tick against the bulk queue and PostgreSQL — relay mode `releaseActiveBulk` over the active set
+ * kept in `memory`, MX mode `releaseByReceiver` — each Redis call of it giving up after
+ * `redisTimeoutMs`; the set's size (or MX mode's backlog) and the released rows go to the metrics.
  */
 export async function paceOnce(
   options: Pick<
@@ -199,7 +235,7 @@ export async function paceOnce(
     /** The messages per job of the pacer's own recent releases, to count the lane's depth in messages. */
     batching?: BatchSizes
   },
-  state: PacerState,
+  memory: PacerMemory,
   now: () => number = Date.now,
 ): Promise<TickResult> {
   const redis = <T>(what: string, call: () => Promise<T>) =>
@@ -238,40 +274,50 @@ export async function paceOnce(
     },
   }
   const batching = options.batching ?? createBatchSizes(options.batchSize ?? 1)
-  const outcome = receivers
-    ? await releaseByReceiver(receivers.stage, {
-        store: receivers.store,
-        lane,
-        providers: receivers.providers,
-        ratePerMinute: receivers.ratePerMinute,
-        ...(receivers.tenantRatePerMinute ? { tenantRatePerMinute: receivers.tenantRatePerMinute } : {}),
-        ...(receivers.tenantSharesPerMinute
-          ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
-          : {}),
-        planner: receivers.planner,
-        highWater: options.highWater,
-        ...(depthTarget ? { depthTarget } : {}),
-        clock: { now: () => new Date(now()) },
-        logger: options.logger,
-      })
-    : await releaseBulkBatch({
-        store: createBulkBacklogStore(options.db),
-        lane,
-        planner: {
-          plan: (input) => planRelease(state, input, { horizonMs: options.horizonMs }),
-          settle: (shortfall) => settleRelease(state, shortfall),
-        },
-        highWater: options.highWater,
-        batchSize: options.batchSize ?? 1,
-        ...(depthTarget ? { depthTarget } : {}),
-        ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
-        clock: { now: () => new Date(now()) },
-        logger: options.logger,
-      })
-  if (outcome.backlog) {
-    options.metrics.pacerBacklogTenants.set(outcome.backlog.tenants)
-    options.metrics.pacerBacklog.set(outcome.backlog.rows)
+  const clock = { now: () => new Date(now()) }
+  if (receivers) {
+    const outcome = await releaseByReceiver(receivers.stage, {
+      store: receivers.store,
+      lane,
+      providers: receivers.providers,
+      ratePerMinute: receivers.ratePerMinute,
+      ...(receivers.tenantRatePerMinute ? { tenantRatePerMinute: receivers.tenantRatePerMinute } : {}),
+      ...(receivers.tenantSharesPerMinute ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute } : {}),
+      planner: receivers.planner,
+      highWater: options.highWater,
+      ...(depthTarget ? { depthTarget } : {}),
+      clock,
+      logger: options.logger,
+    })
+    if (outcome.backlog) {
+      options.metrics.pacerBacklogTenants.set(outcome.backlog.tenants)
+      options.metrics.pacerBacklog.set(outcome.backlog.rows)
+    }
+    options.metrics.pacerReleased.inc(outcome.released)
+    return outcome.kind
   }
+  const db = options.db
+  const outcome = await releaseActiveBulk({
+    store: {
+      readActive: (input) => readActiveTenants(db, input),
+      leaveIfEmpty: (tenants) => leaveActiveIfEmpty(db, tenants),
+      claim: (quotas) => db.transaction((tx) => claimBulkRelease(tx, quotas)),
+      giveBack: (released) => returnBulkRelease(db, released),
+    },
+    lane,
+    planner: memory.flows,
+    sync: memory.sync,
+    highWater: options.highWater,
+    batchSize: options.batchSize ?? 1,
+    ...(depthTarget ? { depthTarget } : {}),
+    ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
+    refusalWindowMs: options.horizonMs,
+    rereadEveryMs: PACER_TUNING.rereadActiveEveryMs,
+    clock,
+    logger: options.logger,
+  })
+  if (outcome.activeTenants !== null) options.metrics.pacerBacklogTenants.set(outcome.activeTenants)
+  options.metrics.pacerVisitedTenants.inc(outcome.visited)
   options.metrics.pacerReleased.inc(outcome.released)
   return outcome.kind
 }

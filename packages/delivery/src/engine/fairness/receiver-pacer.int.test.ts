@@ -1,5 +1,4 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
-import { createPacerState } from '@fairlane/fairness'
 import {
   closeQueues,
   createProducerConnection,
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { testLogger } from '../../testing/pipeline'
 import { createTenant } from '../../testing/seed'
 import { createWorkerMetrics } from '../metrics'
-import { paceOnce } from './pacer'
+import { createPacerMemory, paceOnce } from './pacer'
 import { createReceiverPacing } from './receiver-pacing'
 
 /**
@@ -90,7 +89,7 @@ describe('the pacer in MX mode', () => {
       logger: testLogger(),
       metrics: createWorkerMetrics(new Registry()),
     }
-    const state = createPacerState()
+    const state = createPacerMemory(1_000)
     let nowMs = Date.now()
     // Ticks, not sleeps: each tick's clock is 100 ms on; the lookups answer between ticks.
     for (let tick = 0; tick < 30; tick++) {

@@ -1,0 +1,307 @@
+import { jainIndex } from '@fairlane/fairness'
+import type { Sql } from 'postgres'
+import { percentile, round } from '../stats'
+import { type Delivery, readSink } from './measure'
+import { createBenchTenant, NEWSLETTER_HTML, seedCampaign } from './seed'
+
+/**
+ * `pnpm bench:fairness --tenants 10000`: many small tenants and one big one, all due at once, to
+ * see that the pacer's tick does not grow with the tenants waiting and that each small tenant gets
+ * its first turn soon (fq_codel's new-flows rule in `createActiveFlows`).
+ *
+ * Measured:
+ *  - the pacer's tick, p99, from the workers' `fairlane_pacer_tick_seconds` histogram (its bucket
+ *    bounds: "≤ 20 ms" is the 0.02 bucket), leader ticks only, over the run;
+ *  - each small tenant's first send after its campaign was due, and after its first row became
+ *    pending (`messages.created_at`): the second is the pacer's part, the first adds the dispatch;
+ *  - Jain's index over the small tenants' sends in a window that starts once every small tenant has
+ *    pending mail (its dispatch done) and lasts `jainSeconds`: only then do all of them compete, and
+ *    a tenant dispatched earlier is not counted as favoured for the sends it had before the others
+ *    existed. Equal plans and weights make equal counts fair; round robin keeps them within one of
+ *    each other, so the window must give each tenant several sends for the index to mean anything
+ *    (its mean is reported beside it);
+ *  - Redis commands per email delivered over the run.
+ */
+
+export interface ManyTenantsInput {
+  sql: Sql
+  inboxUrl: string
+  /** The workers' metrics pages (`worker`, `worker-tx`): whichever leads the pacer has the ticks. */
+  metricsUrls: string[]
+  commandCalls: () => Promise<number>
+  tenants: number
+  smallRecipients: number
+  bigRecipients: number
+  /** Give up waiting for every small tenant's first send after this long. */
+  firstSendTimeoutSeconds: number
+  jainSeconds: number
+  /**
+   * `--seed-pending`: every campaign's messages written pending in one statement at due time, as if
+   * dispatched at once, so the figures are the pacer's alone (dispatching thousands of campaigns
+   * one transaction each takes minutes on this machine, and would be measured instead).
+   */
+  seedPending: boolean
+  progress: (line: string) => void
+}
+
+const SMALL_PLAN = { ratePerSec: 50, burst: 10, weight: 1 }
+const BIG_PLAN = { ratePerSec: 300, burst: 60, weight: 1 }
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<string, unknown>> {
+  const { sql, progress } = input
+  progress(
+    `tenants: seeding ${input.tenants} small tenants × ${input.smallRecipients} and one of ${input.bigRecipients}`,
+  )
+  const seededAt = Date.now()
+  const far = new Date(Date.now() + 3_600_000)
+  const bigId = await createBenchTenant(sql, 'mt-big', BIG_PLAN)
+  const bigCampaign = await seedCampaign(sql, {
+    tenantId: bigId,
+    count: input.bigRecipients,
+    domain: 'big.mt.bench.test',
+    sendAt: far,
+  })
+  const smallIds = await seedSmallTenants(sql, input.tenants, input.smallRecipients, far)
+  progress(`tenants: seeded in ${round((Date.now() - seededAt) / 1000)} s`)
+
+  const ticksBefore = await readTickHistogram(input.metricsUrls)
+  const commandsBefore = await input.commandCalls()
+  const dueAtMs = input.seedPending ? await dispatchInOneStatement(sql) : await makeDue(sql, bigCampaign)
+
+  const firstSend = new Map<number, number>()
+  const deadline = dueAtMs + input.firstSendTimeoutSeconds * 1000
+  let seen = 0
+  while (firstSend.size < input.tenants && Date.now() < deadline) {
+    await sleep(2_000)
+    const deliveries = await readSink(input.inboxUrl, dueAtMs)
+    for (const delivery of deliveries.slice(seen)) noteFirstSend(firstSend, delivery)
+    seen = deliveries.length
+    progress(`tenants: ${firstSend.size} of ${input.tenants} small tenants had a first send`)
+  }
+  const pendingSince = await firstPendingByTenant(sql, smallIds)
+  const allPendingAtMs = Math.max(...pendingSince.values())
+  const jainFrom = Math.max(allPendingAtMs, Date.now())
+  progress(`tenants: every small tenant has pending mail; measuring shares for ${input.jainSeconds} s`)
+  await sleep(Math.max(0, jainFrom + input.jainSeconds * 1000 + 1_000 - Date.now()))
+  const commands = (await input.commandCalls()) - commandsBefore
+  const ticks = subtract(await readTickHistogram(input.metricsUrls), ticksBefore)
+  const deliveries = await readSink(input.inboxUrl, dueAtMs)
+  await sql`update campaigns set status = 'cancelled', cancelled_at = now() where tenant_id in (select id from tenants where name like 'mt-%')`
+  await sql`update messages set status = 'cancelled' where status in ('pending', 'queued') and tenant_id in (select id from tenants where name like 'mt-%')`
+
+  return {
+    mode: 'tenants',
+    smallTenants: input.tenants,
+    smallRecipients: input.smallRecipients,
+    bigRecipients: input.bigRecipients,
+    pacerTick: tickSummary(ticks),
+    ...firstSendFigures(firstSend, dueAtMs, pendingSince, smallIds, input.tenants),
+    dispatchDoneAfterDueMs: round(allPendingAtMs - dueAtMs),
+    smallTenantsJain: jainOverWindow(deliveries, input.tenants, jainFrom, input.jainSeconds),
+    smallTenantsJainOverRounds: jainOverRounds(deliveries, input.tenants),
+    bigSendsPerSec: round(
+      deliveries.filter(
+        (d) =>
+          d.to.endsWith('@big.mt.bench.test') &&
+          d.at >= jainFrom &&
+          d.at < jainFrom + input.jainSeconds * 1000,
+      ).length / input.jainSeconds,
+    ),
+    delivered: deliveries.length,
+    redisCommandsPerEmail: round(commands / Math.max(1, deliveries.length), 1),
+  }
+}
+
+async function makeDue(sql: Sql, bigCampaign: string): Promise<number> {
+  const [due] = await sql<{ at: Date }[]>`
+    update campaigns set send_at = now() + interval '1 second'
+    where id = ${bigCampaign} or tenant_id in (select id from tenants where name like 'mt-s-%')
+    returning send_at as at`
+  if (!due) throw new Error('no campaign was made due')
+  return due.at.getTime()
+}
+
+/** Every bench campaign's audience as pending bulk rows, committed at once; the commit is "due". */
+async function dispatchInOneStatement(sql: Sql): Promise<number> {
+  await sql`
+    with dispatched as (
+      update campaigns c set status = 'sending', send_at = now(), dispatched_at = now(),
+        recipient_count = (select count(*) from list_members lm where lm.list_id = c.list_id)
+      where c.tenant_id in (select id from tenants where name like 'mt-%')
+      returning c.id, c.tenant_id, c.list_id
+    )
+    insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address)
+    select d.tenant_id, d.id, ct.id, 'bulk', 'pending', ct.email
+    from dispatched d
+    join list_members lm on lm.list_id = d.list_id
+    join contacts ct on ct.id = lm.contact_id`
+  return Date.now()
+}
+
+/** Tenants `mt-s-<i>` with a list of `recipients` contacts each and a campaign to it, in five statements. */
+async function seedSmallTenants(
+  sql: Sql,
+  count: number,
+  recipients: number,
+  sendAt: Date,
+): Promise<string[]> {
+  return sql.begin(async (tx) => {
+    const tenants = await tx<{ id: string; n: number }[]>`
+      insert into tenants (name, rate_per_sec, burst, weight)
+      select 'mt-s-' || g, ${SMALL_PLAN.ratePerSec}, ${SMALL_PLAN.burst}, ${SMALL_PLAN.weight}
+      from generate_series(1, ${count}) g
+      returning id, substring(name from 6)::int as n`
+    await tx`
+      insert into lists (tenant_id, name)
+      select id, 'mt' from tenants where name like 'mt-s-%'`
+    await tx`
+      insert into contacts (tenant_id, email, name, attributes)
+      select t.id, 'r' || g || '@s' || substring(t.name from 6) || '.mt.bench.test', 'Reader ' || g,
+        jsonb_build_object('city', (array['Hanoi','Lyon','Porto','Austin','Osaka'])[1 + g % 5])
+      from tenants t cross join generate_series(1, ${recipients}) g
+      where t.name like 'mt-s-%'`
+    await tx`
+      insert into list_members (tenant_id, list_id, contact_id)
+      select c.tenant_id, l.id, c.id from contacts c
+      join lists l on l.tenant_id = c.tenant_id and l.name = 'mt'
+      join tenants t on t.id = c.tenant_id and t.name like 'mt-s-%'`
+    await tx`
+      insert into campaigns (tenant_id, name, subject, html, list_id, status, send_at)
+      select l.tenant_id, 'Digest', 'Your December digest, {{name}}', ${NEWSLETTER_HTML}, l.id, 'scheduled', ${sendAt}
+      from lists l join tenants t on t.id = l.tenant_id and t.name like 'mt-s-%'
+      where l.name = 'mt'`
+    const ids: string[] = []
+    for (const tenant of tenants) ids[tenant.n] = tenant.id
+    return ids
+  })
+}
+
+function noteFirstSend(firstSend: Map<number, number>, delivery: Delivery): void {
+  const match = /@s(\d+)\.mt\.bench\.test$/.exec(delivery.to)
+  if (!match) return
+  const index = Number(match[1])
+  const known = firstSend.get(index)
+  if (known === undefined || delivery.at < known) firstSend.set(index, delivery.at)
+}
+
+async function firstPendingByTenant(sql: Sql, smallIds: string[]): Promise<Map<number, number>> {
+  const rows = await sql<{ tenant_id: string; at: Date }[]>`
+    select tenant_id, min(created_at) as at from messages
+    where tenant_id in (select id from tenants where name like 'mt-s-%') and lane = 'bulk'
+    group by tenant_id`
+  const indexOf = new Map<string, number>()
+  smallIds.forEach((id, index) => {
+    indexOf.set(id, index)
+  })
+  const since = new Map<number, number>()
+  for (const row of rows) {
+    const index = indexOf.get(row.tenant_id)
+    if (index !== undefined) since.set(index, row.at.getTime())
+  }
+  return since
+}
+
+function firstSendFigures(
+  firstSend: Map<number, number>,
+  dueAtMs: number,
+  pendingSince: Map<number, number>,
+  smallIds: string[],
+  tenants: number,
+) {
+  const afterDue = [...firstSend.values()].map((at) => at - dueAtMs)
+  const afterPending = [...firstSend].flatMap(([index, at]) => {
+    const since = pendingSince.get(index)
+    return since === undefined ? [] : [at - since]
+  })
+  const summary = (values: number[]) =>
+    values.length === 0
+      ? null
+      : {
+          p50: round(percentile(values, 50)),
+          p99: round(percentile(values, 99)),
+          max: round(Math.max(...values)),
+        }
+  return {
+    smallTenantsWithFirstSend: firstSend.size,
+    smallTenantsMissing: tenants - firstSend.size,
+    smallFirstSendAfterDueMs: summary(afterDue),
+    smallFirstSendAfterPendingMs: summary(afterPending),
+    seededSmallTenants: smallIds.filter(Boolean).length,
+  }
+}
+
+function jainOverWindow(deliveries: Delivery[], tenants: number, fromMs: number, seconds: number) {
+  const counts = new Array<number>(tenants).fill(0)
+  for (const delivery of deliveries) {
+    if (delivery.at < fromMs || delivery.at >= fromMs + seconds * 1000) continue
+    const match = /@s(\d+)\.mt\.bench\.test$/.exec(delivery.to)
+    if (match) counts[Number(match[1]) - 1] = (counts[Number(match[1]) - 1] ?? 0) + 1
+  }
+  const sum = counts.reduce((a, b) => a + b, 0)
+  return {
+    index: round(jainIndex(counts), 3),
+    windowSeconds: seconds,
+    meanSendsPerTenant: round(sum / tenants, 2),
+    minSends: Math.min(...counts),
+    maxSends: Math.max(...counts),
+  }
+}
+
+/**
+ * Jain's index over the small tenants' sends among the first k × tenants of them (k whole rounds:
+ * as many as were sent). Equal weights and plans: after k rounds a fair scheduler has given each
+ * tenant k sends, whenever each joined; a window of time instead gives each a fraction of a send
+ * when ten thousand share a few hundred sends a second, and 0-or-1 counts say nothing.
+ */
+function jainOverRounds(deliveries: Delivery[], tenants: number) {
+  const small = deliveries
+    .flatMap((delivery) => {
+      const match = /@s(\d+)\.mt\.bench\.test$/.exec(delivery.to)
+      return match ? [{ index: Number(match[1]) - 1, at: delivery.at }] : []
+    })
+    .sort((a, b) => a.at - b.at)
+  const rounds = Math.floor(small.length / tenants)
+  if (rounds === 0) return { index: null, rounds: 0 }
+  const counts = new Array<number>(tenants).fill(0)
+  for (const send of small.slice(0, rounds * tenants)) counts[send.index] = (counts[send.index] ?? 0) + 1
+  return {
+    index: round(jainIndex(counts), 3),
+    rounds,
+    minSends: Math.min(...counts),
+    maxSends: Math.max(...counts),
+  }
+}
+
+type Histogram = Map<number, number>
+
+/** `fairlane_pacer_tick_seconds` buckets (le → cumulative count), summed over the workers. */
+async function readTickHistogram(urls: string[]): Promise<Histogram> {
+  const buckets: Histogram = new Map()
+  for (const url of urls) {
+    const response = await fetch(url).catch(() => null)
+    if (!response?.ok) continue
+    for (const line of (await response.text()).split('\n')) {
+      const match = /^fairlane_pacer_tick_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)/.exec(line)
+      if (!match) continue
+      const le = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1])
+      buckets.set(le, (buckets.get(le) ?? 0) + Number(match[2]))
+    }
+  }
+  return buckets
+}
+
+function subtract(after: Histogram, before: Histogram): Histogram {
+  return new Map([...after].map(([le, count]) => [le, count - (before.get(le) ?? 0)]))
+}
+
+function tickSummary(buckets: Histogram) {
+  const bounds = [...buckets.keys()].sort((a, b) => a - b)
+  const total = buckets.get(Number.POSITIVE_INFINITY) ?? 0
+  const quantile = (q: number) => {
+    for (const le of bounds)
+      if ((buckets.get(le) ?? 0) >= q * total) return le === Number.POSITIVE_INFINITY ? null : le * 1000
+    return null
+  }
+  return { ticks: total, p50AtMostMs: quantile(0.5), p99AtMostMs: quantile(0.99) }
+}

@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest'
+import type { ActiveBulkStore, ActiveFlowPlanner, ActiveTenant, BulkLane, ReleasedMessage } from './ports'
+import { createActiveSetSync, type ReleaseActiveBulkDeps, releaseActiveBulk } from './release-active-bulk'
+
+/**
+ * The use case's wiring against in-memory fakes: the set read whole once then by changes, the
+ * claim's shortfall turned into a guarded leave, the slots it freed given out in a second pass, the
+ * jobs added in the plan's order. The fairness rule itself is `createActiveFlows`'s (its own tests);
+ * the planner here is plain round robin, one slot per tenant a round.
+ */
+
+function memoryStore(pending: Record<string, number>) {
+  const rows = new Map<string, number>(Object.entries(pending))
+  const active = new Map<string, number>([...rows.keys()].map((tenantId, index) => [tenantId, index + 1]))
+  let stamp = active.size
+  const reads: Array<string | null> = []
+  const leaves: string[][] = []
+  let changed: string[] = []
+  const store: ActiveBulkStore = {
+    async readActive({ after }) {
+      reads.push(after)
+      const ids = after === null ? [...active.keys()] : changed
+      changed = []
+      const tenants: ActiveTenant[] = ids.map((tenantId) => ({
+        tenantId,
+        ratePerSec: 100,
+        burst: 100,
+        weight: 1,
+        seq: active.get(tenantId) as number,
+      }))
+      return { tenants, cursor: `c${reads.length}` }
+    },
+    async leaveIfEmpty(tenants) {
+      leaves.push(tenants.map((tenant) => tenant.tenantId))
+      return tenants
+        .filter(
+          (tenant) => (rows.get(tenant.tenantId) ?? 0) === 0 && active.get(tenant.tenantId) === tenant.seq,
+        )
+        .map((tenant) => {
+          active.delete(tenant.tenantId)
+          return tenant.tenantId
+        })
+    },
+    async claim(quotas) {
+      return quotas.flatMap(({ tenantId, count }) => {
+        const got = Math.min(count, rows.get(tenantId) ?? 0)
+        rows.set(tenantId, (rows.get(tenantId) ?? 0) - got)
+        return Array.from({ length: got }, (_, index) => ({
+          messageId: `${tenantId}-${index}`,
+          tenantId,
+          generation: 0,
+        }))
+      })
+    },
+    async giveBack(released) {
+      for (const row of released) rows.set(row.tenantId, (rows.get(row.tenantId) ?? 0) + 1)
+      return released.length
+    },
+  }
+  /** A writer adds rows: the trigger stamps the tenant. */
+  const add = (tenantId: string, count: number) => {
+    rows.set(tenantId, (rows.get(tenantId) ?? 0) + count)
+    active.set(tenantId, ++stamp)
+    changed.push(tenantId)
+  }
+  return { store, reads, leaves, add, isActive: (tenantId: string) => active.has(tenantId) }
+}
+
+/** Round robin over the tenants in the order they joined, counting visits. */
+function roundRobin(): ActiveFlowPlanner & { joined: string[] } {
+  const seqs = new Map<string, number>()
+  const joined: string[] = []
+  return {
+    joined,
+    get size() {
+      return seqs.size
+    },
+    activate(tenants) {
+      for (const tenant of tenants) {
+        if (!seqs.has(tenant.tenantId)) joined.push(tenant.tenantId)
+        seqs.set(tenant.tenantId, tenant.seq)
+      }
+    },
+    replaceAll(tenants) {
+      seqs.clear()
+      this.activate(tenants, 0)
+    },
+    deactivate(tenantId) {
+      seqs.delete(tenantId)
+    },
+    seqOf: (tenantId) => seqs.get(tenantId),
+    recentlyReleased: () => [],
+    refuse() {},
+    plan({ capacity }) {
+      const order: string[] = []
+      const counts = new Map<string, number>()
+      const ids = [...seqs.keys()]
+      for (let slot = 0; slot < capacity && ids.length > 0; slot++) {
+        const tenantId = ids[slot % ids.length] as string
+        order.push(tenantId)
+        counts.set(tenantId, (counts.get(tenantId) ?? 0) + 1)
+      }
+      return { order, counts, visited: Math.min(capacity, ids.length) }
+    },
+    settle() {},
+  }
+}
+
+function memoryLane(depth: number) {
+  const added: ReleasedMessage[] = []
+  const lane: BulkLane = {
+    depth: async () => depth + added.length,
+    async enqueue(released) {
+      added.push(...released)
+    },
+    async enqueueBatches(batches) {
+      for (const batch of batches) added.push(...batch.messages)
+    },
+  }
+  return { lane, added }
+}
+
+function deps(overrides: Partial<ReleaseActiveBulkDeps> & Pick<ReleaseActiveBulkDeps, 'store' | 'lane'>) {
+  return {
+    planner: roundRobin(),
+    sync: createActiveSetSync(),
+    highWater: 10,
+    refusalWindowMs: 1000,
+    rereadEveryMs: 30_000,
+    clock: { now: () => new Date(1_000_000) },
+    logger: { warn() {} },
+    ...overrides,
+  } satisfies ReleaseActiveBulkDeps
+}
+
+describe('releaseActiveBulk', () => {
+  it('reads the whole set once, then only its changes', async () => {
+    const { store, reads, add } = memoryStore({ a: 100 })
+    const { lane } = memoryLane(0)
+    const planner = roundRobin()
+    const sync = createActiveSetSync()
+    await releaseActiveBulk(deps({ store, lane, planner, sync, highWater: 2 }))
+    add('b', 5)
+    await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync, highWater: 2 }))
+    expect(reads).toEqual([null, 'c1'])
+    expect(planner.joined).toEqual(['a', 'b'])
+  })
+
+  it('reads the whole set again when the sync is reset (a new leader)', async () => {
+    const { store, reads } = memoryStore({ a: 100 })
+    const sync = createActiveSetSync()
+    const planner = roundRobin()
+    await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync }))
+    sync.cursor = null
+    await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync }))
+    expect(reads).toEqual([null, null])
+  })
+
+  it('lets an emptied tenant leave and gives its slots to the others in a second pass', async () => {
+    const { store, leaves, isActive } = memoryStore({ a: 100, b: 1 })
+    const { lane, added } = memoryLane(0)
+    const planner = roundRobin()
+    const outcome = await releaseActiveBulk(deps({ store, lane, planner, highWater: 10 }))
+    expect(leaves).toEqual([['b']])
+    expect(isActive('b')).toBe(false)
+    expect(planner.size).toBe(1)
+    expect(outcome).toMatchObject({ kind: 'released', released: 10, activeTenants: 1, left: 1 })
+    expect(added.filter((row) => row.tenantId === 'b')).toHaveLength(1)
+  })
+
+  it('keeps a tenant a writer stamped after the pacer read it, though a claim found it empty', async () => {
+    const { store, add, isActive } = memoryStore({ a: 1 })
+    const planner = roundRobin()
+    const sync = createActiveSetSync()
+    // The claim empties it; rows arrive before the leave, with a new stamp the pacer has not read.
+    const claim = store.claim
+    store.claim = async (quotas) => {
+      const released = await claim(quotas)
+      add('a', 3)
+      return released
+    }
+    await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync, highWater: 5 }))
+    expect(isActive('a')).toBe(true)
+    expect(planner.size).toBe(1)
+  })
+
+  it('reads nothing while the lane is full', async () => {
+    const { store, reads } = memoryStore({ a: 100 })
+    const outcome = await releaseActiveBulk(deps({ store, lane: memoryLane(10).lane, highWater: 10 }))
+    expect(outcome).toEqual({ kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 })
+    expect(reads).toEqual([])
+  })
+
+  it('is idle with an empty set', async () => {
+    const { store } = memoryStore({})
+    const outcome = await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane }))
+    expect(outcome.kind).toBe('idle')
+  })
+})

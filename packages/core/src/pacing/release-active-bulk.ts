@@ -1,0 +1,155 @@
+import { enqueueOrGiveBack, freeCapacity } from './lane-release'
+import type {
+  ActiveBulkStore,
+  ActiveFlowPlanner,
+  BulkLane,
+  DepthTarget,
+  PacingLogger,
+  ReleasedMessage,
+  ReleaseQuota,
+} from './ports'
+import { inPlanBatches } from './release-bulk-batch'
+
+/** Where the leader's copy of the active set stands: reset it (`cursor: null`) when leadership is taken. */
+export interface ActiveSetSync {
+  cursor: string | null
+  /** When the whole set was last read. */
+  readAtMs: number
+}
+
+export function createActiveSetSync(): ActiveSetSync {
+  return { cursor: null, readAtMs: Number.NEGATIVE_INFINITY }
+}
+
+export interface ReleaseActiveBulkDeps {
+  store: ActiveBulkStore
+  lane: BulkLane
+  planner: ActiveFlowPlanner
+  sync: ActiveSetSync
+  /** Messages the lane may hold at most. */
+  highWater: number
+  depthTarget?: DepthTarget
+  /**
+   * BULK_BATCH_SIZE: each tenant's released rows go out in jobs of at most this many (default 1, one
+   * job per message). A batch is never waited for: a tenant released 3 rows gets a job of 3 now.
+   */
+  batchSize?: number
+  /** How many jobs of each tenant its bucket refused since the last call; without it, none. */
+  refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
+  /** Tenants released to within this are asked for refusals (about the horizon: jobs live that long). */
+  refusalWindowMs: number
+  /**
+   * The whole set is read again this often: it picks up plan changes of tenants that stay active
+   * (a change read carries the plan only of tenants stamped since) and repairs anything missed.
+   */
+  rereadEveryMs: number
+  clock: { now(): Date }
+  logger: PacingLogger
+}
+
+export interface ActiveReleaseOutcome {
+  kind: 'released' | 'full' | 'idle'
+  released: number
+  /** Tenants in the active set after the tick; null when the lane was full and nothing was read. */
+  activeTenants: number | null
+  /** Tenants the planner looked at: follows `released`, not the active set. */
+  visited: number
+  /** Tenants that left the set because a claim found them empty. */
+  left: number
+}
+
+/** A second plan and claim in the same tick fill the slots the first left to tenants found empty. */
+const MAX_PASSES = 2
+
+/**
+ * One tick of the bulk pacer over the active set: free slots = depth target − the lane's depth; the
+ * set's changes since the last tick join the planner (new tenants get their first turn now, ahead of
+ * the old ones); the plan visits tenants only until the slots are given out; the rows are claimed
+ * (committed), then their jobs added in the plan's order, as `releaseBulkBatch` does (no queue call
+ * inside a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
+ * planned may be empty: it leaves the set if it is (`leaveIfEmpty`), and the slots it left go to a
+ * second plan in the same tick.
+ */
+export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<ActiveReleaseOutcome> {
+  const nowMs = () => deps.clock.now().getTime()
+  let capacity = await freeCapacity(deps, nowMs())
+  if (capacity === 0) return { kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 }
+  await syncActiveSet(deps, nowMs())
+  if (deps.planner.size === 0) {
+    return { kind: 'idle', released: 0, activeTenants: 0, visited: 0, left: 0 }
+  }
+  await applyRefusals(deps, nowMs())
+
+  let released = 0
+  let visited = 0
+  let left = 0
+  for (let pass = 0; pass < MAX_PASSES && capacity > 0; pass++) {
+    const plan = deps.planner.plan({ capacity, nowMs: nowMs() })
+    visited += plan.visited
+    if (plan.order.length === 0) break
+    const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
+    const claimed = await deps.store.claim(quotas)
+    await enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, deps.batchSize ?? 1) }, claimed)
+    released += claimed.length
+    capacity -= claimed.length
+    const short = settleShortfalls(deps.planner, quotas, claimed)
+    if (short.length === 0) break
+    left += await leaveIfEmpty(deps, short, nowMs())
+  }
+  deps.depthTarget?.record(nowMs(), released)
+  const kind = released > 0 ? 'released' : deps.planner.size === 0 ? 'idle' : 'full'
+  return { kind, released, activeTenants: deps.planner.size, visited, left }
+}
+
+async function syncActiveSet(deps: ReleaseActiveBulkDeps, nowMs: number): Promise<void> {
+  const { sync } = deps
+  if (sync.cursor === null || nowMs - sync.readAtMs >= deps.rereadEveryMs) {
+    const whole = await deps.store.readActive({ after: null })
+    deps.planner.replaceAll(whole.tenants, nowMs)
+    sync.cursor = whole.cursor
+    sync.readAtMs = nowMs
+    return
+  }
+  const changes = await deps.store.readActive({ after: sync.cursor })
+  deps.planner.activate(changes.tenants, nowMs)
+  sync.cursor = changes.cursor
+}
+
+async function applyRefusals(deps: ReleaseActiveBulkDeps, nowMs: number): Promise<void> {
+  if (!deps.refusals) return
+  const recent = deps.planner.recentlyReleased(nowMs, deps.refusalWindowMs)
+  if (recent.length === 0) return
+  deps.planner.refuse(await deps.refusals(recent), nowMs)
+}
+
+/** Tenants that got fewer rows than planned keep the rest of their allowance; they are returned. */
+function settleShortfalls(
+  planner: ActiveFlowPlanner,
+  quotas: readonly ReleaseQuota[],
+  released: readonly ReleasedMessage[],
+): string[] {
+  const releasedBy = new Map<string, number>()
+  for (const row of released) releasedBy.set(row.tenantId, (releasedBy.get(row.tenantId) ?? 0) + 1)
+  const short: string[] = []
+  for (const { tenantId, count } of quotas) {
+    const got = releasedBy.get(tenantId) ?? 0
+    if (got >= count) continue
+    planner.settle({ tenantId, planned: count, released: got })
+    short.push(tenantId)
+  }
+  return short
+}
+
+async function leaveIfEmpty(
+  deps: ReleaseActiveBulkDeps,
+  tenantIds: string[],
+  nowMs: number,
+): Promise<number> {
+  const leaving = tenantIds.flatMap((tenantId) => {
+    const seq = deps.planner.seqOf(tenantId)
+    return seq === undefined ? [] : [{ tenantId, seq }]
+  })
+  const gone = await deps.store.leaveIfEmpty(leaving)
+  for (const tenantId of gone) deps.planner.deactivate(tenantId, nowMs)
+  return gone.length
+}
