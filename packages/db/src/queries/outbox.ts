@@ -270,7 +270,9 @@ export async function oldestWaitingOutboxMs(db: Executor): Promise<number | unde
 
 /**
  * Marks the rows published and writes each message's `queued` event (`{ lane }`: a job exists now),
- * in one statement, inside the relay's transaction: rolled back together if the pass fails.
+ * in one statement, inside the relay's transaction: rolled back together if the pass fails. The
+ * event's time is the statement's clock, not the transaction's start (`now()`): a relay transaction
+ * that began before the accept committed would otherwise date `queued` before `accepted`.
  */
 export async function markOutboxPublished(
   tx: Transaction,
@@ -287,8 +289,8 @@ export async function markOutboxPublished(
       where o.id = p.id
       returning p.id, p.tenant_id, p.message_id, p.lane
     )
-    insert into ${messageEvents} (tenant_id, message_id, type, detail)
-    select tenant_id, message_id, 'queued', jsonb_build_object('lane', lane)
+    insert into ${messageEvents} (tenant_id, message_id, type, detail, at)
+    select tenant_id, message_id, 'queued', jsonb_build_object('lane', lane), clock_timestamp()
     from published order by id`)
 }
 
