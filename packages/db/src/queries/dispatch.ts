@@ -139,6 +139,14 @@ export async function dispatchCampaignBatch(
           where c.tenant_id = ${tenantId} ${matching} ${after}
           order by c.tenant_id, c.id
           limit ${input.batchSize}`
+    // The page must be read in the index's order and stop after one page. With the statistics of a
+    // freshly imported audience (a few rows) the planner chose a bitmap scan of every contact after
+    // the cursor and a sort instead, so each page read the rest of the audience (EXPLAIN ANALYZE in
+    // the middle of a 20,000-contact campaign: 9,999 index entries for a page of 500; quadratic in
+    // the audience's size). For this transaction only: scans that stop after the page.
+    await tx.execute(
+      sql`select set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)`,
+    )
     const [result] = await tx.execute<{
       scanned: number
       last_id: string | null
