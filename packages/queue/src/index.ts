@@ -57,6 +57,8 @@ export {
   SYSTEM_QUEUE,
 } from './names'
 export {
+  type BatchHandOff,
+  batchHandOff,
   type DeadLetterPayload,
   deadLetterPayload,
   MAX_BATCH_MESSAGES,

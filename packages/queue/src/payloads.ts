@@ -25,20 +25,40 @@ export type SendJobPayload = z.infer<typeof sendJobPayload>
 export const MAX_BATCH_MESSAGES = 500
 
 /**
+ * A message of a batch that goes on as its own job (`sendJob`): transient, unknown outcome, or
+ * accepted and not recorded (then with the accepted claim's token, so its job only records it).
+ */
+export const batchHandOff = z.object({
+  messageId: z.uuid(),
+  generation: z.number().int().nonnegative(),
+  delayMs: z.number().int().nonnegative(),
+  acceptedLockToken: z.uuid().optional(),
+  acceptedResponse: z.string().max(1_000).optional(),
+})
+export type BatchHandOff = z.infer<typeof batchHandOff>
+
+/**
  * What a bulk batch job carries (`sendBatchJob`): one tenant's messages, in the order the pacer
  * released them, ids only as for one message. A job deferred with part of its batch unsent carries
- * the rest (its data is updated, the job id stays).
+ * the rest (its data is updated, the job id stays). A run whose hand-offs could not be added keeps
+ * them in `handOffs` and fails: its retry adds them, and sends none of them (an accepted one would
+ * otherwise be sent again once its claim expired); `messageIds` then holds only what is left to send.
  */
-export const sendBatchJobPayload = z.object({
-  v: z.literal(1),
-  tenantId: z.uuid(),
-  lane: z.literal('bulk'),
-  messageIds: z
-    .array(z.uuid())
-    .min(1, 'a batch carries at least one message')
-    .max(MAX_BATCH_MESSAGES, `a batch carries at most ${MAX_BATCH_MESSAGES} messages`)
-    .refine((ids) => new Set(ids).size === ids.length, 'a batch carries each message once'),
-})
+export const sendBatchJobPayload = z
+  .object({
+    v: z.literal(1),
+    tenantId: z.uuid(),
+    lane: z.literal('bulk'),
+    messageIds: z
+      .array(z.uuid())
+      .max(MAX_BATCH_MESSAGES, `a batch carries at most ${MAX_BATCH_MESSAGES} messages`)
+      .refine((ids) => new Set(ids).size === ids.length, 'a batch carries each message once'),
+    handOffs: z.array(batchHandOff).max(MAX_BATCH_MESSAGES).optional(),
+  })
+  .refine((batch) => batch.messageIds.length > 0 || (batch.handOffs?.length ?? 0) > 0, {
+    message: 'a batch carries at least one message',
+    path: ['messageIds'],
+  })
 export type SendBatchJobPayload = z.infer<typeof sendBatchJobPayload>
 
 /** A dead letter: where the job came from and why it ended, for the admin console and replay. */

@@ -1,5 +1,6 @@
 import {
   type Admission,
+  type BatchItem,
   type HeldClaim,
   MessageLockedError,
   OutcomeUnknownSendError,
@@ -10,13 +11,14 @@ import {
   type SendOutcome,
 } from '@fairlane/core/delivery'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
+import { SEND_BATCH_JOB_NAME, type SendLaneJob, sendJobId } from '@fairlane/queue'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import pino from 'pino'
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import type { TenantGate } from '../fairness/tenant-gate'
 import { createWorkerMetrics } from '../metrics'
-import { createSendProcessor } from './send-processor'
+import { createSendProcessor, RECORD_RETRY_MS } from './send-processor'
 
 const ids = {
   messageId: '0b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
@@ -215,5 +217,124 @@ describe('send processor', () => {
     // Delayed, never failed: no attempt is spent, so the job is never final and never dead-lettered.
     expect(delays).toHaveLength(2)
     expect(await registry.metrics()).toMatch(/fairlane_send_not_recorded_total\{lane="bulk"\} 1/)
+  })
+})
+
+describe('send processor: batch hand-offs', () => {
+  const batchIds = [
+    '3b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+    '4b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+    '5b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+    '6b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11',
+  ] as const
+  const [acceptedId, transientId, waitingId, sentId] = batchIds
+  const lockToken = '7b5c4a38-5f5e-4c1e-9d1e-4b0f0e6c8a11'
+
+  function batchProcessor(handOff: (jobs: readonly SendLaneJob[]) => Promise<void>) {
+    const batches: string[][] = []
+    const process = createSendProcessor({
+      lane: 'bulk',
+      send: async () => ({ kind: 'skipped', reason: 'not-found' }),
+      sendBatch: async (job) => {
+        batches.push([...job.messageIds])
+        if (batches.length > 1) {
+          return {
+            items: job.messageIds.map((messageId) => ({
+              messageId,
+              kind: 'skipped' as const,
+              reason: 'already-sent' as const,
+            })),
+            rest: null,
+          }
+        }
+        const createdAt = new Date()
+        const items: BatchItem[] = [
+          { messageId: sentId, kind: 'sent', createdAt, acceptedAt: createdAt, recorded: true },
+          {
+            messageId: acceptedId,
+            kind: 'not-recorded',
+            generation: 0,
+            error: new SendNotRecordedError(acceptedId, lockToken, {
+              cause: new Error('connection refused'),
+              response: '250 ok',
+            }),
+          },
+          { messageId: transientId, kind: 'retry', generation: 2, error: new Error('451 try later') },
+        ]
+        return { items, rest: { messageIds: [waitingId], delayMs: 500 } }
+      },
+      handOff,
+      record: async () => ({ kind: 'recorded' }),
+      logger: pino({ level: 'silent' }),
+      metrics: createWorkerMetrics(new Registry()),
+    })
+    return { process, batches }
+  }
+
+  function batchJob() {
+    return fakeJob({ v: 1, tenantId: ids.tenantId, lane: 'bulk', messageIds: [...batchIds] })
+  }
+
+  it('keeps the hand-offs in the job when Redis refuses them, and its retry only adds them: the accepted one is never sent again', async () => {
+    const added: SendLaneJob[][] = []
+    let redisUp = false
+    const { process, batches } = batchProcessor(async (jobs) => {
+      if (!redisUp) throw new Error('READONLY You cannot write against a read only replica')
+      added.push([...jobs])
+    })
+    const { job } = batchJob()
+    Object.assign(job, { name: SEND_BATCH_JOB_NAME })
+    await expect(process(job, 'token')).rejects.toThrow(/READONLY/)
+    // The job fails (the lane's backoff) carrying its hand-offs; only the waiting one is left to send.
+    expect(job.data).toMatchObject({
+      messageIds: [waitingId],
+      handOffs: [
+        { messageId: acceptedId, generation: 0, acceptedLockToken: lockToken, acceptedResponse: '250 ok' },
+        { messageId: transientId, generation: 2 },
+      ],
+    })
+
+    redisUp = true
+    expect(await process(job, 'token')).toMatchObject({ kind: 'batch', handedOff: 2 })
+    // The retry sent only the waiting one; the accepted one went to its own job, which only records.
+    expect(batches).toEqual([[...batchIds], [waitingId]])
+    expect(added).toHaveLength(1)
+    const [recordOnly, retry] = added[0] ?? []
+    expect(recordOnly?.opts.jobId).toBe(sendJobId(acceptedId, 0))
+    expect(recordOnly?.data).toEqual({
+      v: 1,
+      messageId: acceptedId,
+      tenantId: ids.tenantId,
+      acceptedLockToken: lockToken,
+      acceptedResponse: '250 ok',
+    })
+    expect(recordOnly?.opts.delay).toBe(RECORD_RETRY_MS)
+    expect(retry?.opts.jobId).toBe(sendJobId(transientId, 2))
+    expect(retry?.data).toEqual({ v: 1, messageId: transientId, tenantId: ids.tenantId })
+    expect(job.data).toEqual({ v: 1, tenantId: ids.tenantId, lane: 'bulk', messageIds: [waitingId] })
+  })
+
+  it('a retry whose batch was all handed off adds the hand-offs and sends nothing', async () => {
+    const added: SendLaneJob[][] = []
+    const { process, batches } = batchProcessor(async (jobs) => {
+      added.push([...jobs])
+    })
+    const { job } = fakeJob({
+      v: 1,
+      tenantId: ids.tenantId,
+      lane: 'bulk',
+      messageIds: [],
+      handOffs: [{ messageId: acceptedId, generation: 1, delayMs: 5_000, acceptedLockToken: lockToken }],
+    })
+    Object.assign(job, { name: SEND_BATCH_JOB_NAME })
+    expect(await process(job, 'token')).toEqual({
+      kind: 'batch',
+      sent: 0,
+      skipped: 0,
+      failed: 0,
+      handedOff: 1,
+    })
+    expect(batches).toEqual([])
+    expect(added[0]?.map((single) => single.opts.jobId)).toEqual([sendJobId(acceptedId, 1)])
   })
 })

@@ -16,6 +16,7 @@ import {
   type SentClaim,
 } from '@fairlane/core/delivery'
 import {
+  type BatchHandOff,
   laneRetryDelayMs,
   SEND_BATCH_JOB_NAME,
   type SendBatchJobPayload,
@@ -221,9 +222,28 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       throw new UnrecoverableError(`malformed batch payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
     }
     if (!deps.sendBatch || !deps.handOff) throw new Error('this worker cannot send batch jobs')
-    const payload = parsed.data
-    const { tenantId, messageIds } = payload
-    const log = deps.logger.child({ tenantId, lane: deps.lane, jobId: job.id, batch: messageIds.length })
+    let payload = parsed.data
+    const { tenantId } = payload
+    const log = deps.logger.child({
+      tenantId,
+      lane: deps.lane,
+      jobId: job.id,
+      batch: payload.messageIds.length,
+    })
+    const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
+    if (payload.handOffs?.length) {
+      // An earlier run could not add these: only added now, never sent by this job.
+      await deps.handOff(payload.handOffs.map((handOff) => laneJobOf(handOff, tenantId)))
+      result.handedOff += payload.handOffs.length
+      const { handOffs: _added, ...rest } = payload
+      payload = rest
+      if (payload.messageIds.length === 0) {
+        log.info(result, 'the hand-offs of an earlier run added; nothing left to send')
+        return result
+      }
+      await job.updateData(payload)
+    }
+    const { messageIds } = payload
     const gate = deps.gate
     const admitUpTo = gate?.admitUpTo?.bind(gate)
     // As for one message: no lock token, no way to delay the job, so no bucket either.
@@ -235,8 +255,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
           }
         : openGate
     const outcome = await deps.sendBatch({ tenantId, messageIds }, log, sendGate)
-    const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
-    const handOffs: SendLaneJob[] = []
+    const handOffs: BatchHandOff[] = []
     const deadLetters: Array<Promise<void>> = []
     for (const item of outcome.items) {
       const itemLog = log.child({ messageId: item.messageId })
@@ -246,11 +265,12 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       else if (item.kind === 'skipped') result.skipped += 1
       else if (item.kind === 'failed') result.failed += 1
     }
-    result.handedOff = handOffs.length
-    // Before the job ends: a hand-off that cannot be added fails the job, whose retry finds the handed
-    // messages released (sent by it then), failed or under their kept claims (waited for).
-    if (handOffs.length > 0) await deps.handOff(handOffs)
-    await Promise.all(deadLetters)
+    result.handedOff += handOffs.length
+    try {
+      if (handOffs.length > 0) await handOffOrKeep(job, payload, outcome, handOffs, log)
+    } finally {
+      await Promise.all(deadLetters)
+    }
     if (outcome.rest) {
       if (!token)
         throw new Error('part of a batch must wait, and there is no job lock token to delay it with')
@@ -269,13 +289,53 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     return result
   }
 
-  /** One message of a batch: counted and logged as its own job would be; the job it goes on as, if any. */
+  /**
+   * Adds the messages' own jobs. If that fails (Redis), the job keeps them in its data and fails: its
+   * retry adds them and sends none of them, and its `messageIds` keep only the waiting rest. Retried
+   * as a whole instead, the batch would claim an accepted-but-unrecorded message again once its kept
+   * claim expired, and send it a second time.
+   */
+  async function handOffOrKeep(
+    job: Job,
+    payload: SendBatchJobPayload,
+    outcome: BatchOutcome,
+    handOffs: readonly BatchHandOff[],
+    log: Logger,
+  ): Promise<void> {
+    try {
+      await deps.handOff?.(handOffs.map((handOff) => laneJobOf(handOff, payload.tenantId)))
+    } catch (error) {
+      const kept: SendBatchJobPayload = {
+        ...payload,
+        messageIds: outcome.rest?.messageIds ?? [],
+        handOffs: [...handOffs],
+      }
+      try {
+        await job.updateData(kept)
+      } catch (updateError) {
+        // Nothing durable says which were accepted: the retry runs the batch as it was (the window
+        // a single-message job whose accepted claim cannot be written to its data has too).
+        log.error(
+          { err: (updateError as Error).message, handOffs: handOffs.length },
+          'could not keep the hand-offs in the batch job; its retry sends the batch as it was',
+        )
+        throw error
+      }
+      log.error(
+        { err: (error as Error).message, handOffs: handOffs.length },
+        'could not add the hand-offs; the batch job fails and its retry adds only them',
+      )
+      throw error
+    }
+  }
+
+  /** One message of a batch: counted and logged as its own job would be; its own job, if it goes on. */
   function settleItem(
     item: BatchItem,
     tenantId: string,
     log: Logger,
     deadLetters: Array<Promise<void>>,
-  ): SendLaneJob | undefined {
+  ): BatchHandOff | undefined {
     switch (item.kind) {
       case 'sent': {
         const latencyMs = item.acceptedAt.getTime() - item.createdAt.getTime()
@@ -306,42 +366,50 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       }
       case 'retry': {
         log.warn({ err: reasonOf(item.error), kind: 'transient' }, 'send failed; will retry as its own job')
-        return handedOff(item, tenantId, laneRetryDelayMs(deps.lane, 1))
+        return handOffOf(item, laneRetryDelayMs(deps.lane, 1))
       }
       case 'outcome-unknown': {
         deps.metrics.sendOutcomeUnknown.inc({ lane: deps.lane })
         log.warn({ err: reasonOf(item.error), kind: 'outcome-unknown' }, 'send outcome unknown; claim kept')
         // Its own job then finds the claim held and waits for its expiry (jitter: not all at once).
-        return handedOff(item, tenantId, item.retryInMs + 100 + Math.floor(Math.random() * 400))
+        return handOffOf(item, item.retryInMs + 100 + Math.floor(Math.random() * 400))
       }
       case 'not-recorded': {
         deps.metrics.sendNotRecorded.inc({ lane: deps.lane })
         log.error({ err: item.error.cause }, 'accepted send not recorded; its own job will only record it')
-        const single = handedOff(item, tenantId, RECORD_RETRY_MS)
-        const data: SendJobPayload = {
-          ...single.data,
+        return {
+          ...handOffOf(item, RECORD_RETRY_MS),
           acceptedLockToken: item.error.acceptedLockToken,
           ...(item.error.response === undefined
             ? {}
             : { acceptedResponse: item.error.response.slice(0, 1_000) }),
         }
-        return { ...single, data }
       }
     }
   }
 
-  function handedOff(
-    item: { messageId: string; generation: number },
-    tenantId: string,
-    delayMs: number,
-  ): SendLaneJob {
+  function handOffOf(item: { messageId: string; generation: number }, delayMs: number): BatchHandOff {
+    return {
+      messageId: item.messageId,
+      generation: item.generation,
+      delayMs: Math.max(0, Math.round(delayMs)),
+    }
+  }
+
+  /** A handed-off message's own job, as its producers add it, delayed as the hand-off asked. */
+  function laneJobOf(handOff: BatchHandOff, tenantId: string): SendLaneJob {
     const single = sendJob({
       lane: deps.lane,
-      messageId: item.messageId,
+      messageId: handOff.messageId,
       tenantId,
-      generation: item.generation,
+      generation: handOff.generation,
     })
-    return { ...single, opts: { ...single.opts, delay: delayMs } }
+    const data: SendJobPayload = {
+      ...single.data,
+      ...(handOff.acceptedLockToken === undefined ? {} : { acceptedLockToken: handOff.acceptedLockToken }),
+      ...(handOff.acceptedResponse === undefined ? {} : { acceptedResponse: handOff.acceptedResponse }),
+    }
+    return { ...single, data, opts: { ...single.opts, delay: handOff.delayMs } }
   }
 
   /** The record-only path: no send, no attempt spent, tried again until the database answers. */

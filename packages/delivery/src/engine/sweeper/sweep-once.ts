@@ -112,6 +112,8 @@ async function liveBatchedMessages(lanes: SweepDeps['lanes']): Promise<Map<strin
         const payload = sendBatchJobPayload.safeParse(job.data)
         if (!payload.success) continue
         for (const messageId of payload.data.messageIds) found.set(messageId, state)
+        // Hand-offs the job could not add yet: its retry adds them, so they are not jobless either.
+        for (const handOff of payload.data.handOffs ?? []) found.set(handOff.messageId, state)
       }
     }
   }
