@@ -1,6 +1,6 @@
 import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
-import type { DeadLetterPayload, SendBatchJobPayload, SendJobPayload } from './payloads'
+import type { BatchHandOff, DeadLetterPayload, SendBatchJobPayload, SendJobPayload } from './payloads'
 
 /**
  * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
@@ -143,6 +143,26 @@ export function sendJob(input: {
     data: { v: 1, messageId: input.messageId, tenantId: input.tenantId },
     opts: { ...laneJobOptions(input.lane), jobId: sendJobId(input.messageId, input.generation) },
   }
+}
+
+/**
+ * The own job of a message a batch hands on (`BatchHandOff`): its `sendJob`, delayed as the hand-off
+ * asked, carrying the accepted claim when the server had it (that job only records it).
+ */
+export function batchHandOffJob(input: { lane: Lane; tenantId: string; handOff: BatchHandOff }): SendLaneJob {
+  const { handOff } = input
+  const single = sendJob({
+    lane: input.lane,
+    messageId: handOff.messageId,
+    tenantId: input.tenantId,
+    generation: handOff.generation,
+  })
+  const data: SendJobPayload = {
+    ...single.data,
+    ...(handOff.acceptedLockToken === undefined ? {} : { acceptedLockToken: handOff.acceptedLockToken }),
+    ...(handOff.acceptedResponse === undefined ? {} : { acceptedResponse: handOff.acceptedResponse }),
+  }
+  return { ...single, data, opts: { ...single.opts, delay: handOff.delayMs } }
 }
 
 /** The job name of a bulk job carrying a batch of one tenant's messages (`sendBatchJob`). */

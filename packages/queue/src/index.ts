@@ -1,5 +1,6 @@
 export { acceptPlanOf, createAcceptBuckets } from './accept-buckets'
 export {
+  batchHandOffJob,
   DEAD_LETTER_JOB_NAME,
   deadLetterJob,
   deadLetterJobId,

@@ -235,6 +235,28 @@ export async function readDeliveryStates(
   return new Map(rows.map(({ id, ...state }) => [id, state]))
 }
 
+/**
+ * Which of a tenant's messages still wait for a delivery (`queued`, or `sending` under a claim that
+ * may still be live), with their publish generation: a batch job that failed for good hands each of
+ * them to its own job (`sendJobId` of that generation).
+ */
+export async function readUnfinishedMessages(
+  db: Executor,
+  input: { tenantId: string; messageIds: readonly string[] },
+): Promise<Array<{ messageId: string; generation: number }>> {
+  if (input.messageIds.length === 0) return []
+  return db
+    .select({ messageId: messages.id, generation: messages.generation })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.tenantId, input.tenantId),
+        inArray(messages.id, [...input.messageIds]),
+        inArray(messages.status, ['queued', 'sending']),
+      ),
+    )
+}
+
 export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
   const [row] = await db
     .select({

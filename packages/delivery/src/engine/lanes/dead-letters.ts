@@ -3,10 +3,14 @@ import { deliveryErrorCodeOf, withRetries } from '@fairlane/core/delivery'
 import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
 import {
+  batchHandOffJob,
   type DeadLetterPayload,
   deadLetterJob,
   parseSendJobId,
   SEND_BATCH_JOB_NAME,
+  type SendLaneJob,
+  sendBatchJobPayload,
+  sendJob,
   sendJobId,
   sendJobPayload,
 } from '@fairlane/queue'
@@ -21,6 +25,21 @@ export interface DeadLetterDeps {
   queue: Pick<Queue, 'add'>
   logger: Logger
   metrics: Pick<WorkerMetrics, 'jobsFailed' | 'deadLettered'>
+  /**
+   * A batch job that failed for good hands each of its unfinished messages to its own job, as if
+   * handed off one by one. Without it, they are left to the sweeper (once their claims expire).
+   */
+  batches?: BatchFailureDeps
+}
+
+export interface BatchFailureDeps {
+  /** Which of the messages still wait (`queued` or `sending`), with their generation. */
+  unfinished(input: {
+    tenantId: string
+    messageIds: readonly string[]
+  }): Promise<Array<{ messageId: string; generation: number }>>
+  /** Adds the messages' own jobs to their lane (their tenant's shard). */
+  handOff(lane: Lane, jobs: readonly SendLaneJob[]): Promise<void>
 }
 
 export interface DeadLetters {
@@ -98,16 +117,7 @@ export function createDeadLetters(deps: DeadLetterDeps): DeadLetters {
  * adds the dead letter under an id derived from the lane job's, so a repeated event adds nothing.
  */
 async function deadLetter(deps: DeadLetterDeps, lane: Lane, job: Job, error: Error): Promise<void> {
-  if (job.name === SEND_BATCH_JOB_NAME) {
-    // Its messages' own failures were settled one by one; the batch as a whole failed (its claim or
-    // its hand-offs kept failing): its rows stay queued or `sending`, and once their claims expire the
-    // sweeper finds no live job and publishes each again as its own job.
-    deps.logger.error(
-      { lane, jobId: job.id, err: redactAddresses(error.message) },
-      'a batch job failed for good; its messages are left to the sweeper',
-    )
-    return
-  }
+  if (job.name === SEND_BATCH_JOB_NAME) return handOutFailedBatch(deps, lane, job, error)
   const payload = sendJobPayload.safeParse(job.data)
   const ids = job.id ? parseSendJobId(job.id) : undefined
   const reason = redactAddresses(error.message)
@@ -188,5 +198,38 @@ async function messageDeadLetter(deps: DeadLetterDeps, input: BatchDeadLetter): 
       deadLetterId: entry.opts.jobId,
     },
     'message of a batch dead-lettered',
+  )
+}
+
+/**
+ * A batch job failed for good (its claim, its token take or its hand-offs kept failing): its messages'
+ * own failures were settled one by one, and what it still carries goes on message by message. The
+ * hand-offs it could not add are added as they were (an accepted one only records), and every message
+ * it had yet to send that still waits gets its own job, with its own attempts, backoff and dead letter.
+ * None is marked failed for its batch's trouble. If even that cannot be written, the sweeper finds the
+ * rows jobless once their claims expire.
+ */
+async function handOutFailedBatch(deps: DeadLetterDeps, lane: Lane, job: Job, error: Error): Promise<void> {
+  const payload = sendBatchJobPayload.safeParse(job.data)
+  const log = deps.logger.child({ lane, jobId: job.id, err: redactAddresses(error.message) })
+  if (!payload.success) {
+    log.error('a malformed batch job failed; nothing to hand on')
+    return
+  }
+  const { tenantId, messageIds, handOffs = [] } = payload.data
+  if (!deps.batches) {
+    log.error({ tenantId }, 'a batch job failed for good; its messages are left to the sweeper')
+    return
+  }
+  const { batches } = deps
+  const unfinished = await withRetries(() => batches.unfinished({ tenantId, messageIds }), [200, 1_000])
+  const jobs = [
+    ...handOffs.map((handOff) => batchHandOffJob({ lane, tenantId, handOff })),
+    ...unfinished.map((message) => sendJob({ lane, tenantId, ...message })),
+  ]
+  if (jobs.length > 0) await withRetries(() => batches.handOff(lane, jobs), [200, 1_000])
+  log.error(
+    { tenantId, handedOff: handOffs.length, ownJobs: unfinished.length },
+    'a batch job failed for good; each unfinished message goes on as its own job',
   )
 }

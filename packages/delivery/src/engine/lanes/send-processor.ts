@@ -17,13 +17,13 @@ import {
 } from '@fairlane/core/delivery'
 import {
   type BatchHandOff,
+  batchHandOffJob,
   laneRetryDelayMs,
   SEND_BATCH_JOB_NAME,
   type SendBatchJobPayload,
   type SendJobPayload,
   type SendLaneJob,
   sendBatchJobPayload,
-  sendJob,
   sendJobPayload,
 } from '@fairlane/queue'
 import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
@@ -233,7 +233,9 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
     if (payload.handOffs?.length) {
       // An earlier run could not add these: only added now, never sent by this job.
-      await deps.handOff(payload.handOffs.map((handOff) => laneJobOf(handOff, tenantId)))
+      await deps.handOff(
+        payload.handOffs.map((handOff) => batchHandOffJob({ lane: deps.lane, tenantId, handOff })),
+      )
       result.handedOff += payload.handOffs.length
       const { handOffs: _added, ...rest } = payload
       payload = rest
@@ -303,7 +305,9 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     log: Logger,
   ): Promise<void> {
     try {
-      await deps.handOff?.(handOffs.map((handOff) => laneJobOf(handOff, payload.tenantId)))
+      await deps.handOff?.(
+        handOffs.map((handOff) => batchHandOffJob({ lane: deps.lane, tenantId: payload.tenantId, handOff })),
+      )
     } catch (error) {
       const kept: SendBatchJobPayload = {
         ...payload,
@@ -394,22 +398,6 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       generation: item.generation,
       delayMs: Math.max(0, Math.round(delayMs)),
     }
-  }
-
-  /** A handed-off message's own job, as its producers add it, delayed as the hand-off asked. */
-  function laneJobOf(handOff: BatchHandOff, tenantId: string): SendLaneJob {
-    const single = sendJob({
-      lane: deps.lane,
-      messageId: handOff.messageId,
-      tenantId,
-      generation: handOff.generation,
-    })
-    const data: SendJobPayload = {
-      ...single.data,
-      ...(handOff.acceptedLockToken === undefined ? {} : { acceptedLockToken: handOff.acceptedLockToken }),
-      ...(handOff.acceptedResponse === undefined ? {} : { acceptedResponse: handOff.acceptedResponse }),
-    }
-    return { ...single, data, opts: { ...single.opts, delay: handOff.delayMs } }
   }
 
   /** The record-only path: no send, no attempt spent, tried again until the database answers. */

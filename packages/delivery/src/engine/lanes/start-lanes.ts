@@ -7,11 +7,11 @@ import {
   sendBatch,
   sendMessage,
 } from '@fairlane/core/delivery'
-import { createDeliveryStore } from '@fairlane/db/queries/delivery'
+import { createDeliveryStore, readUnfinishedMessages } from '@fairlane/db/queries/delivery'
 import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import { governed, type LaneAdmission, type TokenBuckets } from '@fairlane/fairness'
 import { type LaneTransports, messageIdFor } from '@fairlane/mail'
-import { DEAD_LETTER_QUEUE, failedJobRetention, type Queues } from '@fairlane/queue'
+import { DEAD_LETTER_QUEUE, failedJobRetention, type Queues, type SendLaneJob } from '@fairlane/queue'
 import { createSenderSigner } from '../delivery/sender-signer'
 import { DEFAULT_FAILURE_CAPS, DEFAULT_TRANSACTIONAL_LANES, type DeliveryOptions } from '../delivery-options'
 import type { BulkGovernor } from '../fairness/bulk-governor'
@@ -83,11 +83,20 @@ export function startLanes(
     ...(resources.tracker ? { tracker: resources.tracker } : {}),
     logger: logger.child({ lane }),
   })
+  // A batch's messages that go on alone, each to its tenant's shard of the lane.
+  const handOff = async (lane: Lane, jobs: readonly SendLaneJob[]) => {
+    await Promise.all(
+      [...groupBy(jobs, (job) => resources.queues.lanes.queueFor(lane, job.data.tenantId))].map(
+        ([queue, shardJobs]) => queue.addBulk(shardJobs),
+      ),
+    )
+  }
   const deadLetters = createDeadLetters({
     db: database.db,
     queue: resources.queues[DEAD_LETTER_QUEUE],
     logger,
     metrics,
+    batches: { unfinished: (input) => readUnfinishedMessages(database.db, input), handOff },
   })
   const workers = startLaneWorkers({
     redisUrl: options.redisUrl,
@@ -127,13 +136,7 @@ export function startLanes(
         send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
         // Batches come from the relay-mode pacer only (MX mode releases one job per message).
         sendBatch: (job, log, gate) => sendBatch(job, { ...deps, gate, logger: log }),
-        handOff: async (jobs) => {
-          await Promise.all(
-            [...groupBy(jobs, (job) => resources.queues.lanes.queueFor(lane, job.data.tenantId))].map(
-              ([queue, shardJobs]) => queue.addBulk(shardJobs),
-            ),
-          )
-        },
+        handOff: (jobs) => handOff(lane, jobs),
         deadLetterMessage: (input) => deadLetters.onMessageFailed(input),
         record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
