@@ -6,8 +6,29 @@ export async function freeCapacity(
   nowMs: number,
 ): Promise<number> {
   const depth = await deps.lane.depth()
-  const target = Math.min(deps.highWater, deps.depthTarget?.depth(nowMs) ?? deps.highWater)
-  return Math.max(0, target - depth)
+  return Math.max(0, fillTarget(deps, nowMs) - depth)
+}
+
+/** The depth (in messages) the bulk lane is filled to this tick: the depth target, at most `highWater`. */
+export function fillTarget(
+  deps: { highWater: number; depthTarget?: DepthTarget | undefined },
+  nowMs: number,
+): number {
+  return Math.min(deps.highWater, deps.depthTarget?.depth(nowMs) ?? deps.highWater)
+}
+
+/**
+ * BULK_BATCH_SIZE, made no larger than the fill target shared over the lane's worker slots, so every
+ * slot has a batch to work on: with PACER_HIGH_WATER 300 and batches of 50, 8 slots would otherwise
+ * share 6 jobs and 2 would sit idle. At least 1; without `workerSlots`, the batch size as it is.
+ */
+export function slotBatchSize(input: {
+  batchSize: number
+  fillTarget: number
+  workerSlots?: number
+}): number {
+  if (input.workerSlots === undefined || input.workerSlots < 1) return input.batchSize
+  return Math.max(1, Math.min(input.batchSize, Math.floor(input.fillTarget / input.workerSlots)))
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { slotBatchSize } from './lane-release'
 import type { ActiveBulkStore, ActiveFlowPlanner, ActiveTenant, BulkLane, ReleasedMessage } from './ports'
 import { createActiveSetSync, type ReleaseActiveBulkDeps, releaseActiveBulk } from './release-active-bulk'
 
@@ -195,5 +196,32 @@ describe('releaseActiveBulk', () => {
     const { store } = memoryStore({})
     const outcome = await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane }))
     expect(outcome.kind).toBe('idle')
+  })
+
+  it('keeps a batch for every bulk worker slot: 300 messages over 8 slots are 8 batches or more, not 6 of 50', async () => {
+    const { store } = memoryStore({ a: 1_000, b: 1_000 })
+    const batches: number[] = []
+    const lane: BulkLane = {
+      depth: async () => batches.reduce((sum, size) => sum + size, 0),
+      async enqueue() {
+        throw new Error('a batching release adds batches')
+      },
+      async enqueueBatches(released) {
+        for (const batch of released) batches.push(batch.messages.length)
+      },
+    }
+    await releaseActiveBulk(deps({ store, lane, highWater: 300, batchSize: 50, workerSlots: 8 }))
+    expect(batches.reduce((sum, size) => sum + size, 0)).toBe(300)
+    expect(batches.length).toBeGreaterThanOrEqual(8)
+    expect(Math.max(...batches)).toBeLessThanOrEqual(Math.floor(300 / 8))
+  })
+})
+
+describe('slotBatchSize', () => {
+  it('caps the batch at the fill target over the slots, never below 1, and leaves it without slots', () => {
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 300, workerSlots: 8 })).toBe(37)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 1_000, workerSlots: 8 })).toBe(50)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 4, workerSlots: 8 })).toBe(1)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 300 })).toBe(50)
   })
 })

@@ -1,4 +1,4 @@
-import { enqueueOrGiveBack, freeCapacity } from './lane-release'
+import { enqueueOrGiveBack, fillTarget, freeCapacity, slotBatchSize } from './lane-release'
 import type {
   ActiveBulkStore,
   ActiveFlowPlanner,
@@ -34,6 +34,11 @@ export interface ReleaseActiveBulkDeps {
    * job per message). A batch is never waited for: a tenant released 3 rows gets a job of 3 now.
    */
   batchSize?: number
+  /**
+   * The bulk lane's worker slots (its concurrency): a batch is at most the fill target over them, so
+   * no slot waits while another holds a second batch (`slotBatchSize`).
+   */
+  workerSlots?: number
   /** How many jobs of each tenant its bucket refused since the last call; without it, none. */
   refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
   /** Tenants released to within this are asked for refusals (about the horizon: jobs live that long). */
@@ -79,6 +84,11 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
     return { kind: 'idle', released: 0, activeTenants: 0, visited: 0, left: 0 }
   }
   await applyRefusals(deps, nowMs())
+  const batchSize = slotBatchSize({
+    batchSize: deps.batchSize ?? 1,
+    fillTarget: fillTarget(deps, nowMs()),
+    ...(deps.workerSlots === undefined ? {} : { workerSlots: deps.workerSlots }),
+  })
 
   let released = 0
   let visited = 0
@@ -89,7 +99,7 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
     if (plan.order.length === 0) break
     const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
     const claimed = await deps.store.claim(quotas)
-    await enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, deps.batchSize ?? 1) }, claimed)
+    await enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, batchSize) }, claimed)
     released += claimed.length
     capacity -= claimed.length
     const short = settleShortfalls(deps.planner, quotas, claimed)

@@ -210,6 +210,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           ? {}
           : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
         ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
+        workerSlots: options.concurrency.bulk,
         refusals: createRefusalTracker(buckets),
         // MX mode: campaign mail released per receiving provider, as each one's budget allows.
         ...(receivers?.gate

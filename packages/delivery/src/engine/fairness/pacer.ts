@@ -69,6 +69,11 @@ export interface PacerOptions {
    */
   batchSize?: number
   /**
+   * The bulk lane's worker slots (BULK concurrency): relay mode makes batches no larger than the fill
+   * target over them, so every slot has one (`slotBatchSize`).
+   */
+  workerSlots?: number
+  /**
    * The depth to fill to, under `highWater`: a fraction of a second of the lane's measured sends
    * (`createDepthTarget`), so a tenant arriving behind a full queue waits that long, not longer.
    * Without it the pacer fills to `highWater`.
@@ -231,6 +236,7 @@ export async function paceOnce(
     | 'redisTimeoutMs'
     | 'receivers'
     | 'batchSize'
+    | 'workerSlots'
   > & {
     /** The messages per job of the pacer's own recent releases, to count the lane's depth in messages. */
     batching?: BatchSizes
@@ -309,6 +315,7 @@ export async function paceOnce(
     sync: memory.sync,
     highWater: options.highWater,
     batchSize: options.batchSize ?? 1,
+    ...(options.workerSlots === undefined ? {} : { workerSlots: options.workerSlots }),
     ...(depthTarget ? { depthTarget } : {}),
     ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
     refusalWindowMs: options.horizonMs,
