@@ -49,18 +49,8 @@ export {
   type ActiveFlowsPlan,
   type ActiveTenantPlan,
   createActiveFlows,
-} from './pacer/active-flows'
-export {
-  createPacerState,
   FORGET_TENANT_AFTER_MS,
-  type PacerOptions,
-  type PacerState,
-  type PacerTenant,
-  planRelease,
-  type ReleasePlan,
-  settleRelease,
-  trackedTenantCount,
-} from './pacer/drr'
+} from './pacer/active-flows'
 export { allowanceCap, refilledAllowance } from './pacer/release-allowance'
 export {
   createReceiverCounters,

@@ -7,7 +7,6 @@ export {
   type ReleaseActiveBulkDeps,
   releaseActiveBulk,
 } from './release-active-bulk'
-export { type ReleaseBulkBatchDeps, type ReleaseOutcome, releaseBulkBatch } from './release-bulk-batch'
 export {
   createReceiverStage,
   RECEIVER_STAGE_DEFAULTS,

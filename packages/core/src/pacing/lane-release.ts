@@ -1,4 +1,11 @@
-import type { BulkLane, DepthTarget, PacingLogger, ReleasedBatch, ReleasedMessage } from './ports'
+import type {
+  BulkLane,
+  DepthTarget,
+  PacingLogger,
+  ReleasedBatch,
+  ReleasedMessage,
+  ReleasePlan,
+} from './ports'
 
 /** The bulk lane's free slots this tick: the depth target (at most `highWater`) less its depth. */
 export async function freeCapacity(
@@ -59,4 +66,39 @@ export async function enqueueOrGiveBack(
     )
     throw error
   }
+}
+
+/**
+ * The rows in batches of at most `batchSize` per tenant, in the plan's interleaved order at batch
+ * granularity: a tenant's k-th row belongs to its batch ⌊k / batchSize⌋, and each batch takes the
+ * place of its first row in the plan, so no tenant's batches all sit in front of everyone else's.
+ */
+export function inPlanBatches(
+  released: readonly ReleasedMessage[],
+  plan: ReleasePlan,
+  batchSize: number,
+): ReleasedBatch[] {
+  if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
+    throw new RangeError(`batchSize must be a whole number of at least 1, got ${batchSize}`)
+  }
+  const byTenant = new Map<string, ReleasedMessage[]>()
+  for (const row of released) {
+    const list = byTenant.get(row.tenantId)
+    if (list) list.push(row)
+    else byTenant.set(row.tenantId, [row])
+  }
+  const batches: ReleasedBatch[] = []
+  const open = new Map<string, ReleasedBatch>()
+  for (const tenantId of plan.order) {
+    const row = byTenant.get(tenantId)?.shift()
+    if (!row) continue
+    let batch = open.get(tenantId)
+    if (!batch || batch.messages.length >= batchSize) {
+      batch = { tenantId, messages: [] }
+      open.set(tenantId, batch)
+      batches.push(batch)
+    }
+    batch.messages.push(row)
+  }
+  return batches
 }

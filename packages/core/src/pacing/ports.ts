@@ -26,21 +26,6 @@ export interface ReleaseQuota {
   count: number
 }
 
-/** The pending bulk rows in PostgreSQL. */
-export interface BulkBacklogStore {
-  findBacklog(input: { cap: number }): Promise<BacklogTenant[]>
-  /**
-   * For each tenant its oldest `count` pending bulk rows become `queued`, COMMITTED when this
-   * resolves. Rows another claimer holds are skipped, so fewer may come back than were asked for.
-   */
-  claim(quotas: readonly ReleaseQuota[]): Promise<ReleasedMessage[]>
-  /**
-   * Released rows whose jobs could not be added go back to pending: only those still `queued` under
-   * the generation they were claimed with. Answers how many went back.
-   */
-  giveBack(released: readonly ReleasedMessage[]): Promise<number>
-}
-
 /** The bulk lane's queue. */
 export interface BulkLane {
   /**
@@ -66,24 +51,10 @@ export interface ReleasedBatch {
   messages: ReleasedMessage[]
 }
 
-/** A backlog tenant as the planner weighs it. */
-export interface PlannedTenant extends BacklogTenant {
-  /** Jobs of this tenant its bucket refused since the last tick: spent from its allowance. */
-  refusals?: number
-}
-
 export interface ReleasePlan {
   /** One tenant id per slot, in the order to enqueue them: the tenants interleaved. */
   order: string[]
   counts: Map<string, number>
-}
-
-/** The fairness rule. It remembers each tenant's allowance between ticks. */
-export interface ReleasePlanner {
-  /** Takes the planned rows from the tenants' allowances now. */
-  plan(input: { tenants: PlannedTenant[]; capacity: number; nowMs: number }): ReleasePlan
-  /** Fewer rows of a tenant were released than planned: the rest of its allowance is given back. */
-  settle(input: { tenantId: string; planned: number; released: number }): void
 }
 
 /** How deep the lane is filled: a fraction of a second of what it sends, read from the releases. */

@@ -23,7 +23,7 @@ export interface PendingBulkRow {
 
 /** The pending bulk rows in PostgreSQL, read and claimed by id. */
 export interface ReceiverBacklogStore {
-  /** Tenants with pending bulk mail (as `BulkBacklogStore.findBacklog`). */
+  /** Tenants with pending bulk mail. */
   findBacklog(input: { cap: number }): Promise<BacklogTenant[]>
   /** A tenant's oldest pending bulk rows after `after` (from the first without it), in creation order. */
   pagePending(input: {
@@ -36,7 +36,7 @@ export interface ReceiverBacklogStore {
    * `queued` event, COMMITTED when this resolves. Rows gone or taken are simply not returned.
    */
   claimByIds(rows: ReadonlyArray<{ tenantId: string; messageId: string }>): Promise<ReleasedMessage[]>
-  /** As `BulkBacklogStore.giveBack`: released rows whose jobs could not be added go back to pending. */
+  /** Released rows whose jobs could not be added go back to pending. */
   giveBack(released: readonly ReleasedMessage[]): Promise<number>
 }
 

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { slotBatchSize } from './lane-release'
 import type { ActiveBulkStore, ActiveFlowPlanner, ActiveTenant, BulkLane, ReleasedMessage } from './ports'
 import { createActiveSetSync, type ReleaseActiveBulkDeps, releaseActiveBulk } from './release-active-bulk'
 
@@ -214,14 +213,5 @@ describe('releaseActiveBulk', () => {
     expect(batches.reduce((sum, size) => sum + size, 0)).toBe(300)
     expect(batches.length).toBeGreaterThanOrEqual(8)
     expect(Math.max(...batches)).toBeLessThanOrEqual(Math.floor(300 / 8))
-  })
-})
-
-describe('slotBatchSize', () => {
-  it('caps the batch at the fill target over the slots, never below 1, and leaves it without slots', () => {
-    expect(slotBatchSize({ batchSize: 50, fillTarget: 300, workerSlots: 8 })).toBe(37)
-    expect(slotBatchSize({ batchSize: 50, fillTarget: 1_000, workerSlots: 8 })).toBe(50)
-    expect(slotBatchSize({ batchSize: 50, fillTarget: 4, workerSlots: 8 })).toBe(1)
-    expect(slotBatchSize({ batchSize: 50, fillTarget: 300 })).toBe(50)
   })
 })

@@ -1,4 +1,4 @@
-import { enqueueOrGiveBack, fillTarget, freeCapacity, slotBatchSize } from './lane-release'
+import { enqueueOrGiveBack, fillTarget, freeCapacity, inPlanBatches, slotBatchSize } from './lane-release'
 import type {
   ActiveBulkStore,
   ActiveFlowPlanner,
@@ -8,7 +8,6 @@ import type {
   ReleasedMessage,
   ReleaseQuota,
 } from './ports'
-import { inPlanBatches } from './release-bulk-batch'
 
 /** Where the leader's copy of the active set stands: reset it (`cursor: null`) when leadership is taken. */
 export interface ActiveSetSync {
@@ -70,8 +69,8 @@ const MAX_PASSES = 2
  * One tick of the bulk pacer over the active set: free slots = depth target − the lane's depth; the
  * set's changes since the last tick join the planner (new tenants get their first turn now, ahead of
  * the old ones); the plan visits tenants only until the slots are given out; the rows are claimed
- * (committed), then their jobs added in the plan's order, as `releaseBulkBatch` does (no queue call
- * inside a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
+ * (committed), then their jobs added in the plan's order (`enqueueOrGiveBack`: no queue call inside
+ * a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
  * planned may be empty: it leaves the set if it is (`leaveIfEmpty`), and the slots it left go to a
  * second plan in the same tick.
  */

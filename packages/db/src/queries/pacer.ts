@@ -1,6 +1,5 @@
 import type {
   BacklogTenant,
-  BulkBacklogStore,
   PendingBulkRow,
   PendingCursor,
   ReceiverBacklogStore,
@@ -10,15 +9,6 @@ import type {
 import { sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageEvents } from '../schema'
-
-/** `releaseBulkBatch`'s store in PostgreSQL; the claim commits before it resolves. */
-export function createBulkBacklogStore(db: Database): BulkBacklogStore {
-  return {
-    findBacklog: (input) => findBulkBacklog(db, input),
-    claim: (quotas) => db.transaction((tx) => claimBulkRelease(tx, quotas)),
-    giveBack: (released) => returnBulkRelease(db, released),
-  }
-}
 
 /** `releaseByReceiver`'s store in PostgreSQL (MX mode); the claim commits before it resolves. */
 export function createReceiverBacklogStore(db: Database): ReceiverBacklogStore {

@@ -20,7 +20,7 @@ import {
  * (from its own plan) is shared between the providers it has mail for.
  *
  * Inside a provider: weighted deficit round robin, as the bulk pacer does (packages/fairness
- * pacer/drr.ts). Each turn adds the tenant's weight to its deficit and releases whole messages
+ * pacer/active-flows.ts). Each turn adds the tenant's weight to its deficit and releases whole messages
  * while the deficit reaches 1; a tenant that runs out of backlog or allowance leaves and its
  * deficit resets, so no credit is banked while idle; the ring is in tenant id order and each tick
  * starts after the tenant served last, so a newcomer's first turn comes within one round; a turn

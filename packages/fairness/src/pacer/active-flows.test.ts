@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { type ActiveFlowsPlan, type ActiveTenantPlan, createActiveFlows } from './active-flows'
-import { FORGET_TENANT_AFTER_MS } from './drr'
+import {
+  type ActiveFlowsPlan,
+  type ActiveTenantPlan,
+  createActiveFlows,
+  FORGET_TENANT_AFTER_MS,
+} from './active-flows'
 
 const options = { horizonMs: 1000 }
 const UNLIMITED = 1e9

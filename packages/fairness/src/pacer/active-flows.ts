@@ -1,17 +1,19 @@
-import { FORGET_TENANT_AFTER_MS } from './drr'
 import { Fifo, MinHeap } from './flow-queues'
 import { allowanceCap, refilledAllowance } from './release-allowance'
+
+/** A tenant that left is forgotten after this long unseen (once its allowance is full again), so memory stays bounded. */
+export const FORGET_TENANT_AFTER_MS = 10 * 60_000
 
 /**
  * The bulk pacer's planner over the active set it keeps in memory: weighted deficit round robin
  * with fq_codel's new-flows rule, at a cost that follows what a tick releases, not how many tenants
- * wait (`planRelease` in drr.ts takes the whole backlog every tick instead).
+ * wait.
  *
  * - A tenant that joins (read from the set's changes) goes to the NEW list; each tick serves the new
  *   list before the OLD one, so its first turn comes in the next tick, however many tenants wait.
  *   After a turn a flow goes to the back of the old list.
  * - A turn adds the tenant's weight to its deficit and emits whole slots while the deficit, its
- *   allowance (its rate over the horizon, as drr.ts) and the tick's slots last. A turn the slots cut
+ *   allowance (its rate over the horizon, `release-allowance.ts`) and the tick's slots last. A turn the slots cut
  *   short stays at the head of its list and finishes next tick without a second helping.
  * - A tenant whose allowance is spent sleeps in a heap until it refills to one slot, so a tick does
  *   not step over rate-limited tenants: every visit but a wake-up emits a slot, and a tick is

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest'
+import { inPlanBatches, slotBatchSize } from './lane-release'
+import type { ReleasedMessage, ReleasePlan } from './ports'
+
+/** Rows `a1…aN` per tenant, and the plan's order as a string of tenant letters. */
+function rows(counts: Record<string, number>): ReleasedMessage[] {
+  return Object.entries(counts).flatMap(([tenantId, count]) =>
+    Array.from({ length: count }, (_, index) => ({
+      messageId: `${tenantId}${index + 1}`,
+      tenantId,
+      generation: 0,
+    })),
+  )
+}
+
+function plan(order: string): ReleasePlan {
+  const counts = new Map<string, number>()
+  for (const tenantId of order) counts.set(tenantId, (counts.get(tenantId) ?? 0) + 1)
+  return { order: [...order], counts }
+}
+
+const ids = (batches: ReturnType<typeof inPlanBatches>) =>
+  batches.map((batch) => batch.messages.map((message) => message.messageId))
+
+describe('inPlanBatches', () => {
+  it('groups each tenant’s rows into batches of at most the batch size, interleaved at batch granularity', () => {
+    const batches = inPlanBatches(rows({ a: 7, b: 2, c: 1 }), plan('abcabaaaaa'), 3)
+    // Each batch takes its first row's place in the plan.
+    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2'], ['c1'], ['a4', 'a5', 'a6'], ['a7']])
+  })
+
+  it('with a batch size of 1 makes one batch per row, in the plan’s order', () => {
+    expect(ids(inPlanBatches(rows({ a: 2, b: 1 }), plan('aba'), 1))).toEqual([['a1'], ['b1'], ['a2']])
+  })
+
+  it('skips the plan’s slots whose rows were not claimed', () => {
+    expect(ids(inPlanBatches(rows({ a: 1 }), plan('abab'), 2))).toEqual([['a1']])
+  })
+
+  it('refuses a batch size that is not a whole number of at least 1', () => {
+    expect(() => inPlanBatches([], { order: [], counts: new Map() }, 0)).toThrow(/batchSize/)
+    expect(() => inPlanBatches([], { order: [], counts: new Map() }, 1.5)).toThrow(/batchSize/)
+  })
+})
+
+describe('slotBatchSize', () => {
+  it('caps the batch at the fill target over the slots, never below 1, and leaves it without slots', () => {
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 300, workerSlots: 8 })).toBe(37)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 1_000, workerSlots: 8 })).toBe(50)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 4, workerSlots: 8 })).toBe(1)
+    expect(slotBatchSize({ batchSize: 50, fillTarget: 300 })).toBe(50)
+  })
+})
