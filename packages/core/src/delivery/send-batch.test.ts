@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { BatchDeliveryStore, ClaimedMessage, DeliveryState, HandOff, OutgoingMail } from './ports'
 import { BATCH_LOCK_SHARE, type SendBatchDeps, sendBatch } from './send-batch'
+import { acceptingStore, claimedMessage, platformSendDeps } from './testing/send-fixtures'
 
 const tenantId = 't1'
 const uuid = (n: number) => `0193a4b2-7c1d-7e8f-9a0b-00000000000${n}`
@@ -9,30 +10,7 @@ const ids = [m1, m2, m3, m4]
 const to = (id: string) => `${id}@example.com`
 
 function claimed(id: string): ClaimedMessage {
-  return {
-    id,
-    tenantId,
-    lane: 'bulk',
-    campaignId: null,
-    toAddress: `${id}@example.com`,
-    subject: 'News',
-    html: null,
-    text: 'Hello',
-    attempts: 1,
-    generation: 0,
-    createdAt: new Date(0),
-    lockToken: `lock-${id}`,
-    recipientSuppression: null,
-    feedback: null,
-    recipientUnsubscribed: false,
-    tracking: { opens: false, clicks: false },
-    trackingDisabled: false,
-    contact: null,
-    fromAddress: null,
-    replyTo: null,
-    sendingDomainId: null,
-    tenantName: 'Acme',
-  }
+  return claimedMessage({ id, tenantId })
 }
 
 /**
@@ -42,6 +20,7 @@ function claimed(id: string): ClaimedMessage {
 function memoryStore(claimable: readonly string[], states: Record<string, DeliveryState> = {}) {
   const calls = { claimBatch: 0, readStates: 0, marked: [] as string[], unclaimed: [] as string[] }
   const store: BatchDeliveryStore = {
+    ...acceptingStore(),
     async claimBatch(input) {
       calls.claimBatch += 1
       return input.messageIds.filter((id) => claimable.includes(id)).map(claimed)
@@ -56,22 +35,14 @@ function memoryStore(claimable: readonly string[], states: Record<string, Delive
     async readState() {
       throw new Error('a batch reads its states in one read')
     },
-    readContent: async () => undefined,
     async markSent(claim) {
       calls.marked.push(claim.messageId)
       return true
     },
-    release: async () => true,
-    noteOutcomeUnknown: async () => true,
     async unclaim(claim) {
       calls.unclaimed.push(claim.messageId)
       return true
     },
-    markFailed: async () => true,
-    markSuppressed: async () => true,
-    settleByFeedback: async () => true,
-    markHeld: async () => 'held',
-    suppress: async () => {},
   }
   return { store, calls }
 }
@@ -111,16 +82,8 @@ function deps(
         delayMs: (options.granted ?? count) < count ? 250 : 0,
       }),
     },
+    ...platformSendDeps(),
     clock: { now: () => new Date(options.nowMs?.() ?? 10_000) },
-    lockMs: 30_000,
-    mailFrom: 'mail@fairlane.test',
-    returnPath: { bounceDomain: 'bounces.fairlane.test', secret: 'return-path-secret' },
-    signer: {
-      signingFor: async () => {
-        throw new Error('platform mail is not signed per domain')
-      },
-    },
-    messageIdFor: (id) => `<${id}@fairlane.test>`,
   }
   return { deps: result, sent, connections }
 }

@@ -16,40 +16,27 @@ import type {
   UnclaimedClaim,
 } from './ports'
 import { type SendDeps, sendMessage } from './send-message'
+import { acceptingStore, claimedMessage, platformSendDeps } from './testing/send-fixtures'
 
 const job = { messageId: '0193a4b2-7c1d-7e8f-9a0b-1c2d3e4f5a6b', tenantId: 't1' }
 
 function claimed(): ClaimedMessage {
-  return {
+  return claimedMessage({
     id: job.messageId,
     tenantId: job.tenantId,
     lane: 'critical',
-    campaignId: null,
     toAddress: 'to@example.com',
     subject: 'Your code',
-    html: null,
     text: '123456',
-    attempts: 1,
-    generation: 0,
-    createdAt: new Date(0),
     lockToken: 'lock-1',
-    recipientSuppression: null,
-    feedback: null,
-    recipientUnsubscribed: false,
-    tracking: { opens: false, clicks: false },
-    trackingDisabled: false,
-    contact: null,
-    fromAddress: null,
-    replyTo: null,
-    sendingDomainId: null,
-    tenantName: 'Acme',
-  }
+  })
 }
 
 /** The store in memory: one claimable message; the writes after the claim are noted in order. */
 function memoryStore(steps: string[]): DeliveryStore {
   let claimable = true
   return {
+    ...acceptingStore(),
     async claim() {
       if (!claimable) return undefined
       claimable = false
@@ -59,9 +46,6 @@ function memoryStore(steps: string[]): DeliveryStore {
     async readState() {
       return { status: 'sending', lockRemainingMs: 1_000 }
     },
-    async readContent() {
-      return undefined
-    },
     async markSent() {
       steps.push('markSent')
       return true
@@ -70,27 +54,14 @@ function memoryStore(steps: string[]): DeliveryStore {
       steps.push('release')
       return true
     },
-    async noteOutcomeUnknown() {
-      return true
-    },
     async unclaim(claim) {
       steps.push(`unclaim until ${claim.untilMs}`)
-      return true
-    },
-    async markFailed() {
-      return true
-    },
-    async markSuppressed() {
       return true
     },
     async settleByFeedback(claim) {
       steps.push(`settled ${claim.status}`)
       return true
     },
-    async markHeld() {
-      return 'held'
-    },
-    async suppress() {},
   }
 }
 
@@ -126,21 +97,7 @@ function memoryMailer(steps: string[], send: (mail: OutgoingMail) => Promise<Han
 }
 
 function depsWith(steps: string[], gate: SendGate, mailer: Mailer): SendDeps {
-  return {
-    store: memoryStore(steps),
-    mailer,
-    gate,
-    clock: { now: () => new Date(10_000) },
-    lockMs: 30_000,
-    mailFrom: 'mail@fairlane.test',
-    returnPath: { bounceDomain: 'bounces.fairlane.test', secret: 'return-path-secret' },
-    signer: {
-      signingFor: async () => {
-        throw new Error('platform mail is not signed per domain')
-      },
-    },
-    messageIdFor: (id) => `<${id}@fairlane.test>`,
-  }
+  return { ...platformSendDeps(), store: memoryStore(steps), mailer, gate }
 }
 
 function recordingGate(steps: string[], answer: () => Promise<Admission>, held: () => number): SendGate {
