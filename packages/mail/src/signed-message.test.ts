@@ -4,6 +4,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import nodemailer from 'nodemailer'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { installBodyHandoff } from './body-handoff'
+import { dkimResolver, testDkimKey } from './dkim/testing/test-key'
 import { DKIM_SIGNED, installDkimSignatureCheck } from './dkim-signature-check'
 import { outgoingMessage } from './message-options'
 
@@ -13,9 +14,9 @@ let privateKey: KeyObject
 let record: string
 
 beforeAll(() => {
-  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  privateKey = pair.privateKey
-  record = `v=DKIM1; k=rsa; p=${pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
+  const key = testDkimKey()
+  privateKey = key.privateKey
+  record = key.record
 })
 
 const mail = (overrides: Partial<OutgoingMail> = {}): OutgoingMail => ({
@@ -36,11 +37,7 @@ const mail = (overrides: Partial<OutgoingMail> = {}): OutgoingMail => ({
 
 async function verify(message: Buffer) {
   const { results } = await dkimVerify(message, {
-    resolver: async (name: string) => {
-      if (name !== `${SELECTOR}._domainkey.${DOMAIN}`)
-        throw Object.assign(new Error(name), { code: 'ENOTFOUND' })
-      return [[record]]
-    },
+    resolver: dkimResolver({ selector: SELECTOR, domain: DOMAIN, record: () => record }),
   })
   return results
 }

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { DKIM_HEADER_FIELD_NAMES } from '../dkim-signature-check'
 import { dkimSign } from './dkim-sign'
 import { dkimBodyHash } from './relaxed-body'
+import { dkimResolver, testDkimKey } from './testing/test-key'
 
 /**
  * Every signature this signer makes is checked by two verifiers that share no code with it or with
@@ -25,9 +26,9 @@ let privateKey: KeyObject
 let record: string
 
 beforeAll(() => {
-  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 })
-  privateKey = pair.privateKey
-  record = `v=DKIM1; k=rsa; p=${pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}`
+  const key = testDkimKey()
+  privateKey = key.privateKey
+  record = key.record
 })
 
 const key = () => ({ domainName: DOMAIN, keySelector: SELECTOR, privateKey })
@@ -181,12 +182,7 @@ async function corpus(): Promise<[string, Buffer][]> {
 
 async function verifyWithMailauth(message: Buffer) {
   const { results } = await dkimVerify(message, {
-    resolver: async (name: string, type: string) => {
-      if (type !== 'TXT' || name !== `${SELECTOR}._domainkey.${DOMAIN}`) {
-        throw Object.assign(new Error(`no ${type} record for ${name}`), { code: 'ENOTFOUND' })
-      }
-      return [[record]]
-    },
+    resolver: dkimResolver({ selector: SELECTOR, domain: DOMAIN, record: () => record }),
   })
   return results
 }
