@@ -1,14 +1,18 @@
 import { messageEvents, messages } from '@fairlane/db'
-import { claimMessages } from '@fairlane/db/queries/delivery'
+import { claimMessages, readUnfinishedMessages } from '@fairlane/db/queries/delivery'
 import { dispatchCampaignBatch } from '@fairlane/db/queries/dispatch'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { DEAD_LETTER_QUEUE, deadLetterJobId, sendBatchJob, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
+import type { Job } from 'bullmq'
 import { and, eq, inArray, sql } from 'drizzle-orm'
+import { Registry } from 'prom-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../../testing/pipeline'
 import { createTenant, seedCampaign, seedQueuedMessages, setPlan } from '../../testing/seed'
 import { duplicateMessageIds, startTestSink } from '../../testing/sink'
+import { createWorkerMetrics } from '../metrics'
+import { createDeadLetters } from './dead-letters'
 
 /**
  * Bulk jobs carrying batches (BULK_BATCH_SIZE=50): campaign → dispatch → pacer (batches) → bulk
@@ -190,5 +194,60 @@ describe('bulk batches', () => {
     for (const index of [0, 1, 2]) expect(sink.store.list({ to: to(index) })).toHaveLength(0)
     for (const index of [3, 4, 5]) expect(sink.store.list({ to: to(index) })).toHaveLength(1)
     expect(await sentEvents(unmarked)).toHaveLength(3)
+  })
+
+  it('a batch job that failed for good: each message it had yet to send goes on as its own job and is sent once', async () => {
+    const tenantId = await createTenant(db(), 'Failed Batch Co')
+    const to = (index: number) => `orphan-${index}@example.com`
+    const { ids, job } = await seedBatch(tenantId, to, 4)
+    // The first was sent before the batch gave up; the others still wait (one at a later generation).
+    await db()
+      .update(messages)
+      .set({ status: 'sent', sentAt: sql`now()` })
+      .where(eq(messages.id, ids[0] as string))
+    await db()
+      .update(messages)
+      .set({ generation: 2 })
+      .where(eq(messages.id, ids[3] as string))
+    const deadLetters = createDeadLetters({
+      db: db(),
+      queue: inspect.queues[DEAD_LETTER_QUEUE],
+      logger: testLogger(),
+      metrics: createWorkerMetrics(new Registry()),
+      batches: {
+        unfinished: (input) => readUnfinishedMessages(db(), input),
+        handOff: async (_lane, jobs) => {
+          await inspect.lane('bulk').addBulk([...jobs])
+        },
+      },
+    })
+    const failed = {
+      id: job.opts.jobId,
+      name: job.name,
+      data: job.data,
+      attemptsMade: 15,
+      opts: { attempts: 15 },
+    } as unknown as Job
+    deadLetters.onFailed('bulk', failed, new Error('connect ECONNREFUSED 127.0.0.1:5432'))
+    await deadLetters.drain()
+    await eventually(async () => [...(await statuses(ids)).values()].every((status) => status === 'sent'), {
+      what: 'every row sent',
+      timeoutMs: 15_000,
+    })
+    // Sent by their own jobs at their generation, not republished by the sweeper (which bumps it).
+    const rows = await db()
+      .select({ id: messages.id, generation: messages.generation })
+      .from(messages)
+      .where(inArray(messages.id, ids))
+    expect(new Map(rows.map((row) => [row.id, row.generation]))).toEqual(
+      new Map(ids.map((id, index) => [id, index === 3 ? 2 : 0])),
+    )
+    expect(sink.store.list({ to: to(0) })).toHaveLength(0)
+    for (const index of [1, 2, 3]) expect(sink.store.list({ to: to(index) })).toHaveLength(1)
+    expect(await sentEvents(ids.slice(1))).toHaveLength(3)
+    // Not failed mail: no dead letter for any of them.
+    for (const id of ids) {
+      expect(await inspect.queues[DEAD_LETTER_QUEUE].getJob(deadLetterJobId(sendJobId(id)))).toBeUndefined()
+    }
   })
 })
