@@ -125,7 +125,7 @@ export function startLanes(
       return createSendProcessor({
         lane,
         send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
-        // Batches come from the relay-mode pacer only (MX mode releases one job per message).
+        // Batches of one tenant (MX mode: for one receiving provider) from the pacer.
         sendBatch: (job, log, gate) => sendBatch(job, { ...deps, gate, logger: log }),
         handOff: async (jobs) => {
           await Promise.all(
