@@ -178,8 +178,10 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
    * same order for one message as for a batch: the tenant's own state (paused, or singled out), the
    * warm-up, the critical reserve, the tenant's share, the provider's shared bucket. Each bucket is
    * asked for what the ones before it granted, so the provider's own buckets never give more than
-   * is sent; a batch granted less by a later bucket leaves the earlier (the tenant's own) a little
-   * spent, which slows that tenant only. `short`: why not all of them, and when the rest may ask.
+   * is sent; a batch granted less by a later bucket leaves the earlier ones a little spent (the
+   * tenant's own bucket, the warm-up's count for the day), which only slows that tenant or ends the
+   * warm-up day early, never sends more than a provider allows. `short`: why not all of them, and
+   * when the rest may ask.
    */
   async function grant(
     ask: ReceiverAsk,
