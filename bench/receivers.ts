@@ -17,7 +17,7 @@
  * C's mail are all delivered (or after `--minutes`). `--scale` multiplies every tenant's count.
  * Progress on stderr; the last stdout line is one JSON object.
  *
- *   pnpm bench:receivers [--minutes 3] [--scale 1] [--no-baseline]
+ *   pnpm bench:receivers [--minutes 3] [--scale 1] [--no-baseline] [--batch-size 50]
  */
 import { randomBytes } from 'node:crypto'
 import { parseArgs } from 'node:util'
@@ -46,10 +46,15 @@ const { values: args } = parseArgs({
     minutes: { type: 'string', default: '3' },
     scale: { type: 'string', default: '1' },
     'no-baseline': { type: 'boolean', default: false },
+    // BULK_BATCH_SIZE's default: A's campaign goes out in jobs of this many per provider.
+    'batch-size': { type: 'string', default: '50' },
   },
 })
 const minutes = Number(args.minutes)
 const scale = Number(args.scale)
+const batchSize = Number(args['batch-size'])
+if (!(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 500))
+  throw new Error(`--batch-size is a whole number from 1 to 500; got ${args['batch-size']}`)
 if (!(minutes >= 1)) throw new Error(`--minutes is a number of minutes, at least 1; got ${args.minutes}`)
 if (!(scale > 0 && scale <= 10)) throw new Error(`--scale is a number above 0, at most 10; got ${args.scale}`)
 const progress = (line: string) => console.error(`bench:receivers ${line}`)
@@ -118,6 +123,7 @@ async function run(options: { shaping: boolean; withA: boolean }): Promise<RunFi
     },
     sink,
     {
+      pacer: { highWater: 100, horizonMs: 1_000, batchSize },
       receivers: {
         rules: loadReceiverRules(),
         dnsServers: [(sink.dns as NonNullable<MailSink['dns']>).address],
@@ -306,6 +312,7 @@ try {
       ...summary(shapedWithA, shapedAlone),
       minutes,
       scale,
+      batchSize,
       sizes: SIZES,
       throttledSharesFromSecond: FIRST_MINUTE_MS / 1000,
       googleThrottlePerMinute: GOOGLE_PER_MINUTE,

@@ -165,6 +165,36 @@ describe('the receiver gate', () => {
     })
   })
 
+  it('grants a batch what the provider’s rate allows in one ask, and defers the rest to its next slot', async () => {
+    const { gateFor, advance } = world()
+    const gate = gateFor()
+    // 600 a minute less the critical reserve: 9 a second, one second of burst.
+    const batch = await gate.admitUpTo?.(ask('t1'), 20)
+    expect(batch).toMatchObject({
+      ok: true,
+      granted: 9,
+      route: { provider: 'google', egressAddress: '127.0.0.2' },
+    })
+    expect(batch?.ok && batch.delayMs).toBeGreaterThan(0)
+    expect(batch?.ok && batch.reason).toMatch(/google is at its rate/)
+    expect((await gate.admit(ask('t2'))).ok).toBe(false)
+    advance(1_000)
+    expect(await gate.admitUpTo?.(ask('t1'), 3)).toMatchObject({ ok: true, granted: 3, delayMs: 0 })
+  })
+
+  it('grants a batch nothing while its provider is paused after a throttle', async () => {
+    const { gateFor } = world()
+    const gate = gateFor()
+    const admitted = await gate.admit(ask('t1'))
+    if (!admitted.ok) throw new Error('not admitted')
+    await gate.learn({
+      ...ask('t1'),
+      route: admitted.route,
+      outcome: { kind: 'failed', error: replyError('421 4.7.28 [127.0.0.2] slow down') },
+    })
+    expect(await gate.admitUpTo?.(ask('t1'), 5)).toMatchObject({ ok: false, provider: 'google' })
+  })
+
   it('a throttle about the IP pauses the provider for every tenant and every worker, and cuts its rate', async () => {
     const { gateFor, advance, states } = world()
     const seen = gateFor()

@@ -47,6 +47,14 @@ export interface ProviderBuckets {
     bucket: string,
     plan: { ratePerSec: number; burst: number },
   ): Promise<{ ok: true } | { ok: false; retryAfterMs: number; position: number }>
+  /** Up to `count` tokens in one call (a batch); without it a batch takes one at a time. */
+  takeUpTo?(
+    bucket: string,
+    plan: { ratePerSec: number; burst: number },
+    count: number,
+  ): Promise<
+    { granted: number; all: true } | { granted: number; all: false; retryAfterMs: number; position: number }
+  >
 }
 
 /**
@@ -146,106 +154,186 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
     return states
   }
 
-  return {
-    async admit(ask: ReceiverAsk): Promise<ReceiverAdmission> {
-      const { provider, limits } = await deps.providerOf(domainOf(ask.toAddress))
-      limitsOf.set(provider, limits)
-      const egress = await deps.egressFor({ tenantId: ask.tenantId, provider })
-      const states = await statesOf(egress, provider, ask.tenantId)
-      const now = deps.clock.now()
-      const route: ReceiverRoute = {
-        provider,
-        ...(egress ? { egressAddress: egress } : {}),
-        limits: { connections: limits.connections, messagesPerConnection: limits.messagesPerConnection },
-      }
-      const wait = (delayMs: number, reason: string): ReceiverAdmission => ({
-        ok: false,
-        delayMs: Math.max(1, Math.ceil(delayMs)),
-        provider,
-        reason,
-        ...(egress ? { egressAddress: egress } : {}),
-      })
+  /** Up to `count` tokens of a bucket: one take for one, the batch script when the buckets have it. */
+  async function takeUpTo(
+    bucket: string,
+    plan: { ratePerSec: number; burst: number },
+    count: number,
+  ): Promise<{ granted: number; retryAfterMs: number; position: number }> {
+    if (count > 1 && deps.buckets.takeUpTo) {
+      const taken = await deps.buckets.takeUpTo(bucket, plan, count)
+      return taken.all
+        ? { granted: count, retryAfterMs: 0, position: 0 }
+        : { granted: taken.granted, retryAfterMs: taken.retryAfterMs, position: taken.position }
+    }
+    for (let granted = 0; granted < count; granted++) {
+      const taken = await deps.buckets.take(bucket, plan)
+      if (!taken.ok) return { granted, retryAfterMs: taken.retryAfterMs, position: taken.position }
+    }
+    return { granted: count, retryAfterMs: 0, position: 0 }
+  }
 
-      // The tenant's own state first: a provider that throttled this tenant's domain slows it alone.
-      for (const scope of [ask.tenantId, EVERYONE]) {
-        const stored = states.get(scope)
-        if (!stored?.state) continue
-        const pausedUntil = deps.controller.pausedUntil(stored.state)
-        if (pausedUntil !== null && pausedUntil > now) {
-          // Spread over a second: the mail paused together does not all come back in one instant.
-          return wait(pausedUntil - now + random() * 1_000, pauseReason(provider, stored.lastReply))
+  /**
+   * The provider's budget asked for `count` messages of one tenant, through the same buckets in the
+   * same order for one message as for a batch: the tenant's own state (paused, or singled out), the
+   * warm-up, the critical reserve, the tenant's share, the provider's shared bucket. Each bucket is
+   * asked for what the ones before it granted, so the provider's own buckets never give more than
+   * is sent; a batch granted less by a later bucket leaves the earlier ones a little spent (the
+   * tenant's own bucket, the warm-up's count for the day), which only slows that tenant or ends the
+   * warm-up day early, never sends more than a provider allows. `short`: why not all of them, and
+   * when the rest may ask.
+   */
+  async function grant(
+    ask: ReceiverAsk,
+    count: number,
+  ): Promise<{
+    route: ReceiverRoute
+    provider: string
+    egress: string
+    granted: number
+    short?: { delayMs: number; reason: string }
+  }> {
+    const { provider, limits } = await deps.providerOf(domainOf(ask.toAddress))
+    limitsOf.set(provider, limits)
+    const egress = await deps.egressFor({ tenantId: ask.tenantId, provider })
+    const states = await statesOf(egress, provider, ask.tenantId)
+    const now = deps.clock.now()
+    const route: ReceiverRoute = {
+      provider,
+      ...(egress ? { egressAddress: egress } : {}),
+      limits: { connections: limits.connections, messagesPerConnection: limits.messagesPerConnection },
+    }
+    const answer = (granted: number, short?: { delayMs: number; reason: string }) => ({
+      route,
+      provider,
+      egress,
+      granted,
+      ...(short ? { short: { delayMs: Math.max(1, Math.ceil(short.delayMs)), reason: short.reason } } : {}),
+    })
+
+    // The tenant's own state first: a provider that throttled this tenant's domain slows it alone.
+    for (const scope of [ask.tenantId, EVERYONE]) {
+      const stored = states.get(scope)
+      if (!stored?.state) continue
+      const pausedUntil = deps.controller.pausedUntil(stored.state)
+      if (pausedUntil !== null && pausedUntil > now) {
+        // Spread over a second: the mail paused together does not all come back in one instant.
+        return answer(0, {
+          delayMs: pausedUntil - now + random() * 1_000,
+          reason: pauseReason(provider, stored.lastReply),
+        })
+      }
+    }
+    let wanted = count
+    let short: { delayMs: number; reason: string } | undefined
+    const tenantState = states.get(ask.tenantId)?.state
+    if (tenantState !== undefined) {
+      const perMinute = deps.controller.perMinute(tenantState, limits, now)
+      const taken = await takeUpTo(
+        bucketName(egress, provider, `tenant:${ask.tenantId}`),
+        planOf(perMinute),
+        wanted,
+      )
+      if (taken.granted < wanted) {
+        short = {
+          delayMs: slotDelay(taken, perMinute, random),
+          reason: `${provider} allows this sender ${rateText(perMinute)}`,
         }
+        wanted = taken.granted
+        if (wanted === 0) return answer(0, short)
       }
-      const tenantState = states.get(ask.tenantId)?.state
-      if (tenantState !== undefined) {
-        const perMinute = deps.controller.perMinute(tenantState, limits, now)
-        const taken = await deps.buckets.take(
-          bucketName(egress, provider, `tenant:${ask.tenantId}`),
-          planOf(perMinute),
-        )
-        if (!taken.ok)
-          return wait(
-            slotDelay(taken, perMinute, random),
-            `${provider} allows this sender ${rateText(perMinute)}`,
-          )
-      }
-      if (deps.warmup && egress) {
+    }
+    if (deps.warmup && egress) {
+      for (let admitted = 0; admitted < wanted; admitted++) {
         const warm = await deps.warmup.admit({ egress, provider, nowMs: now })
-        if (!warm.ok) {
-          return wait(
-            warm.untilMs - now + random() * 60_000,
-            `${egress} is warming up: ${warm.cap} a day to ${provider} on its sending day ${warm.sendingDay}`,
+        if (warm.ok) continue
+        short = {
+          delayMs: warm.untilMs - now + random() * 60_000,
+          reason: `${egress} is warming up: ${warm.cap} a day to ${provider} on its sending day ${warm.sendingDay}`,
+        }
+        wanted = admitted
+        if (wanted === 0) return answer(0, short)
+        break
+      }
+    }
+    const whole = states.get(EVERYONE)?.state ?? deps.controller.initial(limits, now)
+    const perMinute = deps.controller.perMinute(whole, limits, now)
+    const reserved = perMinute * deps.criticalReserve
+    let reserve = 0
+    if (ask.lane === 'critical' && reserved > 0) {
+      reserve = (await takeUpTo(bucketName(egress, provider, 'critical'), planOf(reserved), wanted)).granted
+      if (reserve === wanted) return answer(wanted, short)
+    }
+    let rest = wanted - reserve
+    const shared = perMinute - reserved
+    const weight = deps.demand ? ((await deps.weightOf?.(ask.tenantId)) ?? 1) : 1
+    const turnedAway = async (delayMs: number, reason: string) => {
+      // Mail waiting: this tenant would take any share it is given, until it stops asking.
+      await deps.demand?.note({
+        egress,
+        provider,
+        notes: [{ tenantId: ask.tenantId, weight, kind: 'waiting' }],
+      })
+      return { delayMs, reason }
+    }
+    if (deps.demand) {
+      const active = await deps.demand.note({
+        egress,
+        provider,
+        notes: [{ tenantId: ask.tenantId, weight, kind: 'ask' }],
+      })
+      // The most this tenant may take while the others ask what they ask: its share as if it had
+      // mail waiting (below it, it takes less than its part anyway, and is not held back).
+      const share = shareWanting(shared, active, ask.tenantId, weight)
+      // Others want this provider too: this tenant's part of it, in a bucket of its own.
+      if (share < shared) {
+        // Two seconds of burst: a share token taken just before the shared bucket refused (another
+        // tenant's token came first) must not cost the tenant its next turn.
+        const mine = await takeUpTo(
+          bucketName(egress, provider, `share:${ask.tenantId}`),
+          planOf(share, 2),
+          rest,
+        )
+        if (mine.granted < rest) {
+          short = await turnedAway(
+            slotDelay(mine, share, random),
+            `${provider} is shared by ${active.length} senders: this one’s share is ${rateText(share)}`,
           )
+          rest = mine.granted
+          if (rest === 0) return answer(reserve, short)
         }
       }
-      const whole = states.get(EVERYONE)?.state ?? deps.controller.initial(limits, now)
-      const perMinute = deps.controller.perMinute(whole, limits, now)
-      const reserved = perMinute * deps.criticalReserve
-      if (ask.lane === 'critical' && reserved > 0) {
-        const taken = await deps.buckets.take(bucketName(egress, provider, 'critical'), planOf(reserved))
-        if (taken.ok) return { ok: true, route }
-      }
-      const shared = perMinute - reserved
-      const weight = deps.demand ? ((await deps.weightOf?.(ask.tenantId)) ?? 1) : 1
-      const turnedAway = async (delayMs: number, reason: string) => {
-        // Mail waiting: this tenant would take any share it is given, until it stops asking.
-        await deps.demand?.note({
-          egress,
-          provider,
-          notes: [{ tenantId: ask.tenantId, weight, kind: 'waiting' }],
-        })
-        return wait(delayMs, reason)
-      }
-      if (deps.demand) {
-        const active = await deps.demand.note({
-          egress,
-          provider,
-          notes: [{ tenantId: ask.tenantId, weight, kind: 'ask' }],
-        })
-        // The most this tenant may take while the others ask what they ask: its share as if it had
-        // mail waiting (below it, it takes less than its part anyway, and is not held back).
-        const share = shareWanting(shared, active, ask.tenantId, weight)
-        // Others want this provider too: this tenant's part of it, in a bucket of its own.
-        if (share < shared) {
-          // Two seconds of burst: a share token taken just before the shared bucket refused (another
-          // tenant's token came first) must not cost the tenant its next turn.
-          const mine = await deps.buckets.take(
-            bucketName(egress, provider, `share:${ask.tenantId}`),
-            planOf(share, 2),
-          )
-          if (!mine.ok)
-            return turnedAway(
-              slotDelay(mine, share, random),
-              `${provider} is shared by ${active.length} senders: this one’s share is ${rateText(share)}`,
-            )
-        }
-      }
-      const taken = await deps.buckets.take(bucketName(egress, provider, 'shared'), planOf(shared))
-      if (taken.ok) return { ok: true, route }
-      return turnedAway(
+    }
+    const taken = await takeUpTo(bucketName(egress, provider, 'shared'), planOf(shared), rest)
+    if (taken.granted < rest) {
+      short = await turnedAway(
         slotDelay(taken, shared, random),
         `${provider} is at its rate of ${rateText(perMinute)}`,
       )
+    }
+    return answer(reserve + taken.granted, short)
+  }
+
+  return {
+    async admit(ask: ReceiverAsk): Promise<ReceiverAdmission> {
+      const granted = await grant(ask, 1)
+      if (granted.granted === 1) return { ok: true, route: granted.route }
+      return refusal(granted)
+    },
+
+    async admitUpTo(ask: ReceiverAsk, count: number) {
+      if (!(Number.isInteger(count) && count >= 1)) {
+        throw new RangeError(`count must be a whole number of at least 1, got ${count}`)
+      }
+      const granted = await grant(ask, count)
+      if (granted.granted === 0) return refusal(granted)
+      return {
+        ok: true as const,
+        route: granted.route,
+        granted: granted.granted,
+        delayMs: granted.short?.delayMs ?? 0,
+        ...(granted.short ? { reason: granted.short.reason } : {}),
+      }
     },
 
     stillOpen(input: ReceiverAsk & { route: ReceiverRoute }): ReceiverAdmission {
@@ -300,6 +388,21 @@ export function createReceiverGate<State>(deps: ReceiverGateDeps<State>): Receiv
       const delayMs = Math.max(0, pausedUntil - now) + (60_000 / perMinute) * (1 + random())
       return { kind: 'defer', delayMs: Math.ceil(delayMs), provider, reply: read.reply }
     },
+  }
+}
+
+/** A grant of nothing, as the admission that defers the mail to the provider's next slot for it. */
+function refusal(granted: {
+  provider: string
+  egress: string
+  short?: { delayMs: number; reason: string }
+}): Extract<ReceiverAdmission, { ok: false }> {
+  return {
+    ok: false,
+    delayMs: granted.short?.delayMs ?? 1,
+    provider: granted.provider,
+    reason: granted.short?.reason ?? `${granted.provider} granted nothing`,
+    ...(granted.egress ? { egressAddress: granted.egress } : {}),
   }
 }
 

@@ -38,6 +38,7 @@ export type {
   OutgoingMail,
   ReceiverAdmission,
   ReceiverAsk,
+  ReceiverBatchAdmission,
   ReceiverGate,
   ReceiverOutcome,
   ReceiverRoute,

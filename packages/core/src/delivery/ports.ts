@@ -328,7 +328,17 @@ export interface ReceiverGate {
    * learnt) is not sent to after all.
    */
   stillOpen?(input: ReceiverAsk & { route: ReceiverRoute }): ReceiverAdmission
+  /**
+   * A batch's ask: up to `count` messages of one tenant to the provider of `ask.toAddress`, in one
+   * pass over the budget's buckets (the provider's budget may grant fewer: `delayMs` is then when the
+   * rest may ask again). Without it a batch asks `admit` once per message until it refuses.
+   */
+  admitUpTo?(ask: ReceiverAsk, count: number): Promise<ReceiverBatchAdmission>
 }
+
+export type ReceiverBatchAdmission =
+  | { ok: true; route: ReceiverRoute; granted: number; delayMs: number; reason?: string | undefined }
+  | Extract<ReceiverAdmission, { ok: false }>
 
 export interface ReceiverAsk {
   tenantId: string

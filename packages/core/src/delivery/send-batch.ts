@@ -6,12 +6,16 @@ import type {
   HeldConnection,
   Mailer,
   OutgoingMail,
+  ReceiverRoute,
   SendGate,
   SentClaim,
 } from './ports'
+import { admitBatchToReceiver, receiverAskOf } from './send-batch-receiver'
 import { isOutcomeUnknown, isPermanentFailure } from './send-failure'
 import {
+  deferToReceiver,
   giveBack,
+  learnAccepted,
   prepareClaimed,
   type SendDeps,
   type SendOutcome,
@@ -86,10 +90,14 @@ export const BATCH_LOCK_SHARE = 0.2
  * under its lock: the job comes back (stalled), finds the marked ones sent, waits out the lock and
  * sends only the unmarked ones again, with their same Message-IDs.
  *
- * Relay mode only: MX mode sends one job per message (its receiver gate is asked per message).
+ * MX mode (`deps.receivers`): the batch is one tenant's mail for one receiving provider. The
+ * provider's budget is asked once, before the connection (`admitBatchToReceiver`): what it does not
+ * grant waits in the job, deferred to the provider's pace, no attempt spent. The held connection
+ * takes the provider's route; a provider that pauses mid-batch (`stillOpen`) or answers a send with a
+ * throttle (`learn` → `defer`) stops the batch: that message and the rest wait for the provider's
+ * pace, and nothing more is sent to it from this batch.
  */
 export async function sendBatch(job: SendBatchJob, deps: SendBatchDeps): Promise<BatchOutcome> {
-  if (deps.receivers) throw new Error('a batch is sent in relay mode only; MX mode sends one job per message')
   // A batch's messages go on as their own jobs after a failure, with their own attempts: no batch
   // attempt is the last one of any message.
   const attempt = { final: false }
@@ -146,10 +154,28 @@ interface Tally {
 }
 
 /** The held connection, the one token take, the sends in order and their marks. */
-async function sendReady(ready: readonly Ready[], deps: SendBatchDeps, tally: Tally): Promise<void> {
+async function sendReady(all: readonly Ready[], deps: SendBatchDeps, tally: Tally): Promise<void> {
+  let ready = all
+  let route: ReceiverRoute | undefined
+  if (deps.receivers) {
+    const admission = await admitBatchToReceiver(deps.receivers, ready)
+    if (!admission.ok) {
+      await deferAllToReceiver(ready, admission, deps, tally)
+      return
+    }
+    route = admission.route
+    const refused = ready.slice(admission.granted)
+    const deferral = {
+      delayMs: admission.delayMs,
+      provider: route.provider,
+      reason: admission.reason ?? `${route.provider} granted ${admission.granted} of ${ready.length}`,
+    }
+    await deferAllToReceiver(refused, deferral, deps, tally)
+    ready = ready.slice(0, admission.granted)
+  }
   let connection: HeldConnection
   try {
-    connection = await holdConnection(deps.mailer)
+    connection = await holdConnection(deps.mailer, route)
   } catch {
     // No connection came free within the send deadline: the lane is busy, not the mail wrong. The
     // claims go back unused (no attempt spent) and the job tries again shortly.
@@ -181,12 +207,27 @@ async function sendReady(ready: readonly Ready[], deps: SendBatchDeps, tally: Ta
         await giveBackAll(granted.slice(index), 0, deps, tally.waiting)
         break
       }
+      const closed = route && deps.receivers?.stillOpen?.({ ...receiverAskOf(entry), route })
+      if (closed && !closed.ok) {
+        // Paused while this batch sent (a throttle another send of this worker learnt): not one more.
+        await deferAllToReceiver(granted.slice(index), closed, deps, tally)
+        break
+      }
       let response: string | undefined
       try {
         response = (await connection.send(entry.mail)).response
       } catch (error) {
+        const stop = route ? await throttled(error, entry, route, deps) : undefined
+        if (stop) {
+          // The provider said slow down: this message and the rest wait for its pace, never hammered.
+          await deferAllToReceiver(granted.slice(index), stop, deps, tally)
+          break
+        }
         tally.items.push(await settledItem(error, entry, deps, tally.attempt))
         continue
+      }
+      if (route && deps.receivers) {
+        await learnAccepted(deps.receivers, { ...receiverAskOf(entry), route }, deps)
       }
       sent.push({ message: entry.message, claim: { ...entry.claim, response }, acceptedAt: deps.clock.now() })
       if (deps.clock.now().getTime() - flushedAtMs >= MARK_FLUSH_MS) {
@@ -286,6 +327,59 @@ async function giveBackAll(
   for (const entry of entries) waiting.set(entry.message.id, delayMs)
 }
 
+/**
+ * MX mode: what the provider made of a failed send. A throttle (`defer`) answers the deferral that
+ * stops the batch; anything else is the message's own failure (undefined). A verdict that cannot be
+ * had (its state not written) stops the batch too, the rest back shortly: a provider that may have
+ * said slow down is not sent more on a guess.
+ */
+async function throttled(
+  error: unknown,
+  entry: Ready,
+  route: ReceiverRoute,
+  deps: SendBatchDeps,
+): Promise<{ delayMs: number; provider: string; reason: string } | undefined> {
+  const receivers = deps.receivers as NonNullable<SendBatchDeps['receivers']>
+  try {
+    const verdict = await receivers.learn({
+      ...receiverAskOf(entry),
+      route,
+      outcome: { kind: 'failed', error },
+    })
+    return verdict.kind === 'defer' ? { ...verdict, reason: verdict.reply } : undefined
+  } catch (learnError) {
+    deps.logger?.warn(
+      { provider: route.provider, err: (learnError as Error).message },
+      'could not learn from a receiver’s reply; the rest of the batch waits',
+    )
+    return { delayMs: NO_CONNECTION_RETRY_MS, provider: route.provider, reason: reasonOf(error) }
+  }
+}
+
+/**
+ * Messages the provider has no room for now: each given back for the provider's next slot, its
+ * attempt not spent (`deferToReceiver`); one deferred past the maximum age fails instead, as its own.
+ */
+async function deferAllToReceiver(
+  entries: readonly Ready[],
+  deferral: { delayMs: number; provider: string; reason: string },
+  deps: SendBatchDeps,
+  tally: Tally,
+): Promise<void> {
+  for (const entry of entries) {
+    try {
+      await deferToReceiver(entry.claim, entry.message, deferral, deps)
+      tally.waiting.set(entry.message.id, deferral.delayMs)
+    } catch (error) {
+      tally.items.push(await settledItem(error, entry, deps, tally.attempt))
+    }
+  }
+}
+
+function reasonOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}
+
 /** A connection held after a failed reserve is retried this soon. */
 const NO_CONNECTION_RETRY_MS = 1_000
 
@@ -299,11 +393,11 @@ function restOf(waiting: ReadonlyMap<string, number>): BatchOutcome['rest'] {
 }
 
 /** The mailer's held connection; a mailer without one reserves a slot per send. */
-async function holdConnection(mailer: Mailer): Promise<HeldConnection> {
-  if (mailer.hold) return mailer.hold()
+async function holdConnection(mailer: Mailer, route?: ReceiverRoute): Promise<HeldConnection> {
+  if (mailer.hold) return mailer.hold(route)
   return {
     async send(mail) {
-      return (await mailer.reserve()).send(mail)
+      return (await mailer.reserve(route)).send(mail)
     },
     release() {},
   }

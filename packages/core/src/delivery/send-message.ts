@@ -264,7 +264,7 @@ export async function settleSendError(
  * The receiving provider had no room, or throttled this attempt: the message waits for the provider's
  * pace, its attempt not spent. Past the maximum age it fails instead, naming the provider and its reply.
  */
-async function deferToReceiver(
+export async function deferToReceiver(
   claim: HeldClaim,
   message: ClaimedMessage,
   deferral: { delayMs: number; provider: string; reason: string },
@@ -282,7 +282,7 @@ async function deferToReceiver(
 }
 
 /** The mail is out: a receiver state that cannot be written must not turn it into a failure. */
-async function learnAccepted(
+export async function learnAccepted(
   receivers: ReceiverGate,
   input: ReceiverAsk & { route: ReceiverRoute },
   deps: SendDeps,

@@ -1,4 +1,5 @@
 export type * from './ports'
+export { inProviderBatches, type ReleasedForProvider } from './receiver-batches'
 export type * from './receiver-ports'
 export {
   type ActiveReleaseOutcome,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ReleasedMessage } from './ports'
+import type { ReleasedBatch, ReleasedMessage } from './ports'
 import type { PendingBulkRow, ReceiverBacklogStore, ReceiverPlanner } from './receiver-ports'
 import { createReceiverStage, releaseByReceiver } from './release-by-receiver'
 
@@ -12,6 +12,9 @@ function setup(options: {
   pending: number
   depth?: number
   enqueueFails?: boolean
+  /** Each row's recipient domain by its index (default `example.com`), its provider the domain's first label. */
+  domainOf?: (index: number) => string
+  batchSize?: number
   tenantRatePerMinute?: () => number | undefined
   tenantSharesPerMinute?: (
     provider: string,
@@ -23,7 +26,7 @@ function setup(options: {
     (_, index) => ({
       messageId: `m${String(index).padStart(4, '0')}`,
       tenantId: 't',
-      domain: 'example.com',
+      domain: options.domainOf?.(index) ?? 'example.com',
       createdAt: String(index).padStart(4, '0'),
       status: 'pending',
     }),
@@ -66,6 +69,7 @@ function setup(options: {
     commit: (input) => commits.push(input),
   }
   const enqueued: ReleasedMessage[] = []
+  const batches: ReleasedBatch[] = []
   const deps = {
     store,
     lane: {
@@ -74,8 +78,13 @@ function setup(options: {
         if (options.enqueueFails) throw new Error('redis is down')
         enqueued.push(...released)
       },
+      enqueueBatches: async (added: readonly ReleasedBatch[]) => {
+        if (options.enqueueFails) throw new Error('redis is down')
+        batches.push(...added)
+      },
     },
-    providers: { resolve: async () => 'example' },
+    ...(options.batchSize ? { batchSize: options.batchSize } : {}),
+    providers: { resolve: async (domain: string) => domain.split('.')[0] ?? domain },
     ratePerMinute: () => 600,
     ...(options.tenantRatePerMinute ? { tenantRatePerMinute: options.tenantRatePerMinute } : {}),
     ...(options.tenantSharesPerMinute ? { tenantSharesPerMinute: options.tenantSharesPerMinute } : {}),
@@ -90,7 +99,7 @@ function setup(options: {
     await new Promise((resolve) => setImmediate(resolve))
     return outcome
   }
-  return { rows, commits, plans, given, enqueued, tick }
+  return { rows, commits, plans, given, enqueued, batches, tick }
 }
 
 describe('releaseByReceiver', () => {
@@ -106,6 +115,23 @@ describe('releaseByReceiver', () => {
     expect(pacer.commits.at(-1)?.pairs).toEqual([
       { tenantId: 't', provider: 'example', planned: 6, released: 6 },
     ])
+  })
+
+  it('with a batch size, adds one job per tenant and provider (at most that many each), no single jobs', async () => {
+    const pacer = setup({
+      pending: 10,
+      domainOf: (index) => (index % 2 === 0 ? 'gmail.test' : 'outlook.test'),
+      batchSize: 3,
+    })
+    await pacer.tick()
+    expect((await pacer.tick()).released).toBe(10)
+    expect(pacer.enqueued).toEqual([])
+    const domainOf = new Map(pacer.rows.map((row) => [row.messageId, row.domain]))
+    for (const batch of pacer.batches) {
+      expect(batch.messages.length).toBeLessThanOrEqual(3)
+      expect(new Set(batch.messages.map((message) => domainOf.get(message.messageId))).size).toBe(1)
+    }
+    expect(pacer.batches.map((batch) => batch.messages.length).sort()).toEqual([2, 2, 3, 3])
   })
 
   it('a lane that is full releases nothing and reads nothing', async () => {

@@ -1,5 +1,6 @@
 import { enqueueOrGiveBack, freeCapacity } from './lane-release'
 import type { BulkLane, DepthTarget, PacingLogger } from './ports'
+import { inProviderBatches } from './receiver-batches'
 import type {
   PendingBulkRow,
   PendingCursor,
@@ -26,8 +27,13 @@ import type {
  */
 export interface ReleaseByReceiverDeps {
   store: ReceiverBacklogStore
-  // One job per message in MX mode: its budgets are per provider and its gate is asked per message.
-  lane: Pick<BulkLane, 'depth' | 'enqueue'>
+  /** `enqueueBatches` is needed when `batchSize` is over 1. */
+  lane: Pick<BulkLane, 'depth' | 'enqueue'> & Partial<Pick<BulkLane, 'enqueueBatches'>>
+  /**
+   * BULK_BATCH_SIZE: each (tenant, provider) pair's released rows go out in jobs of at most this
+   * many (`inProviderBatches`); 1 or absent: one job per message.
+   */
+  batchSize?: number
   providers: ProviderLookup
   /** A provider's rate now, messages a minute, less the critical lane's reserve; 0 while paused. */
   ratePerMinute(provider: string): Promise<number> | number
@@ -125,7 +131,7 @@ export interface ReleaseByReceiverOutcome {
  * One tick: free slots = depth target − the lane's depth; the stages are topped up; domains not
  * yet known are resolved in the background, a few at a time (their rows wait); the planner shares
  * the providers' budgets between the tenants; exactly the staged rows picked are claimed (committed)
- * and their jobs added in plan order. No queue call runs inside a database transaction. Rows the
+ * and their jobs added in plan order (with `batchSize`, in batches per tenant and provider). No queue call runs inside a database transaction. Rows the
  * claim did not return (sent, cancelled, taken) leave the stage, and the planner is told.
  */
 export async function releaseByReceiver(
@@ -183,8 +189,16 @@ export async function releaseByReceiver(
   const released = await deps.store.claimByIds(picked.map((entry) => entry.row))
   const releasedIds = new Set(released.map((row) => row.messageId))
   const byId = new Map(released.map((row) => [row.messageId, row]))
-  const jobs = picked.flatMap((entry) => byId.get(entry.row.messageId) ?? [])
-  await enqueueOrGiveBack(deps, jobs, released)
+  const jobs = picked.flatMap((entry) => {
+    const message = byId.get(entry.row.messageId)
+    return message ? [{ message, provider: entry.provider }] : []
+  })
+  const batchSize = deps.batchSize ?? 1
+  await enqueueOrGiveBack(
+    deps,
+    batchSize > 1 ? { batches: inProviderBatches(jobs, batchSize) } : jobs.map((job) => job.message),
+    released,
+  )
   // Every picked row leaves the stage: released, or gone from pending (another claimer, a cancel).
   // A row merely locked for a moment is read again when the stage is next read afresh.
   unstage(stage, new Set(picked.map((entry) => entry.row.messageId)))

@@ -64,8 +64,8 @@ export interface PacerOptions {
   highWater: number
   /**
    * BULK_BATCH_SIZE: relay mode releases each tenant's rows in jobs of up to this many messages
-   * (default 1: one job per message). MX mode keeps one job per message for now: its release is per
-   * receiving provider, and its gate (the provider's budget) is asked per message.
+   * (default 1: one job per message); MX mode in jobs of up to this many per tenant and receiving
+   * provider, the provider's budget asked once per job.
    */
   batchSize?: number
   /**
@@ -291,6 +291,7 @@ export async function paceOnce(
       ...(receivers.tenantSharesPerMinute ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute } : {}),
       planner: receivers.planner,
       highWater: options.highWater,
+      batchSize: options.batchSize ?? 1,
       ...(depthTarget ? { depthTarget } : {}),
       clock,
       logger: options.logger,

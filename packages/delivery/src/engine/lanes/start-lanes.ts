@@ -134,7 +134,7 @@ export function startLanes(
       return createSendProcessor({
         lane,
         send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
-        // Batches come from the relay-mode pacer only (MX mode releases one job per message).
+        // Batches of one tenant (MX mode: for one receiving provider) from the pacer.
         sendBatch: (job, log, gate) => sendBatch(job, { ...deps, gate, logger: log }),
         handOff: (jobs) => handOff(lane, jobs),
         deadLetterMessage: (input) => deadLetters.onMessageFailed(input),

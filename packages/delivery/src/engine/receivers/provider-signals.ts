@@ -13,6 +13,7 @@ export function withProviderSignals(
 ): ReceiverGate {
   return {
     admit: (ask) => gate.admit(ask),
+    ...(gate.admitUpTo ? { admitUpTo: gate.admitUpTo } : {}),
     ...(gate.stillOpen ? { stillOpen: gate.stillOpen } : {}),
     async learn(input) {
       const verdict = await gate.learn(input)

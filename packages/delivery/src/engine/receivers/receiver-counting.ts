@@ -1,4 +1,4 @@
-import type { ReceiverGate } from '@fairlane/core/delivery'
+import type { ReceiverAsk, ReceiverGate } from '@fairlane/core/delivery'
 import type { ReceiverCountInput } from '@fairlane/fairness'
 
 /**
@@ -28,6 +28,22 @@ export function withReceiverCounts(
       }
       return admission
     },
+    ...(gate.admitUpTo
+      ? {
+          admitUpTo: async (ask: ReceiverAsk, wanted: number) => {
+            const admission = await (gate.admitUpTo as NonNullable<ReceiverGate['admitUpTo']>)(ask, wanted)
+            // A batch the budget refused in part or in whole: one deferral, as one message's.
+            if (!admission.ok || admission.granted < wanted) {
+              const egress = admission.ok
+                ? (admission.route.egressAddress ?? '')
+                : (admission.egressAddress ?? '')
+              const provider = admission.ok ? admission.route.provider : admission.provider
+              count({ provider, egress, tenantId: ask.tenantId, kind: 'deferred' })
+            }
+            return admission
+          },
+        }
+      : {}),
     ...(gate.stillOpen
       ? {
           stillOpen: (input: Parameters<NonNullable<ReceiverGate['stillOpen']>>[0]) => {

@@ -93,7 +93,7 @@ export function startReceivers(
   options: ReceiverOptions,
   deps: {
     db: Database
-    buckets: Pick<TokenBuckets, 'take'>
+    buckets: Pick<TokenBuckets, 'take' | 'takeUpTo'>
     /** The warming addresses' daily caps (`warmup.ts`). */
     warmup?: WarmupCheck
     /** The console's counts (attempts, throttles, deferrals, tenants' shares) in Redis. */
