@@ -296,7 +296,10 @@ export async function measureSignCpuInProcess(count: number) {
   const { dkimSign: mailauthSign } = await import('mailauth/lib/dkim/sign')
   const pair = await generateDkimKeyPair()
   const keyObject = createPrivateKey(pair.privateKeyPem)
-  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true })
+  // CRLF line ends, as SMTP carries a message and as the worker's composer writes it: the stream
+  // transport's default keeps the bodies' bare LFs (57 in the newsletter), which every signer here must
+  // first rewrite to CRLF, a cost (~0.1 ms for ours) no mail on the worker's path has.
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows' })
   // As the lane transports have it.
   installDkimSignatureCheck(transport)
   installBodyHandoff(transport)
