@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { composeMessage } from '../compose/compose-message'
 import { DKIM_HEADER_FIELD_NAMES } from '../dkim-signature-check'
 import { dkimSign } from './dkim-sign'
 import { dkimBodyHash } from './relaxed-body'
@@ -162,6 +163,46 @@ async function corpus(): Promise<[string, Buffer][]> {
     [
       'mixed line ends: CRLF header, bare LF and bare CR in the body',
       Buffer.concat([lines(...headers, '', ''), Buffer.from('lf line\nthen cr\rthen both\r\nend \r')]),
+    ],
+    [
+      'a clean body that needs canonicalising only after blank lines, half way down',
+      lines(
+        ...headers,
+        '',
+        'clean line one',
+        'clean line two',
+        '',
+        '',
+        'then  a run',
+        'and a tab\there',
+        '',
+        '',
+      ),
+    ],
+    [
+      'a clean CRLF body with one bare LF past its middle',
+      Buffer.concat([lines(...headers, '', 'clean', 'clean too', ''), Buffer.from('bare lf\nlast\r\n')]),
+    ],
+    [
+      'a bare LF in the header only, the body clean',
+      Buffer.concat([Buffer.from('Subject: lf header\n'), lines(...headers, '', 'clean body', '')]),
+    ],
+    [
+      'the send path composer: indented HTML and text, one-click unsubscribe',
+      composeMessage({
+        from: { name: 'Throughput News', address: 'news@news.signer.test' },
+        replyTo: undefined,
+        to: 'reader1@example.test',
+        subject: 'Anna, your picks',
+        messageId: '<c1@news.signer.test>',
+        date: new Date('2026-12-06T10:00:00Z'),
+        headers: {
+          'List-Unsubscribe': '<https://fairlane.example/u/token>',
+          'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        },
+        html: `<table>\n<tr><td>\n  <p style="margin:0">Hello  Anna,</p>\n\t<p>tab</p>\n</td></tr>\n</table>\n`,
+        text: 'Hello Anna,\n\nline with trailing spaces   \nend',
+      }).message,
     ],
     [
       'repeated fields: the last of each name is signed',
@@ -351,6 +392,31 @@ describe('dkimBodyHash', () => {
       .update(Buffer.concat([Buffer.from('Grüße\u00a0', 'utf8'), Buffer.from('\r\n')]))
       .digest('base64')
     expect(dkimBodyHash(body)).toBe(expected)
+  })
+
+  it('answers what RFC 6376 §3.4.4 read literally answers, over 3,000 random bodies of awkward bytes', () => {
+    // The literal reading: split into lines at CRLF, bare LF or bare CR; collapse SP/HTAB runs; drop
+    // them at line ends; drop empty lines at the end; end every line with CRLF.
+    const reference = (body: string) => {
+      const bodyLines = body.split(/\r\n|\n|\r/)
+      if (bodyLines.at(-1) === '') bodyLines.pop()
+      const relaxed = bodyLines.map((line) => line.replace(/[ \t]+/g, ' ').replace(/ $/, ''))
+      while (relaxed.at(-1) === '') relaxed.pop()
+      return relaxed.map((line) => `${line}\r\n`).join('')
+    }
+    // Clean lines first, then awkward ones: the hash's no-copy start hands over to its rewriting loop.
+    const pieces = ['ab', 'c', ' ', '  ', '\t', '\r\n', '\r\n', '\r\n', '\n', '\r', '\u00a0', '.', 'é']
+    let seed = 7
+    const random = (below: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % below
+    }
+    for (let run = 0; run < 3000; run++) {
+      let body = run % 2 === 0 ? 'clean line\r\n\r\nanother\r\n'.repeat(random(3)) : ''
+      const length = random(24)
+      for (let i = 0; i < length; i++) body += pieces[random(pieces.length)]
+      expect(dkimBodyHash(Buffer.from(body, 'latin1')), JSON.stringify(body)).toBe(sha256(reference(body)))
+    }
   })
 
   it('handles bodies larger than its scratch buffer', () => {

@@ -39,7 +39,7 @@ function endsWithCrlf(wire: Buffer): boolean {
 }
 
 /** One pass in JS: faster than a native `indexOf` per line on messages of a few kilobytes. */
-function hasBareLineEnd(message: Buffer): boolean {
+export function hasBareLineEnd(message: Buffer): boolean {
   const length = message.length
   for (let i = 0; i < length; i++) {
     const c = message[i]

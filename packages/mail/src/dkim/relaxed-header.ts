@@ -57,10 +57,10 @@ export function signedHeaders(
 
 /** `name:value` relaxed: lowercase name, unfolded, each SP/HTAB run one SP, none around the colon or at the end. */
 export function relaxedField(field: HeaderField): string {
-  const value = field.text
-    .slice(field.text.indexOf(':') + 1)
-    .replace(/\r\n/g, '')
-    .replace(/[ \t]+/g, ' ')
+  let value = field.text.slice(field.text.indexOf(':') + 1)
+  // Most fields have no fold and no run to collapse: no regex pass over them then.
+  if (value.includes('\r\n')) value = value.replace(/\r\n/g, '')
+  if (value.includes('\t') || value.includes('  ')) value = value.replace(/[ \t]+/g, ' ')
   return `${field.name}:${stripWhitespace(value)}`
 }
 
