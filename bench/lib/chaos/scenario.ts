@@ -195,7 +195,7 @@ function faultSequence(
 
 async function readSending(sql: Sql): Promise<Map<string, number>> {
   const rows = await sql<{ id: string; attempts: number }[]>`
-    select id, attempts from messages where status = 'sending'`
+    select message_id as id, attempts from message_claims`
   return new Map(rows.map((row) => [row.id, row.attempts]))
 }
 

@@ -40,6 +40,7 @@ export async function startMeter(input: {
     redis: await readRedis(),
     pg: await readPgDatabaseStats(sql),
     messages: await readPgTableWrites(sql, 'messages'),
+    claims: await readPgTableWrites(sql, 'message_claims'),
   }
   return {
     async stop(settleMs = PG_STATS_SETTLE_MS) {
@@ -53,6 +54,7 @@ export async function startMeter(input: {
       await new Promise((resolve) => setTimeout(resolve, settleMs))
       const pg = pgDelta(before.pg, await readPgDatabaseStats(sql))
       const messages = await readPgTableWrites(sql, 'messages')
+      const claims = await readPgTableWrites(sql, 'message_claims')
       return {
         cpu: {
           ...cpu,
@@ -65,6 +67,7 @@ export async function startMeter(input: {
           hotUpdates: messages.hotUpdates - before.messages.hotUpdates,
           indexes: messages.indexes,
         },
+        claims: { inserts: claims.inserts - before.claims.inserts, indexes: claims.indexes },
       }
     },
   }
@@ -120,10 +123,13 @@ export function usagePerEmail(usage: Usage, emails: number) {
       fetched: perEmail(usage.pg.tuplesFetched),
       returned: perEmail(usage.pg.tuplesReturned),
     },
-    // Each status change of a message row (released, claimed, sent) is an UPDATE; one that is not
-    // HOT (any indexed column changed) writes an entry into every index of the table.
+    // Each status change of a message row (released, sent) is an UPDATE; one that is not HOT (any
+    // indexed column changed) writes an entry into every index of the table. A claim is a row of
+    // the narrow `message_claims` instead (an insert, its end a delete).
     messagesUpdatesPerEmail: perEmail(usage.messages.updates),
     messagesHotUpdateShare: round(usage.messages.hotUpdates / Math.max(1, usage.messages.updates), 3),
     messagesIndexes: usage.messages.indexes,
+    claimsInsertsPerEmail: perEmail(usage.claims.inserts),
+    claimsIndexes: usage.claims.indexes,
   }
 }

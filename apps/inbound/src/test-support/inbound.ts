@@ -8,6 +8,7 @@ import {
   messages,
   suppressions,
 } from '@fairlane/db'
+import { visibleStatus } from '@fairlane/db/queries/message-claims'
 import { setupTestEnvironment } from '@fairlane/testing'
 import { and, asc, eq } from 'drizzle-orm'
 import pino from 'pino'
@@ -75,7 +76,8 @@ export async function eventsOf(db: Database, messageId: string) {
 }
 
 export async function statusOf(db: Database, messageId: string) {
-  const [row] = await db.select({ status: messages.status }).from(messages).where(eq(messages.id, messageId))
+  // As readers see it: `sending` while an attempt holds a claim on it.
+  const [row] = await db.select({ status: visibleStatus() }).from(messages).where(eq(messages.id, messageId))
   return row?.status
 }
 

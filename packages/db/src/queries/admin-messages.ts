@@ -2,6 +2,7 @@ import type { Lane, MessageStatus } from '@fairlane/core'
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { campaigns, messages, tenants } from '../schema'
+import { visibleAttempts, visibleStatus } from './message-claims'
 
 /**
  * What the admin console shows of one message: where it was going, how it went, whose it is. The
@@ -45,12 +46,12 @@ export async function findMessageForAdmin(
       campaignId: messages.campaignId,
       campaignName: campaigns.name,
       lane: messages.lane,
-      status: messages.status,
+      status: visibleStatus(),
       template: messages.template,
       toAddress: messages.toAddress,
       subject: messages.subject,
       variables: messages.variables,
-      attempts: messages.attempts,
+      attempts: visibleAttempts(),
       generation: messages.generation,
       lastError: messages.lastError,
       lastErrorCode: messages.lastErrorCode,
@@ -74,7 +75,7 @@ export async function findMessageLaneAndStatus(
   query: { tenantId: string; messageId: string },
 ): Promise<{ lane: Lane; status: MessageStatus } | null> {
   const [row] = await db
-    .select({ lane: messages.lane, status: messages.status })
+    .select({ lane: messages.lane, status: visibleStatus() })
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), eq(messages.id, query.messageId)))
   return row ?? null
@@ -87,7 +88,7 @@ export async function messageStatuses(
 ): Promise<Map<string, MessageStatus>> {
   if (query.messageIds.length === 0) return new Map()
   const rows = await db
-    .select({ id: messages.id, status: messages.status })
+    .select({ id: messages.id, status: visibleStatus() })
     .from(messages)
     .where(inArray(messages.id, query.messageIds))
   return new Map(rows.map((row) => [row.id, row.status]))

@@ -10,7 +10,7 @@ import {
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { retryOnDeadlock } from '../errors'
-import { campaigns, lists, messages, segments } from '../schema'
+import { campaigns, lists, messageClaims, messages, segments } from '../schema'
 import { audienceListExists, countAudience } from './audience'
 import { segmentExists } from './segments'
 
@@ -275,6 +275,17 @@ function cancelCampaignOnce(
       )
       .returning({ id: campaigns.id })
     if (!campaign) return null
+    // Its open rows locked first: a claim being made (it locks its message's row until it commits)
+    // is waited for, and the next statement, with a snapshot taken after, sees it and leaves that
+    // message to its attempt. In one statement the claim's commit would be missed: waiting for a
+    // row lock (not for an update) re-checks nothing.
+    await tx.execute(sql`
+      select count(*) from (
+        select 1 from ${messages}
+        where ${messages.tenantId} = ${input.tenantId}
+          and ${messages.campaignId} = ${input.campaignId}
+          and ${messages.status} in ('pending', 'queued', 'held')
+        for no key update) locked`)
     // Counted in the statement: a large campaign holds back far too many rows to return their ids.
     const [held] = await tx.execute<{ count: number }>(sql`
       with held as (
@@ -282,6 +293,7 @@ function cancelCampaignOnce(
         where ${messages.tenantId} = ${input.tenantId}
           and ${messages.campaignId} = ${input.campaignId}
           and ${messages.status} in ('pending', 'queued', 'held')
+          and not exists (select 1 from ${messageClaims} c where c.message_id = ${messages.id})
         returning 1
       )
       select count(*)::int as count from held`)

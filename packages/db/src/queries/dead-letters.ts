@@ -47,8 +47,6 @@ export async function requeueFailedMessage(
     .set({
       status: 'queued',
       queuedAt: input.now,
-      lockToken: null,
-      lockedUntil: null,
       generation: sql`${messages.generation} + 1`,
       updatedAt: input.now,
     })

@@ -14,9 +14,10 @@ import type {
   SentClaim,
   UnclaimedClaim,
 } from '@fairlane/core/delivery'
-import { and, eq, inArray, lt, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
+import { and, eq, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
-import { messageEvents, messages } from '../schema'
+import { messageClaims, messageEvents, messages } from '../schema'
+import { claimed, visibleStatus } from './message-claims'
 import { readKeptContent } from './message-contents'
 import { suppressAddress } from './suppressions'
 
@@ -25,33 +26,37 @@ const MAX_ERROR_LENGTH = 2_000
 
 const byJob = (job: SendJob) => and(eq(messages.id, job.messageId), eq(messages.tenantId, job.tenantId))
 
-/** Conditions on the claim's token: a holder whose lock was taken over matches nothing. */
-const byHolder = (claim: HeldClaim) =>
-  and(byJob(claim), eq(messages.lockToken, claim.lockToken), eq(messages.status, 'sending'))
-
-const unlocked = { lockToken: null, lockedUntil: null, updatedAt: sql`now()` }
-
 /** A value now, or a named placeholder in a statement prepared once (`createDeliveryStore`). */
 type Param<T> = T | Placeholder
 
 /**
- * A change of message rows (`change`: an UPDATE … RETURNING) and the event each changed row gets
- * (`event`: a SELECT of (tenant_id, message_id, type, detail) from `changed`), in one statement: the
- * event is written exactly when the change is, at no extra round trip. Answers how many rows changed.
+ * Ends `claim` if it still holds its message, and writes the outcome in the same statement:
+ * `gone` is the deleted claim (`message_id`, `attempts`: the attempt it was), `changed` the message
+ * row as `change` (an UPDATE of messages … FROM gone … RETURNING, or a SELECT) leaves it, and
+ * `event` (a SELECT of (tenant_id, message_id, type, detail) from `changed`), when given, the event
+ * each changed row gets. Answers how many rows `changed` has. A claim another attempt took over
+ * (its token replaced) matches nothing: neither the claim nor the message is touched.
  */
-async function changeWithEvent(db: Executor, change: { getSQL(): SQL }, event: SQL): Promise<number> {
+async function endClaim(db: Executor, claim: HeldClaim, change: SQL, event?: SQL): Promise<number> {
   const [row] = await db.execute<{ changed: number }>(sql`
-    with changed as (${change.getSQL()}),
-    event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${event})
+    with gone as (
+      delete from ${messageClaims} c
+      using ${messages} owner
+      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
+        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
+      returning c.message_id, c.attempts
+    ), changed as (${change})${event ? sql`, event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${event})` : sql``}
     select count(*)::int as changed from changed`)
   return row?.changed ?? 0
 }
 
 /**
- * The send claim, in one statement so concurrent claimers serialize on the row lock and exactly one
- * wins: a waiting UPDATE re-checks the WHERE against the winner's committed row (sending, live lock)
- * and matches nothing. Times come from the database's clock only, so workers' clocks never disagree
- * about whose lock expired.
+ * The send claim, in one statement: the message's row locked (a concurrent claim or settle of it is
+ * waited for and its outcome seen: a message settled meanwhile is not claimable any more), then a
+ * row in `message_claims` inserted — or taken over, when the one there has expired; a live claim
+ * makes the insert do nothing, so exactly one claimer wins. Times come from the database's clock
+ * only, so workers' clocks never disagree about whose lock expired. The wide `messages` row is read
+ * and locked, not written.
  */
 function claimStatement(
   db: Executor,
@@ -59,57 +64,63 @@ function claimStatement(
 ) {
   return claimWhere(
     db,
-    and(eq(messages.id, input.messageId), eq(messages.tenantId, input.tenantId), claimable()),
+    sql`select m.id, m.attempts from ${messages} m
+      where m.id = ${input.messageId} and m.tenant_id = ${input.tenantId}
+        and m.status in ('queued', 'pending')
+      for no key update of m`,
     input.lockMs,
   )
 }
-
-const claimable = () =>
-  or(
-    inArray(messages.status, ['queued', 'pending']),
-    and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
-  )
 
 /**
  * A batch's claim: every claimable one of a tenant's messages in one statement. Rows another claimer
  * holds at this instant are skipped (SKIP LOCKED) rather than waited for, so two overlapping claims
  * (a batch and a message's own job) never wait on each other or deadlock; a skipped row reads as
- * `queued` without a lock afterwards and its batch simply comes back for it.
+ * `queued` without a claim afterwards and its batch simply comes back for it.
  */
 function claimBatchStatement(
   db: Executor,
   input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
 ) {
-  // By primary key only (the tenant is checked by the UPDATE), the list's length as a LIMIT: a
-  // condition on `status` or `tenant_id` here led the planner
-  // to a status index whose entries for rows that left `sending` moments ago are still unvacuumed
-  // (as `markSentRows` found). The UPDATE's own WHERE says which of them are claimable.
-  const candidates = sql`(
-    select c.id from ${messages} c
-    where c.id = any(${`{${input.messageIds.join(',')}}`}::uuid[])
-    limit ${sql.raw(String(input.messageIds.length))}
-    for update skip locked)`
-  // The tenant and claimability as one CASE on purpose: as plain conditions the planner drove the
-  // UPDATE from the (tenant, status) index instead of the id list, reading its unvacuumed entries
-  // (860 rows returned per email in the throughput bench, against ~50 for one claim per message).
-  const ownAndClaimable = sql`case when messages.tenant_id = ${input.tenantId} and (
-      messages.status in ('queued', 'pending')
-      or (messages.status = 'sending' and messages.locked_until < now())) then true else false end`
-  return claimWhere(db, and(sql`${messages.id} in ${candidates}`, ownAndClaimable), input.lockMs)
+  // By primary key, the list's length as a LIMIT, and the tenant and status as one CASE: as plain
+  // conditions the planner drove the read from the (tenant, status) index instead of the id list,
+  // reading its unvacuumed entries (860 rows returned per email in the throughput bench).
+  return claimWhere(
+    db,
+    sql`select m.id, m.attempts from ${messages} m
+      where m.id = any(${`{${input.messageIds.join(',')}}`}::uuid[])
+        and case when m.tenant_id = ${input.tenantId} and m.status in ('queued', 'pending') then true else false end
+      order by m.id
+      limit ${sql.raw(String(input.messageIds.length))}
+      for no key update of m skip locked`,
+    input.lockMs,
+  )
 }
 
-function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>) {
-  return db
-    .update(messages)
-    .set({
-      status: 'sending',
-      lockToken: sql`gen_random_uuid()`,
-      lockedUntil: sql`now() + ${lockMs}::int * interval '1 millisecond'`,
-      attempts: sql`${messages.attempts} + 1`,
-      updatedAt: sql`now()`,
+/**
+ * Claims the rows `candidates` (a SELECT of `id`, `attempts` from messages, locking them) picks:
+ * each gets a claim (a fresh lock token, `locked_until` lockMs from now, the attempt it is), unless a
+ * live claim holds it. Returns what the send needs of each claimed message and its claim.
+ */
+function claimWhere(db: Executor, candidates: SQL, lockMs: Param<number>) {
+  const claimed = db
+    .$with('claimed', {
+      messageId: sql<string>`message_id`.as('message_id'),
+      lockToken: sql<string>`lock_token`.as('lock_token'),
+      claimAttempts: sql<number>`attempts`.as('claim_attempts'),
     })
-    .where(match)
-    .returning({
+    .as(sql`
+      insert into ${messageClaims} (message_id, lock_token, locked_until, attempts)
+      select candidate.id, gen_random_uuid(), now() + ${lockMs}::int * interval '1 millisecond', candidate.attempts + 1
+      from (${candidates}) candidate
+      on conflict (message_id) do update
+        set lock_token = excluded.lock_token, locked_until = excluded.locked_until,
+          attempts = ${messageClaims}.attempts + 1
+        where ${messageClaims}.locked_until < now()
+      returning message_id, lock_token, attempts as claim_attempts`)
+  return db
+    .with(claimed)
+    .select({
       id: messages.id,
       tenantId: messages.tenantId,
       lane: messages.lane,
@@ -118,10 +129,10 @@ function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>)
       subject: messages.subject,
       html: messages.html,
       text: messages.text,
-      attempts: messages.attempts,
+      attempts: claimed.claimAttempts,
       generation: messages.generation,
       createdAt: messages.createdAt,
-      lockToken: messages.lockToken,
+      lockToken: claimed.lockToken,
       // Written out qualified on purpose: drizzle renders RETURNING columns unqualified, and inside
       // this subquery an unqualified "tenant_id" would be the suppression's own — matching every tenant.
       // The scope only: whether it stops this message is the lane's question, answered in core.
@@ -180,6 +191,8 @@ function claimWhere(db: Executor, match: SQL | undefined, lockMs: Param<number>)
         select json_build_object('name', c.name, 'attributes', c.attributes, 'unsubscribed', c.unsubscribed_at is not null)
         from contacts c where c.id = messages.contact_id and c.tenant_id = messages.tenant_id)`,
     })
+    .from(messages)
+    .innerJoin(claimed, eq(messages.id, claimed.messageId))
 }
 
 type ClaimRow = Awaited<ReturnType<typeof claimStatement>>[number]
@@ -187,7 +200,6 @@ type ClaimRow = Awaited<ReturnType<typeof claimStatement>>[number]
 function toClaimedMessage(row: ClaimRow | undefined): ClaimedMessage | undefined {
   if (!row) return undefined
   const { lockToken, contactId, contact, trackOpens, trackClicks, ...rest } = row
-  if (lockToken === null) throw new Error(`claim of message ${rest.id} returned no lock token`)
   return {
     ...rest,
     lockToken,
@@ -216,6 +228,14 @@ export async function claimMessages(
   return rows.flatMap((row) => toClaimedMessage(row) ?? [])
 }
 
+/** A message's delivery state: its status as readers see it and the time left on its claim. */
+const deliveryState = {
+  status: visibleStatus(),
+  lockRemainingMs: sql<
+    number | null
+  >`(extract(epoch from (${messageClaims.lockedUntil} - now())) * 1000)::float8`,
+}
+
 /** The delivery state of each of a tenant's messages, in one read; absent ids do not exist. */
 export async function readDeliveryStates(
   db: Executor,
@@ -223,21 +243,16 @@ export async function readDeliveryStates(
 ): Promise<Map<string, DeliveryState>> {
   if (input.messageIds.length === 0) return new Map()
   const rows = await db
-    .select({
-      id: messages.id,
-      status: messages.status,
-      lockRemainingMs: sql<
-        number | null
-      >`(extract(epoch from (${messages.lockedUntil} - now())) * 1000)::float8`,
-    })
+    .select({ id: messages.id, ...deliveryState })
     .from(messages)
+    .leftJoin(messageClaims, eq(messageClaims.messageId, messages.id))
     .where(and(eq(messages.tenantId, input.tenantId), inArray(messages.id, [...input.messageIds])))
   return new Map(rows.map(({ id, ...state }) => [id, state]))
 }
 
 /**
- * Which of a tenant's messages still wait for a delivery (`queued`, or `sending` under a claim that
- * may still be live), with their publish generation: a batch job that failed for good hands each of
+ * Which of a tenant's messages still wait for a delivery (`queued`, with or without a claim, or
+ * `pending` under a claim), with their publish generation: a batch job that failed for good hands each of
  * them to its own job (`sendJobId` of that generation).
  */
 export async function readUnfinishedMessages(
@@ -252,33 +267,27 @@ export async function readUnfinishedMessages(
       and(
         eq(messages.tenantId, input.tenantId),
         inArray(messages.id, [...input.messageIds]),
-        inArray(messages.status, ['queued', 'sending']),
+        or(eq(messages.status, 'queued'), and(eq(messages.status, 'pending'), claimed())),
       ),
     )
 }
 
 export async function readDeliveryState(db: Executor, job: SendJob): Promise<DeliveryState | undefined> {
   const [row] = await db
-    .select({
-      status: messages.status,
-      lockRemainingMs: sql<
-        number | null
-      >`(extract(epoch from (${messages.lockedUntil} - now())) * 1000)::float8`,
-    })
+    .select(deliveryState)
     .from(messages)
+    .leftJoin(messageClaims, eq(messageClaims.messageId, messages.id))
     .where(byJob(job))
   return row
 }
 
 /**
- * Marks sent each row whose claim is still the given one (same lock token, hence still `sending`:
- * the check `messages_lock_only_while_sending`), and writes each marked row's `sent` event with the
- * server's reply, in one statement and one commit whatever their number; returns the ids it marked.
+ * Marks sent each message whose claim is still the given one (same lock token), ending the claim,
+ * and writes each marked row's `sent` event with the server's reply, in one statement and one commit
+ * whatever their number; returns the ids it marked.
  *
- * Shaped for one plan, a primary-key lookup per claim: no condition on `status` (any index that
- * covers status looked cheaper to the planner than it is, its entries for rows that left `sending`
- * milliseconds ago still unvacuumed, and reading them cost thousands of rows per mark), and the
- * list's length as a LIMIT, so the planner knows it (it guesses 100 rows for `jsonb_to_recordset`).
+ * Shaped for one plan, a primary-key lookup per claim, driven by the list (its length as a LIMIT, so
+ * the planner knows it: it guesses 100 rows for `jsonb_to_recordset`).
  */
 async function markSentRows(db: Executor, claims: readonly SentClaim[]): Promise<Set<string>> {
   if (claims.length === 0) return new Set()
@@ -291,14 +300,19 @@ async function markSentRows(db: Executor, claims: readonly SentClaim[]): Promise
     })),
   )
   const rows = await db.execute<{ id: string }>(sql`
-    with sent as (
+    with v as materialized (
+      select * from jsonb_to_recordset(${list}::jsonb) as r(id uuid, tenant_id uuid, lock_token uuid, response text)
+      limit ${sql.raw(String(claims.length))}
+    ), gone as (
+      delete from ${messageClaims} c using v
+      where c.message_id = v.id and c.lock_token = v.lock_token
+      returning c.message_id, c.attempts, v.tenant_id, v.response
+    ), sent as (
       update messages m
-      set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
-      from (
-        select * from jsonb_to_recordset(${list}::jsonb) as r(id uuid, tenant_id uuid, lock_token uuid, response text)
-        limit ${sql.raw(String(claims.length))}) v
-      where m.id = v.id and m.tenant_id = v.tenant_id and m.lock_token = v.lock_token
-      returning m.id, m.tenant_id, v.response
+      set status = 'sent', sent_at = now(), attempts = gone.attempts, updated_at = now()
+      from gone
+      where m.id = gone.message_id and m.tenant_id = gone.tenant_id
+      returning m.id, m.tenant_id, gone.response
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
       select tenant_id, id, 'sent', jsonb_strip_nulls(jsonb_build_object('response', response)) from sent
@@ -316,36 +330,25 @@ export async function markMessageSent(db: Executor, claim: SentClaim): Promise<b
  * next try finds nothing to send. Qualified by hand: drizzle would render the columns unqualified,
  * and inside this subquery "tenant_id" would then be the campaign's own.
  */
-const requeued = sql`case when exists (
+const campaignCancelled = sql`exists (
     select 1 from campaigns c
-    where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')
-  then 'cancelled' else 'queued' end`
+    where c.id = messages.campaign_id and c.tenant_id = messages.tenant_id and c.status = 'cancelled')`
+const requeued = sql`case when ${campaignCancelled} then 'cancelled' else 'queued' end`
 
 /**
- * Back to queued with the lock cleared, so BullMQ's retry can claim it at once; or to cancelled when
- * its campaign was cancelled while this attempt was sending, so the retry finds nothing to send.
- * Queued again with a retry to follow (`retryFollows`), the message gets its `retrying` event
- * (`{ code, attempt }`); after the final attempt the dead letter's `failed` tells the rest.
+ * The claim ended and the message queued again, so BullMQ's retry can claim it at once; or
+ * cancelled when its campaign was cancelled while this attempt was sending, so the retry finds
+ * nothing to send. Queued again with a retry to follow (`retryFollows`), the message gets its
+ * `retrying` event (`{ code, attempt }`); after the final attempt the dead letter's `failed` tells the rest.
  */
 export async function releaseMessage(db: Executor, claim: ReleasedClaim): Promise<boolean> {
-  const change = db
-    .update(messages)
-    .set({
-      status: requeued,
-      lastError: clip(claim.error),
-      lastErrorCode: claim.errorCode,
-      ...unlocked,
-    })
-    .where(byHolder(claim))
-    .returning({
-      id: messages.id,
-      tenantId: messages.tenantId,
-      status: messages.status,
-      attempts: messages.attempts,
-    })
-  const changed = await changeWithEvent(
+  const changed = await endClaim(
     db,
-    change,
+    claim,
+    sql`update messages set status = ${requeued}, attempts = gone.attempts,
+        last_error = ${clip(claim.error)}, last_error_code = ${claim.errorCode}, updated_at = now()
+      from gone where messages.id = gone.message_id
+      returning messages.id, messages.tenant_id, messages.status, messages.attempts`,
     sql`select tenant_id, id, 'retrying', jsonb_build_object('code', ${claim.errorCode}::text, 'attempt', attempts)
       from changed where status = 'queued' and ${claim.retryFollows}::boolean`,
   )
@@ -353,68 +356,71 @@ export async function releaseMessage(db: Executor, claim: ReleasedClaim): Promis
 }
 
 /**
- * A claim given back unused (the tenant's bucket had no token): queued again with the lock cleared,
- * and the claim's attempt taken back — deferring is not a delivery try — with its `deferred` event
- * (`{ untilMs }`: when it is tried again) in the same statement. Cancelled instead (no event) when its
- * campaign was cancelled meanwhile, as in `releaseMessage`.
+ * A claim given back unused (the tenant's bucket had no token): the claim ends and its attempt with
+ * it — deferring is not a delivery try — and the message gets its `deferred` event (`{ untilMs }`:
+ * when it is tried again) in the same statement. The message's row is not written (it is still
+ * `queued`), unless its campaign was cancelled meanwhile: then it is cancelled, with no event, as in
+ * `releaseMessage`.
  */
 export async function unclaimMessage(db: Executor, claim: UnclaimedClaim): Promise<boolean> {
-  const change = db
-    .update(messages)
-    .set({
-      status: requeued,
-      attempts: sql`greatest(${messages.attempts} - 1, 0)`,
-      ...unlocked,
-    })
-    .where(byHolder(claim))
-    .returning({ id: messages.id, tenantId: messages.tenantId, status: messages.status })
-  const changed = await changeWithEvent(
-    db,
-    change,
-    // MX mode adds the receiving provider and its reply (`jsonb_strip_nulls`: relay mode has neither).
-    sql`select tenant_id, id, 'deferred', jsonb_strip_nulls(jsonb_build_object(
-        'untilMs', ${Math.round(claim.untilMs)}::bigint,
-        'provider', ${claim.provider ?? null}::text,
-        'reply', ${claim.reply === undefined ? null : clip(claim.reply)}::text))
-      from changed where status = 'queued'`,
-  )
-  return changed > 0
+  const [row] = await db.execute<{ changed: number }>(sql`
+    with gone as (
+      delete from ${messageClaims} c
+      using ${messages} owner
+      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
+        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
+      returning c.message_id
+    ), cancelled as (
+      update messages set status = 'cancelled', updated_at = now()
+      from gone where messages.id = gone.message_id and ${campaignCancelled}
+      returning messages.id
+    ), event as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      -- MX mode adds the receiving provider and its reply (jsonb_strip_nulls: relay mode has neither).
+      select ${claim.tenantId}::uuid, gone.message_id, 'deferred', jsonb_strip_nulls(jsonb_build_object(
+          'untilMs', ${Math.round(claim.untilMs)}::bigint,
+          'provider', ${claim.provider ?? null}::text,
+          'reply', ${claim.reply === undefined ? null : clip(claim.reply)}::text))
+      from gone where gone.message_id not in (select id from cancelled)
+    )
+    select count(*)::int as changed from gone`)
+  return (row?.changed ?? 0) > 0
 }
 
 /**
- * The send's outcome is unknown: the error is noted, and status and lock are left as they are, so
- * the claim holds until `locked_until` and no attempt can send the message again before then. A retry
- * follows once it has expired: the `retrying` event says so.
+ * The send's outcome is unknown: the error is noted, and the claim is left as it is, so it holds
+ * until `locked_until` and no attempt can send the message again before then. A retry follows once
+ * it has expired: the `retrying` event says so.
  */
 export async function noteOutcomeUnknown(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
-  const change = db
-    .update(messages)
-    .set({ lastError: clip(claim.error), lastErrorCode: claim.errorCode, updatedAt: sql`now()` })
-    .where(byHolder(claim))
-    .returning({ id: messages.id, tenantId: messages.tenantId, attempts: messages.attempts })
-  const changed = await changeWithEvent(
-    db,
-    change,
-    sql`select tenant_id, id, 'retrying', jsonb_build_object('code', ${claim.errorCode}::text, 'attempt', attempts)
-      from changed`,
-  )
-  return changed > 0
+  const [row] = await db.execute<{ changed: number }>(sql`
+    with held as (
+      select c.message_id, c.attempts from ${messageClaims} c
+      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
+    ), changed as (
+      update messages set last_error = ${clip(claim.error)}, last_error_code = ${claim.errorCode}, updated_at = now()
+      from held where messages.id = held.message_id and messages.tenant_id = ${claim.tenantId}
+      returning messages.id, messages.tenant_id, held.attempts
+    ), event as (
+      insert into ${messageEvents} (tenant_id, message_id, type, detail)
+      select tenant_id, id, 'retrying', jsonb_build_object('code', ${claim.errorCode}::text, 'attempt', attempts)
+      from changed
+    )
+    select count(*)::int as changed from changed`)
+  return (row?.changed ?? 0) > 0
 }
 
 /** Failed for good, with its `failed` event (`{ code, attempts }`) in the same statement. */
 export async function markMessageFailed(db: Executor, claim: HeldClaim & FailureNote): Promise<boolean> {
-  const change = db
-    .update(messages)
-    .set({
-      status: 'failed',
-      failedAt: sql`now()`,
-      lastError: clip(claim.error),
-      lastErrorCode: claim.errorCode,
-      ...unlocked,
-    })
-    .where(byHolder(claim))
-    .returning({ id: messages.id, tenantId: messages.tenantId, attempts: messages.attempts })
-  const changed = await changeWithEvent(db, change, failedEvent(sql`${claim.errorCode}::text`))
+  const changed = await endClaim(
+    db,
+    claim,
+    sql`update messages set status = 'failed', failed_at = now(), attempts = gone.attempts,
+        last_error = ${clip(claim.error)}, last_error_code = ${claim.errorCode}, updated_at = now()
+      from gone where messages.id = gone.message_id
+      returning messages.id, messages.tenant_id, messages.attempts`,
+    failedEvent(sql`${claim.errorCode}::text`),
+  )
   return changed > 0
 }
 
@@ -432,14 +438,13 @@ export async function markMessageSuppressed(
   db: Executor,
   claim: HeldClaim & { reason: string },
 ): Promise<boolean> {
-  const change = db
-    .update(messages)
-    .set({ status: 'suppressed', lastError: claim.reason, lastErrorCode: 'suppressed', ...unlocked })
-    .where(byHolder(claim))
-    .returning({ id: messages.id, tenantId: messages.tenantId, toAddress: messages.toAddress })
-  const changed = await changeWithEvent(
+  const changed = await endClaim(
     db,
-    change,
+    claim,
+    sql`update messages set status = 'suppressed', attempts = gone.attempts,
+        last_error = ${claim.reason}, last_error_code = 'suppressed', updated_at = now()
+      from gone where messages.id = gone.message_id
+      returning messages.id, messages.tenant_id, messages.to_address`,
     sql`select c.tenant_id, c.id, 'suppressed', jsonb_build_object('reason', coalesce(
         (select s.reason from suppressions s where s.tenant_id = c.tenant_id and s.email = lower(c.to_address)),
         'unsubscribe'))
@@ -450,89 +455,112 @@ export async function markMessageSuppressed(
 
 /**
  * Settled by its own report (a hard bounce or a complaint that came back before the send was recorded,
- * so the server had accepted an earlier attempt): the status the report gives it, lock cleared, and
+ * so the server had accepted an earlier attempt): the status the report gives it, claim ended, and
  * `sent_at` if it had none. No event: the report wrote its own.
  */
 export async function settleMessageByFeedback(
   db: Executor,
   claim: HeldClaim & { status: FeedbackVerdict },
 ): Promise<boolean> {
-  const rows = await db
-    .update(messages)
-    .set({ status: claim.status, sentAt: sql`coalesce(${messages.sentAt}, now())`, ...unlocked })
-    .where(byHolder(claim))
-    .returning({ id: messages.id })
-  return rows.length > 0
+  const changed = await endClaim(
+    db,
+    claim,
+    sql`update messages set status = ${claim.status}, sent_at = coalesce(messages.sent_at, now()),
+        attempts = gone.attempts, updated_at = now()
+      from gone where messages.id = gone.message_id
+      returning messages.id`,
+  )
+  return changed > 0
 }
 
 /**
- * Held: its sending domain cannot sign. The lock is cleared and the attempt taken back (nothing was
- * tried); the domain's release sets it pending again when the domain verifies.
+ * Held: its sending domain cannot sign. The claim ends and its attempt with it (nothing was tried);
+ * the domain's release sets it pending again when the domain verifies.
  */
 export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNote): Promise<HoldResult> {
   // A domain that is not verified, read FOR SHARE: a verification committing its release (which
   // holds the domain row FOR UPDATE) is waited for and then seen, and one starting after this hold
-  // sees the held row, so a message is never held behind a release that has already run.
-  const domainUnverified = sql`(${messages.sendingDomainId} is null or exists (
-    select 1 from sending_domains d
-    where d.id = ${messages.sendingDomainId} and d.status <> 'verified'
-    for share))`
-  const rows = await db
-    .update(messages)
-    .set({
-      status: 'held',
-      attempts: sql`greatest(${messages.attempts} - 1, 0)`,
-      lastError: clip(claim.error),
-      lastErrorCode: claim.errorCode,
-      ...unlocked,
-    })
-    .where(
-      claim.errorCode === 'sender_domain_unverified'
-        ? and(byHolder(claim), domainUnverified)
-        : byHolder(claim),
+  // sees the held row, so a message is never held behind a release that has already run. Checked
+  // before the claim is ended: a verified domain leaves the claim to its holder, who sends.
+  const domainUnverified =
+    claim.errorCode === 'sender_domain_unverified'
+      ? sql`and (owner.sending_domain_id is null or exists (
+          select 1 from sending_domains d
+          where d.id = owner.sending_domain_id and d.status <> 'verified'
+          for share))`
+      : sql``
+  const [row] = await db.execute<{ held: number; holder: number }>(sql`
+    with gone as (
+      delete from ${messageClaims} c
+      using ${messages} owner
+      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
+        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
+        ${domainUnverified}
+      returning c.message_id
+    ), changed as (
+      update messages set status = 'held', last_error = ${clip(claim.error)},
+        last_error_code = ${claim.errorCode}, updated_at = now()
+      from gone where messages.id = gone.message_id
+      returning messages.id
     )
-    .returning({ id: messages.id })
-  if (rows.length > 0) return 'held'
-  const [still] = await db.select({ id: messages.id }).from(messages).where(byHolder(claim))
-  return still ? 'domain-verified' : 'not-holder'
+    select (select count(*)::int from changed) as held,
+      (select count(*)::int from ${messageClaims} c
+        where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid) as holder`)
+  if ((row?.held ?? 0) > 0) return 'held'
+  return (row?.holder ?? 0) > 0 ? 'domain-verified' : 'not-holder'
 }
 
 /**
  * After a lane job's final failure (out of attempts, or permanent): the row must read `failed`.
- * Only a row of the job's generation that nobody is sending is changed: `queued` (a transient
- * failure released it) or `sending` with an expired lock. A live claim belongs to another attempt
- * that will record its own outcome; a newer generation is a re-publish that supersedes this job.
- * Returns the row's state afterwards, so the caller can tell whether the failure stands. A row it
- * marks gets its `failed` event in the same statement.
+ * Only a row of the job's generation that nobody is sending is changed: `queued` without a live
+ * claim (a transient failure released it, or its holder died). A live claim belongs to another
+ * attempt that will record its own outcome; a newer generation is a re-publish that supersedes this
+ * job. Returns the row's state afterwards, so the caller can tell whether the failure stands. A row
+ * it marks gets its `failed` event in the same statement, and an expired claim on it ends.
+ * Returned as readers see it (`sending` while claimed).
  */
 export async function failAfterFinalAttempt(
   db: Executor,
   input: SendJob & { generation: number; error: string; errorCode: DeliveryErrorCode },
 ): Promise<{ status: MessageStatus; generation: number } | undefined> {
-  const idle = or(
-    eq(messages.status, 'queued'),
-    and(eq(messages.status, 'sending'), lt(messages.lockedUntil, sql`now()`)),
-  )
-  const change = db
-    .update(messages)
-    .set({
-      status: 'failed',
-      failedAt: sql`now()`,
-      lastError: clip(input.error),
-      // The attempt that failed last classified it best (BullMQ's final error may be a wrapper).
-      lastErrorCode: sql`coalesce(${messages.lastErrorCode}, ${input.errorCode})`,
-      ...unlocked,
-    })
-    .where(and(byJob(input), eq(messages.generation, input.generation), idle))
-    .returning({
-      id: messages.id,
-      tenantId: messages.tenantId,
-      attempts: messages.attempts,
-      lastErrorCode: messages.lastErrorCode,
-    })
-  await changeWithEvent(db, change, failedEvent(sql`last_error_code`))
+  return db.transaction(async (tx) => {
+    // The row locked in a statement of its own first: a claim being made (it holds the lock until it
+    // commits) is waited for, and the next statement's snapshot sees it.
+    await tx.execute(sql`
+      select 1 from ${messages} where id = ${input.messageId} and tenant_id = ${input.tenantId}
+      for no key update`)
+    return failIdleMessage(tx, input)
+  })
+}
+
+async function failIdleMessage(
+  db: Executor,
+  input: SendJob & { generation: number; error: string; errorCode: DeliveryErrorCode },
+): Promise<{ status: MessageStatus; generation: number } | undefined> {
+  await db.execute(sql`
+    with target as (
+      select m.id from ${messages} m
+      left join ${messageClaims} c on c.message_id = m.id
+      where m.id = ${input.messageId} and m.tenant_id = ${input.tenantId} and m.generation = ${input.generation}
+        and ((m.status = 'queued' and (c.message_id is null or c.locked_until < now()))
+          or (m.status = 'pending' and c.locked_until < now()))
+      for no key update of m
+    ), gone as (
+      delete from ${messageClaims} c using target
+      where c.message_id = target.id and c.locked_until < now()
+      returning c.message_id, c.attempts
+    ), changed as (
+      update messages set status = 'failed', failed_at = now(), last_error = ${clip(input.error)},
+        -- The attempt that failed last classified it best (BullMQ's final error may be a wrapper).
+        last_error_code = coalesce(messages.last_error_code, ${input.errorCode}),
+        attempts = coalesce((select gone.attempts from gone where gone.message_id = messages.id), messages.attempts),
+        updated_at = now()
+      from target where messages.id = target.id
+      returning messages.id, messages.tenant_id, messages.attempts, messages.last_error_code
+    ), event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${failedEvent(sql`last_error_code`)})
+    select count(*) from changed`)
   const [row] = await db
-    .select({ status: messages.status, generation: messages.generation })
+    .select({ status: visibleStatus(), generation: messages.generation })
     .from(messages)
     .where(byJob(input))
   return row
@@ -541,8 +569,7 @@ export async function failAfterFinalAttempt(
 /**
  * Mark-sent with group commit: every mark-sent asked for in one turn of the event loop (the SMTP
  * replies that arrived together) goes to PostgreSQL as one UPDATE over a JSON list, one statement and
- * one commit instead of one each, with the same per-row condition (its claim's lock token, still
- * `sending`). Each caller learns whether its own row was marked. Nothing waits for a timer: a lone
+ * one commit instead of one each, with the same per-row condition (its claim's lock token). Each caller learns whether its own row was marked. Nothing waits for a timer: a lone
  * send is marked in the same turn it would have been.
  */
 export function createMarkSentBatcher(db: Executor, options: { maxBatch?: number } = {}) {

@@ -83,11 +83,16 @@ it('deletes finished messages past the retention with what hangs off them, in bo
 
   // Old mail still in flight, never deleted however old: open statuses, …
   await db.execute(sql`
-    insert into messages (tenant_id, lane, status, to_address, subject, created_at, lock_token, locked_until)
-    select ${tenant.id}::uuid, 'bulk', s.status, 'open@example.test', 'open', ${at('200 days')},
-      case when s.status = 'sending' then gen_random_uuid() end,
-      case when s.status = 'sending' then now() end
-    from generate_series(1, 20) i cross join (values ('pending'), ('queued'), ('sending'), ('held')) s(status)`)
+    with open as (
+      insert into messages (tenant_id, lane, status, to_address, subject, created_at)
+      select ${tenant.id}::uuid, 'bulk', case when s.status = 'sending' then 'queued' else s.status end,
+        s.status || '.open@example.test', 'open', ${at('200 days')}
+      from generate_series(1, 20) i cross join (values ('pending'), ('queued'), ('sending'), ('held')) s(status)
+      returning id, to_address
+    )
+    -- A message an attempt holds: queued, with its claim.
+    insert into message_claims (message_id, lock_token, locked_until, attempts)
+    select id, gen_random_uuid(), now(), 1 from open where to_address = 'sending.open@example.test'`)
   // … an unpublished outbox row, a pending webhook delivery, an outcome today (not in the rollup yet).
   const [kept] = await db.execute<{ outbox: string; webhook: string; today: string }>(sql`
     with outboxed as (

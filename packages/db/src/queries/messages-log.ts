@@ -3,6 +3,7 @@ import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { and, desc, eq, gte, ilike, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messages } from '../schema'
+import { hasVisibleStatus, visibleAttempts, visibleStatus } from './message-claims'
 
 export interface MessageLogFilter {
   tenantId: string
@@ -60,7 +61,7 @@ export async function listMessageLog(db: Executor, filter: MessageLogFilter): Pr
   const conditions: SQL[] = [eq(messages.tenantId, filter.tenantId)]
   if (filter.campaignId) conditions.push(eq(messages.campaignId, filter.campaignId))
   else if (!filter.allMail) conditions.push(isNull(messages.campaignId))
-  if (filter.status) conditions.push(eq(messages.status, filter.status))
+  if (filter.status) conditions.push(hasVisibleStatus(filter.status) ?? sql`true`)
   if (filter.lane) conditions.push(eq(messages.lane, filter.lane))
   if (filter.to) conditions.push(sql`lower(${messages.toAddress}) = lower(${filter.to})`)
   if (filter.from) conditions.push(gte(messages.createdAt, filter.from))
@@ -78,8 +79,8 @@ export async function listMessageLog(db: Executor, filter: MessageLogFilter): Pr
       template: messages.template,
       subject: messages.subject,
       lane: messages.lane,
-      status: messages.status,
-      attempts: messages.attempts,
+      status: visibleStatus(),
+      attempts: visibleAttempts(),
       lastErrorCode: messages.lastErrorCode,
       createdAt: messages.createdAt,
       sentAt: messages.sentAt,

@@ -3,6 +3,7 @@ import type { DeliveryErrorCode } from '@fairlane/core/delivery'
 import { and, eq } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { campaigns, messages } from '../schema'
+import { visibleAttempts, visibleStatus } from './message-claims'
 
 export interface MessageSummary {
   id: string
@@ -22,9 +23,9 @@ export interface MessageSummary {
 /** The columns of a `MessageSummary`, which the detail reads too. */
 const summaryColumns = {
   id: messages.id,
-  status: messages.status,
+  status: visibleStatus(),
   lane: messages.lane,
-  attempts: messages.attempts,
+  attempts: visibleAttempts(),
   lastErrorCode: messages.lastErrorCode,
   createdAt: messages.createdAt,
   sentAt: messages.sentAt,

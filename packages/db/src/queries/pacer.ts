@@ -8,7 +8,7 @@ import type {
 } from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
-import { messageEvents } from '../schema'
+import { messageClaims, messageEvents } from '../schema'
 
 /** `releaseByReceiver`'s store in PostgreSQL (MX mode); the claim commits before it resolves. */
 export function createReceiverBacklogStore(db: Database): ReceiverBacklogStore {
@@ -184,21 +184,31 @@ export async function returnBulkRelease(
     released.map((row) => sql`(${row.messageId}::uuid, ${row.generation}::int)`),
     sql`, `,
   )
-  const rows = await db.execute<{ id: string }>(sql`
-    with returned as (
-      update messages m set status = 'pending', queued_at = null, updated_at = now()
-      from (values ${values}) as released(id, generation)
-      where m.id = released.id and m.generation = released.generation
-        and m.status = 'queued' and m.lane = 'bulk'
-      returning m.id, m.tenant_id
-    ), unqueued as (
-      delete from ${messageEvents} e using returned r
-      where e.id = (
-        select max(x.id) from ${messageEvents} x where x.tenant_id = r.tenant_id and x.message_id = r.id)
-        and e.type = 'queued'
-    )
-    select id from returned`)
-  return rows.length
+  return db.transaction(async (tx) => {
+    // Locked in a statement of their own first: a claim being made (a worker that got the job after
+    // all) holds its row's lock until it commits, and the next statement's snapshot sees its claim,
+    // which keeps that message with its worker.
+    await tx.execute(sql`
+      select 1 from messages m
+      where m.id in (select released.id from (values ${values}) as released(id, generation))
+      for no key update`)
+    const rows = await tx.execute<{ id: string }>(sql`
+      with returned as (
+        update messages m set status = 'pending', queued_at = null, updated_at = now()
+        from (values ${values}) as released(id, generation)
+        where m.id = released.id and m.generation = released.generation
+          and m.status = 'queued' and m.lane = 'bulk'
+          and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+        returning m.id, m.tenant_id
+      ), unqueued as (
+        delete from ${messageEvents} e using returned r
+        where e.id = (
+          select max(x.id) from ${messageEvents} x where x.tenant_id = r.tenant_id and x.message_id = r.id)
+          and e.type = 'queued'
+      )
+      select id from returned`)
+    return rows.length
+  })
 }
 
 /** A tenant's bucket plan, read by the lane workers' plan cache. */

@@ -7,7 +7,8 @@ import {
 } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { messageEvents, messages, outbox } from '../schema'
+import { messageClaims, messageEvents, messages, outbox } from '../schema'
+import { visibleStatus } from './message-claims'
 
 /**
  * The scheduled-send releaser's statement: due rows, oldest first, locked with SKIP LOCKED (another
@@ -46,26 +47,43 @@ export function createScheduledReleaseStore(db: Executor): ScheduledReleaseStore
 }
 
 /**
- * Cancel in one statement: only a row no worker holds changes (the send's claim takes `queued` and
- * `pending` rows, so a job that comes later finds it `cancelled` and ends); the event is written only
- * with the change. Otherwise the row's status says why not (or no row: not this tenant's).
+ * Cancel: only a row no attempt holds changes (the send's claim takes `queued` and `pending` rows,
+ * so a job that comes later finds it `cancelled` and ends); the event is written only with the
+ * change. Otherwise the row's status says why not (or no row: not this tenant's). The row is locked
+ * first, in its own statement: a claim being made (it holds the row's lock until it commits) is
+ * waited for, and the cancel's snapshot, taken after, sees it.
  */
 export async function cancelOpenMessage(
   db: Executor,
   query: { tenantId: string; messageId: string },
 ): Promise<CancelOutcome> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`
+      select 1 from ${messages}
+      where id = ${query.messageId}::uuid and tenant_id = ${query.tenantId}::uuid
+      for no key update`)
+    return cancelLockedMessage(tx, query)
+  })
+}
+
+async function cancelLockedMessage(
+  db: Executor,
+  query: { tenantId: string; messageId: string },
+): Promise<CancelOutcome> {
   const [row] = await db.execute<{ cancelled: boolean; status: string | null }>(sql`
     with cancelled as (
-      update ${messages} set status = 'cancelled', locked_until = null, updated_at = now()
+      update ${messages} set status = 'cancelled', updated_at = now()
       where id = ${query.messageId}::uuid and tenant_id = ${query.tenantId}::uuid
         and status in ('scheduled', 'queued', 'pending', 'held')
+        and not exists (select 1 from ${messageClaims} c where c.message_id = ${messages}.id)
       returning id, tenant_id, status
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
       select tenant_id, id, 'cancelled', '{}'::jsonb from cancelled
     )
     select exists (select 1 from cancelled) as cancelled,
-      (select status from ${messages} where id = ${query.messageId}::uuid and tenant_id = ${query.tenantId}::uuid) as status`)
+      (select ${visibleStatus()} from ${messages}
+        where id = ${query.messageId}::uuid and tenant_id = ${query.tenantId}::uuid) as status`)
   if (row?.cancelled) return { kind: 'cancelled' }
   if (!row?.status) return { kind: 'not-found' }
   return { kind: 'too-late', status: row.status as MessageStatus }

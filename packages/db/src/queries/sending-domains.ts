@@ -245,8 +245,6 @@ export async function releaseHeldMessages(
       set status = case when m.lane = 'bulk' then 'pending' else 'queued' end,
           queued_at = case when m.lane = 'bulk' then null else now() end,
           generation = m.generation + 1,
-          lock_token = null,
-          locked_until = null,
           updated_at = now()
       where m.tenant_id = ${query.tenantId}
         and m.sending_domain_id = ${query.domainId}

@@ -2,7 +2,7 @@ import { type Lane, MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
 import type { AcceptedSend, StrandedMessage, SweepStore, SweepTransaction } from '@fairlane/core/recovery'
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
-import { messageEvents, messages, outbox } from '../schema'
+import { messageClaims, messageEvents, messages, outbox } from '../schema'
 import { insertMessagePublishEvent, notifyOutbox } from './outbox'
 
 /** `sweepStrandedMessages`'s store in PostgreSQL. */
@@ -59,7 +59,7 @@ export async function findStrandedMessages(
         sql`, `,
       )})`
     : sql``
-  const lock = input.forUpdate ? sql`for update of m skip locked` : sql``
+  const lock = input.forUpdate ? sql`for no key update of m skip locked` : sql``
   const rows = await db.execute<{
     id: string
     tenant_id: string
@@ -67,12 +67,14 @@ export async function findStrandedMessages(
     generation: number
     status: 'queued' | 'sending'
   }>(sql`
-    select m.id, m.tenant_id, m.lane, m.generation, m.status
+    select m.id, m.tenant_id, m.lane, m.generation,
+      case when c.message_id is null then 'queued' else 'sending' end as status
     from ${messages} m
+    left join ${messageClaims} c on c.message_id = m.id
     where (
-        (m.status = 'queued'
+        (m.status = 'queued' and c.message_id is null
           and coalesce(m.queued_at, m.created_at) < now() - ${Math.ceil(input.queuedForMs)}::int * interval '1 millisecond')
-        or (m.status = 'sending' and m.locked_until < now())
+        or (m.status in ('queued', 'pending') and c.locked_until < now())
       )
       and not exists (
         select 1 from ${outbox} o
@@ -97,20 +99,22 @@ export async function findStrandedMessages(
  * Puts a stranded message back on its lane under a new generation: its job id changes, so BullMQ
  * cannot swallow the new job because a failed or completed one is retained under the old id. The
  * outbox row is written in the same transaction; the relay publishes it. False when the row moved on
- * (another generation, or no longer queued/sending) since it was read.
+ * (another generation, no longer queued, or claimed by a live attempt) since it was read.
  */
 export async function republishMessage(
   tx: Transaction,
   input: { tenantId: string; messageId: string; generation: number },
 ): Promise<boolean> {
+  // Its expired claim (a dead worker's) ends; a live one means an attempt is under way: left alone.
+  await tx.execute(sql`
+    delete from ${messageClaims} c
+    where c.message_id = ${input.messageId} and c.locked_until < now()`)
   const [row] = await tx
     .update(messages)
     .set({
       status: 'queued',
       generation: sql`${messages.generation} + 1`,
       queuedAt: sql`now()`,
-      lockToken: null,
-      lockedUntil: null,
       updatedAt: sql`now()`,
     })
     .where(
@@ -118,7 +122,8 @@ export async function republishMessage(
         eq(messages.id, input.messageId),
         eq(messages.tenantId, input.tenantId),
         eq(messages.generation, input.generation),
-        inArray(messages.status, ['queued', 'sending']),
+        inArray(messages.status, ['queued', 'pending']),
+        sql`not exists (select 1 from ${messageClaims} c where c.message_id = ${messages.id})`,
       ),
     )
     .returning({ lane: messages.lane, generation: messages.generation })
@@ -135,7 +140,7 @@ export async function republishMessage(
 
 /**
  * Marks `sent` a message the server accepted whose job failed before recording it: only while it is
- * still `sending` under the claim the server accepted it with, at the generation the job belonged to.
+ * still held by the claim the server accepted it with, at the generation the job belonged to.
  * Its `sent` event carries the server's reply when the job kept it, and `recordedBy: "sweeper"`: the
  * send was recorded late, by the sweeper, not by the attempt that made it. False when the row moved on.
  */
@@ -144,12 +149,18 @@ export async function recordAcceptedSendBySweeper(
   input: { tenantId: string; messageId: string; generation: number } & AcceptedSend,
 ): Promise<boolean> {
   const [row] = await tx.execute<{ recorded: number }>(sql`
-    with sent as (
+    with gone as (
+      delete from ${messageClaims} c
+      using ${messages} owner
+      where c.message_id = ${input.messageId} and c.lock_token = ${input.lockToken}::uuid
+        and owner.id = c.message_id and owner.tenant_id = ${input.tenantId}
+        and owner.generation = ${input.generation}
+      returning c.message_id, c.attempts
+    ), sent as (
       update ${messages} m
-      set status = 'sent', sent_at = now(), lock_token = null, locked_until = null, updated_at = now()
-      where m.id = ${input.messageId} and m.tenant_id = ${input.tenantId}
-        and m.generation = ${input.generation} and m.status = 'sending'
-        and m.lock_token = ${input.lockToken}::uuid
+      set status = 'sent', sent_at = now(), attempts = gone.attempts, updated_at = now()
+      from gone
+      where m.id = gone.message_id
       returning m.id, m.tenant_id
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)

@@ -21,6 +21,10 @@ export const messages = pgTable(
     campaignId: uuid('campaign_id').references(() => campaigns.id),
     contactId: uuid('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
     lane: text('lane').$type<Lane>().notNull(),
+    /**
+     * Never `sending` in the table: a message an attempt holds is `queued` here with a row in
+     * `message_claims`, and reads as `sending` (`messageStatus` in the queries).
+     */
     status: text('status').$type<MessageStatus>().notNull().default('pending'),
     /** `otp`, `password-reset`, `verify-email`, a tenant template slug, or null for custom content. */
     template: text('template'),
@@ -60,12 +64,6 @@ export const messages = pgTable(
     lastError: text('last_error'),
     /** The classified reason tenants see (`DeliveryErrorCode`), with a fixed short text. */
     lastErrorCode: text('last_error_code').$type<DeliveryErrorCode>(),
-    /**
-     * The send claim: only the holder of `lock_token` may mark the row sent, and a claim whose
-     * `locked_until` passed may be taken over, so a killed worker neither loses nor doubles a send.
-     */
-    lockToken: uuid('lock_token'),
-    lockedUntil: timestamptz('locked_until'),
     idempotencyKey: text('idempotency_key'),
     /** SHA-256 of the canonical request body: the same key with another body is answered 422. */
     requestHash: text('request_hash'),
@@ -92,9 +90,6 @@ export const messages = pgTable(
   (t) => [
     check('messages_lane_check', oneOf(t.lane, LANES)),
     check('messages_status_check', oneOf(t.status, MESSAGE_STATUSES)),
-    // A lock token exists only while the row is `sending`: every statement that moves a row out of
-    // `sending` clears it. The grouped mark-sent relies on this to find its rows by id and token alone.
-    check('messages_lock_only_while_sending', sql`${t.lockToken} is null or ${t.status} = 'sending'`),
     // Null keys are distinct in PostgreSQL, so messages without a key never collide.
     unique('messages_tenant_idempotency_key_unique').on(t.tenantId, t.idempotencyKey),
     // Makes campaign dispatch idempotent: a resumed batch inserts with ON CONFLICT DO NOTHING.
@@ -116,11 +111,6 @@ export const messages = pgTable(
     index('messages_scheduled_due_idx').on(t.sendAt).where(sql`${t.status} = 'scheduled'`),
     // The sweeper re-enqueues rows queued long ago whose job Redis lost.
     index('messages_queued_idx').on(t.queuedAt).where(sql`${t.status} = 'queued'`),
-    // Claims whose worker died: `locked_until` in the past. Keyed on the lock alone, not on
-    // `status = 'sending'`: the mark-sent statement filters on that status, and a partial index on it
-    // (full of dead entries between vacuums, the rows leave it a few milliseconds after entering) looked
-    // cheap to the planner, which then read thousands of dead entries per grouped mark.
-    index('messages_lock_expiry_idx').on(t.lockedUntil).where(sql`${t.lockedUntil} is not null`),
     // Nightly cleanup forgets idempotency keys past their retention.
     index('messages_idempotency_expiry_idx').on(t.createdAt).where(sql`${t.idempotencyKey} is not null`),
     // A campaign's sends per second (its progress chart) without reading its whole history.

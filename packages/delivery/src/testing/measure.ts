@@ -82,9 +82,10 @@ export async function cancelUnfinished(db: Database): Promise<void> {
   // between the two is PostgreSQL picking this statement to roll back, so it is simply run again.
   await retryOnDeadlock(() =>
     db.execute(sql`
-      update messages set status = 'cancelled', lock_token = null, locked_until = null, updated_at = now()
-      where status in ('pending', 'queued', 'sending')`),
+      update messages set status = 'cancelled', updated_at = now()
+      where status in ('pending', 'queued')`),
   )
+  await retryOnDeadlock(() => db.execute(sql`delete from message_claims`))
   await retryOnDeadlock(() =>
     db.execute(sql`
       update campaigns set status = 'cancelled', updated_at = now()

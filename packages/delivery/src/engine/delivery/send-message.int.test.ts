@@ -17,8 +17,9 @@ import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import { messageIdFor } from '@fairlane/mail'
 import { PermanentSendError, TransientSendError } from '@fairlane/mail/smtp-errors'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
-import { eq, sql } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expireClaim, readMessageWithClaim } from '../../testing/claims'
 import {
   TEST_BOUNCE_DOMAIN,
   TEST_DKIM_ENCRYPTION_KEYS,
@@ -108,8 +109,7 @@ async function seedOne(to = `u${Math.random().toString(36).slice(2)}@example.com
 }
 
 async function row(messageId: string) {
-  const [found] = await database.db.select().from(messages).where(eq(messages.id, messageId))
-  return found
+  return readMessageWithClaim(database.db, messageId)
 }
 
 describe('sendMessage', () => {
@@ -262,10 +262,7 @@ describe('sendMessage', () => {
     const stale = await claimMessage(database.db, { ...job, lockMs: 30_000 })
     if (!stale) throw new Error('expected a claim')
     // The holder died mid-send: its lock runs out.
-    await database.db
-      .update(messages)
-      .set({ lockedUntil: sql`now() - interval '1 second'` })
-      .where(eq(messages.id, job.messageId))
+    await expireClaim(database.db, job.messageId)
     const mailer = recordingMailer()
     expect((await sendMessage(job, deps(mailer))).kind).toBe('sent')
     expect(mailer.accepted).toHaveLength(1)
@@ -278,10 +275,7 @@ describe('sendMessage', () => {
   it('changes nothing when marked sent with a stale token while another holds the claim', async () => {
     const job = await seedOne()
     const first = await claimMessage(database.db, { ...job, lockMs: 30_000 })
-    await database.db
-      .update(messages)
-      .set({ lockedUntil: sql`now() - interval '1 second'` })
-      .where(eq(messages.id, job.messageId))
+    await expireClaim(database.db, job.messageId)
     const second = await claimMessage(database.db, { ...job, lockMs: 30_000 })
     if (!first || !second) throw new Error('expected two claims')
     const before = await row(job.messageId)

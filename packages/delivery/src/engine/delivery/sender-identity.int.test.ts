@@ -1,16 +1,16 @@
 import { generateKeyPairSync } from 'node:crypto'
 import { loadSigningKey, parseReturnPath, unsubscribeKey } from '@fairlane/core'
 import { openGate, type SendDeps, sendMessage } from '@fairlane/core/delivery'
-import { messages } from '@fairlane/db'
 import { createDeliveryStore } from '@fairlane/db/queries/delivery'
 import { notifyOutbox } from '@fairlane/db/queries/outbox'
 import { findSigningDomain } from '@fairlane/db/queries/sender-signing'
 import { closeLaneTransports, createLaneTransports, type LaneTransports, messageIdFor } from '@fairlane/mail'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { eventually, setupTestEnvironment, startTestDnsServer, type TestDnsServer } from '@fairlane/testing'
-import { eq, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readMessageWithClaim } from '../../testing/claims'
 import {
   dnsResolverFor,
   failDomain,
@@ -71,8 +71,7 @@ const db = () => pipeline.database.db
 const unique = (label: string) => `${label}-${Math.random().toString(36).slice(2, 8)}@example.com`
 
 async function row(messageId: string) {
-  const [found] = await db().select().from(messages).where(eq(messages.id, messageId))
-  return found
+  return readMessageWithClaim(db(), messageId)
 }
 
 async function seedFrom(to: string, sender?: Parameters<typeof seedQueuedMessages>[1]['sender']) {

@@ -4,6 +4,7 @@ import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, asc, eq, inArray } from 'drizzle-orm'
 import nodemailer from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readMessageWithClaim } from '../../testing/claims'
 import { type FeedbackStack, startFeedbackStack } from '../../testing/feedback-stack'
 import { startTestPipeline, type TestPipeline } from '../../testing/pipeline'
 import { createTenant, seedCampaign, seedQueuedMessages } from '../../testing/seed'
@@ -212,10 +213,7 @@ describe('the feedback loop', () => {
     sink.faults.add({ match: to, bounce: '5.1.1', dropAfterData: true, delayMs: 500, times: 1 })
     const [seeded] = await seedQueuedMessages(db(), { tenantId, to: () => to })
     if (!seeded) throw new Error('seed failed')
-    const row = async () => {
-      const [found] = await db().select().from(messages).where(eq(messages.id, seeded.id))
-      return found
-    }
+    const row = () => readMessageWithClaim(db(), seeded.id)
     const types = async () =>
       (
         await db()

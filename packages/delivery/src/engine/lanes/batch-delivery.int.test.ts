@@ -1,4 +1,4 @@
-import { messageEvents, messages } from '@fairlane/db'
+import { messageClaims, messageEvents, messages } from '@fairlane/db'
 import { claimMessages, readUnfinishedMessages } from '@fairlane/db/queries/delivery'
 import { dispatchCampaignBatch } from '@fairlane/db/queries/dispatch'
 import type { MailSink } from '@fairlane/mailsink/sink'
@@ -175,8 +175,9 @@ describe('bulk batches', () => {
     const marked = ids.slice(0, 3)
     await db()
       .update(messages)
-      .set({ status: 'sent', sentAt: sql`now()`, lockToken: null, lockedUntil: null })
+      .set({ status: 'sent', sentAt: sql`now()` })
       .where(inArray(messages.id, marked))
+    await db().delete(messageClaims).where(inArray(messageClaims.messageId, marked))
     const claimedAt = Date.now()
     // BullMQ hands the stalled job to another worker: the same job, processed again.
     await inspect.lane('bulk').add(job.name, job.data, job.opts)

@@ -1,11 +1,12 @@
 import { MESSAGE_PUBLISH_TOPIC } from '@fairlane/core'
-import { messages, outbox, suppressions } from '@fairlane/db'
+import { messageClaims, messages, outbox, suppressions } from '@fairlane/db'
 import { insertMessagePublishEvent, notifyOutbox } from '@fairlane/db/queries/outbox'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import { DEAD_LETTER_QUEUE, deadLetterJobId, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readMessageWithClaim } from '../../testing/claims'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../../testing/pipeline'
 import { createTenant, seedQueuedMessages } from '../../testing/seed'
 import { startTestSink } from '../../testing/sink'
@@ -36,8 +37,7 @@ async function seedOne(to: string, lane: 'critical' | 'default' = 'critical') {
 }
 
 async function row(messageId: string) {
-  const [found] = await pipeline.database.db.select().from(messages).where(eq(messages.id, messageId))
-  return found
+  return readMessageWithClaim(pipeline.database.db, messageId)
 }
 
 const delivered = (to: string) => sink.store.list({ to })
@@ -184,9 +184,9 @@ describe('delivery pipeline', () => {
     // Until the claim expires (by the database's clock) the retries are refused: still one copy.
     const lockExpired = async () => {
       const [state] = await pipeline.database.db
-        .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
-        .from(messages)
-        .where(eq(messages.id, message.id))
+        .select({ expired: sql<boolean>`${messageClaims.lockedUntil} < now()` })
+        .from(messageClaims)
+        .where(eq(messageClaims.messageId, message.id))
       return state?.expired === true
     }
     await eventually(
@@ -237,9 +237,9 @@ describe('delivery pipeline', () => {
       await eventually(
         async () => {
           const [state] = await db
-            .select({ expired: sql<boolean>`${messages.lockedUntil} < now()` })
-            .from(messages)
-            .where(eq(messages.id, message.id))
+            .select({ expired: sql<boolean>`${messageClaims.lockedUntil} < now()` })
+            .from(messageClaims)
+            .where(eq(messageClaims.messageId, message.id))
           expect(delivered(to)).toHaveLength(1)
           return state?.expired === true
         },

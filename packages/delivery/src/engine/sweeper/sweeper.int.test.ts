@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto'
 import { createServer } from 'node:net'
-import { createDatabase, type DatabaseHandle, messageEvents, messages, outbox } from '@fairlane/db'
+import {
+  createDatabase,
+  type DatabaseHandle,
+  messageClaims,
+  messageEvents,
+  messages,
+  outbox,
+} from '@fairlane/db'
 import { laneJobOptions, queuePrefix, SEND_JOB_NAME, sendBatchJob, sendJobId } from '@fairlane/queue'
 import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { Queue, UnrecoverableError, Worker } from 'bullmq'
 import { and, eq, sql } from 'drizzle-orm'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { claimForTest, readMessageWithClaim } from '../../testing/claims'
 import { inspectQueues, testLogger } from '../../testing/pipeline'
 import { createTenant, type SeedMessage, seedQueuedMessages } from '../../testing/seed'
 import { type SweepDeps, sweepOnce } from './sweep-once'
@@ -22,7 +30,8 @@ beforeAll(async () => {
 })
 beforeEach(async () => {
   // Each case starts from no in-flight messages, so one case's leftovers are never swept by the next.
-  await database.db.update(messages).set({ status: 'sent', lockToken: null, lockedUntil: null })
+  await database.db.update(messages).set({ status: 'sent' })
+  await database.db.delete(messageClaims)
 })
 afterAll(async () => {
   await inspect?.close()
@@ -56,8 +65,7 @@ async function publishedMessages(count: number, to: string): Promise<SeedMessage
 }
 
 async function row(messageId: string) {
-  const [found] = await database.db.select().from(messages).where(eq(messages.id, messageId))
-  return found
+  return readMessageWithClaim(database.db, messageId)
 }
 
 async function addJob(message: SeedMessage, generation = 0) {
@@ -131,22 +139,8 @@ describe('sweeper', () => {
   it('makes an expired claim with no live job claimable again, and leaves a live claim alone', async () => {
     const [expired, held] = await publishedMessages(2, 'claim')
     if (!expired || !held) throw new Error('seed failed')
-    await database.db
-      .update(messages)
-      .set({
-        status: 'sending',
-        lockToken: sql`gen_random_uuid()`,
-        lockedUntil: sql`now() - interval '1 second'`,
-      })
-      .where(eq(messages.id, expired.id))
-    await database.db
-      .update(messages)
-      .set({
-        status: 'sending',
-        lockToken: sql`gen_random_uuid()`,
-        lockedUntil: sql`now() + interval '1 minute'`,
-      })
-      .where(eq(messages.id, held.id))
+    await claimForTest(database.db, expired.id, { lockedUntil: sql`now() - interval '1 second'` })
+    await claimForTest(database.db, held.id, { lockedUntil: sql`now() + interval '1 minute'` })
     expect((await sweepOnce(deps())).republished).toBe(1)
     expect(await row(expired.id)).toMatchObject({
       status: 'queued',
@@ -203,10 +197,10 @@ describe('sweeper', () => {
       [accepted, acceptedToken],
       [plain, randomUUID()],
     ] as const) {
-      await database.db
-        .update(messages)
-        .set({ status: 'sending', lockToken, lockedUntil: sql`now() - interval '1 second'` })
-        .where(eq(messages.id, message.id))
+      await claimForTest(database.db, message.id, {
+        lockToken,
+        lockedUntil: sql`now() - interval '1 second'`,
+      })
     }
     const lane = inspect.lane('critical')
     await lane.add(
