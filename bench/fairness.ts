@@ -11,6 +11,8 @@
  * (lib/fairness/many-tenants.ts): that many small tenants and Big (`--big`), all due at once; pacer
  * tick p99, each small tenant's first send, Jain over the small tenants. `--seed-pending` writes the
  * campaigns' messages pending at due time in one statement instead of dispatching them.
+ * `--due-spread-seconds 60`: the small tenants' campaigns come due evenly over 60 s instead of at
+ * once (lib/fairness/due-spread.ts); each first send counts from its own tenant's due time.
  * Progress on stderr; the last stdout line is one JSON object.
  *
  *   pnpm bench:fairness [--big 50000] [--medium 5000] [--seconds 40] [--phase2-seconds 20] [--no-baseline]
@@ -72,6 +74,7 @@ const { values: args } = parseArgs({
     'first-send-timeout': { type: 'string', default: '600' },
     'jain-seconds': { type: 'string', default: '120' },
     'seed-pending': { type: 'boolean', default: false },
+    'due-spread-seconds': { type: 'string', default: '0' },
     // Set by `--cluster` for its second run: this run on the local Redis Cluster.
     'on-cluster': { type: 'boolean', default: false },
   },
@@ -84,6 +87,11 @@ const SMALL_DELAY_MS = 10_000
 const START_DELAY_MS = Number(args['start-delay']) * 1000
 if (!Number.isFinite(START_DELAY_MS) || START_DELAY_MS < 1000)
   throw new Error('--start-delay is at least 1 (seconds)')
+const DUE_SPREAD_SECONDS = Number(args['due-spread-seconds'])
+if (!Number.isFinite(DUE_SPREAD_SECONDS) || DUE_SPREAD_SECONDS < 0)
+  throw new Error(`--due-spread-seconds is a number of seconds ≥ 0, got ${args['due-spread-seconds']}`)
+if (DUE_SPREAD_SECONDS > 0 && args.tenants === undefined)
+  throw new Error('--due-spread-seconds belongs to the many-tenants mode (--tenants N)')
 const progress = (line: string) => console.error(`bench:fairness ${line}`)
 if (args.cluster) {
   console.log(JSON.stringify(await runSideBySide(process.argv.slice(2), progress)))
@@ -607,6 +615,7 @@ try {
           firstSendTimeoutSeconds: Number(args['first-send-timeout']),
           jainSeconds: Number(args['jain-seconds']),
           seedPending: args['seed-pending'],
+          dueSpreadSeconds: DUE_SPREAD_SECONDS,
           progress,
         }),
       ),

@@ -1,6 +1,7 @@
 import { jainIndex } from '@fairlane/fairness'
 import type { Sql } from 'postgres'
 import { percentile, round } from '../stats'
+import { type DueSchedule, dispatchPending, dispatchPendingSpread, dueAtOf, scheduleDue } from './due-spread'
 import { type Delivery, readSink } from './measure'
 import { createBenchTenant, NEWSLETTER_HTML, seedCampaign } from './seed'
 
@@ -41,6 +42,11 @@ export interface ManyTenantsInput {
    * one transaction each takes minutes on this machine, and would be measured instead).
    */
   seedPending: boolean
+  /**
+   * `--due-spread-seconds`: the small tenants' campaigns come due evenly over this many seconds
+   * (`due-spread.ts`), not all at once (0); each first send is counted from its own tenant's due time.
+   */
+  dueSpreadSeconds: number
   progress: (line: string) => void
 }
 
@@ -67,17 +73,28 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
 
   const ticksBefore = await readTickHistogram(input.metricsUrls)
   const commandsBefore = await input.commandCalls()
-  const dueAtMs = input.seedPending ? await dispatchInOneStatement(sql) : await makeDue(sql, bigCampaign)
+  const schedule = await makeDue(sql, input, bigCampaign)
+  let spreadStopped = false
+  const spreading =
+    input.seedPending && input.dueSpreadSeconds > 0
+      ? dispatchPendingSpread(sql, schedule, { sliceMs: 100, stopped: () => spreadStopped })
+      : Promise.resolve()
+  const dueAtMs = schedule.startMs
 
   const firstSend = new Map<number, number>()
-  const deadline = dueAtMs + input.firstSendTimeoutSeconds * 1000
+  const deadline = dueAtMs + (input.dueSpreadSeconds + input.firstSendTimeoutSeconds) * 1000
   let seen = 0
-  while (firstSend.size < input.tenants && Date.now() < deadline) {
-    await sleep(2_000)
-    const deliveries = await readSink(input.inboxUrl, dueAtMs)
-    for (const delivery of deliveries.slice(seen)) noteFirstSend(firstSend, delivery)
-    seen = deliveries.length
-    progress(`tenants: ${firstSend.size} of ${input.tenants} small tenants had a first send`)
+  try {
+    while (firstSend.size < input.tenants && Date.now() < deadline) {
+      await sleep(2_000)
+      const deliveries = await readSink(input.inboxUrl, dueAtMs)
+      for (const delivery of deliveries.slice(seen)) noteFirstSend(firstSend, delivery)
+      seen = deliveries.length
+      progress(`tenants: ${firstSend.size} of ${input.tenants} small tenants had a first send`)
+    }
+  } finally {
+    spreadStopped = true
+    await spreading
   }
   const pendingSince = await firstPendingByTenant(sql, smallIds)
   const allPendingAtMs = Math.max(...pendingSince.values())
@@ -87,8 +104,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
   const commands = (await input.commandCalls()) - commandsBefore
   const ticks = subtract(await readTickHistogram(input.metricsUrls), ticksBefore)
   const deliveries = await readSink(input.inboxUrl, dueAtMs)
-  await sql`update campaigns set status = 'cancelled', cancelled_at = now() where tenant_id in (select id from tenants where name like 'mt-%')`
-  await sql`update messages set status = 'cancelled' where status in ('pending', 'queued') and tenant_id in (select id from tenants where name like 'mt-%')`
+  await stopSending(sql)
 
   return {
     mode: 'tenants',
@@ -96,7 +112,8 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     smallRecipients: input.smallRecipients,
     bigRecipients: input.bigRecipients,
     pacerTick: tickSummary(ticks),
-    ...firstSendFigures(firstSend, dueAtMs, pendingSince, smallIds, input.tenants),
+    dueSpreadSeconds: input.dueSpreadSeconds,
+    ...firstSendFigures(firstSend, schedule, pendingSince, smallIds, input.tenants),
     dispatchDoneAfterDueMs: round(allPendingAtMs - dueAtMs),
     smallTenantsJain: jainOverWindow(deliveries, input.tenants, jainFrom, input.jainSeconds),
     smallTenantsJainOverRounds: jainOverRounds(deliveries, input.tenants),
@@ -113,30 +130,36 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
   }
 }
 
-async function makeDue(sql: Sql, bigCampaign: string): Promise<number> {
-  const [due] = await sql<{ at: Date }[]>`
-    update campaigns set send_at = now() + interval '1 second'
-    where id = ${bigCampaign} or tenant_id in (select id from tenants where name like 'mt-s-%')
-    returning send_at as at`
-  if (!due) throw new Error('no campaign was made due')
-  return due.at.getTime()
+/**
+ * The rest of the bench's mail cancelled, so the run ends. The update of the waiting rows meets the
+ * workers marking theirs (a deadlock was seen once, losing the run's figures): it is tried again.
+ */
+async function stopSending(sql: Sql): Promise<void> {
+  await sql`update campaigns set status = 'cancelled', cancelled_at = now() where tenant_id in (select id from tenants where name like 'mt-%')`
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sql`update messages set status = 'cancelled' where status in ('pending', 'queued') and tenant_id in (select id from tenants where name like 'mt-%')`
+      return
+    } catch (error) {
+      const deadlock = (error as { code?: string }).code === '40P01'
+      if (!deadlock || attempt >= 5) throw error
+    }
+  }
 }
 
-/** Every bench campaign's audience as pending bulk rows, committed at once; the commit is "due". */
-async function dispatchInOneStatement(sql: Sql): Promise<number> {
-  await sql`
-    with dispatched as (
-      update campaigns c set status = 'sending', send_at = now(), dispatched_at = now(),
-        recipient_count = (select count(*) from list_members lm where lm.list_id = c.list_id)
-      where c.tenant_id in (select id from tenants where name like 'mt-%')
-      returning c.id, c.tenant_id, c.list_id
-    )
-    insert into messages (tenant_id, campaign_id, contact_id, lane, status, to_address)
-    select d.tenant_id, d.id, ct.id, 'bulk', 'pending', ct.email
-    from dispatched d
-    join list_members lm on lm.list_id = d.list_id
-    join contacts ct on ct.id = lm.contact_id`
-  return Date.now()
+/**
+ * The campaigns made due: with `--seed-pending` all at once now (one statement; spread: Big now and
+ * the small tenants by `dispatchPendingSpread`), else their send times set for the dispatcher.
+ */
+async function makeDue(sql: Sql, input: ManyTenantsInput, bigCampaign: string): Promise<DueSchedule> {
+  const spreadSeconds = input.dueSpreadSeconds
+  if (!input.seedPending) {
+    return scheduleDue(sql, { bigCampaign, tenants: input.tenants, spreadSeconds })
+  }
+  if (spreadSeconds > 0) return { startMs: Date.now(), tenants: input.tenants, spreadSeconds }
+  await dispatchPending(sql, { kind: 'all' })
+  // The commit is "due".
+  return { startMs: Date.now(), tenants: input.tenants, spreadSeconds: 0 }
 }
 
 /** Tenants `mt-s-<i>` with a list of `recipients` contacts each and a campaign to it, in five statements. */
@@ -204,12 +227,12 @@ async function firstPendingByTenant(sql: Sql, smallIds: string[]): Promise<Map<n
 
 function firstSendFigures(
   firstSend: Map<number, number>,
-  dueAtMs: number,
+  schedule: DueSchedule,
   pendingSince: Map<number, number>,
   smallIds: string[],
   tenants: number,
 ) {
-  const afterDue = [...firstSend.values()].map((at) => at - dueAtMs)
+  const afterDue = [...firstSend].map(([index, at]) => at - dueAtOf(schedule, index))
   const afterPending = [...firstSend].flatMap(([index, at]) => {
     const since = pendingSince.get(index)
     return since === undefined ? [] : [at - since]
@@ -226,6 +249,7 @@ function firstSendFigures(
     smallTenantsWithFirstSend: firstSend.size,
     smallTenantsMissing: tenants - firstSend.size,
     smallFirstSendAfterDueMs: summary(afterDue),
+    smallFirstSendOver1sAfterDue: afterDue.filter((ms) => ms > 1_000).length,
     smallFirstSendAfterPendingMs: summary(afterPending),
     seededSmallTenants: smallIds.filter(Boolean).length,
   }

@@ -146,6 +146,38 @@ describe('releaseActiveBulk', () => {
     expect(planner.joined).toEqual(['a', 'b'])
   })
 
+  it("starts a tenant's claim after the last row it took, from its oldest again once it is stamped or found short", async () => {
+    const { store, add } = memoryStore({ a: 100, b: 1 })
+    const claimedRows = new Map<string, number>()
+    const asked: Array<Record<string, string | null>> = []
+    const claim = store.claim
+    // The rows as PostgreSQL prints them: created_at in the claim's order, returned out of order.
+    store.claim = async (quotas) => {
+      asked.push(Object.fromEntries(quotas.map((quota) => [quota.tenantId, quota.after?.messageId ?? null])))
+      const rows = (await claim(quotas)).map((row) => {
+        const n = (claimedRows.get(row.tenantId) ?? 0) + 1
+        claimedRows.set(row.tenantId, n)
+        const createdAt = `2026-12-07T00:00:00.${String(n).padStart(6, '0')}Z`
+        return { ...row, messageId: `${row.tenantId}-${n}`, createdAt }
+      })
+      return rows.reverse()
+    }
+    const sync = createActiveSetSync()
+    const planner = roundRobin()
+    const tick = () =>
+      releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync, highWater: 4 }))
+    await tick()
+    // b was short (1 of 2) and left; the second pass gave its slot to a, after a's newest row.
+    expect(asked).toEqual([{ a: null, b: null }, { a: 'a-2' }])
+    expect(sync.claimedUpTo.get('a')?.messageId).toBe('a-3')
+    expect(sync.claimedUpTo.has('b')).toBe(false)
+    await tick()
+    expect(asked.at(-1)).toEqual({ a: 'a-3' })
+    add('a', 5)
+    await tick()
+    expect(asked.at(-1)).toEqual({ a: null })
+  })
+
   it('reads the whole set again when the sync is reset (a new leader)', async () => {
     const { store, reads } = memoryStore({ a: 100 })
     const sync = createActiveSetSync()

@@ -3,6 +3,7 @@ import type {
   ActiveBulkStore,
   ActiveFlowPlanner,
   BulkLane,
+  ClaimedUpTo,
   DepthTarget,
   PacingLogger,
   ReleasedMessage,
@@ -14,10 +15,17 @@ export interface ActiveSetSync {
   cursor: string | null
   /** When the whole set was last read. */
   readAtMs: number
+  /**
+   * Per tenant, the last row its claims took: the next claim starts after it (`ReleaseQuota.after`).
+   * Sound because a row becomes pending only with a stamp of its tenant (migration 0028's triggers):
+   * a tenant in a change read, or in a whole read, starts from its oldest row again, and so does one
+   * a claim found short (a row skipped while another claimer held it is then reached too).
+   */
+  claimedUpTo: Map<string, ClaimedUpTo>
 }
 
 export function createActiveSetSync(): ActiveSetSync {
-  return { cursor: null, readAtMs: Number.NEGATIVE_INFINITY }
+  return { cursor: null, readAtMs: Number.NEGATIVE_INFINITY, claimedUpTo: new Map() }
 }
 
 export interface ReleaseActiveBulkDeps {
@@ -96,12 +104,18 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
     const plan = deps.planner.plan({ capacity, nowMs: nowMs() })
     visited += plan.visited
     if (plan.order.length === 0) break
-    const quotas = [...plan.counts].map(([tenantId, count]) => ({ tenantId, count }))
+    const quotas = [...plan.counts].map(([tenantId, count]) => ({
+      tenantId,
+      count,
+      after: deps.sync.claimedUpTo.get(tenantId) ?? null,
+    }))
     const claimed = await deps.store.claim(quotas)
+    noteClaimedUpTo(deps.sync.claimedUpTo, claimed)
     await enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, batchSize) }, claimed)
     released += claimed.length
     capacity -= claimed.length
     const short = settleShortfalls(deps.planner, quotas, claimed)
+    for (const tenantId of short) deps.sync.claimedUpTo.delete(tenantId)
     if (short.length === 0) break
     left += await leaveIfEmpty(deps, short, nowMs())
   }
@@ -115,12 +129,14 @@ async function syncActiveSet(deps: ReleaseActiveBulkDeps, nowMs: number): Promis
   if (sync.cursor === null || nowMs - sync.readAtMs >= deps.rereadEveryMs) {
     const whole = await deps.store.readActive({ after: null })
     deps.planner.replaceAll(whole.tenants, nowMs)
+    sync.claimedUpTo.clear()
     sync.cursor = whole.cursor
     sync.readAtMs = nowMs
     return
   }
   const changes = await deps.store.readActive({ after: sync.cursor })
   deps.planner.activate(changes.tenants, nowMs)
+  for (const tenant of changes.tenants) sync.claimedUpTo.delete(tenant.tenantId)
   sync.cursor = changes.cursor
 }
 
@@ -129,6 +145,26 @@ async function applyRefusals(deps: ReleaseActiveBulkDeps, nowMs: number): Promis
   const recent = deps.planner.recentlyReleased(nowMs, deps.refusalWindowMs)
   if (recent.length === 0) return
   deps.planner.refuse(await deps.refusals(recent), nowMs)
+}
+
+/** Each tenant's last claimed row, by (created_at, id): rows without `createdAt` leave no cursor. */
+function noteClaimedUpTo(claimedUpTo: Map<string, ClaimedUpTo>, claimed: readonly ReleasedMessage[]): void {
+  for (const row of claimed) {
+    if (row.createdAt === undefined) continue
+    const reached = { createdAt: row.createdAt, messageId: row.messageId }
+    const known = claimedUpTo.get(row.tenantId)
+    if (known && compareRows(known, reached) >= 0) continue
+    claimedUpTo.set(row.tenantId, reached)
+  }
+}
+
+/**
+ * PostgreSQL's (created_at, id) order: the timestamps are printed at one fixed width in UTC and the
+ * ids are lower-case uuids, so both compare as text.
+ */
+function compareRows(a: ClaimedUpTo, b: ClaimedUpTo): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1
+  return a.messageId === b.messageId ? 0 : a.messageId < b.messageId ? -1 : 1
 }
 
 /** Tenants that got fewer rows than planned keep the rest of their allowance; they are returned. */
@@ -159,6 +195,9 @@ async function leaveIfEmpty(
     return seq === undefined ? [] : [{ tenantId, seq }]
   })
   const gone = await deps.store.leaveIfEmpty(leaving)
-  for (const tenantId of gone) deps.planner.deactivate(tenantId, nowMs)
+  for (const tenantId of gone) {
+    deps.planner.deactivate(tenantId, nowMs)
+    deps.sync.claimedUpTo.delete(tenantId)
+  }
   return gone.length
 }

@@ -6,7 +6,7 @@ import type {
   ReleasedMessage,
   ReleaseQuota,
 } from '@fairlane/core/pacing'
-import { sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents } from '../schema'
 
@@ -131,19 +131,48 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
  * its `queued` event, in the same statement. The pacer commits it before adding the jobs (no Redis
  * call inside a transaction): a failed add returns the rows (`returnBulkRelease`), a pacer that dies
  * in between leaves them to the sweeper, which publishes queued rows that have no job. SKIP LOCKED
- * keeps a second pacer off the same rows.
+ * keeps a second pacer off the same rows. One statement: on its own (outside a transaction) it
+ * commits as it returns, in one round trip.
  */
 export async function claimBulkRelease(
-  tx: Transaction,
+  db: Executor,
   quotas: readonly ReleaseQuota[],
 ): Promise<ReleasedMessage[]> {
-  const wanted = quotas.filter((quota) => quota.count > 0)
-  if (wanted.length === 0) return []
-  const values = sql.join(
-    wanted.map((quota) => sql`(${quota.tenantId}::uuid, ${Math.floor(quota.count)}::int)`),
-    sql`, `,
+  const statement = bulkReleaseClaim(quotas)
+  if (statement === null) return []
+  const rows = await db.execute<{ id: string; tenant_id: string; generation: number; created_at: string }>(
+    statement,
   )
-  const rows = await tx.execute<{ id: string; tenant_id: string; generation: number }>(sql`
+  return rows.map((row) => ({
+    messageId: row.id,
+    tenantId: row.tenant_id,
+    generation: row.generation,
+    createdAt: row.created_at,
+  }))
+}
+
+/**
+ * `claimBulkRelease`'s statement (null when no quota asks for a row); exported for the test that
+ * EXPLAINs it. Its cost follows the rows it claims, not the tenants waiting: one probe of the
+ * backlog index per quota (a LATERAL with LIMIT, reading that tenant's oldest entries only), then
+ * primary-key probes. The quotas travel as two arrays, so the text is the same whatever their
+ * number: postgres.js prepares it once per connection and a tick does not plan it again.
+ */
+export function bulkReleaseClaim(quotas: readonly ReleaseQuota[]): SQL | null {
+  const wanted = quotas.filter((quota) => quota.count > 0)
+  if (wanted.length === 0) return null
+  for (const quota of wanted) {
+    if (!Number.isFinite(quota.count))
+      throw new RangeError(`a quota's count must be finite, got ${quota.count}`)
+  }
+  const tenantIds = pgArray(wanted.map((quota) => quota.tenantId))
+  const counts = pgArray(wanted.map((quota) => String(Math.floor(quota.count))))
+  // No cursor: before every row (no created_at is -infinity, no uuid below the nil one).
+  const afterAt = pgArray(wanted.map((quota) => quota.after?.createdAt ?? '-infinity'))
+  const afterId = pgArray(
+    wanted.map((quota) => quota.after?.messageId ?? '00000000-0000-0000-0000-000000000000'),
+  )
+  return sql`
     with released as (
       -- \`= any(array(…))\`, not \`in (…)\`: the planner cannot tell how many rows \`limit quota.n\` keeps and
       -- with two tenants or more joined the picked ids to a sequential scan of the whole table (3.5 s
@@ -151,21 +180,34 @@ export async function claimBulkRelease(
       update messages set status = 'queued', queued_at = now(), updated_at = now()
       where id = any(array(
         select picked.id
-        from (values ${values}) as quota(tenant_id, n)
+        from unnest(${tenantIds}::uuid[], ${counts}::int[], ${afterAt}::timestamptz[], ${afterId}::uuid[])
+          as quota(tenant_id, n, after_at, after_id)
         cross join lateral (
+          -- The row comparison is an index condition: the scan starts after the cursor.
           select m.id from messages m
           where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+            and (m.created_at, m.id) > (quota.after_at, quota.after_id)
           order by m.created_at, m.id
           limit quota.n
           for update skip locked
         ) picked))
-      returning id, tenant_id, generation
+      returning id, tenant_id, generation, created_at
     ), queued as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
       select tenant_id, id, 'queued', '{"lane":"bulk"}'::jsonb from released
     )
-    select id, tenant_id, generation from released`)
-  return rows.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
+    select id, tenant_id, generation,
+      to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
+    from released`
+}
+
+/** A PostgreSQL array literal of values that need no quoting (uuids, numbers, timestamps as printed). */
+function pgArray(values: readonly string[]): string {
+  for (const value of values) {
+    if (!/^[0-9A-Za-z:.+-]+$/.test(value))
+      throw new RangeError(`not an array element this claim takes: ${value}`)
+  }
+  return `{${values.join(',')}}`
 }
 
 /**

@@ -308,7 +308,7 @@ export async function paceOnce(
     store: {
       readActive: (input) => readActiveTenants(db, input),
       leaveIfEmpty: (tenants) => leaveActiveIfEmpty(db, tenants),
-      claim: (quotas) => db.transaction((tx) => claimBulkRelease(tx, quotas)),
+      claim: (quotas) => claimBulkRelease(db, quotas),
       giveBack: (released) => returnBulkRelease(db, released),
     },
     lane,
