@@ -9,6 +9,7 @@ import type {
   ReceiverVerdict,
 } from './ports'
 import { type SendBatchDeps, sendBatch } from './send-batch'
+import { acceptingStore, claimedMessage, platformSendDeps } from './testing/send-fixtures'
 
 /** `sendBatch` in MX mode: the provider's budget once per batch, a throttle stops the batch. */
 const tenantId = 't1'
@@ -16,32 +17,7 @@ const ids = [1, 2, 3, 4, 5].map((n) => `0193a4b2-7c1d-7e8f-9a0b-00000000000${n}`
 const to = (id: string) => `${id}@gmail.test`
 const route: ReceiverRoute = { provider: 'google', egressAddress: '127.0.0.2' }
 
-function claimed(id: string): ClaimedMessage {
-  return {
-    id,
-    tenantId,
-    lane: 'bulk',
-    campaignId: null,
-    toAddress: to(id),
-    subject: 'News',
-    html: null,
-    text: 'Hello',
-    attempts: 1,
-    generation: 0,
-    createdAt: new Date(0),
-    lockToken: `lock-${id}`,
-    recipientSuppression: null,
-    feedback: null,
-    recipientUnsubscribed: false,
-    tracking: { opens: false, clicks: false },
-    trackingDisabled: false,
-    contact: null,
-    fromAddress: null,
-    replyTo: null,
-    sendingDomainId: null,
-    tenantName: 'Acme',
-  }
-}
+const claimed = (id: string): ClaimedMessage => claimedMessage({ id, tenantId, toAddress: to(id) })
 
 function setup(options: {
   /** How many the provider's budget grants the batch (default all). */
@@ -68,18 +44,15 @@ function setup(options: {
       calls.claimBatch += 1
       return input.messageIds.map(claimed)
     },
+    ...acceptingStore(),
     readStates: async () => new Map(),
     claim: async () => {
       throw new Error('a batch claims in one statement')
     },
-    readState: async () => undefined,
-    readContent: async () => undefined,
     async markSent(claim) {
       calls.marked.push(claim.messageId)
       return true
     },
-    release: async () => true,
-    noteOutcomeUnknown: async () => true,
     async unclaim(claim) {
       calls.unclaimed.push({ id: claim.messageId, provider: claim.provider, reply: claim.reply })
       return true
@@ -88,10 +61,6 @@ function setup(options: {
       calls.failed.push(claim.messageId)
       return true
     },
-    markSuppressed: async () => true,
-    settleByFeedback: async () => true,
-    markHeld: async () => 'held',
-    suppress: async () => {},
   }
   let sends = 0
   const receivers: ReceiverGate = {
@@ -143,16 +112,7 @@ function setup(options: {
       admitUpTo: async ({ count }) => ({ granted: count, delayMs: 0 }),
     },
     receivers,
-    clock: { now: () => new Date(10_000) },
-    lockMs: 30_000,
-    mailFrom: 'mail@fairlane.test',
-    returnPath: { bounceDomain: 'bounces.fairlane.test', secret: 'return-path-secret' },
-    signer: {
-      signingFor: async () => {
-        throw new Error('platform mail is not signed per domain')
-      },
-    },
-    messageIdFor: (id) => `<${id}@fairlane.test>`,
+    ...platformSendDeps(),
   }
   return { deps, calls }
 }

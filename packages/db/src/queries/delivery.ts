@@ -17,7 +17,7 @@ import type {
 import { and, eq, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { messageClaims, messageEvents, messages } from '../schema'
-import { claimed, visibleStatus } from './message-claims'
+import { claimed, endClaimStatement, visibleStatus } from './message-claims'
 import { readKeptContent } from './message-contents'
 import { suppressAddress } from './suppressions'
 
@@ -39,13 +39,7 @@ type Param<T> = T | Placeholder
  */
 async function endClaim(db: Executor, claim: HeldClaim, change: SQL, event?: SQL): Promise<number> {
   const [row] = await db.execute<{ changed: number }>(sql`
-    with gone as (
-      delete from ${messageClaims} c
-      using ${messages} owner
-      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
-        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
-      returning c.message_id, c.attempts
-    ), changed as (${change})${event ? sql`, event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${event})` : sql``}
+    with gone as (${endClaimStatement(claim)}), changed as (${change})${event ? sql`, event as (insert into ${messageEvents} (tenant_id, message_id, type, detail) ${event})` : sql``}
     select count(*)::int as changed from changed`)
   return row?.changed ?? 0
 }
@@ -364,13 +358,7 @@ export async function releaseMessage(db: Executor, claim: ReleasedClaim): Promis
  */
 export async function unclaimMessage(db: Executor, claim: UnclaimedClaim): Promise<boolean> {
   const [row] = await db.execute<{ changed: number }>(sql`
-    with gone as (
-      delete from ${messageClaims} c
-      using ${messages} owner
-      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
-        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
-      returning c.message_id
-    ), cancelled as (
+    with gone as (${endClaimStatement(claim)}), cancelled as (
       update messages set status = 'cancelled', updated_at = now()
       from gone where messages.id = gone.message_id and ${campaignCancelled}
       returning messages.id
@@ -490,14 +478,7 @@ export async function markMessageHeld(db: Executor, claim: HeldClaim & FailureNo
           for share))`
       : sql``
   const [row] = await db.execute<{ held: number; holder: number }>(sql`
-    with gone as (
-      delete from ${messageClaims} c
-      using ${messages} owner
-      where c.message_id = ${claim.messageId} and c.lock_token = ${claim.lockToken}::uuid
-        and owner.id = c.message_id and owner.tenant_id = ${claim.tenantId}
-        ${domainUnverified}
-      returning c.message_id
-    ), changed as (
+    with gone as (${endClaimStatement(claim, domainUnverified)}), changed as (
       update messages set status = 'held', last_error = ${clip(claim.error)},
         last_error_code = ${claim.errorCode}, updated_at = now()
       from gone where messages.id = gone.message_id

@@ -25,3 +25,21 @@ export function hasVisibleStatus(status: MessageStatus): SQL | undefined {
     return and(eq(messages.status, status), sql`not ${claimed()}`)
   return eq(messages.status, status)
 }
+
+/**
+ * The DELETE that ends a claim when `holder` still holds it (same message, same lock token) and the
+ * message is the holder's tenant's, returning the claim's `message_id` and `attempts` (the attempt
+ * it was); `also` adds conditions on the message (`owner`). A claim another attempt took over (its
+ * token replaced) matches nothing. For a data-modifying CTE (`with gone as (…)`).
+ */
+export function endClaimStatement(
+  holder: { messageId: string; tenantId: string; lockToken: string },
+  also: SQL = sql``,
+): SQL {
+  return sql`delete from ${messageClaims} c
+    using ${messages} owner
+    where c.message_id = ${holder.messageId} and c.lock_token = ${holder.lockToken}::uuid
+      and owner.id = c.message_id and owner.tenant_id = ${holder.tenantId}
+      ${also}
+    returning c.message_id, c.attempts`
+}

@@ -3,6 +3,7 @@ import type { AcceptedSend, StrandedMessage, SweepStore, SweepTransaction } from
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents, messages, outbox } from '../schema'
+import { endClaimStatement } from './message-claims'
 import { insertMessagePublishEvent, notifyOutbox } from './outbox'
 
 /** `sweepStrandedMessages`'s store in PostgreSQL. */
@@ -149,14 +150,7 @@ export async function recordAcceptedSendBySweeper(
   input: { tenantId: string; messageId: string; generation: number } & AcceptedSend,
 ): Promise<boolean> {
   const [row] = await tx.execute<{ recorded: number }>(sql`
-    with gone as (
-      delete from ${messageClaims} c
-      using ${messages} owner
-      where c.message_id = ${input.messageId} and c.lock_token = ${input.lockToken}::uuid
-        and owner.id = c.message_id and owner.tenant_id = ${input.tenantId}
-        and owner.generation = ${input.generation}
-      returning c.message_id, c.attempts
-    ), sent as (
+    with gone as (${endClaimStatement(input, sql`and owner.generation = ${input.generation}`)}), sent as (
       update ${messages} m
       set status = 'sent', sent_at = now(), attempts = gone.attempts, updated_at = now()
       from gone
