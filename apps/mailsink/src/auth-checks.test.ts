@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { AuthChecker, MessageAuth } from './auth'
-import { AuthChecks, NOT_CHECKED_YET } from './auth-checks'
+import { AuthChecks, NOT_CHECKED, NOT_CHECKED_YET } from './auth-checks'
 import type { StoredMessage } from './store'
 
 const message = (id: string) => ({ id, auth: { dkim: 'none' } }) as StoredMessage
@@ -66,5 +66,27 @@ describe('AuthChecks', () => {
     checks.start(stuck, Buffer.from(''), client)
     await checks.settled([stuck], 20)
     expect(stuck.auth).toBe(NOT_CHECKED_YET)
+  })
+
+  it('checks one signed message in `every`, the first of each run, and marks the others not checked', async () => {
+    const { checker, releases } = heldChecker()
+    const checks = new AuthChecks(checker, 16, 3)
+    const sent = ['1', '2', '3', '4', '5', '6', '7'].map(message)
+    for (const each of sent) checks.start(each, Buffer.from(''), client)
+    await tick()
+    expect(releases).toHaveLength(3)
+    for (const release of releases) release({ dkim: 'pass', dkimDomain: 'shop.test' })
+    await checks.settled(sent, 5_000)
+    expect(sent.map((each) => each.auth.dkim === 'pass')).toEqual([
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+    ])
+    expect(sent[1]?.auth).toBe(NOT_CHECKED)
+    expect(() => new AuthChecks(checker, 16, 0)).toThrow(RangeError)
   })
 })

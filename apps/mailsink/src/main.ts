@@ -25,6 +25,7 @@ try {
     smtpPort: config.MAILSINK_SMTP_PORT,
     httpPort: config.MAILSINK_HTTP_PORT,
     maxMessages: config.MAILSINK_MAX_MESSAGES,
+    authCheckEvery: config.MAILSINK_AUTH_CHECK_EVERY,
     dnsPort: sinkDnsPort(config),
     dnsServers: config.DNS_SERVERS,
     inboundSmtpUrl: config.INBOUND_SMTP_URL,

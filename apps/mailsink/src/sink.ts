@@ -22,6 +22,8 @@ export interface MailSinkOptions {
   httpPort: number
   /** Ring size: beyond it the oldest message is dropped. */
   maxMessages: number
+  /** Check one signed message in this many (MAILSINK_AUTH_CHECK_EVERY); default 1: every one. */
+  authCheckEvery?: number | undefined
   logger: Logger
   /**
    * UDP port of a DNS server for local use (records managed over `/dns/records`); 0 picks a free
@@ -122,7 +124,11 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const faults = new FaultTable({ receivers: () => receivers })
   const dns = options.dnsPort === undefined ? undefined : await startDns(host, options.dnsPort)
   const servers = options.dnsServers?.length ? options.dnsServers : dns ? [dns.address] : undefined
-  const checks = new AuthChecks(createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) }))
+  const checks = new AuthChecks(
+    createAuthChecker({ resolver: options.resolver ?? dnsResolver(servers) }),
+    undefined,
+    options.authCheckEvery,
+  )
   const notifier = options.inboundSmtpUrl
     ? new Notifier({ inboundSmtpUrl: options.inboundSmtpUrl, mtaName: options.mtaName ?? MTA_NAME, logger })
     : undefined

@@ -618,6 +618,12 @@ export const envSchema = z
     MAILSINK_HTTP_PORT: port(8025),
     MAILSINK_MAX_MESSAGES: positiveInt(50_000, 10_000_000),
     /**
+     * The sink checks DKIM, SPF and DMARC of one signed message in this many (1: every one). The
+     * checks cost ~1.5 ms of CPU each; `bench:throughput --signed` checks a sample so the sink's
+     * work does not crowd the worker whose signing it measures on the same cores.
+     */
+    MAILSINK_AUTH_CHECK_EVERY: positiveInt(1),
+    /**
      * UDP port of the sink's DNS server for local use (records published over its HTTP API,
      * `/dns/records`). Unset: the number of `MAILSINK_HTTP_PORT` (UDP and TCP ports do not collide,
      * so every sink a test or benchmark starts on ports of its own gets a DNS port of its own); see

@@ -210,7 +210,10 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
           ? {}
           : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
         ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
-        workerSlots: options.concurrency.bulk,
+        // A batch holds one SMTP connection from its first send to its last, so the batches that can
+        // run at once are the fewer of the lane's worker slots and its connections (8 connections
+        // under 20 slots: 8 batches at work, the other jobs wait for a connection).
+        workerSlots: Math.min(options.concurrency.bulk, options.smtp.connections.bulk),
         refusals: createRefusalTracker(buckets),
         // MX mode: campaign mail released per receiving provider, as each one's budget allows.
         ...(receivers?.gate

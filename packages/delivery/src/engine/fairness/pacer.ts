@@ -69,8 +69,9 @@ export interface PacerOptions {
    */
   batchSize?: number
   /**
-   * The bulk lane's worker slots (BULK concurrency): relay mode makes batches no larger than the fill
-   * target over them, so every slot has one (`slotBatchSize`).
+   * How many bulk batches can run at once (the fewer of the lane's worker slots and its SMTP
+   * connections): relay mode makes batches no larger than the fill target over them, so every one has
+   * a batch (`slotBatchSize`).
    */
   workerSlots?: number
   /**
