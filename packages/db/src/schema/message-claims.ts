@@ -5,7 +5,7 @@ import { messages } from './messages'
 /**
  * The send claims: a row while an attempt holds a message (what `messages` shows as `sending`). The
  * state that changes per attempt lives here, in a narrow table of two indexes, so the wide
- * `messages` row (17 indexes) is written when the message is accepted, released and settled, not
+ * `messages` row (20 indexes) is written when the message is accepted, released and settled, not
  * when an attempt starts: a claim is an insert here, its end a delete here and the one write of the
  * outcome there.
  *
