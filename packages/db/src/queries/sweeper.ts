@@ -42,8 +42,8 @@ export async function tryTakeSweeperLock(tx: Transaction): Promise<boolean> {
 }
 
 /**
- * Messages that should be moving but may have no job: `queued` for longer than `queuedForMs`, or
- * `sending` with an expired claim. Rows with an unpublished outbox row are left out (the relay will
+ * Messages that should be moving but may have no job: `queued` for longer than `queuedForMs` with no
+ * claim, or under an expired claim (read as `sending`). Rows with an unpublished outbox row are left out (the relay will
  * publish them; Redis may just be away). Whether the job is really gone is the caller's question to
  * Redis, asked with no transaction open; `ids` + `forUpdate` then re-reads the answers inside the
  * deciding transaction, locked FOR UPDATE SKIP LOCKED so a claim or a replay racing with the sweeper
@@ -61,6 +61,22 @@ export async function findStrandedMessages(
       )})`
     : sql``
   const lock = input.forUpdate ? sql`for no key update of m skip locked` : sql``
+  const queuedLongAgo = sql`coalesce(m.queued_at, m.created_at) < now() - ${Math.ceil(input.queuedForMs)}::int * interval '1 millisecond'`
+  // Each kind read through its own index: queued rows through the partial index on `queued`, expired
+  // claims through `message_claims`' own. One condition over both (a status list with `pending` in
+  // it, joined to the claims) read every pending row of a backlog each pass: 1,000,000 rows beside a
+  // big campaign waiting.
+  const candidates = sql`
+    select m.id, m.tenant_id, m.lane, m.generation, 'queued' as status
+    from ${messages} m
+    where m.status = 'queued' and ${queuedLongAgo}
+      and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+      ${onlyIds}
+    union all
+    select m.id, m.tenant_id, m.lane, m.generation, 'sending' as status
+    from ${messageClaims} c join ${messages} m on m.id = c.message_id
+    where c.locked_until < now() and m.status in ('queued', 'pending')
+      ${onlyIds}`
   const rows = await db.execute<{
     id: string
     tenant_id: string
@@ -68,22 +84,15 @@ export async function findStrandedMessages(
     generation: number
     status: 'queued' | 'sending'
   }>(sql`
-    select m.id, m.tenant_id, m.lane, m.generation,
-      case when c.message_id is null then 'queued' else 'sending' end as status
-    from ${messages} m
-    left join ${messageClaims} c on c.message_id = m.id
-    where (
-        (m.status = 'queued' and c.message_id is null
-          and coalesce(m.queued_at, m.created_at) < now() - ${Math.ceil(input.queuedForMs)}::int * interval '1 millisecond')
-        or (m.status in ('queued', 'pending') and c.locked_until < now())
-      )
-      and not exists (
+    select m.id, m.tenant_id, m.lane, m.generation, found.status
+    from (${candidates}) found
+    join ${messages} m on m.id = found.id
+    where not exists (
         select 1 from ${outbox} o
         where o.published_at is null
           and o.topic = ${MESSAGE_PUBLISH_TOPIC}
           and o.payload->>'messageId' = m.id::text
       )
-      ${onlyIds}
     order by m.id
     limit ${input.limit}
     ${lock}`)
