@@ -1,4 +1,5 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
+import { visibleStatus } from '@fairlane/db/queries/message-claims'
 import { createTenant, seedQueuedMessages } from '@fairlane/delivery/testing/seed'
 import { duplicateMessageIds, startTestSink } from '@fairlane/delivery/testing/sink'
 import { startWireFreezer, type WireFreezer } from '@fairlane/delivery/testing/wire-freezer'
@@ -47,9 +48,10 @@ function startWorker(overrides: Record<string, string> = {}): Promise<RunningPro
 
 async function countByStatus(): Promise<Record<string, number>> {
   const rows = await database.db
-    .select({ status: messages.status, n: sql<number>`count(*)::int` })
+    // As readers see it: `sending` while an attempt holds a claim.
+    .select({ status: visibleStatus(), n: sql<number>`count(*)::int` })
     .from(messages)
-    .groupBy(messages.status)
+    .groupBy(sql`1`)
   return Object.fromEntries(rows.map((row) => [row.status, row.n]))
 }
 
@@ -141,7 +143,10 @@ describe('worker process', () => {
     const messageId = message?.id ?? ''
     await eventually(
       async () => {
-        const [row] = await database.db.select().from(messages).where(eq(messages.id, messageId))
+        const [row] = await database.db
+          .select({ status: visibleStatus() })
+          .from(messages)
+          .where(eq(messages.id, messageId))
         return row?.status === 'sending'
       },
       { what: 'the send in flight', intervalMs: 10 },

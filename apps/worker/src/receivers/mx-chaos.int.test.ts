@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createDatabase, type DatabaseHandle, messages, receiverStates } from '@fairlane/db'
+import { visibleStatus } from '@fairlane/db/queries/message-claims'
 import { loadReceiverRules } from '@fairlane/delivery/receivers/rules'
 import { createTenant, seedQueuedMessages } from '@fairlane/delivery/testing/seed'
 import { duplicateMessageIds, startTestSink } from '@fairlane/delivery/testing/sink'
@@ -81,10 +82,11 @@ function startWorker(): Promise<RunningProcess> {
 
 async function countByStatus(tenantId: string): Promise<Record<string, number>> {
   const rows = await database.db
-    .select({ status: messages.status, n: sql<number>`count(*)::int` })
+    // As readers see it: `sending` while an attempt holds a claim.
+    .select({ status: visibleStatus(), n: sql<number>`count(*)::int` })
     .from(messages)
     .where(eq(messages.tenantId, tenantId))
-    .groupBy(messages.status)
+    .groupBy(sql`1`)
   return Object.fromEntries(rows.map((row) => [row.status, row.n]))
 }
 
