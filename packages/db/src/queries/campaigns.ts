@@ -10,8 +10,9 @@ import {
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { retryOnDeadlock } from '../errors'
-import { campaigns, lists, messageClaims, messages, segments } from '../schema'
+import { campaigns, lists, messages, segments } from '../schema'
 import { audienceListExists, countAudience } from './audience'
+import { claimed } from './message-claims'
 import { segmentExists } from './segments'
 
 export interface CampaignView {
@@ -293,7 +294,7 @@ function cancelCampaignOnce(
         where ${messages.tenantId} = ${input.tenantId}
           and ${messages.campaignId} = ${input.campaignId}
           and ${messages.status} in ('pending', 'queued', 'held')
-          and not exists (select 1 from ${messageClaims} c where c.message_id = ${messages.id})
+          and not ${claimed()}
         returning 1
       )
       select count(*)::int as count from held`)

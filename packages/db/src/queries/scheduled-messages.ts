@@ -7,8 +7,8 @@ import {
 } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { messageClaims, messageEvents, messages, outbox } from '../schema'
-import { visibleStatus } from './message-claims'
+import { messageEvents, messages, outbox } from '../schema'
+import { claimed, visibleStatus } from './message-claims'
 
 /**
  * The scheduled-send releaser's statement: due rows, oldest first, locked with SKIP LOCKED (another
@@ -75,7 +75,7 @@ async function cancelLockedMessage(
       update ${messages} set status = 'cancelled', updated_at = now()
       where id = ${query.messageId}::uuid and tenant_id = ${query.tenantId}::uuid
         and status in ('scheduled', 'queued', 'pending', 'held')
-        and not exists (select 1 from ${messageClaims} c where c.message_id = ${messages}.id)
+        and not ${claimed()}
       returning id, tenant_id, status
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)

@@ -3,7 +3,7 @@ import type { AcceptedSend, StrandedMessage, SweepStore, SweepTransaction } from
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents, messages, outbox } from '../schema'
-import { endClaimStatement } from './message-claims'
+import { claimed, endClaimStatement } from './message-claims'
 import { insertMessagePublishEvent, notifyOutbox } from './outbox'
 
 /** `sweepStrandedMessages`'s store in PostgreSQL. */
@@ -133,7 +133,7 @@ export async function republishMessage(
         eq(messages.tenantId, input.tenantId),
         eq(messages.generation, input.generation),
         inArray(messages.status, ['queued', 'pending']),
-        sql`not exists (select 1 from ${messageClaims} c where c.message_id = ${messages.id})`,
+        sql`not ${claimed()}`,
       ),
     )
     .returning({ lane: messages.lane, generation: messages.generation })

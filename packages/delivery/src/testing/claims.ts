@@ -1,4 +1,5 @@
 import { type Database, type Message, messageClaims, messages } from '@fairlane/db'
+import { visibleAttempts, visibleStatus } from '@fairlane/db/queries/message-claims'
 import { eq, type SQL, sql } from 'drizzle-orm'
 
 /**
@@ -13,20 +14,19 @@ export async function readMessageWithClaim(
   messageId: string,
 ): Promise<MessageWithClaim | undefined> {
   const [found] = await db
-    .select({ message: messages, claim: messageClaims })
+    .select({
+      message: messages,
+      status: visibleStatus(),
+      attempts: visibleAttempts(),
+      lockToken: messageClaims.lockToken,
+      lockedUntil: messageClaims.lockedUntil,
+    })
     .from(messages)
     .leftJoin(messageClaims, eq(messageClaims.messageId, messages.id))
     .where(eq(messages.id, messageId))
   if (!found) return undefined
-  const { message, claim } = found
-  const claimedNow = claim !== null && (message.status === 'queued' || message.status === 'pending')
-  return {
-    ...message,
-    status: claimedNow ? 'sending' : message.status,
-    attempts: claim?.attempts ?? message.attempts,
-    lockToken: claim?.lockToken ?? null,
-    lockedUntil: claim?.lockedUntil ?? null,
-  }
+  const { message, ...seen } = found
+  return { ...message, ...seen }
 }
 
 /** Gives a message a claim as an attempt would (queued, with a claim): a worker mid-send, or one that died. */
