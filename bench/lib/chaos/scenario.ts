@@ -195,7 +195,7 @@ function faultSequence(
 
 async function readSending(sql: Sql): Promise<Map<string, number>> {
   const rows = await sql<{ id: string; attempts: number }[]>`
-    select message_id as id, attempts from message_claims`
+    select message_id as id, attempts from message_claims where lock_token is not null`
   return new Map(rows.map((row) => [row.id, row.attempts]))
 }
 

@@ -67,7 +67,11 @@ export async function startMeter(input: {
           hotUpdates: messages.hotUpdates - before.messages.hotUpdates,
           indexes: messages.indexes,
         },
-        claims: { inserts: claims.inserts - before.claims.inserts, indexes: claims.indexes },
+        claims: {
+          inserts: claims.inserts - before.claims.inserts,
+          updates: claims.updates - before.claims.updates,
+          indexes: claims.indexes,
+        },
       }
     },
   }
@@ -123,13 +127,15 @@ export function usagePerEmail(usage: Usage, emails: number) {
       fetched: perEmail(usage.pg.tuplesFetched),
       returned: perEmail(usage.pg.tuplesReturned),
     },
-    // Each status change of a message row (released, sent) is an UPDATE; one that is not HOT (any
-    // indexed column changed) writes an entry into every index of the table. A claim is a row of
-    // the narrow `message_claims` instead (an insert, its end a delete).
+    // Each status change of a message row (sent, failed…) is an UPDATE; one that is not HOT (any
+    // indexed column changed) writes an entry into every index of the table. A bulk release and a
+    // claim are a row of the narrow `message_claims` instead (the release an insert, the claim's
+    // takeover of it an update, its end a delete).
     messagesUpdatesPerEmail: perEmail(usage.messages.updates),
     messagesHotUpdateShare: round(usage.messages.hotUpdates / Math.max(1, usage.messages.updates), 3),
     messagesIndexes: usage.messages.indexes,
     claimsInsertsPerEmail: perEmail(usage.claims.inserts),
+    claimsUpdatesPerEmail: perEmail(usage.claims.updates),
     claimsIndexes: usage.claims.indexes,
   }
 }

@@ -69,16 +69,24 @@ export async function listTenantLoads(
       select tenant_id, count(*)::int as n from messages
       where status = 'queued' and queued_at is not null and tenant_id in (select id from page)
       group by tenant_id
+    ), released as (
+      -- Bulk rows handed to a job: the table keeps them pending, readers see them queued (at most the
+      -- lane's depth: read from the narrow claims table).
+      select m.tenant_id, count(*)::int as n from message_claims c join messages m on m.id = c.message_id
+      where c.lock_token is null and m.status = 'pending' and m.tenant_id in (select id from page)
+      group by m.tenant_id
     ), sent as (
       select tenant_id, count(*)::int as n from ${sentSince(since)} s
       where tenant_id in (select id from page) group by tenant_id
     )
     select t.id, t.name, t.rate_per_sec, t.burst, t.weight, t.plan_name, t.plan_overrides, t.tx_rate_per_sec,
       t.tx_burst, t.quota_daily, t.quota_monthly, t.approved, t.is_platform,
-      coalesce(pending.n, 0) as pending, coalesce(queued.n, 0) as queued, coalesce(sent.n, 0) as sent
+      greatest(coalesce(pending.n, 0) - coalesce(released.n, 0), 0) as pending,
+      coalesce(queued.n, 0) + coalesce(released.n, 0) as queued, coalesce(sent.n, 0) as sent
     from page t
     left join pending on pending.tenant_id = t.id
     left join queued on queued.tenant_id = t.id
+    left join released on released.tenant_id = t.id
     left join sent on sent.tenant_id = t.id
     order by t.name, t.id`)
   return rows.map((row) => ({

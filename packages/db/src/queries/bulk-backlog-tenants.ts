@@ -1,6 +1,7 @@
 import type { ActiveTenant, ActiveTenantRead, LeavingTenant } from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
+import { messageClaims } from '../schema'
 
 /**
  * The bulk pacer's active set (`bulk_backlog_tenants`, kept by migration 0028's triggers) with each
@@ -72,7 +73,8 @@ function parseCursor(cursor: string): { seq: string; xids: string[] } {
 }
 
 /**
- * Tenants a claim found short leave the active set, each only if it has no pending bulk row left and
+ * Tenants a claim found short leave the active set, each only if it has no pending bulk row left that
+ * is not handed to a job (released or claimed), and
  * its row still carries the `seq` the pacer read (not stamped since). A row another transaction is
  * stamping right now is locked by it until it commits and is skipped (SKIP LOCKED): that transaction
  * is adding pending rows. One that stamped and committed after this statement's snapshot changed the
@@ -89,7 +91,9 @@ export async function leaveActiveIfEmpty(db: Executor, tenants: readonly Leaving
       select b.tenant_id from bulk_backlog_tenants b
       join (values ${values}) as read(tenant_id, seq) on b.tenant_id = read.tenant_id and b.seq = read.seq
       where not exists (
-        select 1 from messages m where m.tenant_id = b.tenant_id and m.status = 'pending' and m.lane = 'bulk')
+        select 1 from messages m where m.tenant_id = b.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+          -- A released row (handed to a job) is not backlog: its job has it.
+          and not exists (select 1 from ${messageClaims} c where c.message_id = m.id))
       order by b.tenant_id
       for update of b skip locked
     )

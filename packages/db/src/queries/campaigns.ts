@@ -10,9 +10,9 @@ import {
 import { and, desc, eq, inArray, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { retryOnDeadlock } from '../errors'
-import { campaigns, lists, messages, segments } from '../schema'
+import { campaigns, lists, messageClaims, messages, segments } from '../schema'
 import { audienceListExists, countAudience } from './audience'
-import { claimed } from './message-claims'
+import { claimed, visibleStatus } from './message-claims'
 import { segmentExists } from './segments'
 
 export interface CampaignView {
@@ -144,10 +144,11 @@ export async function campaignMessageCounts(
   const result = new Map(query.campaignIds.map((id) => [id, emptyCampaignCounts()]))
   if (query.campaignIds.length === 0) return result
   const rows = await db
-    .select({ campaignId: messages.campaignId, status: messages.status, count: sql<number>`count(*)::int` })
+    // As readers see them: a released row (the table keeps it pending) counts as queued.
+    .select({ campaignId: messages.campaignId, status: visibleStatus(), count: sql<number>`count(*)::int` })
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), inArray(messages.campaignId, query.campaignIds)))
-    .groupBy(messages.campaignId, messages.status)
+    .groupBy(sql`1, 2`)
   for (const row of rows) {
     const counts = row.campaignId === null ? undefined : result.get(row.campaignId)
     if (counts) counts[bucket[row.status]] += row.count
@@ -295,7 +296,10 @@ function cancelCampaignOnce(
           and ${messages.campaignId} = ${input.campaignId}
           and ${messages.status} in ('pending', 'queued', 'held')
           and not ${claimed()}
-        returning 1
+        returning ${messages.id}
+      ), unreleased as (
+        -- A cancelled message's release (its job will find it cancelled) ends with it.
+        delete from ${messageClaims} c using held where c.message_id = held.id and c.lock_token is null
       )
       select count(*)::int as count from held`)
     return { sent: await countSentMessages(tx, input), cancelled: held?.count ?? 0 }

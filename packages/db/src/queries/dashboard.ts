@@ -2,6 +2,7 @@ import type { CampaignStatus, Lane, MessageStatus } from '@fairlane/core'
 import { and, count, desc, eq, gte, inArray, isNull, sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { apiKeys, campaigns, contacts, messages, sendingDomains } from '../schema'
+import { visibleStatus } from './message-claims'
 
 export interface Backlog {
   pending: number
@@ -46,13 +47,16 @@ export async function countSentSince(
 /** What is waiting: `pending` rows (campaign backlog in PostgreSQL) and `queued` ones (jobs in Redis). */
 export async function countBacklog(db: Executor, query: { tenantId: string }): Promise<Backlog> {
   const rows = await db
-    .select({ status: messages.status, value: count() })
+    // As readers see them: a released bulk row (the table keeps it pending) is queued, a claimed one sending.
+    .select({ status: visibleStatus(), value: count() })
     .from(messages)
     .where(and(eq(messages.tenantId, query.tenantId), inArray(messages.status, ['pending', 'queued'])))
-    .groupBy(messages.status)
+    .groupBy(sql`1`)
   const backlog: Backlog = { pending: 0, queued: 0 }
   for (const row of rows) {
-    if (row.status === 'pending' || row.status === 'queued') backlog[row.status] = row.value
+    // A message being sent is still in Redis's hands, as before claims were shown.
+    const status = row.status === 'sending' ? 'queued' : row.status
+    if (status === 'pending' || status === 'queued') backlog[status] += row.value
   }
   return backlog
 }

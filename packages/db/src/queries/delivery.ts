@@ -17,7 +17,7 @@ import type {
 import { and, eq, inArray, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { messageClaims, messageEvents, messages } from '../schema'
-import { claimed, endClaimStatement, visibleStatus } from './message-claims'
+import { claimToReleaseStatement, endClaimStatement, handedOut, visibleStatus } from './message-claims'
 import { readKeptContent } from './message-contents'
 import { suppressAddress } from './suppressions'
 
@@ -110,7 +110,7 @@ function claimWhere(db: Executor, candidates: SQL, lockMs: Param<number>) {
       on conflict (message_id) do update
         set lock_token = excluded.lock_token, locked_until = excluded.locked_until,
           attempts = ${messageClaims}.attempts + 1
-        where ${messageClaims}.locked_until < now()
+        where ${messageClaims}.lock_token is null or ${messageClaims}.locked_until < now()
       returning message_id, lock_token, attempts as claim_attempts`)
   return db
     .with(claimed)
@@ -225,9 +225,9 @@ export async function claimMessages(
 /** A message's delivery state: its status as readers see it and the time left on its claim. */
 const deliveryState = {
   status: visibleStatus(),
-  lockRemainingMs: sql<
-    number | null
-  >`(extract(epoch from (${messageClaims.lockedUntil} - now())) * 1000)::float8`,
+  // A release (no token) holds nothing: only a claim's lock has time remaining.
+  lockRemainingMs: sql<number | null>`case when ${messageClaims.lockToken} is not null
+    then (extract(epoch from (${messageClaims.lockedUntil} - now())) * 1000)::float8 end`,
 }
 
 /** The delivery state of each of a tenant's messages, in one read; absent ids do not exist. */
@@ -246,7 +246,7 @@ export async function readDeliveryStates(
 
 /**
  * Which of a tenant's messages still wait for a delivery (`queued`, with or without a claim, or
- * `pending` under a claim), with their publish generation: a batch job that failed for good hands each of
+ * `pending` under a claim or a release), with their publish generation: a batch job that failed for good hands each of
  * them to its own job (`sendJobId` of that generation).
  */
 export async function readUnfinishedMessages(
@@ -261,7 +261,7 @@ export async function readUnfinishedMessages(
       and(
         eq(messages.tenantId, input.tenantId),
         inArray(messages.id, [...input.messageIds]),
-        or(eq(messages.status, 'queued'), and(eq(messages.status, 'pending'), claimed())),
+        or(eq(messages.status, 'queued'), and(eq(messages.status, 'pending'), handedOut())),
       ),
     )
 }
@@ -350,15 +350,16 @@ export async function releaseMessage(db: Executor, claim: ReleasedClaim): Promis
 }
 
 /**
- * A claim given back unused (the tenant's bucket had no token): the claim ends and its attempt with
- * it — deferring is not a delivery try — and the message gets its `deferred` event (`{ untilMs }`:
- * when it is tried again) in the same statement. The message's row is not written (it is still
- * `queued`), unless its campaign was cancelled meanwhile: then it is cancelled, with no event, as in
- * `releaseMessage`.
+ * A claim given back unused (the tenant's bucket had no token): the claim becomes a release again
+ * (the deferred job keeps the message; `claimToReleaseStatement`) and its attempt ends with it —
+ * deferring is not a delivery try — and the message gets its `deferred` event (`{ untilMs }`: when it
+ * is tried again) in the same statement. The message's row is not written (it is still `queued` or
+ * `pending`), unless its campaign was cancelled meanwhile: then it is cancelled, with no event, as in
+ * `releaseMessage` (its release row is left to the message: nothing claims a cancelled message).
  */
 export async function unclaimMessage(db: Executor, claim: UnclaimedClaim): Promise<boolean> {
   const [row] = await db.execute<{ changed: number }>(sql`
-    with gone as (${endClaimStatement(claim)}), cancelled as (
+    with gone as (${claimToReleaseStatement(claim, claim.untilMs)}), cancelled as (
       update messages set status = 'cancelled', updated_at = now()
       from gone where messages.id = gone.message_id and ${campaignCancelled}
       returning messages.id
@@ -523,12 +524,12 @@ async function failIdleMessage(
       select m.id from ${messages} m
       left join ${messageClaims} c on c.message_id = m.id
       where m.id = ${input.messageId} and m.tenant_id = ${input.tenantId} and m.generation = ${input.generation}
-        and ((m.status = 'queued' and (c.message_id is null or c.locked_until < now()))
-          or (m.status = 'pending' and c.locked_until < now()))
+        and ((m.status = 'queued' and (c.message_id is null or c.lock_token is null or c.locked_until < now()))
+          or (m.status = 'pending' and (c.lock_token is null or c.locked_until < now())))
       for no key update of m
     ), gone as (
       delete from ${messageClaims} c using target
-      where c.message_id = target.id and c.locked_until < now()
+      where c.message_id = target.id and (c.lock_token is null or c.locked_until < now())
       returning c.message_id, c.attempts
     ), changed as (
       update messages set status = 'failed', failed_at = now(), last_error = ${clip(input.error)},

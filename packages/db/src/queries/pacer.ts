@@ -39,6 +39,7 @@ export async function pagePendingBulk(
       to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
     from messages m
     where m.tenant_id = ${input.tenantId}::uuid and m.status = 'pending' and m.lane = 'bulk' ${after}
+      and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
     order by m.created_at, m.id
     limit ${input.limit}`)
   return rows.map((row) => ({
@@ -50,8 +51,9 @@ export async function pagePendingBulk(
 }
 
 /**
- * The receiver pacer's claim: exactly these rows, those still pending bulk rows of their tenant,
- * become `queued` with their `queued` event in the same statement (as `claimBulkRelease`). SKIP
+ * The receiver pacer's claim: exactly these rows, those still pending bulk rows of their tenant not
+ * yet handed to a job, are released (as `claimBulkRelease`: a release row each, read as `queued`)
+ * with their `queued` event in the same statement. SKIP
  * LOCKED passes rows another claimer holds; rows gone or taken are not returned.
  */
 export async function claimBulkByIds(
@@ -64,19 +66,23 @@ export async function claimBulkByIds(
     sql`, `,
   )
   const claimed = await tx.execute<{ id: string; tenant_id: string; generation: number }>(sql`
-    with released as (
-      update messages set status = 'queued', queued_at = now(), updated_at = now()
-      where id = any(array(
-        select m.id from messages m
-        join (values ${values}) as wanted(tenant_id, id) on m.id = wanted.id and m.tenant_id = wanted.tenant_id
-        where m.status = 'pending' and m.lane = 'bulk'
-        for update of m skip locked))
-      returning id, tenant_id, generation
+    with picked as (
+      select m.id, m.tenant_id, m.generation, m.attempts from messages m
+      join (values ${values}) as wanted(tenant_id, id) on m.id = wanted.id and m.tenant_id = wanted.tenant_id
+      where m.status = 'pending' and m.lane = 'bulk'
+        and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+      for no key update of m skip locked
+    ), released as (
+      insert into ${messageClaims} (message_id, lock_token, locked_until, attempts)
+      select id, null, now(), attempts from picked
+      on conflict (message_id) do nothing
+      returning message_id
     ), queued as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
-      select tenant_id, id, 'queued', '{"lane":"bulk"}'::jsonb from released
+      select p.tenant_id, p.id, 'queued', '{"lane":"bulk"}'::jsonb
+      from picked p join released r on r.message_id = p.id
     )
-    select id, tenant_id, generation from released`)
+    select p.id, p.tenant_id, p.generation from picked p join released r on r.message_id = p.id`)
   return claimed.map((row) => ({ messageId: row.id, tenantId: row.tenant_id, generation: row.generation }))
 }
 
@@ -127,10 +133,12 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
 }
 
 /**
- * The pacer's claim: for each tenant its oldest `count` pending bulk rows become `queued`, each with
- * its `queued` event, in the same statement. The pacer commits it before adding the jobs (no Redis
- * call inside a transaction): a failed add returns the rows (`returnBulkRelease`), a pacer that dies
- * in between leaves them to the sweeper, which publishes queued rows that have no job. SKIP LOCKED
+ * The pacer's claim: for each tenant its oldest `count` pending bulk rows not yet handed to a job
+ * are released — a row each in `message_claims` without a lock token, read as `queued`; the wide
+ * `messages` row is not written — each with its `queued` event, in the same statement. The pacer
+ * commits it before adding the jobs (no Redis call inside a transaction): a failed add returns the
+ * rows (`returnBulkRelease`), a pacer that dies in between leaves them to the sweeper, which
+ * publishes released rows that have no job once their release is old. SKIP LOCKED
  * keeps a second pacer off the same rows. One statement: on its own (outside a transaction) it
  * commits as it returns, in one round trip.
  */
@@ -173,32 +181,36 @@ export function bulkReleaseClaim(quotas: readonly ReleaseQuota[]): SQL | null {
     wanted.map((quota) => quota.after?.messageId ?? '00000000-0000-0000-0000-000000000000'),
   )
   return sql`
-    with released as (
-      -- \`= any(array(…))\`, not \`in (…)\`: the planner cannot tell how many rows \`limit quota.n\` keeps and
-      -- with two tenants or more joined the picked ids to a sequential scan of the whole table (3.5 s
-      -- next to a 1,000,000-row backlog); an array is a handful of primary-key probes.
-      update messages set status = 'queued', queued_at = now(), updated_at = now()
-      where id = any(array(
-        select picked.id
-        from unnest(${tenantIds}::uuid[], ${counts}::int[], ${afterAt}::timestamptz[], ${afterId}::uuid[])
-          as quota(tenant_id, n, after_at, after_id)
-        cross join lateral (
-          -- The row comparison is an index condition: the scan starts after the cursor.
-          select m.id from messages m
-          where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
-            and (m.created_at, m.id) > (quota.after_at, quota.after_id)
-          order by m.created_at, m.id
-          limit quota.n
-          for update skip locked
-        ) picked))
-      returning id, tenant_id, generation, created_at
+    with picked as (
+      select picked.*
+      from unnest(${tenantIds}::uuid[], ${counts}::int[], ${afterAt}::timestamptz[], ${afterId}::uuid[])
+        as quota(tenant_id, n, after_at, after_id)
+      cross join lateral (
+        -- The row comparison is an index condition: the scan starts after the cursor. Rows already
+        -- handed to a job (a release or a claim in message_claims) are passed over.
+        select m.id, m.tenant_id, m.generation, m.created_at, m.attempts from messages m
+        where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
+          and (m.created_at, m.id) > (quota.after_at, quota.after_id)
+          and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+        order by m.created_at, m.id
+        limit quota.n
+        for no key update of m skip locked
+      ) picked
+    ), released as (
+      -- The release: a row without a lock token, the wide messages row left as it is (still pending).
+      insert into ${messageClaims} (message_id, lock_token, locked_until, attempts)
+      select id, null, now(), attempts from picked
+      on conflict (message_id) do nothing
+      returning message_id
     ), queued as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
-      select tenant_id, id, 'queued', '{"lane":"bulk"}'::jsonb from released
+      select p.tenant_id, p.id, 'queued', '{"lane":"bulk"}'::jsonb
+      from picked p join released r on r.message_id = p.id
     )
-    select id, tenant_id, generation,
-      to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
-    from released`
+    select p.id, p.tenant_id, p.generation,
+      to_char(p.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
+    from picked p join released r on r.message_id = p.id
+    order by p.tenant_id, p.created_at, p.id`
 }
 
 /** A PostgreSQL array literal of values that need no quoting (uuids, numbers, timestamps as printed). */
@@ -211,11 +223,13 @@ function pgArray(values: readonly string[]): string {
 }
 
 /**
- * Puts released rows whose jobs could not be added back to pending, for a later tick. Only rows still
- * `queued` under the generation they were claimed with: one a worker already took (its job reached
- * Redis after all) is left alone. Returns how many went back. The claim's `queued` event goes with
- * it (for such a row it is still the message's latest event): no job came of it, and the next
- * release writes its own.
+ * Puts released rows whose jobs could not be added back in the backlog, for a later tick: their
+ * releases end. Only rows still released (no claim took the release over) under the generation they
+ * were released with: one a worker already claimed (its job reached Redis after all) is left alone.
+ * Returns how many went back. The release's `queued` event goes with it (for such a row it is still
+ * the message's latest event): no job came of it, and the next release writes its own. Their tenants
+ * are stamped in the active set (the messages row did not change, so its trigger did not), which also
+ * sends the pacer's claim back to each tenant's oldest row.
  */
 export async function returnBulkRelease(
   db: Executor,
@@ -234,13 +248,13 @@ export async function returnBulkRelease(
       select 1 from messages m
       where m.id in (select released.id from (values ${values}) as released(id, generation))
       for no key update`)
-    const rows = await tx.execute<{ id: string }>(sql`
+    const rows = await tx.execute<{ id: string; tenant_id: string }>(sql`
       with returned as (
-        update messages m set status = 'pending', queued_at = null, updated_at = now()
-        from (values ${values}) as released(id, generation)
-        where m.id = released.id and m.generation = released.generation
-          and m.status = 'queued' and m.lane = 'bulk'
-          and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+        delete from ${messageClaims} c
+        using messages m, (values ${values}) as released(id, generation)
+        where c.message_id = released.id and c.lock_token is null
+          and m.id = c.message_id and m.generation = released.generation
+          and m.status = 'pending' and m.lane = 'bulk'
         returning m.id, m.tenant_id
       ), unqueued as (
         delete from ${messageEvents} e using returned r
@@ -248,7 +262,11 @@ export async function returnBulkRelease(
           select max(x.id) from ${messageEvents} x where x.tenant_id = r.tenant_id and x.message_id = r.id)
           and e.type = 'queued'
       )
-      select id from returned`)
+      select id, tenant_id from returned`)
+    const tenants = [...new Set(rows.map((row) => row.tenant_id))]
+    if (tenants.length > 0) {
+      await tx.execute(sql`select bulk_backlog_stamp(${pgArray(tenants)}::uuid[])`)
+    }
     return rows.length
   })
 }

@@ -7,7 +7,7 @@ import {
 } from '@fairlane/core'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { messageEvents, messages, outbox } from '../schema'
+import { messageClaims, messageEvents, messages, outbox } from '../schema'
 import { claimed, visibleStatus } from './message-claims'
 
 /**
@@ -77,6 +77,9 @@ async function cancelLockedMessage(
         and status in ('scheduled', 'queued', 'pending', 'held')
         and not ${claimed()}
       returning id, tenant_id, status
+    ), unreleased as (
+      -- A cancelled message's release (its job will find it cancelled) ends with it.
+      delete from ${messageClaims} c using cancelled where c.message_id = cancelled.id and c.lock_token is null
     ), event as (
       insert into ${messageEvents} (tenant_id, message_id, type, detail)
       select tenant_id, id, 'cancelled', '{}'::jsonb from cancelled

@@ -43,7 +43,8 @@ export async function tryTakeSweeperLock(tx: Transaction): Promise<boolean> {
 
 /**
  * Messages that should be moving but may have no job: `queued` for longer than `queuedForMs` with no
- * claim, or under an expired claim (read as `sending`). Rows with an unpublished outbox row are left out (the relay will
+ * claim, released (a bulk release, read as `queued`) longer ago than that, or under an expired claim
+ * (read as `sending`). Rows with an unpublished outbox row are left out (the relay will
  * publish them; Redis may just be away). Whether the job is really gone is the caller's question to
  * Redis, asked with no transaction open; `ids` + `forUpdate` then re-reads the answers inside the
  * deciding transaction, locked FOR UPDATE SKIP LOCKED so a claim or a replay racing with the sweeper
@@ -73,9 +74,12 @@ export async function findStrandedMessages(
       and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
       ${onlyIds}
     union all
-    select m.id, m.tenant_id, m.lane, m.generation, 'sending' as status
+    select m.id, m.tenant_id, m.lane, m.generation,
+      case when c.lock_token is null then 'queued' else 'sending' end as status
     from ${messageClaims} c join ${messages} m on m.id = c.message_id
     where c.locked_until < now() and m.status in ('queued', 'pending')
+      -- A release (no token) is late once it is older than queued rows may be; a claim once it expired.
+      and (c.lock_token is not null or c.locked_until < now() - ${Math.ceil(input.queuedForMs)}::int * interval '1 millisecond')
       ${onlyIds}`
   const rows = await db.execute<{
     id: string
@@ -115,10 +119,11 @@ export async function republishMessage(
   tx: Transaction,
   input: { tenantId: string; messageId: string; generation: number },
 ): Promise<boolean> {
-  // Its expired claim (a dead worker's) ends; a live one means an attempt is under way: left alone.
+  // Its expired claim (a dead worker's) or its release ends; a live claim means an attempt is under
+  // way: left alone.
   await tx.execute(sql`
     delete from ${messageClaims} c
-    where c.message_id = ${input.messageId} and c.locked_until < now()`)
+    where c.message_id = ${input.messageId} and (c.lock_token is null or c.locked_until < now())`)
   const [row] = await tx
     .update(messages)
     .set({

@@ -1,4 +1,5 @@
 import type { Database } from '@fairlane/db'
+import { visibleStatus } from '@fairlane/db/queries/message-claims'
 import type { MailSink } from '@fairlane/mailsink/sink'
 import type { Queue } from 'bullmq'
 import { sql } from 'drizzle-orm'
@@ -112,6 +113,6 @@ export async function campaignStatusCounts(
   campaignId: string,
 ): Promise<Record<string, number>> {
   const rows = await db.execute<{ status: string; count: number }>(sql`
-    select status, count(*)::int as count from messages where campaign_id = ${campaignId} group by status`)
+    select ${visibleStatus()} as status, count(*)::int as count from messages where campaign_id = ${campaignId} group by 1`)
   return Object.fromEntries(rows.map((row) => [row.status, row.count]))
 }

@@ -1,4 +1,5 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
+import { hasVisibleStatus } from '@fairlane/db/queries/message-claims'
 import {
   closeQueues,
   createProducerConnection,
@@ -74,7 +75,7 @@ async function statusCount(tenantId: string, status: 'pending' | 'queued'): Prom
   const rows = await database.db
     .select({ id: messages.id })
     .from(messages)
-    .where(and(eq(messages.tenantId, tenantId), eq(messages.status, status)))
+    .where(and(eq(messages.tenantId, tenantId), hasVisibleStatus(status)))
   return rows.length
 }
 

@@ -1,4 +1,5 @@
 import { createDatabase, type DatabaseHandle, messages } from '@fairlane/db'
+import { hasVisibleStatus } from '@fairlane/db/queries/message-claims'
 import {
   closeQueues,
   createProducerConnection,
@@ -55,7 +56,7 @@ async function count(tenantId: string, domain: string, status: 'pending' | 'queu
   const rows = await database.db
     .select({ to: messages.toAddress })
     .from(messages)
-    .where(and(eq(messages.tenantId, tenantId), eq(messages.status, status)))
+    .where(and(eq(messages.tenantId, tenantId), hasVisibleStatus(status)))
   return rows.filter((row) => row.to.endsWith(`@${domain}`)).length
 }
 

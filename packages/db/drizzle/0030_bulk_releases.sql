@@ -1,0 +1,1 @@
+ALTER TABLE "message_claims" ALTER COLUMN "lock_token" DROP NOT NULL;
