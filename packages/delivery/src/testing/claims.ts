@@ -5,7 +5,7 @@ import { eq, type SQL, sql } from 'drizzle-orm'
 /**
  * A message as readers and tests think of it: its `messages` row with the status and attempts
  * readers see (`sending` and the claim's attempt while one holds it) and its claim's lock token and
- * expiry (null without a claim).
+ * expiry (null without a claim, and for a release: a bulk message handed to a job, or a deferred one).
  */
 export type MessageWithClaim = Message & { lockToken: string | null; lockedUntil: Date | null }
 
@@ -19,7 +19,11 @@ export async function readMessageWithClaim(
       status: visibleStatus(),
       attempts: visibleAttempts(),
       lockToken: messageClaims.lockToken,
-      lockedUntil: messageClaims.lockedUntil,
+      // A release (no token) locks nothing: only a claim's expiry is a lock's.
+      lockedUntil:
+        sql<Date | null>`case when ${messageClaims.lockToken} is not null then ${messageClaims.lockedUntil} end`.mapWith(
+          messageClaims.lockedUntil,
+        ),
     })
     .from(messages)
     .leftJoin(messageClaims, eq(messageClaims.messageId, messages.id))
