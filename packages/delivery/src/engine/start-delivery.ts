@@ -124,6 +124,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     db: database.db,
     listenSql: listen.sql,
     lanes: queues.lanes,
+    ...(lanesSettings.batchSize === undefined ? {} : { txBatchSize: lanesSettings.batchSize }),
     skipIds: new Set(),
     logger: logger.child({ component: 'relay' }),
     metrics,
