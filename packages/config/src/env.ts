@@ -781,7 +781,8 @@ export const envSchema = z
      * than one of that tenant's rows (under load): sent as a bulk batch is (one claim, one connection,
      * one token take, one mark). A lone message is always its own job, at once. Each message holds its
      * own lane slot, so a batch is also at most TRANSACTIONAL_TENANT_SLOTS. 1 is one job per message.
-     * The critical lane (login codes) is never batched.
+     * The critical lane (login codes) is never batched, nor is anything in MX mode (a batch goes to
+     * one receiving provider, and the relay does not know its rows' providers).
      */
     TX_BATCH_SIZE: positiveInt(20, 500),
 
