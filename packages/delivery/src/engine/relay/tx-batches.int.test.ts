@@ -63,7 +63,7 @@ async function statuses(ids: readonly string[]) {
 async function allSettled(ids: readonly string[], done: (id: string, status: string) => boolean) {
   await eventually(async () => [...(await statuses(ids))].every(([id, row]) => done(id, row.status)), {
     what: 'every message settled',
-    timeoutMs: 20_000,
+    timeoutMs: 45_000,
   })
 }
 
