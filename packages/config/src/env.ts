@@ -776,6 +776,15 @@ export const envSchema = z
     TRANSACTIONAL_SLOT_TTL_MS: durationMs(30_000),
     /** Only rows whose turn in their tenant's plan comes within this are published (delayed to the turn). */
     TRANSACTIONAL_HORIZON_MS: durationMs(1_000),
+    /**
+     * Messages one default-lane job carries at most, all of one tenant, when a relay pass finds more
+     * than one of that tenant's rows (under load): sent as a bulk batch is (one claim, one connection,
+     * one token take, one mark). A lone message is always its own job, at once. Each message holds its
+     * own lane slot, so a batch is also at most TRANSACTIONAL_TENANT_SLOTS. 1 is one job per message.
+     * The critical lane (login codes) is never batched, nor is anything in MX mode (a batch goes to
+     * one receiving provider, and the relay does not know its rows' providers).
+     */
+    TX_BATCH_SIZE: positiveInt(20, 500),
 
     /** The zone the worker's cron schedulers (nightly cleanup, daily rollup) and the rollup's days are read in. */
     SCHEDULE_TIME_ZONE: timeZone('UTC'),

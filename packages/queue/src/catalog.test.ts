@@ -148,13 +148,30 @@ describe('sendBatchJob', () => {
     expect(job.opts.jobId).not.toContain(':')
   })
 
-  it('refuses an empty batch, a repeated message and a lane other than bulk', () => {
+  it('carries the lane slots of its messages on the default lane (the relay’s batches)', () => {
+    const job = sendBatchJob({
+      lane: 'default',
+      tenantId,
+      messages: ids.map((messageId, index) => ({ messageId, generation: index })),
+    })
+    expect(sendBatchJobPayload.parse(job.data)).toEqual({
+      v: 1,
+      tenantId,
+      lane: 'default',
+      messageIds: ids,
+      laneSlots: [sendJobId(ids[0] as string, 0), sendJobId(ids[1] as string, 1)],
+    })
+    expect(job.opts).toEqual({ ...laneJobOptions('default'), jobId: `b-${ids[0]}` })
+  })
+
+  it('refuses an empty batch, a repeated message and the critical lane', () => {
     expect(() => sendBatchJob({ tenantId, messages: [] })).toThrow(/at least one message/)
     const ok = { v: 1, tenantId, lane: 'bulk', messageIds: ids }
     expect(sendBatchJobPayload.safeParse(ok).success).toBe(true)
     expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: [] }).success).toBe(false)
     expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: [ids[0], ids[0]] }).success).toBe(false)
-    expect(sendBatchJobPayload.safeParse({ ...ok, lane: 'default' }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...ok, lane: 'default' }).success).toBe(true)
+    expect(sendBatchJobPayload.safeParse({ ...ok, lane: 'critical' }).success).toBe(false)
     expect(sendBatchJobPayload.safeParse({ ...ok, messageIds: ['x'] }).success).toBe(false)
   })
 })

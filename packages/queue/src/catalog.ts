@@ -1,6 +1,12 @@
 import { isLane, type Lane } from '@fairlane/core'
 import type { JobsOptions } from 'bullmq'
-import type { BatchHandOff, DeadLetterPayload, SendBatchJobPayload, SendJobPayload } from './payloads'
+import type {
+  BatchHandOff,
+  BatchLane,
+  DeadLetterPayload,
+  SendBatchJobPayload,
+  SendJobPayload,
+} from './payloads'
 
 /**
  * Per-lane retry policy: exponential backoff from `baseMs`, doubling per failed attempt up to `capMs`,
@@ -165,7 +171,7 @@ export function batchHandOffJob(input: { lane: Lane; tenantId: string; handOff: 
   return { ...single, data, opts: { ...single.opts, delay: handOff.delayMs } }
 }
 
-/** The job name of a bulk job carrying a batch of one tenant's messages (`sendBatchJob`). */
+/** The job name of a job carrying a batch of one tenant's messages (`sendBatchJob`). */
 export const SEND_BATCH_JOB_NAME = 'send-batch'
 
 /**
@@ -179,7 +185,7 @@ export function sendBatchJobId(firstMessageId: string, generation = 0): string {
   return generation === 0 ? `b-${firstMessageId}` : `b-${firstMessageId}-g${generation}`
 }
 
-/** A batch job as the pacer adds it (`addBulk`). */
+/** A batch job as the pacer or the relay adds it (`addBulk`). */
 export interface SendBatchLaneJob {
   name: typeof SEND_BATCH_JOB_NAME
   data: SendBatchJobPayload
@@ -187,24 +193,32 @@ export interface SendBatchLaneJob {
 }
 
 /**
- * The bulk job that delivers up to BULK_BATCH_SIZE messages of one tenant: the lane's retries and
- * retention, ids only, and an id from its first message (`sendBatchJobId`).
+ * The job that delivers up to BULK_BATCH_SIZE (bulk) or TX_BATCH_SIZE (default) messages of one
+ * tenant: the lane's retries and retention, ids only, and an id from its first message
+ * (`sendBatchJobId`). On the default lane each message keeps the lane slot the relay admitted it
+ * under, its own job's id (`sendJobId`), named in `laneSlots` so the batch gives them back.
  */
 export function sendBatchJob(input: {
+  /** Default: bulk. */
+  lane?: BatchLane
   tenantId: string
   messages: ReadonlyArray<{ messageId: string; generation: number }>
 }): SendBatchLaneJob {
   const first = input.messages[0]
   if (!first) throw new Error('a batch job needs at least one message')
+  const lane = input.lane ?? 'bulk'
   return {
     name: SEND_BATCH_JOB_NAME,
     data: {
       v: 1,
       tenantId: input.tenantId,
-      lane: 'bulk',
+      lane,
       messageIds: input.messages.map((message) => message.messageId),
+      ...(lane === 'bulk'
+        ? {}
+        : { laneSlots: input.messages.map((message) => sendJobId(message.messageId, message.generation)) }),
     },
-    opts: { ...laneJobOptions('bulk'), jobId: sendBatchJobId(first.messageId, first.generation) },
+    opts: { ...laneJobOptions(lane), jobId: sendBatchJobId(first.messageId, first.generation) },
   }
 }
 

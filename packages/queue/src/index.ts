@@ -58,7 +58,9 @@ export {
   SYSTEM_QUEUE,
 } from './names'
 export {
+  BATCH_LANES,
   type BatchHandOff,
+  type BatchLane,
   batchHandOff,
   type DeadLetterPayload,
   deadLetterPayload,

@@ -38,22 +38,32 @@ export const batchHandOff = z.object({
 export type BatchHandOff = z.infer<typeof batchHandOff>
 
 /**
- * What a bulk batch job carries (`sendBatchJob`): one tenant's messages, in the order the pacer
- * released them, ids only as for one message. A job deferred with part of its batch unsent carries
- * the rest (its data is updated, the job id stays). A run whose hand-offs could not be added keeps
- * them in `handOffs` and fails: its retry adds them, and sends none of them (an accepted one would
- * otherwise be sent again once its claim expired); `messageIds` then holds only what is left to send.
+ * The lanes whose jobs may carry a batch: bulk (the pacer's) and default (the relay's, TX_BATCH_SIZE).
+ * Never critical: a login code must not wait behind others sent in sequence on one connection.
+ */
+export const BATCH_LANES = ['bulk', 'default'] as const
+export type BatchLane = (typeof BATCH_LANES)[number]
+
+/**
+ * What a batch job carries (`sendBatchJob`): one tenant's messages, in the order the pacer (bulk) or
+ * the relay (default) published them, ids only as for one message. A job deferred with part of its
+ * batch unsent carries the rest (its data is updated, the job id stays). A run whose hand-offs could
+ * not be added keeps them in `handOffs` and fails: its retry adds them, and sends none of them (an
+ * accepted one would otherwise be sent again once its claim expired); `messageIds` then holds only
+ * what is left to send. `laneSlots` (default lane only): the tenant's lane slots the relay admitted
+ * the messages under (their own jobs' ids), given back when the batch leaves the lane.
  */
 export const sendBatchJobPayload = z
   .object({
     v: z.literal(1),
     tenantId: z.uuid(),
-    lane: z.literal('bulk'),
+    lane: z.enum(BATCH_LANES),
     messageIds: z
       .array(z.uuid())
       .max(MAX_BATCH_MESSAGES, `a batch carries at most ${MAX_BATCH_MESSAGES} messages`)
       .refine((ids) => new Set(ids).size === ids.length, 'a batch carries each message once'),
     handOffs: z.array(batchHandOff).max(MAX_BATCH_MESSAGES).optional(),
+    laneSlots: z.array(z.string().min(1).max(100)).max(MAX_BATCH_MESSAGES).optional(),
   })
   .refine((batch) => batch.messageIds.length > 0 || (batch.handOffs?.length ?? 0) > 0, {
     message: 'a batch carries at least one message',

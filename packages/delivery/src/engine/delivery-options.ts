@@ -97,7 +97,8 @@ export interface DeliveryOptions {
   transactionalPlan: BucketPlan
   /**
    * TRANSACTIONAL_TENANT_SLOTS, TRANSACTIONAL_SLOT_TTL_MS, TRANSACTIONAL_HORIZON_MS: how much of a
-   * transactional lane one tenant may hold, and how far ahead of its turn (`relay/lane-parking.ts`).
+   * transactional lane one tenant may hold, and how far ahead of its turn (`relay/lane-parking.ts`);
+   * TX_BATCH_SIZE: how many of a tenant's default-lane messages one job carries under load.
    * Defaults to `DEFAULT_TRANSACTIONAL_LANES`.
    */
   transactionalLanes?: TransactionalLaneSettings
@@ -134,6 +135,12 @@ export interface TransactionalLaneSettings {
   slots: number
   slotTtlMs: number
   horizonMs: number
+  /**
+   * TX_BATCH_SIZE: a tenant's default-lane rows in one relay pass go in batch jobs of up to this many
+   * (1: one job per message); absent, 1. Each message holds its own slot, so a batch is also at most
+   * the tenant's free `slots`.
+   */
+  batchSize?: number
 }
 
 /** The schema's defaults, for callers (tests) that build options without a config. */
@@ -141,6 +148,7 @@ export const DEFAULT_TRANSACTIONAL_LANES: TransactionalLaneSettings = {
   slots: 10,
   slotTtlMs: 30_000,
   horizonMs: 1_000,
+  batchSize: 20,
 }
 
 export interface FailureCaps {
@@ -203,6 +211,7 @@ export function deliveryOptionsFromConfig(
       slots: config.TRANSACTIONAL_TENANT_SLOTS,
       slotTtlMs: config.TRANSACTIONAL_SLOT_TTL_MS,
       horizonMs: config.TRANSACTIONAL_HORIZON_MS,
+      batchSize: config.TX_BATCH_SIZE,
     },
     operations: {
       timeZone: config.SCHEDULE_TIME_ZONE,

@@ -124,6 +124,11 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     db: database.db,
     listenSql: listen.sql,
     lanes: queues.lanes,
+    // Relay mode only: an MX-mode batch goes to one receiving provider (its first recipient's), and
+    // the relay does not know its rows' providers, so there each default-lane row stays its own job.
+    ...(lanesSettings.batchSize === undefined || options.receivers
+      ? {}
+      : { txBatchSize: lanesSettings.batchSize }),
     skipIds: new Set(),
     logger: logger.child({ component: 'relay' }),
     metrics,

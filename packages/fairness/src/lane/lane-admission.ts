@@ -56,6 +56,8 @@ export interface LaneAdmission {
   hold(key: string, jobId: string, slotTtlMs: number): Promise<void>
   /** The job leaves the lane's waiting/running part; `slotsLeft` counts the tenant's slots still held. */
   release(key: string, jobId: string): Promise<{ removed: boolean; slotsLeft: number }>
+  /** A batch job gives back its messages' slots in one call; `removed` counts those that were held. */
+  releaseMany(key: string, jobIds: readonly string[]): Promise<{ removed: number; slotsLeft: number }>
   /** Slots held now (expired ones not counted), for tests and inspection. */
   heldSlots(key: string): Promise<string[]>
 }
@@ -81,6 +83,12 @@ export function createLaneAdmission(redis: RedisClient, options: { prefix: strin
   redis.defineCommand(RELEASE_COMMAND, { numberOfKeys: 1, lua: RELEASE_SCRIPT })
   const commands = redis as RedisClient & LaneCommands
   const keyOf = (key: string, part: string) => `${options.prefix}lane:{${checkedKey(key)}}:${part}`
+
+  async function heldSlots(key: string): Promise<string[]> {
+    const [seconds, micros] = (await redis.time()).map(Number)
+    const nowMs = (seconds as number) * 1000 + (micros as number) / 1000
+    return redis.zrangebyscore(keyOf(key, 'slots'), `(${nowMs}`, '+inf')
+  }
 
   return {
     async admit(key, input) {
@@ -124,11 +132,15 @@ export function createLaneAdmission(redis: RedisClient, options: { prefix: strin
       return { removed: removed === 1, slotsLeft: slotsLeft ?? 0 }
     },
 
-    async heldSlots(key) {
-      const [seconds, micros] = (await redis.time()).map(Number)
-      const nowMs = (seconds as number) * 1000 + (micros as number) / 1000
-      return redis.zrangebyscore(keyOf(key, 'slots'), `(${nowMs}`, '+inf')
+    async releaseMany(key, jobIds) {
+      if (jobIds.length === 0) return { removed: 0, slotsLeft: (await heldSlots(key)).length }
+      const [removed = 0, slotsLeft = 0] = (
+        await commands[RELEASE_COMMAND](keyOf(key, 'slots'), ...jobIds)
+      ).map(Number)
+      return { removed, slotsLeft }
     },
+
+    heldSlots,
   }
 }
 

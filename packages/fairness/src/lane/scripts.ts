@@ -114,18 +114,18 @@ return 1
 `
 
 /**
- * A lane job gives its slot back (completed, failed, deferred: it no longer waits in the lane), and
- * expired slots are dropped on the way.
+ * A lane job gives its slot back (completed, failed, deferred: it no longer waits in the lane), or a
+ * batch job the slots of its messages, and expired slots are dropped on the way.
  *
  * KEYS[1]  slots
- * ARGV[1]  lane job id
+ * ARGV[1…] the slots' lane job ids (one for a single job)
  *
- * Returns {removed, slotsLeft}.
+ * Returns {removed (how many of them were held), slotsLeft}.
  */
 export const RELEASE_SCRIPT = `
 local time = redis.call('TIME')
 local now = (tonumber(time[1]) * 1000000 + tonumber(time[2])) / 1000
-local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+local removed = redis.call('ZREM', KEYS[1], unpack(ARGV))
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 return {removed, redis.call('ZCARD', KEYS[1])}
 `

@@ -25,6 +25,8 @@ export interface TenantGate {
   admitUpTo?(tenantId: string, count: number): Promise<BatchAdmission>
   /** The job leaves the lane's waiting/running part (done, failed, deferred): its slot is given back. */
   leave(tenantId: string, jobId: string): Promise<void>
+  /** A batch job leaves the lane: its messages' slots (`laneSlots`) are given back in one call. */
+  leaveMany?(tenantId: string, slotIds: readonly string[]): Promise<void>
 }
 
 /** Lane slots of the transactional lanes (see `relay/lane-parking.ts`). */
@@ -100,6 +102,12 @@ export function createTenantGate(options: {
       const key = laneParkKey(options.lane, tenantId)
       const { removed } = await slots.admission.release(key, jobId)
       if (removed) slots.signals?.slotFreed.emit(key)
+    },
+    async leaveMany(tenantId, slotIds) {
+      if (!slots || slotIds.length === 0) return
+      const key = laneParkKey(options.lane, tenantId)
+      const { removed } = await slots.admission.releaseMany(key, slotIds)
+      if (removed > 0) slots.signals?.slotFreed.emit(key)
     },
   }
 }

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { inspectQueues, startTestPipeline, type TestPipeline, testLogger } from '../../testing/pipeline'
 import { createTenant, seedQueuedMessages } from '../../testing/seed'
 import { startTestSink } from '../../testing/sink'
+import { DEFAULT_TRANSACTIONAL_LANES } from '../delivery-options'
 import { restoreDeadLetters } from './dead-letter-restore'
 import { trimDeadLetters } from './dead-letter-trim'
 
@@ -32,6 +33,9 @@ beforeAll(async () => {
   sink.faults.add({ match: '@bounces.test', reply: '550 5.1.1 no such user' })
   pipeline = await startTestPipeline(env, sink, {
     caps,
+    // One job per message (TX_BATCH_SIZE=1), so each permanent failure is a failed job: in a batch,
+    // a message's failure is its own dead letter and the batch job itself completes.
+    transactionalLanes: { ...DEFAULT_TRANSACTIONAL_LANES, batchSize: 1 },
     tuning: {
       relay: { pollMs: 200, maxBackoffMs: 500, addTimeoutMs: 2_000 },
       sweeper: { intervalMs: 300, queuedForMs: 1_500 },

@@ -222,14 +222,38 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       throw new UnrecoverableError(`malformed batch payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)
     }
     if (!deps.sendBatch || !deps.handOff) throw new Error('this worker cannot send batch jobs')
-    let payload = parsed.data
-    const { tenantId } = payload
+    const { tenantId, laneSlots } = parsed.data
     const log = deps.logger.child({
       tenantId,
       lane: deps.lane,
       jobId: job.id,
-      batch: payload.messageIds.length,
+      batch: parsed.data.messageIds.length,
     })
+    try {
+      return await runBatch(job, token, parsed.data, log)
+    } finally {
+      // As for one message: whatever the outcome, the batch no longer waits in the lane, so its
+      // messages' slots go back to the tenant (a message handed to its own job holds its slot again
+      // when that job runs: the same member).
+      if (deps.gate?.leaveMany && laneSlots?.length) {
+        await deps.gate
+          .leaveMany(tenantId, laneSlots)
+          .catch((error: Error) =>
+            log.warn({ err: error.message }, 'could not give back a batch’s lane slots; they expire'),
+          )
+      }
+    }
+  }
+
+  async function runBatch(
+    job: Job,
+    token: string | undefined,
+    parsed: SendBatchJobPayload,
+    log: Logger,
+  ): Promise<SendJobResult> {
+    if (!deps.sendBatch || !deps.handOff) throw new Error('this worker cannot send batch jobs')
+    let payload = parsed
+    const { tenantId } = payload
     const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
     if (payload.handOffs?.length) {
       // An earlier run could not add these: only added now, never sent by this job.

@@ -37,14 +37,23 @@ async function tenantsOnEveryShard(db: TestPipeline['database']['db']): Promise<
   }
 }
 
-/** Every job of the lane, with the shard it was found in. */
-async function jobsByShard(lane: Lane) {
+/**
+ * Every message in a job of the lane, with the shard its job was found in (a batch job, bulk's or the
+ * default lane's under TX_BATCH_SIZE, carries several).
+ */
+async function queuedByShard(lane: Lane) {
   const shards = inspect.queues.lanes.shardsOf(lane)
   const found = await Promise.all(
     shards.map((queue) => queue.getJobs(['waiting', 'delayed', 'prioritized', 'active'])),
   )
   return found.flatMap((jobs, shard) =>
-    jobs.map((job) => ({ shard, id: job.id, tenantId: String(job.data.tenantId) })),
+    jobs.flatMap((job) =>
+      (Array.isArray(job.data.messageIds) ? job.data.messageIds : [job.data.messageId]).map(() => ({
+        shard,
+        id: job.id,
+        tenantId: String(job.data.tenantId),
+      })),
+    ),
   )
 }
 
@@ -83,7 +92,7 @@ describe('sharded lanes (LANE_SHARDS=3)', () => {
     for (const lane of ['critical', 'default'] as const) {
       const jobs = await eventually(
         async () => {
-          const found = await jobsByShard(lane)
+          const found = await queuedByShard(lane)
           return found.length === expected(lane) && found
         },
         { what: `every ${lane} job added` },
@@ -108,7 +117,7 @@ describe('sharded lanes (LANE_SHARDS=3)', () => {
     // 120 recipients, 60 slots over all shards: a pacer that counted one shard would release more.
     const jobs = await eventually(
       async () => {
-        const found = await jobsByShard('bulk')
+        const found = await queuedByShard('bulk')
         return found.length >= HIGH_WATER && found
       },
       { what: 'the bulk lane filled', timeoutMs: 20_000 },
@@ -120,7 +129,7 @@ describe('sharded lanes (LANE_SHARDS=3)', () => {
         ?.value ?? 0
     const before = await fullTicks()
     await eventually(async () => (await fullTicks()) >= before + 3, { what: 'three full ticks' })
-    const after = await jobsByShard('bulk')
+    const after = await queuedByShard('bulk')
     expect(after).toHaveLength(HIGH_WATER)
     expect(new Set(after.map((job) => job.shard)).size).toBeGreaterThan(1)
     // The depth gauge is the lane's total over its shards.

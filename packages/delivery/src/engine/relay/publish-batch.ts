@@ -13,16 +13,20 @@ import {
   parkOutboxRows,
 } from '@fairlane/db/queries/outbox'
 import { laneParkKey } from '@fairlane/fairness'
-import { type SendLaneJob, sendJob } from '@fairlane/queue'
+import { type SendBatchLaneJob, type SendLaneJob, sendBatchJob, sendJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
 import { decideTenantRows, FAIR_LANES, type TenantRows, type TransactionalFairness } from './lane-parking'
+import { batchDelayMs, cutIntoJobs } from './tx-batches'
 
 /** Test seams; production wiring passes none. */
 export interface RelayHooks {
-  /** Runs after the jobs were added and before the rows are marked published (and committed). */
-  afterAddBulk?: (published: number) => Promise<void> | void
+  /**
+   * Runs after the jobs were added and before the rows are marked published (and committed), with the
+   * added jobs' ids (a batch job is one id for its messages).
+   */
+  afterAddBulk?: (published: number, jobIds: readonly string[]) => Promise<void> | void
 }
 
 export interface PublishDeps {
@@ -30,6 +34,11 @@ export interface PublishDeps {
   /** Each job goes to its tenant's shard of its lane (LANE_SHARDS). */
   lanes: { queueFor(lane: Lane, tenantId: string): Pick<Queue, 'addBulk'> }
   batchSize: number
+  /**
+   * TX_BATCH_SIZE: one tenant's default-lane rows in one pass go in batch jobs of up to this many
+   * (`cutIntoJobs`); a lone row is its own job. 1 or absent: one job per row.
+   */
+  txBatchSize?: number
   /** At most this many of one tenant's fresh rows per pass (default: its share of `batchSize`). */
   tenantRowsPerPass?: number
   /** A Redis call that never settles (the server vanished mid-call) must not hold the row locks forever. */
@@ -60,9 +69,13 @@ interface ParsedRow {
   row: OutboxEntry
   lane: Lane
   tenantId: string
+  generation: number
   jobId: string
   job: SendLaneJob
 }
+
+/** What the relay adds to a lane: a message's own job, or a batch of one tenant's (default lane). */
+type LaneJob = SendLaneJob | SendBatchLaneJob
 
 /** Beyond this many unparseable rows the skip list starts over, so memory stays bounded. */
 const MAX_SKIPPED = 10_000
@@ -108,10 +121,13 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
             behind: tenantsBehind({ claim, parkedClaim, parsed: plan.parsed }),
           })
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
-      const jobs = laneJobs(decided.publish)
+      const jobs = laneJobs(decided.publish, deps.txBatchSize ?? 1)
       const published = decided.publish.map(({ entry }) => ({ ...messageRow(entry), lane: entry.lane }))
       await addJobs(deps, jobs)
-      await deps.hooks?.afterAddBulk?.(published.length)
+      await deps.hooks?.afterAddBulk?.(
+        published.length,
+        [...jobs.values()].flatMap((laneJobs) => laneJobs.map((job) => job.opts.jobId)),
+      )
       // Each message's `queued` event is written with its row's mark, in this transaction.
       await markOutboxPublished(tx, published)
       await parkOutboxRows(tx, decided.park)
@@ -143,19 +159,40 @@ function planJobs(rows: OutboxEntry[]) {
     }
     const { lane, messageId, tenantId, generation } = event.data
     const job = sendJob({ lane, messageId, tenantId, generation })
-    parsed.push({ row, lane, tenantId, jobId: job.opts.jobId, job })
+    parsed.push({ row, lane, tenantId, generation, jobId: job.opts.jobId, job })
   }
   return { parsed, rejected }
 }
 
-/** Jobs per lane in publishing order; a job whose turn is ahead waits delayed until then. */
-function laneJobs(publish: { entry: ParsedRow; delayMs: number }[]): Map<Lane, SendLaneJob[]> {
-  const jobs = new Map<Lane, SendLaneJob[]>()
-  for (const { entry, delayMs } of publish) {
-    const job = delayMs > 0 ? { ...entry.job, opts: { ...entry.job.opts, delay: delayMs } } : entry.job
-    const laneJobs = jobs.get(entry.lane)
-    if (laneJobs) laneJobs.push(job)
-    else jobs.set(entry.lane, [job])
+/**
+ * Jobs per lane in publishing order; a job whose turn is ahead waits delayed until then. On the
+ * default lane a tenant's rows in this pass go in batch jobs of up to `txBatchSize` (`cutIntoJobs`):
+ * each message still holds the lane slot it was admitted under (its own job's id, `laneSlots`), so a
+ * batch counts as its messages against the tenant's slots, and its job id derives from its first
+ * message and generation (`sendBatchJobId`), so a pass repeated after a crash adds nothing twice.
+ */
+function laneJobs(
+  publish: { entry: ParsedRow; delayMs: number }[],
+  txBatchSize: number,
+): Map<Lane, LaneJob[]> {
+  const jobs = new Map<Lane, LaneJob[]>()
+  const rows = publish.map(({ entry, delayMs }) => ({ ...entry, delayMs }))
+  for (const cut of cutIntoJobs(rows, txBatchSize)) {
+    const [first] = cut
+    if (!first) continue
+    const job: LaneJob =
+      cut.length === 1
+        ? first.job
+        : sendBatchJob({
+            lane: 'default',
+            tenantId: first.tenantId,
+            messages: cut.map((row) => ({ messageId: row.job.data.messageId, generation: row.generation })),
+          })
+    const delayMs = batchDelayMs(cut)
+    const delayed = delayMs > 0 ? { ...job, opts: { ...job.opts, delay: delayMs } } : job
+    const laneJobs = jobs.get(first.lane)
+    if (laneJobs) laneJobs.push(delayed)
+    else jobs.set(first.lane, [delayed])
   }
   return jobs
 }
@@ -271,21 +308,24 @@ async function rejectRows(
 }
 
 /** One debug line per job (off at the default level), so a message can be traced through the relay. */
-function logPublished(logger: Logger, jobs: Map<Lane, SendLaneJob[]>): void {
+function logPublished(logger: Logger, jobs: Map<Lane, LaneJob[]>): void {
   if (!logger.isLevelEnabled('debug')) return
   for (const [lane, laneJobs] of jobs) {
     for (const job of laneJobs) {
-      logger.debug(
-        { tenantId: job.data.tenantId, messageId: job.data.messageId, lane, jobId: job.opts.jobId },
-        'outbox row published as a lane job',
-      )
+      const messageIds = 'messageIds' in job.data ? job.data.messageIds : [job.data.messageId]
+      for (const messageId of messageIds) {
+        logger.debug(
+          { tenantId: job.data.tenantId, messageId, lane, jobId: job.opts.jobId },
+          'outbox row published as a lane job',
+        )
+      }
     }
   }
 }
 
 /** One addBulk per shard the batch touches (each shard is its own queue, possibly on its own node). */
-async function addJobs(deps: PublishDeps, jobs: Map<Lane, SendLaneJob[]>): Promise<void> {
-  const byShard = new Map<Pick<Queue, 'addBulk'>, SendLaneJob[]>()
+async function addJobs(deps: PublishDeps, jobs: Map<Lane, LaneJob[]>): Promise<void> {
+  const byShard = new Map<Pick<Queue, 'addBulk'>, LaneJob[]>()
   for (const [lane, laneJobs] of jobs) {
     for (const job of laneJobs) {
       const queue = deps.lanes.queueFor(lane, job.data.tenantId)

@@ -9,7 +9,14 @@ import {
 } from '@fairlane/core/recovery'
 import type { Database } from '@fairlane/db'
 import { createSweepStore } from '@fairlane/db/queries/sweeper'
-import { SEND_BATCH_JOB_NAME, sendBatchJobPayload, sendJobId, sendJobPayload } from '@fairlane/queue'
+import {
+  BATCH_LANES,
+  type BatchLane,
+  SEND_BATCH_JOB_NAME,
+  sendBatchJobPayload,
+  sendJobId,
+  sendJobPayload,
+} from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { WorkerMetrics } from '../metrics'
@@ -21,10 +28,10 @@ export interface SweepDeps {
   lanes: {
     queueFor(lane: Lane, tenantId: string): Pick<Queue, 'getJobState' | 'getJob'>
     /**
-     * Every shard of the bulk lane, to find the messages that wait inside batch jobs (whose ids name
-     * only their first message). Without it, only each message's own job is looked for.
+     * Every shard of a batch lane (bulk, default), to find the messages that wait inside batch jobs
+     * (whose ids name only their first message). Without it, only each message's own job is looked for.
      */
-    shardsOf?(lane: 'bulk'): readonly Pick<Queue, 'getJobs'>[]
+    shardsOf?(lane: BatchLane): readonly Pick<Queue, 'getJobs'>[]
   }
   /** A queued message older than this with no live job is published again. */
   queuedForMs: number
@@ -53,10 +60,18 @@ const DEFAULT_REDIS_TIMEOUT_MS = 2_000
 export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
   const timeoutMs = deps.redisTimeoutMs ?? DEFAULT_REDIS_TIMEOUT_MS
   const queueOf = (message: StrandedMessage) => deps.lanes.queueFor(message.lane, message.tenantId)
-  let batched: Promise<Map<string, LaneJobState>> | undefined
-  const inBatches = () => {
-    batched ??= withTimeout(liveBatchedMessages(deps.lanes), timeoutMs, `the sweeper's bulk batch jobs`)
-    return batched
+  const batched = new Map<BatchLane, Promise<Map<string, LaneJobState>>>()
+  const inBatches = (lane: BatchLane) => {
+    let found = batched.get(lane)
+    if (!found) {
+      found = withTimeout(
+        liveBatchedMessages(deps.lanes, lane),
+        timeoutMs,
+        `the sweeper's ${lane} batch jobs`,
+      )
+      batched.set(lane, found)
+    }
+    return found
   }
   const outcome = await sweepStrandedMessages(
     { queuedForMs: deps.queuedForMs, batchSize: deps.batchSize },
@@ -69,9 +84,9 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
             timeoutMs,
             `the sweeper's job state of ${message.id}`,
           )
-          if (message.lane !== 'bulk' || LIVE.has(own)) return own
-          // A bulk message may wait inside a batch job instead: that job is its live job.
-          return (await inBatches()).get(message.id) ?? own
+          if (!isBatchLane(message.lane) || LIVE.has(own)) return own
+          // A bulk or default message may wait inside a batch job instead: that job is its live job.
+          return (await inBatches(message.lane)).get(message.id) ?? own
         },
         acceptedSendOf: async (message) => {
           const job = await withTimeout(
@@ -96,16 +111,24 @@ export async function sweepOnce(deps: SweepDeps): Promise<SweepResult> {
 
 const LIVE = new Set<string>(['active', 'waiting', 'delayed', 'prioritized', 'waiting-children'])
 
+function isBatchLane(lane: Lane): lane is BatchLane {
+  return (BATCH_LANES as readonly Lane[]).includes(lane)
+}
+
 /**
- * The messages carried by the bulk lane's live batch jobs, with their job's state; read once per pass,
- * and only when a queued bulk message's own job is not live. The lane holds at most PACER_HIGH_WATER
- * messages, so this is a few dozen jobs. States are read in the order jobs move (delayed → waiting →
- * active), so a job moving on between two reads is still seen in one of them.
+ * The messages carried by a lane's live batch jobs, with their job's state; read once per pass and
+ * lane, and only when a queued message's own job there is not live. The bulk lane holds at most
+ * PACER_HIGH_WATER messages, the default lane at most TRANSACTIONAL_TENANT_SLOTS per tenant, so this
+ * is a few dozen jobs. States are read in the order jobs move (delayed → waiting → active), so a job
+ * moving on between two reads is still seen in one of them.
  */
-async function liveBatchedMessages(lanes: SweepDeps['lanes']): Promise<Map<string, LaneJobState>> {
+async function liveBatchedMessages(
+  lanes: SweepDeps['lanes'],
+  lane: BatchLane,
+): Promise<Map<string, LaneJobState>> {
   const found = new Map<string, LaneJobState>()
   if (!lanes.shardsOf) return found
-  for (const queue of lanes.shardsOf('bulk')) {
+  for (const queue of lanes.shardsOf(lane)) {
     for (const state of ['delayed', 'prioritized', 'waiting', 'active'] as const) {
       for (const job of await queue.getJobs([state])) {
         if (job?.name !== SEND_BATCH_JOB_NAME) continue

@@ -94,35 +94,40 @@ describe('sweeper', () => {
     expect((await sweepOnce(deps())).republished).toBe(0)
   })
 
-  it('leaves bulk messages that wait inside a live batch job alone, pass after pass', async () => {
-    const seeded = await seedQueuedMessages(database.db, {
-      tenantId,
-      lane: 'bulk',
-      count: 3,
-      to: (i) => `batched${i}@example.com`,
-      publish: false,
-    })
-    await database.db
-      .update(messages)
-      .set({ queuedAt: sql`now() - interval '1 minute'` })
-      .where(eq(messages.status, 'queued'))
-    const job = sendBatchJob({
-      tenantId,
-      messages: seeded.map((message) => ({ messageId: message.id, generation: 0 })),
-    })
-    // Delayed (a batch waiting for its tokens): live, though none of its messages has a job of its own.
-    await inspect.lane('bulk').add(job.name, job.data, { ...job.opts, delay: 60_000 })
-    for (let pass = 0; pass < 2; pass++) {
-      const result = await sweepOnce(deps())
-      expect(result).toMatchObject({ examined: 3, republished: 0 })
-    }
-    for (const message of seeded)
-      expect(await row(message.id)).toMatchObject({ status: 'queued', generation: 0 })
-    // Without the lane's shards to look into, the same messages read as having no job.
-    const blind = await sweepOnce(deps({ lanes: { queueFor: inspect.queues.lanes.queueFor } }))
-    expect(blind.republished).toBe(3)
-    await inspect.lane('bulk').obliterate({ force: true })
-  })
+  // Bulk batches come from the pacer, default-lane batches from the relay (TX_BATCH_SIZE).
+  it.each(['bulk', 'default'] as const)(
+    'leaves %s messages that wait inside a live batch job alone, pass after pass',
+    async (lane) => {
+      const seeded = await seedQueuedMessages(database.db, {
+        tenantId,
+        lane,
+        count: 3,
+        to: (i) => `batched-${lane}${i}@example.com`,
+        publish: false,
+      })
+      await database.db
+        .update(messages)
+        .set({ queuedAt: sql`now() - interval '1 minute'` })
+        .where(eq(messages.status, 'queued'))
+      const job = sendBatchJob({
+        lane,
+        tenantId,
+        messages: seeded.map((message) => ({ messageId: message.id, generation: 0 })),
+      })
+      // Delayed (a batch waiting for its tokens): live, though none of its messages has a job of its own.
+      await inspect.lane(lane).add(job.name, job.data, { ...job.opts, delay: 60_000 })
+      for (let pass = 0; pass < 2; pass++) {
+        const result = await sweepOnce(deps())
+        expect(result).toMatchObject({ examined: 3, republished: 0 })
+      }
+      for (const message of seeded)
+        expect(await row(message.id)).toMatchObject({ status: 'queued', generation: 0 })
+      // Without the lane's shards to look into, the same messages read as having no job.
+      const blind = await sweepOnce(deps({ lanes: { queueFor: inspect.queues.lanes.queueFor } }))
+      expect(blind.republished).toBe(3)
+      await inspect.lane(lane).obliterate({ force: true })
+    },
+  )
 
   it('leaves recent queued messages and ones with an unpublished outbox row alone', async () => {
     const [recent] = await seedQueuedMessages(database.db, { tenantId, to: () => 'recent@example.com' })
