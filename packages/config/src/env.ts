@@ -784,7 +784,7 @@ export const envSchema = z
      * The critical lane (login codes) is never batched, nor is anything in MX mode (a batch goes to
      * one receiving provider, and the relay does not know its rows' providers).
      */
-    TX_BATCH_SIZE: positiveInt(20, 500),
+    TX_BATCH_SIZE: positiveInt(1, 500),
 
     /** The zone the worker's cron schedulers (nightly cleanup, daily rollup) and the rollup's days are read in. */
     SCHEDULE_TIME_ZONE: timeZone('UTC'),
