@@ -18,6 +18,8 @@
  * `--signed` adds `signing` to the result: after the run, the same number of mails twice more, as
  * platform mail (unsigned) and from a verified domain (DKIM-signed, RSA-2048), with the worker's CPU
  * per email of each and their difference, the cost of signing (see lib/throughput/signing.ts).
+ * `--signed-rate-control` adds a third phase to each round: unsigned, slowed by a reply delay at the
+ * sink to the signed phase's rate, so the cost of the slower rate shows apart from signing's.
  *
  * `--workers 2` runs two worker processes (one per core, as a deployment would), sharing the lane.
  *
@@ -59,6 +61,7 @@ const { values: args } = parseArgs({
     'no-baselines': { type: 'boolean', default: false },
     'no-web': { type: 'boolean', default: false },
     signed: { type: 'boolean', default: false },
+    'signed-rate-control': { type: 'boolean', default: false },
     web: { type: 'string' },
     backlog: { type: 'string', default: '0' },
     'history-days': { type: 'string', default: '0' },
@@ -124,6 +127,7 @@ try {
       baselines: !args['no-baselines'],
       settleStats: true,
       signed: args.signed,
+      signedRateControl: args['signed-rate-control'],
       backlog,
       historyDays,
       historyPerDay,

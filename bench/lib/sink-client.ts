@@ -12,8 +12,11 @@ export interface SinkClient {
   /** Every message it holds, without bodies (`?fields=`), oldest first. */
   receipts(): Promise<SinkReceipt[]>
   clear(): Promise<void>
-  /** Until `clearFaults`, mail to `match` (an address or `@domain`) is answered with `reply`. */
-  addFault(fault: { match: string; reply: string; times?: number; delayMs?: number }): Promise<void>
+  /**
+   * Until `clearFaults`, mail to `match` (an address or `@domain`) is answered with `reply`, after
+   * `delayMs`; without `reply`, accepted after `delayMs`.
+   */
+  addFault(fault: { match: string; reply?: string; times?: number; delayMs?: number }): Promise<void>
   clearFaults(): Promise<void>
 }
 

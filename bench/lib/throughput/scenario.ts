@@ -21,6 +21,8 @@ export interface ThroughputOptions {
   settleStats: boolean
   /** After the run: the same mails unsigned and DKIM-signed, the worker's CPU per email in each (`signing`). */
   signed?: boolean
+  /** With `signed`: a third phase per round, unsigned at the signed phase's rate (`rateControl`). */
+  signedRateControl?: boolean
   /** Pending bulk rows of another tenant, waiting through the run (`seedBacklog`). */
   backlog?: number
   /** Days of finished mail before today, `historyPerDay` a day (`seedHistory`). */
@@ -94,6 +96,7 @@ export async function runThroughput(platform: DeliveryPlatform, options: Through
           {
             emails,
             recipients: { prefix: 'reader', domain: DOMAIN },
+            rateControl: options.signedRateControl ?? false,
             log,
           },
         )

@@ -12,10 +12,12 @@ import type { Redis } from 'ioredis'
 import type { Sql } from 'postgres'
 import { cpuBetween, sampleCpu } from '../cpu'
 import type { DeliveryPlatform } from '../delivery-platform'
+import { readWorkerCounters } from '../many-processes'
 import type { SinkClient } from '../sink-client'
 import { round } from '../stats'
 import { startMeter } from './meter'
 import { NEWSLETTER } from './newsletter'
+import { measureSendPathSigning } from './send-path-signing'
 
 /** The sending domain the signed phase sends from (its DNS records are not needed to sign). */
 const SIGNED_DOMAIN = 'news.throughput.test'
@@ -25,9 +27,17 @@ export interface SigningPhaseOptions {
   /** The contacts the campaign goes to: `<prefix><i>@<domain>`, seeded by the main run. */
   recipients: { prefix: string; domain: string }
   log: (line: string) => void
+  /**
+   * A third phase per round: unsigned again, slowed to the signed phase's rate by a reply delay at
+   * the sink (no CPU anywhere), so what a slower phase costs the worker per email shows apart from
+   * what signing costs (`rateEffectCpuMsPerEmail`).
+   */
+  rateControl?: boolean
 }
 
 interface PhaseResult {
+  /** The sink's delay before each reply (the control phase of `rateControl`). */
+  replyDelayMs?: number
   emails: number
   seconds: number
   emailsPerSec: number
@@ -46,6 +56,14 @@ interface PhaseResult {
    * that are not the worker's.
    */
   sinkCpuMsPerEmail: number | null
+  /**
+   * The work around each mail, which signing should not change: lane jobs completed (a batch is one
+   * job: fewer mails per job is more per-job work per mail), Redis commands and PostgreSQL
+   * transactions of the bench database.
+   */
+  jobsPerEmail: number | null
+  redisCommandsPerEmail: number
+  pgTransactionsPerEmail: number
 }
 
 /** How long the worker's idle CPU is sampled before each phase. */
@@ -71,7 +89,7 @@ export async function measureSigningCost(
   const { emails } = options
   const domainId = await seedVerifiedDomain(sql, platform)
   // Alternated, twice: a busy machine's drift between two phases shows as a difference between rounds.
-  const rounds: { unsigned: PhaseResult; signed: PhaseResult }[] = []
+  const rounds: { unsigned: PhaseResult; signed: PhaseResult; unsignedAtSignedRate?: PhaseResult }[] = []
   for (let pass = 1; pass <= 2; pass++) {
     const unsignedPhase = await runPhase(platform, resources, options, {
       label: `unsigned ${pass}`,
@@ -81,11 +99,28 @@ export async function measureSigningCost(
       label: `signed ${pass}`,
       sender: { from: `"Throughput News" <news@${SIGNED_DOMAIN}>`, domainId },
     })
-    rounds.push({ unsigned: unsignedPhase, signed: signedPhase })
+    const control = options.rateControl
+      ? await runPhase(platform, resources, options, {
+          label: `unsigned at the signed rate ${pass}`,
+          sender: null,
+          replyDelayMs: replyDelayFor(platform, unsignedPhase, signedPhase),
+        })
+      : undefined
+    rounds.push({
+      unsigned: unsignedPhase,
+      signed: signedPhase,
+      ...(control ? { unsignedAtSignedRate: control } : {}),
+    })
   }
+  const controls = rounds.flatMap((pair) => pair.unsignedAtSignedRate ?? [])
+  const paced = controls.length > 0 ? mean(controls) : undefined
   const unsigned = mean(rounds.map((pair) => pair.unsigned))
   const signed = mean(rounds.map((pair) => pair.signed))
   const inProcess = await measureSignCpuInProcess(Math.min(emails, 2_000))
+  const sendPath = await measureSendPathSigning({
+    smtpUrl: `smtp://127.0.0.1:${platform.smtpPort}`,
+    emails: Math.min(emails, 4_000),
+  })
   const added =
     unsigned.workerCpuMsPerEmail !== null && signed.workerCpuMsPerEmail !== null
       ? round(signed.workerCpuMsPerEmail - unsigned.workerCpuMsPerEmail, 3)
@@ -111,7 +146,35 @@ export async function measureSigningCost(
      */
     signingNetOfIdleOverFloorCpuMs:
       addedNetOfIdle === null ? null : round(addedNetOfIdle - inProcess.rsa2048FloorCpuMsPerEmail, 3),
+    ...(paced
+      ? {
+          unsignedAtSignedRate: paced,
+          /**
+           * The unsigned mails' worker CPU per email at the signed phase's rate less at their own: what
+           * the slower rate alone costs, which `signingCpuMsPerEmail` charges to signing.
+           */
+          rateEffectCpuMsPerEmail:
+            paced.workerCpuMsPerEmail !== null && unsigned.workerCpuMsPerEmail !== null
+              ? round(paced.workerCpuMsPerEmail - unsigned.workerCpuMsPerEmail, 3)
+              : null,
+          /** Signed less unsigned at the same rate, above the floor. */
+          signingAtSameRateOverFloorCpuMs:
+            paced.workerCpuMsPerEmail !== null && signed.workerCpuMsPerEmail !== null
+              ? round(
+                  signed.workerCpuMsPerEmail -
+                    paced.workerCpuMsPerEmail -
+                    inProcess.rsa2048FloorCpuMsPerEmail,
+                  3,
+                )
+              : null,
+        }
+      : {}),
     inProcess,
+    /**
+     * Signed, unsigned and the floor on the worker's own mailer over SMTP, in this process, alternated
+     * (lib/throughput/send-path-signing.ts): the signer's cost on the path, apart from the phases' rates.
+     */
+    sendPath,
     workerCpuRatio:
       unsigned.workerCpuMsPerEmail && signed.workerCpuMsPerEmail
         ? round(signed.workerCpuMsPerEmail / unsigned.workerCpuMsPerEmail, 3)
@@ -134,6 +197,9 @@ function mean(phases: PhaseResult[]): PhaseResult {
     workerIdleCpuMsPerSec: roundOrNull(average((phase) => phase.workerIdleCpuMsPerSec)),
     workerCpuMsPerEmailNetOfIdle: roundOrNull(average((phase) => phase.workerCpuMsPerEmailNetOfIdle)),
     sinkCpuMsPerEmail: roundOrNull(average((phase) => phase.sinkCpuMsPerEmail)),
+    jobsPerEmail: roundOrNull(average((phase) => phase.jobsPerEmail)),
+    redisCommandsPerEmail: round(average((phase) => phase.redisCommandsPerEmail) ?? 0, 2),
+    pgTransactionsPerEmail: round(average((phase) => phase.pgTransactionsPerEmail) ?? 0, 3),
   }
 }
 
@@ -166,11 +232,15 @@ async function runPhase(
   platform: DeliveryPlatform,
   resources: { sql: Sql; redisServers: readonly Redis[]; sink: SinkClient },
   options: SigningPhaseOptions,
-  phase: { label: string; sender: { from: string; domainId: string } | null },
+  phase: { label: string; sender: { from: string; domainId: string } | null; replyDelayMs?: number },
 ): Promise<PhaseResult> {
   const { sql, redisServers, sink } = resources
   const { emails, log } = options
   await sink.clear()
+  await sink.clearFaults()
+  if (phase.replyDelayMs) {
+    await sink.addFault({ match: `@${options.recipients.domain}`, delayMs: phase.replyDelayMs })
+  }
   const [campaign] = await sql<{ id: string }[]>`
     insert into campaigns (tenant_id, name, subject, html, text, status, dispatched_at, recipient_count)
     values (${platform.tenantId}, ${`${NEWSLETTER.name} (${phase.label})`}, ${NEWSLETTER.subject},
@@ -179,6 +249,7 @@ async function runPhase(
   if (!campaign) throw new Error('campaign insert returned nothing')
   log(`signing cost: ${phase.label} phase, ${emails} mails`)
   const idle = await workerCpuMs(platform.processGroups, IDLE_SAMPLE_MS)
+  const jobsBefore = await jobsCompleted(platform)
   const meter = await startMeter({ sql, redisServers, processGroups: platform.processGroups })
   // As dispatch writes them: pending bulk rows with the resolved sender; the pacer releases them.
   await sql`
@@ -200,6 +271,8 @@ async function runPhase(
     return row?.open === 0 ? true : (row?.open ?? 0)
   }, `${phase.label}: every message terminal`)
   const usage = await meter.stop(0)
+  const jobsAfter = await jobsCompleted(platform)
+  if (phase.replyDelayMs) await sink.clearFaults()
   await checkSignature(
     platform,
     `${options.recipients.prefix}1@${options.recipients.domain}`,
@@ -215,6 +288,7 @@ async function runPhase(
   const seconds = Number(timing.seconds)
   const idleMsPerSec = idle === undefined ? undefined : idle / (IDLE_SAMPLE_MS / 1000)
   const result = {
+    ...(phase.replyDelayMs ? { replyDelayMs: phase.replyDelayMs } : {}),
     emails,
     seconds: round(seconds, 2),
     emailsPerSec: round(emails / seconds),
@@ -225,9 +299,36 @@ async function runPhase(
         ? null
         : round((workerMs - idleMsPerSec * usage.cpu.seconds) / emails, 3),
     sinkCpuMsPerEmail: sinkMs === undefined ? null : round(sinkMs / emails, 3),
+    jobsPerEmail:
+      jobsBefore === undefined || jobsAfter === undefined
+        ? null
+        : round((jobsAfter - jobsBefore) / emails, 4),
+    redisCommandsPerEmail: round(usage.redis.total / emails, 2),
+    pgTransactionsPerEmail: round((usage.pg.commits + usage.pg.rollbacks) / emails, 3),
   }
   log(`signing cost: ${phase.label}: ${JSON.stringify(result)}`)
   return result
+}
+
+/**
+ * The sink's reply delay that makes the unsigned phase as slow as the signed one: each of the lane's
+ * SMTP connections spends 1/rate × connections per mail; the delay adds the signed phase's extra.
+ */
+function replyDelayFor(platform: DeliveryPlatform, unsigned: PhaseResult, signed: PhaseResult): number {
+  const connections = platform.config.BULK_SMTP_CONNECTIONS
+  const extraMs = 1000 * connections * (1 / signed.emailsPerSec - 1 / unsigned.emailsPerSec)
+  return Math.max(1, Math.round(extraMs))
+}
+
+/** Lane jobs the worker has completed so far (its /metrics); undefined when it does not answer. */
+async function jobsCompleted(platform: DeliveryPlatform): Promise<number | undefined> {
+  const host = platform.config.HOST === '0.0.0.0' ? '127.0.0.1' : platform.config.HOST
+  try {
+    return (await readWorkerCounters(`http://${host}:${platform.config.WORKER_METRICS_PORT}/metrics`))
+      .completed
+  } catch {
+    return undefined
+  }
 }
 
 /** The worker processes' CPU (`worker`, and `worker2`… with --workers), summed. */
