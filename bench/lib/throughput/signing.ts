@@ -279,9 +279,11 @@ async function runPhase(
     phase.sender !== null,
   )
   const [timing] = await sql<{ seconds: number; sent: number }[]>`
-    select extract(epoch from (max(sent_at) - min(queued_at)))::float8 as seconds,
-      count(*) filter (where status = 'sent')::int as sent
-    from messages where campaign_id = ${campaign.id}`
+    select extract(epoch from (max(m.sent_at) - (
+        select min(e.at) from message_events e
+        where e.type = 'queued' and e.message_id = any(array(select id from messages where campaign_id = ${campaign.id})))))::float8 as seconds,
+      count(*) filter (where m.status = 'sent')::int as sent
+    from messages m where m.campaign_id = ${campaign.id}`
   if (timing?.sent !== emails) throw new Error(`${phase.label}: ${timing?.sent} of ${emails} sent`)
   const workerMs = workerTotal(usage.cpu.cpuMs)
   const sinkMs = groupCpuMs(usage.cpu.cpuMs, 'sink')

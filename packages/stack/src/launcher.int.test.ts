@@ -31,7 +31,9 @@ const KILLS: Array<[string, Kill]> = [
 ]
 
 describe.concurrent('the launcher leaves nothing behind', () => {
-  it.for(KILLS)('killed by %s', async ([, kill], { expect, onTestFinished }) => {
+  // Five stacks booting at once on two cores beside another test file: their boot alone has taken
+  // up to 60 s in CI, the default limit: the ready wait has 90 s, the test 120 s.
+  it.for(KILLS)('killed by %s', { timeout: 120_000 }, async ([, kill], { expect, onTestFinished }) => {
     const database = await createTestDatabase(inject('databaseServerUrl'), inject('templateDatabase'))
     onTestFinished(() => database.drop())
     const [smtpPort, httpPort, metricsPort] = [await freePort(), await freePort(), await freePort()]
@@ -78,7 +80,7 @@ describe.concurrent('the launcher leaves nothing behind', () => {
       output += chunk.toString()
     })
     await eventually(() => output.includes('Fairlane is ready') || launcher.exitCode !== null, {
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       intervalMs: 100,
       what: 'the launcher to say it is ready',
     })
