@@ -21,7 +21,7 @@ it('delivers a 300-recipient campaign, both baselines and the signing phases, ev
     baselines: true,
     settleStats: false,
     signed: true,
-    signedRateControl: true,
+    // Not `signedRateControl`: its slowed phases (a reply delay per mail) cost CI about 20 s.
     log: () => {},
   })
   expect(result).toMatchObject({
@@ -35,16 +35,8 @@ it('delivers a 300-recipient campaign, both baselines and the signing phases, ev
   expect(result.rawSmtpPerSec).toBeGreaterThan(0)
   expect(result.rawQueueJobsPerSec).toBeGreaterThan(0)
   // Every mail of both phases was sent (a phase throws otherwise); the signed one from the domain.
-  expect(result.signing).toMatchObject({
-    unsigned: { emails: 300 },
-    signed: { emails: 300 },
-    unsignedAtSignedRate: { emails: 300 },
-  })
+  expect(result.signing).toMatchObject({ unsigned: { emails: 300 }, signed: { emails: 300 } })
   // The send path's figures were measured (each kind's blocks went through the sink).
   expect(result.signing?.sendPath.cpuMsPerEmail.signed).toBeGreaterThan(0)
-  // The control phases ran with the sink's reply delay, and it was taken away after them.
-  for (const round of result.signing?.rounds ?? []) {
-    expect(round.unsignedAtSignedRate?.replyDelayMs).toBeGreaterThan(0)
-  }
-  // Seven campaigns' worth of mail through the platform: the run, then two rounds of three phases.
+  // Five campaigns' worth of mail through the platform: the run, then two rounds of two phases.
 }, 180_000)
