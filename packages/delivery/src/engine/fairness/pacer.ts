@@ -271,7 +271,7 @@ export async function paceOnce(
     async enqueueBatches(batches) {
       await redis('bulk addBulk', () =>
         Promise.all(
-          [...byShard(options.bulkLane, batches)].map(([queue, jobs]) => queue.addBulk(headFirst(jobs))),
+          [...byShard(options.bulkLane, batches)].map(([queue, jobs]) => queue.addBulk(jobs.map(batchJob))),
         ),
       )
       batching.record(
@@ -353,23 +353,6 @@ function bulkJob(row: ReleasedMessage) {
     tenantId: row.tenantId,
     generation: row.generation,
   })
-}
-
-/**
- * A shard's jobs as `addBulk` takes them: the fresh batches (new flows' first turns) with BullMQ's
- * `lifo`, the others in order. A worker takes the job at the list's pop end (`RPOPLPUSH`), and `lifo`
- * pushes there (`RPUSH` for `LPUSH`: the same one command), so each LIFO add goes in front of every
- * job waiting; adding the fresh ones in reverse leaves them in the plan's order among themselves.
- * A job id already in the lane (waiting or running) is still ignored whichever end it was aimed at.
- */
-function headFirst(batches: readonly ReleasedBatch[]) {
-  const fresh = batches.filter((batch) => batch.fresh)
-  const old = batches.filter((batch) => !batch.fresh)
-  const atHead = fresh.reverse().map((batch) => {
-    const job = batchJob(batch)
-    return { ...job, opts: { ...job.opts, lifo: true } }
-  })
-  return [...atHead, ...old.map(batchJob)]
 }
 
 /** A batch of one is the message's own job (BULK_BATCH_SIZE=1 adds exactly the jobs it always did). */
