@@ -99,6 +99,8 @@ describe.concurrent('the launcher leaves nothing behind', () => {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ match: 'someone@example.com', reply: '451 4.7.1 try later' }),
+      // Bounded: a sink stopping (or stuck) may never answer, and the check below names what is left.
+      signal: AbortSignal.timeout(GRACE_MS),
     }).catch(() => {})
 
     await eventually(
