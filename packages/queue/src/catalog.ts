@@ -125,6 +125,17 @@ export function parseSendJobId(jobId: string): { messageId: string; generation: 
   return { messageId: match[1], generation: match[2] ? Number(match[2]) : 0 }
 }
 
+/**
+ * The priority of the pacer's jobs for old flows (tenants past their first turn) in the bulk lane.
+ * BullMQ takes a job from its wait list before any from its prioritized set, first in first out in
+ * each: so a new flow's first turn, added without a priority (`fresh`), is the next job a bulk worker
+ * takes, however many old-flow jobs wait, and new flows keep their order among themselves (fq_codel's
+ * two lists; a LIFO add instead buried each tick's newcomers under the next tick's). Other jobs added
+ * to the lane without a priority (a batch's hand-offs, the sweeper's republish, an admin's replay)
+ * are few and are served with the new flows.
+ */
+export const OLD_FLOWS_PRIORITY = 1
+
 /** A message's delivery as its producers add it to its lane (`add` or `addBulk`). */
 export interface SendLaneJob {
   name: typeof SEND_JOB_NAME
@@ -143,12 +154,28 @@ export function sendJob(input: {
   tenantId: string
   /** The message's publish generation (see `sendJobId`). */
   generation: number
+  /** Bulk, from the pacer: a new flow's first turn (true) or an old flow's (false); see `OLD_FLOWS_PRIORITY`. */
+  fresh?: boolean
 }): SendLaneJob {
   return {
     name: SEND_JOB_NAME,
-    data: { v: 1, messageId: input.messageId, tenantId: input.tenantId },
-    opts: { ...laneJobOptions(input.lane), jobId: sendJobId(input.messageId, input.generation) },
+    data: {
+      v: 1,
+      messageId: input.messageId,
+      tenantId: input.tenantId,
+      ...(input.fresh === true ? { fresh: true } : {}),
+    },
+    opts: {
+      ...laneJobOptions(input.lane),
+      ...flowPriority(input.fresh),
+      jobId: sendJobId(input.messageId, input.generation),
+    },
   }
+}
+
+/** An old flow's job waits in the prioritized set; a new flow's (and any other) in the wait list. */
+function flowPriority(fresh: boolean | undefined): { priority?: number } {
+  return fresh === false ? { priority: OLD_FLOWS_PRIORITY } : {}
 }
 
 /**
@@ -203,6 +230,8 @@ export function sendBatchJob(input: {
   lane?: BatchLane
   tenantId: string
   messages: ReadonlyArray<{ messageId: string; generation: number }>
+  /** As `sendJob`'s: bulk, from the pacer, a new flow's first turn (true) or an old flow's (false). */
+  fresh?: boolean
 }): SendBatchLaneJob {
   const first = input.messages[0]
   if (!first) throw new Error('a batch job needs at least one message')
@@ -217,8 +246,13 @@ export function sendBatchJob(input: {
       ...(lane === 'bulk'
         ? {}
         : { laneSlots: input.messages.map((message) => sendJobId(message.messageId, message.generation)) }),
+      ...(input.fresh === true ? { fresh: true } : {}),
     },
-    opts: { ...laneJobOptions(lane), jobId: sendBatchJobId(first.messageId, first.generation) },
+    opts: {
+      ...laneJobOptions(lane),
+      ...flowPriority(input.fresh),
+      jobId: sendBatchJobId(first.messageId, first.generation),
+    },
   }
 }
 

@@ -12,6 +12,7 @@ export {
   laneJobOptions,
   laneRetryBudgetMs,
   laneRetryDelayMs,
+  OLD_FLOWS_PRIORITY,
   parseSendJobId,
   RETENTION,
   SEND_BATCH_JOB_NAME,

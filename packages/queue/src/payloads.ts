@@ -18,6 +18,11 @@ export const sendJobPayload = z.object({
   acceptedLockToken: z.uuid().optional(),
   /** With `acceptedLockToken`: the server's reply (addresses taken out), for the `sent` event. */
   acceptedResponse: z.string().max(1_000).optional(),
+  /**
+   * A new flow's first turn (the pacer's `fresh` bulk job): added ahead of the old flows' jobs
+   * (`OLD_FLOWS_PRIORITY`), and its SMTP connection is taken ahead of the sends waiting for one.
+   */
+  fresh: z.literal(true).optional(),
 })
 export type SendJobPayload = z.infer<typeof sendJobPayload>
 
@@ -64,6 +69,11 @@ export const sendBatchJobPayload = z
       .refine((ids) => new Set(ids).size === ids.length, 'a batch carries each message once'),
     handOffs: z.array(batchHandOff).max(MAX_BATCH_MESSAGES).optional(),
     laneSlots: z.array(z.string().min(1).max(100)).max(MAX_BATCH_MESSAGES).optional(),
+    /**
+     * A new flow's first turn (the pacer's `fresh` bulk job): added ahead of the old flows' jobs
+     * (`OLD_FLOWS_PRIORITY`), and its SMTP connection is taken ahead of the sends waiting for one.
+     */
+    fresh: z.literal(true).optional(),
   })
   .refine((batch) => batch.messageIds.length > 0 || (batch.handOffs?.length ?? 0) > 0, {
     message: 'a batch carries at least one message',

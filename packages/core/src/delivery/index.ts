@@ -45,6 +45,7 @@ export type {
   ReceiverVerdict,
   ReleasedClaim,
   RenderedMail,
+  ReserveOptions,
   SenderSigner,
   SenderSigning,
   SendGate,

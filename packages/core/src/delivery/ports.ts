@@ -8,6 +8,11 @@ import type { DeliveryErrorCode } from './delivery-error-code'
 export interface SendJob {
   messageId: string
   tenantId: string
+  /**
+   * A new flow's first turn (the pacer's `fresh` job): its SMTP connection is taken ahead of the
+   * sends already waiting for one (`ReserveOptions.ahead`).
+   */
+  ahead?: boolean
 }
 
 /** A message row as the claim returns it: everything needed to build the email, and the claim's token. */
@@ -291,12 +296,20 @@ export interface OutgoingMail {
  */
 export interface Mailer {
   /** `route`: in MX mode, the receiver the mail goes to (the egress address to connect from). */
-  reserve(route?: ReceiverRoute): Promise<MailSlot>
+  reserve(route?: ReceiverRoute, options?: ReserveOptions): Promise<MailSlot>
   /**
    * One connection held for a sequence of sends (a batch): it stays held after each send until
    * `release`. Without it a batch reserves a slot per message.
    */
-  hold?(route?: ReceiverRoute): Promise<HeldConnection>
+  hold?(route?: ReceiverRoute, options?: ReserveOptions): Promise<HeldConnection>
+}
+
+export interface ReserveOptions {
+  /**
+   * Served before the waiters that are not (first in, first out within each): a new tenant's first
+   * turn takes the next free connection rather than waiting behind every batch already waiting.
+   */
+  ahead?: boolean
 }
 
 /**

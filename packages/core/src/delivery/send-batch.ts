@@ -7,6 +7,7 @@ import type {
   Mailer,
   OutgoingMail,
   ReceiverRoute,
+  ReserveOptions,
   SendGate,
   SentClaim,
 } from './ports'
@@ -30,6 +31,8 @@ import { withRetries } from './with-retries'
 export interface SendBatchJob {
   tenantId: string
   messageIds: readonly string[]
+  /** A new flow's first turn: its connection is taken ahead of the waiting sends (`SendJob.ahead`). */
+  ahead?: boolean
 }
 
 export interface SendBatchDeps extends SendDeps {
@@ -136,7 +139,8 @@ export async function sendBatch(job: SendBatchJob, deps: SendBatchDeps): Promise
     else note(prepared.outcome, message, items, waiting)
   }
 
-  if (ready.length > 0) await sendReady(ready, deps, { items, waiting, startedAtMs, attempt })
+  if (ready.length > 0)
+    await sendReady(ready, deps, { items, waiting, startedAtMs, attempt, ahead: job.ahead === true })
   return { items, rest: restOf(waiting) }
 }
 
@@ -151,6 +155,8 @@ interface Tally {
   waiting: Map<string, number>
   startedAtMs: number
   attempt: { final: boolean }
+  /** The job's `ahead`: its connection is taken before the waiting sends'. */
+  ahead: boolean
 }
 
 /** The held connection, the one token take, the sends in order and their marks. */
@@ -175,7 +181,7 @@ async function sendReady(all: readonly Ready[], deps: SendBatchDeps, tally: Tall
   }
   let connection: HeldConnection
   try {
-    connection = await holdConnection(deps.mailer, route)
+    connection = await holdConnection(deps.mailer, route, { ahead: tally.ahead })
   } catch {
     // No connection came free within the send deadline: the lane is busy, not the mail wrong. The
     // claims go back unused (no attempt spent) and the job tries again shortly.
@@ -393,11 +399,15 @@ function restOf(waiting: ReadonlyMap<string, number>): BatchOutcome['rest'] {
 }
 
 /** The mailer's held connection; a mailer without one reserves a slot per send. */
-async function holdConnection(mailer: Mailer, route?: ReceiverRoute): Promise<HeldConnection> {
-  if (mailer.hold) return mailer.hold(route)
+async function holdConnection(
+  mailer: Mailer,
+  route: ReceiverRoute | undefined,
+  options: ReserveOptions,
+): Promise<HeldConnection> {
+  if (mailer.hold) return mailer.hold(route, options)
   return {
     async send(mail) {
-      return (await mailer.reserve(route)).send(mail)
+      return (await mailer.reserve(route, options)).send(mail)
     },
     release() {},
   }

@@ -146,7 +146,7 @@ export async function sendMessage(
     // A free connection first, then the token, then SMTP: the token is taken only when the mail can
     // leave at once, so the tenant's plan holds at the receiving end. Whatever happens from here, the
     // connection goes back (releasing a slot that sent is a no-op).
-    const slot = await deps.mailer.reserve(route)
+    const slot = await deps.mailer.reserve(route, { ahead: job.ahead === true })
     const open = route ? deps.receivers?.stillOpen?.({ ...ask, route }) : undefined
     if (open && !open.ok) {
       slot.release()

@@ -37,6 +37,20 @@ describe('inPlanBatches', () => {
     expect(ids(inPlanBatches(rows({ a: 1 }), plan('abab'), 2))).toEqual([['a1']])
   })
 
+  it('puts a new flow’s first rows in batches of their own, marked fresh, and its later rows in unmarked ones', () => {
+    const fresh = { ...plan('abaaba'), fresh: new Map([['b', 1]]) }
+    const batches = inPlanBatches(rows({ a: 4, b: 2 }), fresh, 3)
+    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1'], ['b2'], ['a4']])
+    expect(batches.map((batch) => batch.fresh === true)).toEqual([false, true, false, false])
+  })
+
+  it('marks only the fresh rows that were claimed', () => {
+    const fresh = { ...plan('aab'), fresh: new Map([['a', 2]]) }
+    const batches = inPlanBatches(rows({ a: 1, b: 1 }), fresh, 5)
+    expect(ids(batches)).toEqual([['a1'], ['b1']])
+    expect(batches.map((batch) => batch.fresh === true)).toEqual([true, false])
+  })
+
   it('refuses a batch size that is not a whole number of at least 1', () => {
     expect(() => inPlanBatches([], { order: [], counts: new Map() }, 0)).toThrow(/batchSize/)
     expect(() => inPlanBatches([], { order: [], counts: new Map() }, 1.5)).toThrow(/batchSize/)

@@ -54,8 +54,9 @@ export interface BulkLane {
    */
   enqueue(released: readonly ReleasedMessage[]): Promise<void>
   /**
-   * One job per batch, added in this order: a batch of one is the message's own send job (as
-   * `enqueue`), a longer one a batch job whose id is fixed by its first message and generation.
+   * One job per batch: a batch of one is the message's own send job (as `enqueue`), a longer one a
+   * batch job whose id is fixed by its first message and generation. Batches marked `fresh` go to the
+   * head of the lane, in this order among themselves; the others to its tail, in this order.
    */
   enqueueBatches(batches: readonly ReleasedBatch[]): Promise<void>
 }
@@ -64,12 +65,20 @@ export interface BulkLane {
 export interface ReleasedBatch {
   tenantId: string
   messages: ReleasedMessage[]
+  /**
+   * A new flow's first turn (fq_codel's new-flows rule): its job goes to the head of the lane, taken
+   * before the jobs already waiting there for the old flows, so a tenant that just became active
+   * waits for a free worker, not for the lane's whole depth. Absent: the tail, first in first out.
+   */
+  fresh?: true
 }
 
 export interface ReleasePlan {
   /** One tenant id per slot, in the order to enqueue them: the tenants interleaved. */
   order: string[]
   counts: Map<string, number>
+  /** Per tenant, how many of its first slots in `order` are a new flow's turn (`ReleasedBatch.fresh`). */
+  fresh?: ReadonlyMap<string, number>
 }
 
 /** How deep the lane is filled: a fraction of a second of what it sends, read from the releases. */

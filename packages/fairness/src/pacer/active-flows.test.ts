@@ -112,6 +112,39 @@ describe('createActiveFlows: new flows first (fq_codel)', () => {
     expect(flows.seqOf('b')).toBe(7)
     expect(flows.plan({ capacity: 4, nowMs: 100 }).order).toEqual(['a', 'b', 'b', 'b'])
   })
+
+  it('marks the slots of new flows’ turns as fresh, and no slot of an old flow', () => {
+    const flows = createActiveFlows(options)
+    flows.activate([tenant('old-a'), tenant('old-b')], 0)
+    expect(flows.plan({ capacity: 2, nowMs: 0 }).fresh).toEqual(
+      new Map([
+        ['old-a', 1],
+        ['old-b', 1],
+      ]),
+    )
+    flows.activate([tenant('new-1'), tenant('new-2', { weight: 2 })], 100)
+    // new-1 comes round again from the old list in the same plan: only its first slot is fresh.
+    const plan = flows.plan({ capacity: 8, nowMs: 100 })
+    expect(plan.order).toEqual(['new-1', 'new-2', 'new-2', 'old-a', 'old-b', 'new-1', 'new-2', 'new-2'])
+    expect(plan.fresh).toEqual(
+      new Map([
+        ['new-1', 1],
+        ['new-2', 2],
+      ]),
+    )
+    expect(flows.plan({ capacity: 4, nowMs: 200 }).fresh.size).toBe(0)
+  })
+
+  it('still counts a new flow’s turn cut short by the slots as fresh when it finishes next tick', () => {
+    const flows = createActiveFlows(options)
+    flows.activate([tenant('old')], 0)
+    flows.plan({ capacity: 1, nowMs: 0 })
+    flows.activate([tenant('new', { weight: 3 })], 100)
+    expect(flows.plan({ capacity: 2, nowMs: 100 }).fresh).toEqual(new Map([['new', 2]]))
+    const next = flows.plan({ capacity: 2, nowMs: 200 })
+    expect(next.order).toEqual(['new', 'old'])
+    expect(next.fresh).toEqual(new Map([['new', 1]]))
+  })
 })
 
 describe('createActiveFlows: a tick costs what it releases', () => {

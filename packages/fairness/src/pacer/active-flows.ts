@@ -38,6 +38,12 @@ export interface ActiveFlowsPlan {
   /** One tenant id per released slot, in the order to enqueue them. */
   order: string[]
   counts: Map<string, number>
+  /**
+   * Per tenant, how many of its slots (its first ones in `order`) are a new flow's turn: served from
+   * the new list. The caller puts their jobs at the head of the lane, so a tenant that just became
+   * active does not wait behind the jobs already queued for the old flows.
+   */
+  fresh: Map<string, number>
   /** Flows looked at: each emitted a slot, or was a rate-limited one put to sleep. */
   visited: number
 }
@@ -202,6 +208,7 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
     plan(input) {
       const order: string[] = []
       const counts = new Map<string, number>()
+      const freshSlots = new Map<string, number>()
       let remaining = Math.max(0, Math.floor(input.capacity))
       let visited = 0
       wake(input.nowMs)
@@ -224,6 +231,8 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
         const tenantId = flow.tenant.tenantId
         for (let slot = 0; slot < slots; slot++) order.push(tenantId)
         counts.set(tenantId, (counts.get(tenantId) ?? 0) + slots)
+        // A new flow's turn comes before any old-list turn of the same plan: its slots are the first.
+        if (list === fresh && slots > 0) freshSlots.set(tenantId, (freshSlots.get(tenantId) ?? 0) + slots)
         flow.deficit -= slots
         flow.allowance -= slots
         remaining -= slots
@@ -240,7 +249,7 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
           old.push(flow)
         }
       }
-      return { order, counts, visited }
+      return { order, counts, fresh: freshSlots, visited }
     },
     settle(input) {
       const flow = flows.get(input.tenantId)

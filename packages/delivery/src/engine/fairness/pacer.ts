@@ -263,7 +263,9 @@ export async function paceOnce(
     async enqueue(released) {
       await redis('bulk addBulk', () =>
         Promise.all(
-          [...byShard(options.bulkLane, released)].map(([queue, rows]) => queue.addBulk(rows.map(bulkJob))),
+          [...byShard(options.bulkLane, released)].map(([queue, rows]) =>
+            queue.addBulk(rows.map((row) => bulkJob(row))),
+          ),
         ),
       )
       batching.record(released.length, released.length)
@@ -346,20 +348,23 @@ function byShard<T extends { tenantId: string }>(
   return shards
 }
 
-function bulkJob(row: ReleasedMessage) {
+/** `fresh`: a new flow's first turn, taken before the old flows' jobs (`OLD_FLOWS_PRIORITY`). */
+function bulkJob(row: ReleasedMessage, fresh = false) {
   return sendJob({
     lane: 'bulk',
     messageId: row.messageId,
     tenantId: row.tenantId,
     generation: row.generation,
+    fresh,
   })
 }
 
 /** A batch of one is the message's own job (BULK_BATCH_SIZE=1 adds exactly the jobs it always did). */
 function batchJob(batch: ReleasedBatch) {
   const [only] = batch.messages
-  if (batch.messages.length === 1 && only) return bulkJob(only)
-  return sendBatchJob({ tenantId: batch.tenantId, messages: batch.messages })
+  const fresh = batch.fresh === true
+  if (batch.messages.length === 1 && only) return bulkJob(only, fresh)
+  return sendBatchJob({ tenantId: batch.tenantId, messages: batch.messages, fresh })
 }
 
 /**

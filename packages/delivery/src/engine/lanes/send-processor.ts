@@ -145,7 +145,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     const final = attempt >= (job.opts?.attempts ?? 1)
     let outcome: SendOutcome
     try {
-      outcome = await deps.send({ messageId, tenantId }, log, gate, { final })
+      outcome = await deps.send({ messageId, tenantId, ahead: payload.fresh === true }, log, gate, { final })
     } catch (error) {
       return settle(error, { job, token, payload, log, attempt, final })
     }
@@ -280,7 +280,11 @@ export function createSendProcessor(deps: SendProcessorDeps) {
             ...(admitUpTo ? { admitUpTo: (input) => admitUpTo(input.tenantId, input.count) } : {}),
           }
         : openGate
-    const outcome = await deps.sendBatch({ tenantId, messageIds }, log, sendGate)
+    const outcome = await deps.sendBatch(
+      { tenantId, messageIds, ahead: payload.fresh === true },
+      log,
+      sendGate,
+    )
     const handOffs: BatchHandOff[] = []
     const deadLetters: Array<Promise<void>> = []
     for (const item of outcome.items) {

@@ -6,6 +6,7 @@ import {
   type MailSlot,
   type OutgoingMail,
   type ReceiverRoute,
+  type ReserveOptions,
   SigningFailedError,
 } from '@fairlane/core/delivery'
 import {
@@ -16,7 +17,7 @@ import {
   outgoingMessage,
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
-import pLimit from 'p-limit'
+import { createConnectionPlaces } from './connection-places'
 import { tidyReply } from './redact'
 
 type Transport = LaneTransports[Lane]
@@ -62,17 +63,17 @@ export function createSlotMailer(
   send: SlotSend,
   options: { deadlineMs: number; connections: number },
 ): Mailer {
-  const connections = pLimit(options.connections)
+  const places = createConnectionPlaces(options.connections)
   return {
-    reserve(route?: ReceiverRoute): Promise<MailSlot> {
+    reserve(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<MailSlot> {
       // Counted from the reserve: the wait for a connection is part of the send's deadline.
       const deadline = AbortSignal.timeout(options.deadlineMs)
-      return place(deadline, (giveBack) => heldSlot((mail) => send(mail, route, deadline), giveBack))
+      return place(deadline, reserve, (giveBack) => heldSlot((mail) => send(mail, route, deadline), giveBack))
     },
-    hold(route?: ReceiverRoute): Promise<HeldConnection> {
+    hold(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<HeldConnection> {
       // The wait for the place has the send deadline; each send then has a whole deadline of its own.
       const waited = AbortSignal.timeout(options.deadlineMs)
-      return place(waited, (giveBack) => heldConnection(route, giveBack))
+      return place(waited, reserve, (giveBack) => heldConnection(route, giveBack))
     },
   }
 
@@ -91,27 +92,19 @@ export function createSlotMailer(
     }
   }
 
-  /** One of the limiter's places, held until the slot made of it is given back. */
-  function place<T>(deadline: AbortSignal, make: (giveBack: () => void) => T): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      // The limiter's place is held until the slot is given back (sent or released).
-      connections(
-        () =>
-          new Promise<void>((giveBack) => {
-            if (deadline.aborted) {
-              giveBack()
-              reject(
-                new TransientSendError({
-                  message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
-                  suppressRecipient: false,
-                }),
-              )
-              return
-            }
-            resolve(make(giveBack))
-          }),
-      ).catch(reject)
+  /** One of the mailer's places, held until the slot made of it is given back. */
+  async function place<T>(
+    deadline: AbortSignal,
+    reserve: ReserveOptions | undefined,
+    make: (giveBack: () => void) => T,
+  ): Promise<T> {
+    const giveBack = await places.take({ ahead: reserve?.ahead === true, signal: deadline }).catch(() => {
+      throw new TransientSendError({
+        message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
+        suppressRecipient: false,
+      })
     })
+    return make(giveBack)
   }
 }
 
