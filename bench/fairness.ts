@@ -34,7 +34,7 @@ import type { Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
 import { runSideBySide } from './lib/fairness/cluster'
-import { manyTenantsMode } from './lib/fairness/many-tenants'
+import { manyTenantsMode, readTickHistogram, subtract, tickSummary } from './lib/fairness/many-tenants'
 import {
   checkExactlyOnce,
   createLeadershipLog,
@@ -143,6 +143,10 @@ interface PhaseOneResult {
   governorMinFactor?: number
   /** Fairlane only: a login code's time step by step (lib/fairness/otp-steps.ts). */
   otpSteps?: OtpSteps
+  /** Fairlane only: the pacer leader's ticks over the phase (bucket bounds of `fairlane_pacer_tick_seconds`). */
+  pacerTick?: ReturnType<typeof tickSummary>
+  /** Fairlane only: Small's first send step by step (`firstSendSteps`). */
+  smallFirstSendSteps?: { dispatch: number; release: number; send: number } | null
   /** Fairlane only: outbox rows each worker process's relay published during phase 1. */
   outboxPublishedBy?: Record<string, number | null>
   /** With `--workers`: phase 1's mail at the sink by Message-ID (many-workers.ts `checkExactlyOnce`). */
@@ -289,6 +293,35 @@ function phaseOneFigures(input: {
   }
 }
 
+/**
+ * Where Small's first send spent its time (ms): from its send time to the dispatcher's commit of its
+ * first rows (`created_at`), from there to the pacer's first release (`queued` event), and from there
+ * to the sink's receipt of its first mail (worker, connection, SMTP). Database times are each
+ * transaction's start, so a step can read a millisecond or two early.
+ */
+async function firstSendSteps(
+  db: postgres.Sql,
+  input: { tenantId: string; sendAt: number; firstSendMs: number | null },
+): Promise<{ dispatch: number; release: number; send: number } | null> {
+  const [row] = await db<{ dispatched: Date | null; released: Date | null }[]>`
+    select (select min(created_at) from messages where tenant_id = ${input.tenantId}) as dispatched,
+      (select min(at) from message_events where tenant_id = ${input.tenantId} and type = 'queued') as released`
+  if (!row?.dispatched || !row.released || input.firstSendMs === null) return null
+  const dispatched = row.dispatched.getTime() - input.sendAt
+  const released = row.released.getTime() - input.sendAt
+  return {
+    dispatch: round(dispatched),
+    release: round(released - dispatched),
+    send: round(input.firstSendMs - released),
+  }
+}
+
+/** The metrics pages of worker (bulk) and worker-tx: either may hold the pacer's lease. */
+function workerMetricsUrls(): string[] {
+  const port = Number(new URL(platform.metricsUrl).port)
+  return [platform.metricsUrl, platform.metricsUrl.replace(`:${port}/`, `:${port + 1}/`)]
+}
+
 /** POSTs one login code through the API, as the OTP tenant does. */
 async function postOtp(to: string): Promise<void> {
   const response = await fetch(`${platform.webUrl}/api/v1/messages`, {
@@ -359,6 +392,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   const depth = sampleMax(100, bulkDepth)
   const governorCut = sampleMax(250, async () => 1 - Number((await probe.get(governorFactorKey)) ?? 1))
   const commandsBefore = await redis.commandCalls()
+  const ticksBefore = await readTickHistogram(workerMetricsUrls())
   const windowEnd = start + seconds * 1000
   progress(`phase 1: running ${seconds} s (Small due at +${SMALL_DELAY_MS / 1000} s)`)
   // Halfway through, with every tenant sending: the pacer's leader dies as a crash or an OOM kill would.
@@ -374,6 +408,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   await killing
   const publishedAfter = await relayPublished()
   const commands = (await redis.commandCalls()) - commandsBefore
+  const pacerTick = tickSummary(subtract(await readTickHistogram(workerMetricsUrls()), ticksBefore))
   const maxBulkDepth = await depth.stop()
   const governorMinFactor = round(1 - (await governorCut.stop()), 2)
   await sleep(1_000)
@@ -401,8 +436,15 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     answeredAt: otpAnsweredAt,
     deliveries,
   })
+  const smallSteps = await firstSendSteps(sql, {
+    tenantId: tenants.get('small') as string,
+    sendAt: smallSendAt,
+    firstSendMs: figures.smallTenantFirstSendMs,
+  })
   return {
     ...figures,
+    smallFirstSendSteps: smallSteps,
+    pacerTick,
     governorMinFactor,
     otpSteps: steps,
     outboxPublishedBy: Object.fromEntries(
@@ -597,17 +639,13 @@ async function scaleMode(): Promise<Record<string, unknown>> {
 
 try {
   if (args.tenants !== undefined) {
-    const metricsPort = Number(new URL(platform.metricsUrl).port)
     console.log(
       JSON.stringify(
         await manyTenantsMode({
           sql,
           inboxUrl: platform.inboxUrl,
           // worker (bulk) and worker-tx: either may hold the pacer's lease.
-          metricsUrls: [
-            platform.metricsUrl,
-            platform.metricsUrl.replace(`:${metricsPort}/`, `:${metricsPort + 1}/`),
-          ],
+          metricsUrls: workerMetricsUrls(),
           commandCalls: redis.commandCalls,
           tenants: Number(args.tenants),
           smallRecipients: Number(args['small-recipients']),

@@ -300,7 +300,7 @@ function jainOverRounds(deliveries: Delivery[], tenants: number) {
 type Histogram = Map<number, number>
 
 /** `fairlane_pacer_tick_seconds` buckets (le → cumulative count), summed over the workers. */
-async function readTickHistogram(urls: string[]): Promise<Histogram> {
+export async function readTickHistogram(urls: string[]): Promise<Histogram> {
   const buckets: Histogram = new Map()
   for (const url of urls) {
     const response = await fetch(url).catch(() => null)
@@ -315,11 +315,11 @@ async function readTickHistogram(urls: string[]): Promise<Histogram> {
   return buckets
 }
 
-function subtract(after: Histogram, before: Histogram): Histogram {
+export function subtract(after: Histogram, before: Histogram): Histogram {
   return new Map([...after].map(([le, count]) => [le, count - (before.get(le) ?? 0)]))
 }
 
-function tickSummary(buckets: Histogram) {
+export function tickSummary(buckets: Histogram) {
   const bounds = [...buckets.keys()].sort((a, b) => a - b)
   const total = buckets.get(Number.POSITIVE_INFINITY) ?? 0
   const quantile = (q: number) => {

@@ -671,7 +671,13 @@ export const envSchema = z
 
     CRITICAL_CONCURRENCY: positiveInt(20, 1000),
     DEFAULT_CONCURRENCY: positiveInt(10, 1000),
-    BULK_CONCURRENCY: positiveInt(20, 1000),
+    /**
+     * Bulk jobs one worker runs at once: each is a batch that holds one of BULK_SMTP_CONNECTIONS for
+     * its whole run, so a couple more than the connections keep them busy between batches. More only
+     * queue for a connection inside the process, ahead of nothing: at 20 over 8 connections a new
+     * tenant's first job waited for a free slot behind batches that were themselves waiting.
+     */
+    BULK_CONCURRENCY: positiveInt(10, 1000),
     /** Pooled SMTP connections per lane; each lane has its own pool so bulk never holds a critical slot. */
     CRITICAL_SMTP_CONNECTIONS: positiveInt(4, 100),
     DEFAULT_SMTP_CONNECTIONS: positiveInt(4, 100),

@@ -22,9 +22,17 @@ export interface LeaseKey {
  */
 export async function takeLease(
   db: Executor,
-  input: LeaseKey & { ttlMs: number },
+  input: LeaseKey & {
+    ttlMs: number
+    /**
+     * A standby takes over only a lease that expired this long ago (ms), so a preferred candidate
+     * that renews or takes it in that time keeps it; 0 (default): as soon as it expired.
+     */
+    expiredForMs?: number
+  },
 ): Promise<{ term: number } | undefined> {
   const expiresAt = sql`now() + make_interval(secs => ${input.ttlMs / 1000})`
+  const expiredBefore = sql`now() - make_interval(secs => ${(input.expiredForMs ?? 0) / 1000})`
   const [row] = await db
     .insert(leases)
     .values({ name: input.name, holder: input.holder, acquiredAt: sql`now()`, expiresAt })
@@ -36,7 +44,7 @@ export async function takeLease(
         acquiredAt: sql`now()`,
         expiresAt,
       },
-      setWhere: lt(leases.expiresAt, sql`now()`),
+      setWhere: lt(leases.expiresAt, expiredBefore),
     })
     .returning({ term: leases.term })
   return row

@@ -2,18 +2,18 @@ import { describe, expect, it } from 'vitest'
 import { processRoles } from './process-roles'
 
 describe('processRoles', () => {
-  it('makes the bulk-only process (split layout: worker) a backstop relay and a pacer candidate', () => {
-    expect(processRoles(['bulk'])).toEqual({ relayBackstopOnly: true, pacerCandidate: true })
+  it('makes the bulk-only process (split layout: worker) a backstop relay and the pacer’s standby', () => {
+    expect(processRoles(['bulk'])).toEqual({ relayBackstopOnly: true, pacer: 'standby' })
   })
 
-  it('keeps the pacer out of a process serving the transactional lanes without bulk (worker-tx)', () => {
-    expect(processRoles(['critical', 'default'])).toEqual({ relayBackstopOnly: false, pacerCandidate: false })
-    expect(processRoles(['critical'])).toEqual({ relayBackstopOnly: false, pacerCandidate: false })
-    expect(processRoles(['default'])).toEqual({ relayBackstopOnly: false, pacerCandidate: false })
+  it('lets the process serving the transactional lanes without bulk (worker-tx) lead the pacer', () => {
+    expect(processRoles(['critical', 'default'])).toEqual({ relayBackstopOnly: false, pacer: 'lead' })
+    expect(processRoles(['critical'])).toEqual({ relayBackstopOnly: false, pacer: 'lead' })
+    expect(processRoles(['default'])).toEqual({ relayBackstopOnly: false, pacer: 'lead' })
   })
 
   it('runs both in full in a process with every lane, a transactional lane and bulk, or none', () => {
     for (const lanes of [['critical', 'default', 'bulk'], ['default', 'bulk'], []] as const)
-      expect(processRoles(lanes)).toEqual({ relayBackstopOnly: false, pacerCandidate: true })
+      expect(processRoles(lanes)).toEqual({ relayBackstopOnly: false, pacer: 'lead' })
   })
 })

@@ -30,7 +30,7 @@ import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
-import { processRoles, RELAY_BACKSTOP_AFTER_MS } from './process-roles'
+import { PACER_STANDBY_MS, processRoles, RELAY_BACKSTOP_AFTER_MS } from './process-roles'
 import { withProviderSignals } from './receivers/provider-signals'
 import { startReceivers } from './receivers/start-receivers'
 import { createWarmupCheck } from './receivers/warmup'
@@ -202,45 +202,41 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const depthTarget = governor
     ? governedDepthTarget(measuredDepth, options.pacer.highWater, governor)
     : measuredDepth
-  // Bulk's own work stays out of a process that serves the transactional lanes without bulk: its
-  // event loop and CPU share are the login codes' reservation (see `processRoles`).
-  const pacer = roles.pacerCandidate
-    ? startPacer({
-        db: database.db,
-        bulkLane: queues.lanes,
-        highWater: options.pacer.highWater,
-        ...(depthTarget ? { depthTarget } : {}),
-        horizonMs: options.pacer.horizonMs,
-        ...(options.pacer.redisTimeoutMs === undefined
-          ? {}
-          : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
-        ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
-        // A batch holds one SMTP connection from its first send to its last, so the batches that can
-        // run at once are the fewer of the lane's worker slots and its connections (8 connections
-        // under 20 slots: 8 batches at work, the other jobs wait for a connection).
-        workerSlots: Math.min(options.concurrency.bulk, options.smtp.connections.bulk),
-        refusals: createRefusalTracker(buckets),
-        // MX mode: campaign mail released per receiving provider, as each one's budget allows.
-        ...(receivers?.gate
-          ? {
-              receivers: createReceiverPacing({
-                db: database.db,
-                horizonMs: options.pacer.horizonMs,
-                providers: receivers.providers,
-                ratePerMinute: receivers.ratePerMinute,
-                tenantRatePerMinute: receivers.tenantRatePerMinute,
-                ...(receivers.tenantSharesPerMinute
-                  ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
-                  : {}),
-              }),
-            }
-          : {}),
-        signals,
-        logger: logger.child({ component: 'pacer' }),
-        metrics,
-        ...tuning.pacer,
-      })
-    : undefined
+  // Every process may lead the pacer; the split layout's bulk process only stands by (`processRoles`).
+  const pacer = startPacer({
+    db: database.db,
+    bulkLane: queues.lanes,
+    highWater: options.pacer.highWater,
+    ...(depthTarget ? { depthTarget } : {}),
+    horizonMs: options.pacer.horizonMs,
+    ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
+    ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
+    // A batch holds one SMTP connection from its first send to its last, so the batches that can
+    // run at once are the fewer of the lane's worker slots and its connections (8 connections
+    // under 20 slots: 8 batches at work, the other jobs wait for a connection).
+    workerSlots: Math.min(options.concurrency.bulk, options.smtp.connections.bulk),
+    refusals: createRefusalTracker(buckets),
+    // MX mode: campaign mail released per receiving provider, as each one's budget allows.
+    ...(receivers?.gate
+      ? {
+          receivers: createReceiverPacing({
+            db: database.db,
+            horizonMs: options.pacer.horizonMs,
+            providers: receivers.providers,
+            ratePerMinute: receivers.ratePerMinute,
+            tenantRatePerMinute: receivers.tenantRatePerMinute,
+            ...(receivers.tenantSharesPerMinute
+              ? { tenantSharesPerMinute: receivers.tenantSharesPerMinute }
+              : {}),
+          }),
+        }
+      : {}),
+    signals,
+    logger: logger.child({ component: 'pacer' }),
+    metrics,
+    ...tuning.pacer,
+    ...(roles.pacer === 'standby' ? { lease: { standbyMs: PACER_STANDBY_MS } } : {}),
+  })
   const system = await startSystem(options, { queues, redis: producer, signals, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),

@@ -71,3 +71,36 @@ it('a graceful stop releases at once, so the next process need not wait for expi
   expect(Date.now() - releasedAt).toBeLessThan(TTL_MS)
   expect((await findLease(database.db, PACER_LEASE.name))?.term).toBe(2)
 })
+
+it('keeps a standby candidate (the bulk process) out while the preferred one leads, and in once it is gone', async () => {
+  const STANDBY_MS = 600
+  let clock = Date.now()
+  const standby = createPacerLeadership({
+    db: database.db,
+    logger: testLogger(),
+    holder: 'host:bulk:standby',
+    ttlMs: TTL_MS,
+    marginMs: 100,
+    standbyMs: STANDBY_MS,
+    now: () => clock,
+  })
+  // Alone and just started (no lease row yet): it waits its standby time for the preferred one.
+  expect(await standby.ensure()).toBe(false)
+  expect(await findLease(database.db, PACER_LEASE.name)).toBeUndefined()
+  const preferred = candidate('host:tx:preferred')
+  expect(await preferred.ensure()).toBe(true)
+  clock += STANDBY_MS
+  // Past its standby time, but the lease is held: still out.
+  expect(await standby.ensure()).toBe(false)
+
+  // The preferred one goes silent: an expired lease is not enough, it must have been expired
+  // STANDBY_MS (the preferred one, restarting, takes it back in that time).
+  const silentAt = Date.now()
+  await eventually(() => standby.ensure(), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    what: 'the standby takeover',
+  })
+  expect(Date.now() - silentAt).toBeGreaterThanOrEqual(TTL_MS + STANDBY_MS - 50)
+  expect((await findLease(database.db, PACER_LEASE.name))?.holder).toBe('host:bulk:standby')
+})

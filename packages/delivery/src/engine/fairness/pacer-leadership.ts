@@ -22,6 +22,12 @@ export interface PacerLeadershipOptions {
   holder?: string
   ttlMs?: number
   marginMs?: number
+  /**
+   * A standby candidate (the split layout's bulk process, `processRoles`): it takes the lease only
+   * once it has been expired this long, and tries none in its first `standbyMs`, so the preferred
+   * candidate (worker-tx) leads whenever it runs, and the standby takes over when it does not.
+   */
+  standbyMs?: number
   now?: () => number
 }
 
@@ -34,6 +40,8 @@ export function createPacerLeadership(options: PacerLeadershipOptions): PacerLea
   }
   const now = options.now ?? Date.now
   const key = { name: PACER_LEASE.name, holder }
+  const standbyMs = options.standbyMs ?? 0
+  const startedAtMs = now()
   let held: HeldLease | undefined
 
   return {
@@ -51,7 +59,8 @@ export function createPacerLeadership(options: PacerLeadershipOptions): PacerLea
         held = { term: held.term, trustedUntilMs: trustedUntil(sentAtMs, timing) }
         return mayLead(held, now())
       }
-      const taken = await takeLease(options.db, { ...key, ttlMs: timing.ttlMs })
+      if (now() - startedAtMs < standbyMs) return false
+      const taken = await takeLease(options.db, { ...key, ttlMs: timing.ttlMs, expiredForMs: standbyMs })
       if (!taken) return false
       held = { term: taken.term, trustedUntilMs: trustedUntil(sentAtMs, timing) }
       options.logger.info({ holder, term: taken.term, ttlMs: timing.ttlMs }, 'pacer leadership taken')

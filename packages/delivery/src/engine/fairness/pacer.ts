@@ -51,7 +51,7 @@ export function createPacerMemory(horizonMs: number): PacerMemory {
 export interface PacerOptions {
   db: Database
   /** The leadership lease (`pacer-lease.ts`): holder id and timing; defaults to `PACER_LEASE`. */
-  lease?: Pick<PacerLeadershipOptions, 'holder' | 'ttlMs' | 'marginMs'>
+  lease?: Pick<PacerLeadershipOptions, 'holder' | 'ttlMs' | 'marginMs' | 'standbyMs'>
   /**
    * The bulk lane's queues (`LaneQueues`): each job goes to its tenant's shard, and the depth the
    * pacer fills to is the lane's total over every shard (LANE_SHARDS).
