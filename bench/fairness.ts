@@ -176,7 +176,8 @@ const platform = await startBenchPlatform(
   {
     ...(leadershipLog ? { output: leadershipLog.stream } : {}),
     // The many-tenants mode seeds in SQL and posts nothing: no web app, no web build to wait for.
-    ...(args.tenants !== undefined ? { web: false } : {}),
+    // The worker layout all the same (split: the pacer led from worker-tx, as `pnpm start` runs it).
+    ...(args.tenants !== undefined ? { web: false, workerLayout: true } : {}),
   },
 )
 let candidates: PacerCandidates | undefined

@@ -9,6 +9,7 @@ import {
   startSourceProcess,
   stopAll,
   webBuildIsStale,
+  workerLayout,
 } from '@fairlane/stack'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
@@ -73,7 +74,15 @@ export async function startBenchPlatform(
   name: string,
   overrides: Record<string, string> = {},
   /** `output`: where the processes' prefixed logs go (stderr unless a benchmark reads them). */
-  options: { web?: boolean; output?: NodeJS.WritableStream } = {},
+  options: {
+    web?: boolean
+    output?: NodeJS.WritableStream
+    /**
+     * Without the web app: the worker processes `WORKER_LAYOUT` asks for, as `pnpm start` runs them
+     * (split: `worker` for bulk, `worker-tx` leading the pacer). Default: one worker with every lane.
+     */
+    workerLayout?: boolean
+  } = {},
 ): Promise<BenchPlatform> {
   const web = options.web ?? true
   const output = options.output ?? process.stderr
@@ -119,7 +128,7 @@ export async function startBenchPlatform(
   }
   const platform = web
     ? await launchPlatform(ROOT, prepared, 'start', { output })
-    : await launchWithoutWeb(prepared.env, prepared.config, output)
+    : await launchWithoutWeb(prepared.env, prepared.config, output, { workerLayout: options.workerLayout })
   const extraWorkers: ManagedProcess[] = []
   const processGroups: Record<string, number> = Object.fromEntries(
     platform.processes.flatMap((p) => (p.child.pid === undefined ? [] : [[p.name, p.child.pid]])),
@@ -187,11 +196,14 @@ export async function launchWithoutWeb(
   env: NodeJS.ProcessEnv,
   config: Config,
   output: NodeJS.WritableStream = process.stderr,
+  options: { workerLayout?: boolean | undefined } = {},
 ) {
-  const started = await Promise.allSettled([
-    startSourceProcess(ROOT, 'sink', env, { output }),
-    startSourceProcess(ROOT, 'worker', env, { output }),
-  ])
+  const workers = options.workerLayout
+    ? workerLayout(config).map((worker) =>
+        startSourceProcess(ROOT, 'worker', { ...env, ...worker.env }, { output, label: worker.name }),
+      )
+    : [startSourceProcess(ROOT, 'worker', env, { output })]
+  const started = await Promise.allSettled([startSourceProcess(ROOT, 'sink', env, { output }), ...workers])
   const processes: ManagedProcess[] = []
   for (const result of started) if (result.status === 'fulfilled') processes.push(result.value)
   const failed = started.find((result) => result.status === 'rejected')

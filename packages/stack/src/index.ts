@@ -1,4 +1,11 @@
-export { launchPlatform, type Mode, preparePlatform, stopAll, webProcessEnv } from './platform'
+export {
+  launchPlatform,
+  type Mode,
+  preparePlatform,
+  stopAll,
+  webProcessEnv,
+  workerLayout,
+} from './platform'
 export { type SourceProcessName, signalGroup, startSourceProcess } from './platform-process'
 export { answers, type ManagedProcess, runToEnd, startProcess, waitFor } from './processes'
 export { DEMO_TENANT_ID } from './seed'

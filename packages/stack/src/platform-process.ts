@@ -22,7 +22,13 @@ export async function startSourceProcess(
   root: string,
   name: SourceProcessName,
   env: NodeJS.ProcessEnv,
-  options: { output?: NodeJS.WritableStream; colorIndex?: number; timeoutMs?: number } = {},
+  options: {
+    output?: NodeJS.WritableStream
+    colorIndex?: number
+    timeoutMs?: number
+    /** The name its output is prefixed with, when not `name` (the split layout's `worker-tx`). */
+    label?: string
+  } = {},
 ): Promise<ManagedProcess> {
   const config = parseConfig(env)
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
@@ -33,7 +39,7 @@ export async function startSourceProcess(
     submission: config.SUBMISSION_HTTP_PORT,
   }[name]
   const managed = startProcess({
-    name,
+    name: options.label ?? name,
     command: join(root, 'node_modules', '.bin', 'tsx'),
     args: [ENTRIES[name]],
     cwd: root,

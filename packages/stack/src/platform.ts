@@ -269,7 +269,7 @@ function webCommand(root: string, mode: Mode): { command: string; args: string[]
  * `WORKER_TX_NICE`, -5: raised where allowed) with its metrics on the next port. Each runs relay,
  * sweeper, pacer (one leader) and schedulers too: all are safe to run in several processes.
  */
-function workerLayout(config: Config): Array<{
+export function workerLayout(config: Config): Array<{
   name: 'worker' | 'worker-tx'
   env: Record<string, string>
   metricsPort: number

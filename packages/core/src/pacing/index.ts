@@ -1,3 +1,4 @@
+export { PACER_CHANNEL } from './channel'
 export type * from './ports'
 export { inProviderBatches, type ReleasedForProvider } from './receiver-batches'
 export type * from './receiver-ports'

@@ -1,4 +1,5 @@
-import { setupTestEnvironment } from '@fairlane/testing'
+import { PACER_CHANNEL } from '@fairlane/core/pacing'
+import { eventually, setupTestEnvironment } from '@fairlane/testing'
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
@@ -85,5 +86,27 @@ describe('dispatchCampaignBatch', () => {
       select accepted from tenant_usage_days
       where tenant_id = ${tenantId} and lane = 'bulk' and day = (now() at time zone 'UTC')::date`)
     expect(usage?.accepted).toBe(3)
+  })
+
+  it('wakes the pacer’s leader at commit (NOTIFY on PACER_CHANNEL) when a batch creates pending mail, not when it creates none', async () => {
+    const wakes: string[] = []
+    const listener = await database.sql.listen(PACER_CHANNEL, (payload) => wakes.push(payload))
+    try {
+      const emptyId = await dueCampaign(await newList('Nobody'))
+      await dispatchCampaignBatch(database.db, { campaignId: emptyId, batchSize: 10 })
+      const listId = await newList('Two')
+      const added = await database.db
+        .insert(contacts)
+        .values([1, 2].map((n) => ({ tenantId, email: `wake${n}@example.com` })))
+        .returning({ id: contacts.id })
+      await database.db.insert(listMembers).values(added.map((c) => ({ tenantId, listId, contactId: c.id })))
+      await dispatchCampaignBatch(database.db, { campaignId: await dueCampaign(listId), batchSize: 10 })
+      // One notice for the batch of two (not one per row), none for the empty audience.
+      await eventually(() => wakes.length >= 1, { timeoutMs: 5_000, intervalMs: 20, what: 'the pacer wake' })
+      await database.sql`select 1`
+      expect(wakes).toEqual([''])
+    } finally {
+      await listener.unlisten()
+    }
   })
 })

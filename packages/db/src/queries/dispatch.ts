@@ -5,6 +5,7 @@ import {
   type DispatchTarget,
   resolveSender,
 } from '@fairlane/core'
+import { PACER_CHANNEL } from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { segmentFilterSql } from './segment-filter-sql'
@@ -194,7 +195,10 @@ export async function dispatchCampaignBatch(
         (select count(*) from ids)::int as scanned,
         (select id from ids order by id desc limit 1) as last_id,
         (select count(*) from inserted)::int as inserted,
-        (select count(*) from inserted where status = 'suppressed')::int as excluded`)
+        (select count(*) from inserted where status = 'suppressed')::int as excluded,
+        -- Delivered at commit: the pacer's leader releases the new rows now (PACER_CHANNEL).
+        (select count(*) from (
+          select pg_notify(${PACER_CHANNEL}, '') from inserted where status = 'pending' limit 1) n)::int as woke`)
     if (!result) throw new Error('dispatch batch returned no summary row')
     // The campaign's mail counts toward the tenant's usage as it becomes messages, in their transaction
     // (those left out for a suppression or an unsubscribe are never sent and do not count).
