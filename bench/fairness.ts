@@ -183,7 +183,7 @@ const platform = await startBenchPlatform(
 let candidates: PacerCandidates | undefined
 if (workers !== undefined && leadershipLog) {
   progress(
-    `starting ${workers - 2} more bulk worker(s): ${workers - 1} pacer candidates (worker-tx stands for none)`,
+    `starting ${workers - 2} more bulk worker(s): ${workers - 1} pacer candidates (worker-tx leads, the bulk workers stand by)`,
   )
   candidates = await startPacerCandidates(platform, leadershipLog, workers)
 }
