@@ -97,6 +97,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     await spreading
   }
   const pendingSince = await firstPendingByTenant(sql, smallIds)
+  const releasedSince = await firstReleaseByTenant(sql, smallIds)
   const allPendingAtMs = Math.max(...pendingSince.values())
   const jainFrom = Math.max(allPendingAtMs, Date.now())
   progress(`tenants: every small tenant has pending mail; measuring shares for ${input.jainSeconds} s`)
@@ -114,6 +115,8 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     pacerTick: tickSummary(ticks),
     dueSpreadSeconds: input.dueSpreadSeconds,
     ...firstSendFigures(firstSend, schedule, pendingSince, smallIds, input.tenants),
+    smallFirstReleaseAfterPendingMs: spanSummary(pendingSince, releasedSince),
+    smallFirstSendAfterReleaseMs: spanSummary(releasedSince, firstSend),
     dispatchDoneAfterDueMs: round(allPendingAtMs - dueAtMs),
     smallTenantsJain: jainOverWindow(deliveries, input.tenants, jainFrom, input.jainSeconds),
     smallTenantsJainOverRounds: jainOverRounds(deliveries, input.tenants),
@@ -223,6 +226,38 @@ async function firstPendingByTenant(sql: Sql, smallIds: string[]): Promise<Map<n
     if (index !== undefined) since.set(index, row.at.getTime())
   }
   return since
+}
+
+/** Each small tenant's first release (its first `queued` event: the pacer's claim), by bench index. */
+async function firstReleaseByTenant(sql: Sql, smallIds: string[]): Promise<Map<number, number>> {
+  const rows = await sql<{ tenant_id: string; at: Date }[]>`
+    select tenant_id, min(at) as at from message_events
+    where tenant_id in (select id from tenants where name like 'mt-s-%') and type = 'queued'
+    group by tenant_id`
+  const indexOf = new Map<string, number>()
+  smallIds.forEach((id, index) => {
+    indexOf.set(id, index)
+  })
+  const since = new Map<number, number>()
+  for (const row of rows) {
+    const index = indexOf.get(row.tenant_id)
+    if (index !== undefined) since.set(index, row.at.getTime())
+  }
+  return since
+}
+
+/** p50 / p99 / max of `to − from` over the tenants both know (ms): where a first send's time went. */
+function spanSummary(from: Map<number, number>, to: Map<number, number>) {
+  const spans = [...to].flatMap(([index, at]) => {
+    const start = from.get(index)
+    return start === undefined ? [] : [at - start]
+  })
+  if (spans.length === 0) return null
+  return {
+    p50: round(percentile(spans, 50)),
+    p99: round(percentile(spans, 99)),
+    max: round(Math.max(...spans)),
+  }
 }
 
 function firstSendFigures(
