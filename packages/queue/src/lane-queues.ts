@@ -71,9 +71,15 @@ export async function oldestWaitingTimestamp(
   queues: Pick<LaneQueues, 'shardsOf'>,
   lane: Lane,
 ): Promise<number | undefined> {
-  // Ascending: each wait list's tail, the job that has waited longest there.
+  // Ascending: each wait list's tail, the job that has waited longest there, and the head of each
+  // prioritized set (the bulk lane's old flows, `OLD_FLOWS_PRIORITY`: one priority, so its oldest).
   const tails = await Promise.all(
-    queues.shardsOf(lane).map((queue) => queue.getJobs(['waiting'], 0, 0, true)),
+    queues
+      .shardsOf(lane)
+      .flatMap((queue) => [
+        queue.getJobs(['waiting'], 0, 0, true),
+        queue.getJobs(['prioritized'], 0, 0, true),
+      ]),
   )
   const timestamps = tails.flatMap((jobs) => (jobs[0] ? [jobs[0].timestamp] : []))
   return timestamps.length === 0 ? undefined : Math.min(...timestamps)

@@ -161,7 +161,7 @@ describe('pacer with a queue Redis that stops answering', () => {
     redis.resume()
     await expect(tick(queues.lanes)).resolves.toBe('released')
     expect(await statusCount(tenantId, 'queued')).toBe(5)
-    const jobs = await bulkQueue().getJobs(['waiting'])
+    const jobs = await bulkQueue().getJobs(['waiting', 'prioritized'])
     expect(jobs.filter((job) => job.data.tenantId === tenantId)).toHaveLength(5)
   })
 })
