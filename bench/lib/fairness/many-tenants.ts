@@ -216,6 +216,11 @@ async function firstPendingByTenant(sql: Sql, smallIds: string[]): Promise<Map<n
     select tenant_id, min(created_at) as at from messages
     where tenant_id in (select id from tenants where name like 'mt-s-%') and lane = 'bulk'
     group by tenant_id`
+  return byBenchIndex(rows, smallIds)
+}
+
+/** Per-tenant times keyed by the small tenant's bench index (its position in `smallIds`). */
+function byBenchIndex(rows: ReadonlyArray<{ tenant_id: string; at: Date }>, smallIds: string[]) {
   const indexOf = new Map<string, number>()
   smallIds.forEach((id, index) => {
     indexOf.set(id, index)
@@ -234,29 +239,25 @@ async function firstReleaseByTenant(sql: Sql, smallIds: string[]): Promise<Map<n
     select tenant_id, min(at) as at from message_events
     where tenant_id in (select id from tenants where name like 'mt-s-%') and type = 'queued'
     group by tenant_id`
-  const indexOf = new Map<string, number>()
-  smallIds.forEach((id, index) => {
-    indexOf.set(id, index)
-  })
-  const since = new Map<number, number>()
-  for (const row of rows) {
-    const index = indexOf.get(row.tenant_id)
-    if (index !== undefined) since.set(index, row.at.getTime())
-  }
-  return since
+  return byBenchIndex(rows, smallIds)
 }
 
 /** p50 / p99 / max of `to − from` over the tenants both know (ms): where a first send's time went. */
 function spanSummary(from: Map<number, number>, to: Map<number, number>) {
-  const spans = [...to].flatMap(([index, at]) => {
-    const start = from.get(index)
-    return start === undefined ? [] : [at - start]
-  })
-  if (spans.length === 0) return null
+  return summary(
+    [...to].flatMap(([index, at]) => {
+      const start = from.get(index)
+      return start === undefined ? [] : [at - start]
+    }),
+  )
+}
+
+function summary(values: number[]) {
+  if (values.length === 0) return null
   return {
-    p50: round(percentile(spans, 50)),
-    p99: round(percentile(spans, 99)),
-    max: round(Math.max(...spans)),
+    p50: round(percentile(values, 50)),
+    p99: round(percentile(values, 99)),
+    max: round(Math.max(...values)),
   }
 }
 
@@ -268,24 +269,12 @@ function firstSendFigures(
   tenants: number,
 ) {
   const afterDue = [...firstSend].map(([index, at]) => at - dueAtOf(schedule, index))
-  const afterPending = [...firstSend].flatMap(([index, at]) => {
-    const since = pendingSince.get(index)
-    return since === undefined ? [] : [at - since]
-  })
-  const summary = (values: number[]) =>
-    values.length === 0
-      ? null
-      : {
-          p50: round(percentile(values, 50)),
-          p99: round(percentile(values, 99)),
-          max: round(Math.max(...values)),
-        }
   return {
     smallTenantsWithFirstSend: firstSend.size,
     smallTenantsMissing: tenants - firstSend.size,
     smallFirstSendAfterDueMs: summary(afterDue),
     smallFirstSendOver1sAfterDue: afterDue.filter((ms) => ms > 1_000).length,
-    smallFirstSendAfterPendingMs: summary(afterPending),
+    smallFirstSendAfterPendingMs: spanSummary(pendingSince, firstSend),
     seededSmallTenants: smallIds.filter(Boolean).length,
   }
 }
