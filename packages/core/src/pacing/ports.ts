@@ -55,8 +55,8 @@ export interface BulkLane {
   enqueue(released: readonly ReleasedMessage[]): Promise<void>
   /**
    * One job per batch: a batch of one is the message's own send job (as `enqueue`), a longer one a
-   * batch job whose id is fixed by its first message and generation. Batches marked `fresh` go to the
-   * head of the lane, in this order among themselves; the others to its tail, in this order.
+   * batch job whose id is fixed by its first message and generation. Batches marked `fresh` are taken
+   * before the others, first in first out within each (in this order when added together).
    */
   enqueueBatches(batches: readonly ReleasedBatch[]): Promise<void>
 }
@@ -66,9 +66,9 @@ export interface ReleasedBatch {
   tenantId: string
   messages: ReleasedMessage[]
   /**
-   * A new flow's first turn (fq_codel's new-flows rule): its job goes to the head of the lane, taken
-   * before the jobs already waiting there for the old flows, so a tenant that just became active
-   * waits for a free worker, not for the lane's whole depth. Absent: the tail, first in first out.
+   * A new flow's first turn (fq_codel's new-flows rule): its job is taken before the jobs already
+   * waiting for the old flows (after earlier new flows'), so a tenant that just became active waits
+   * for a free worker, not for the lane's whole depth. Absent: an old flow's, first in first out.
    */
   fresh?: true
 }

@@ -1,7 +1,7 @@
 import { LANES, trackingKey, unsubscribeKey } from '@fairlane/core'
 import { ownLanePlan } from '@fairlane/core/accept'
 import { PACER_CHANNEL } from '@fairlane/core/pacing'
-import { createDatabase, type DatabaseHandle } from '@fairlane/db'
+import { createDatabase } from '@fairlane/db'
 import { addDeferralCounts } from '@fairlane/db/queries/deferral-counts'
 import { findTenantPlan } from '@fairlane/db/queries/pacer'
 import { findTenantAdmissionPlan } from '@fairlane/db/queries/usage'
@@ -13,7 +13,6 @@ import {
 } from '@fairlane/fairness'
 import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { closeQueues, createProducerConnection, createQueues } from '@fairlane/queue'
-import type { Logger } from 'pino'
 import { createCampaignRenderer } from './campaigns/campaign-renderer'
 import {
   DEFAULT_TRANSACTIONAL_LANES,
@@ -30,6 +29,7 @@ import { createReceiverPacing } from './fairness/receiver-pacing'
 import { createRefusalTracker } from './fairness/tenant-gate'
 import { sendDeadlineMs } from './lanes/smtp-mailer'
 import { startLanes } from './lanes/start-lanes'
+import { listenOrPoll } from './listen-or-poll'
 import type { DepthSource } from './metrics'
 import { createDepthSource } from './metrics-sources'
 import { PACER_STANDBY_MS, processRoles, RELAY_BACKSTOP_AFTER_MS } from './process-roles'
@@ -239,7 +239,15 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     ...tuning.pacer,
     ...(roles.pacer === 'standby' ? { lease: { standbyMs: PACER_STANDBY_MS } } : {}),
   })
-  const pacerListener = await listenForPacerWakes(listen.sql, () => signals.pacerWake.emit(), logger)
+  // A dispatch in any process wakes the leader, wherever it runs (`PACER_CHANNEL`, NOTIFY at the
+  // dispatch's commit): in the split layout the dispatcher may run in the bulk process.
+  const pacerListener = await listenOrPoll(listen.sql, {
+    channel: PACER_CHANNEL,
+    wake: () => signals.pacerWake.emit(),
+    logger,
+    who: 'pacer',
+    fallback: 'it ticks at its interval',
+  })
   const system = await startSystem(options, { queues, redis: producer, signals, tuning })
   const plans = createPlanCache({
     load: (tenantId) => findTenantPlan(database.db, tenantId),
@@ -316,26 +324,5 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
       { name: 'redis', run: async () => void (await producer.quit()) },
       { name: 'database', run: async () => void (await Promise.all([listen.close(), database.close()])) },
     ],
-  }
-}
-
-/**
- * A dispatch in any process wakes the pacer's leader, wherever it runs (`PACER_CHANNEL`, NOTIFY at
- * the dispatch's commit): in the split layout the dispatcher may run in the bulk process while
- * worker-tx leads. Without LISTEN the leader still ticks at its interval.
- */
-async function listenForPacerWakes(
-  sql: DatabaseHandle['sql'],
-  wake: () => void,
-  logger: Logger,
-): Promise<{ unlisten(): Promise<void> } | undefined> {
-  try {
-    return await sql.listen(PACER_CHANNEL, wake)
-  } catch (error) {
-    logger.warn(
-      { err: (error as Error).message, channel: PACER_CHANNEL },
-      'pacer could not LISTEN for dispatches; it ticks at its interval',
-    )
-    return undefined
   }
 }

@@ -1,6 +1,7 @@
 import { OUTBOX_CHANNEL } from '@fairlane/core'
 import { oldestWaitingOutboxMs } from '@fairlane/db/queries/outbox'
 import type { Sql } from 'postgres'
+import { listenOrPoll } from '../listen-or-poll'
 import type { DeliverySignals } from '../signals'
 import { createWakeSignal } from '../wake-signal'
 import { type BatchResult, nextParkedTurnInMs, type PublishDeps, publishOutboxBatch } from './publish-batch'
@@ -47,7 +48,15 @@ export function startRelay(options: RelayOptions): Relay {
   const wakeSignal = createWakeSignal()
   let stopped = false
   const backstop = options.backstopAfterMs !== undefined
-  const listening = backstop ? Promise.resolve(undefined) : listen(options, wakeSignal.wake)
+  const listening = backstop
+    ? Promise.resolve(undefined)
+    : listenOrPoll(options.listenSql, {
+        channel: OUTBOX_CHANNEL,
+        wake: wakeSignal.wake,
+        logger: options.logger,
+        who: 'relay',
+        fallback: 'relying on its poll',
+      })
   const unsubscribe = options.signals?.slotFreed.subscribe((parkKey) => {
     if (options.fairness?.parking.unblock(parkKey)) wakeSignal.wake()
   })
@@ -130,22 +139,6 @@ async function passSafely(options: RelayOptions, failures: number): Promise<Batc
     options.logger.warn(
       { err: (error as Error).message, failures: failures + 1 },
       'relay pass failed; rows stay unpublished and will be retried',
-    )
-    return undefined
-  }
-}
-
-async function listen(options: RelayOptions, wake: () => void) {
-  if (!options.listenSql) return undefined
-  try {
-    return await options.listenSql.listen(OUTBOX_CHANNEL, wake, () => {
-      options.logger.debug({ channel: OUTBOX_CHANNEL }, 'relay listening')
-      wake()
-    })
-  } catch (error) {
-    options.logger.warn(
-      { err: (error as Error).message, channel: OUTBOX_CHANNEL },
-      'relay could not LISTEN; relying on its poll',
     )
     return undefined
   }

@@ -12,6 +12,7 @@ import { webhookJob } from '@fairlane/queue'
 import type { Queue } from 'bullmq'
 import type { Logger } from 'pino'
 import type { Sql } from 'postgres'
+import { listenOrPoll } from '../listen-or-poll'
 import type { WorkerMetrics } from '../metrics'
 import { createWakeSignal } from '../wake-signal'
 
@@ -61,7 +62,13 @@ export function startWebhookRelay(options: WebhookRelayOptions): WebhookRelay {
   const blocked = new Map<string, number>()
   let after: string | undefined
   let stopped = false
-  const listening = listen(options, wakeSignal.wake)
+  const listening = listenOrPoll(options.listenSql, {
+    channel: WEBHOOK_CHANNEL,
+    wake: wakeSignal.wake,
+    logger: options.logger,
+    who: 'webhook relay',
+    fallback: 'relying on its poll',
+  })
 
   async function pass(): Promise<number> {
     const ready = await findReadyWebhookEndpoints(options.db)
@@ -188,19 +195,6 @@ function pauseMs(pollMs: number, blocked: Map<string, number>): number {
     else pause = Math.min(pause, Math.max(1, until - now))
   }
   return pause
-}
-
-async function listen(options: WebhookRelayOptions, wake: () => void) {
-  if (!options.listenSql) return undefined
-  try {
-    return await options.listenSql.listen(WEBHOOK_CHANNEL, wake, wake)
-  } catch (error) {
-    options.logger.warn(
-      { err: (error as Error).message },
-      'webhook relay could not LISTEN; relying on its poll',
-    )
-    return undefined
-  }
 }
 
 function backoffMs(failures: number, maxMs: number): number {
