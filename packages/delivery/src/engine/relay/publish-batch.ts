@@ -123,13 +123,15 @@ export async function publishOutboxBatch(deps: PublishDeps): Promise<BatchResult
         : { publish: plan.parsed.map((entry) => ({ entry, delayMs: 0 })), park: [], stillParked: 0 }
       const jobs = laneJobs(decided.publish, deps.txBatchSize ?? 1)
       const published = decided.publish.map(({ entry }) => ({ ...messageRow(entry), lane: entry.lane }))
+      // Each message's `queued` event is written with its row's mark, in this transaction, before the
+      // add: a worker may take the job at once, and its events must not be dated before `queued`
+      // (a failed add rolls the marks and events back with the transaction).
+      await markOutboxPublished(tx, published)
       await addJobs(deps, jobs)
       await deps.hooks?.afterAddBulk?.(
         published.length,
         [...jobs.values()].flatMap((laneJobs) => laneJobs.map((job) => job.opts.jobId)),
       )
-      // Each message's `queued` event is written with its row's mark, in this transaction.
-      await markOutboxPublished(tx, published)
       await parkOutboxRows(tx, decided.park)
       if (decided.park.length > 0) deps.metrics?.outboxParked.inc(decided.park.length)
       logPublished(deps.logger, jobs)
