@@ -144,6 +144,7 @@ export interface ActiveFlowPlanner {
   recentlyReleased(nowMs: number, withinMs: number): string[]
   /** Jobs each tenant's bucket refused since the last call: spent from its allowance. */
   refuse(refused: ReadonlyMap<string, number>, nowMs: number): void
-  plan(input: { capacity: number; nowMs: number }): ActiveReleasePlan
+  /** `newFlowsOnly`: only tenants that just joined get turns (the lane is at its depth target). */
+  plan(input: { capacity: number; nowMs: number; newFlowsOnly?: boolean }): ActiveReleasePlan
   settle(input: { tenantId: string; planned: number; released: number }): void
 }

@@ -66,10 +66,14 @@ function memoryStore(pending: Record<string, number>) {
   return { store, reads, leaves, add, isActive: (tenantId: string) => active.has(tenantId) }
 }
 
-/** Round robin over the tenants in the order they joined, counting visits. */
+/**
+ * Round robin over the tenants in the order they joined, counting visits; `newFlowsOnly` plans only
+ * the tenants not planned yet.
+ */
 function roundRobin(): ActiveFlowPlanner & { joined: string[] } {
   const seqs = new Map<string, number>()
   const joined: string[] = []
+  const unplanned = new Set<string>()
   return {
     joined,
     get size() {
@@ -77,7 +81,10 @@ function roundRobin(): ActiveFlowPlanner & { joined: string[] } {
     },
     activate(tenants) {
       for (const tenant of tenants) {
-        if (!seqs.has(tenant.tenantId)) joined.push(tenant.tenantId)
+        if (!seqs.has(tenant.tenantId)) {
+          joined.push(tenant.tenantId)
+          unplanned.add(tenant.tenantId)
+        }
         seqs.set(tenant.tenantId, tenant.seq)
       }
     },
@@ -91,16 +98,18 @@ function roundRobin(): ActiveFlowPlanner & { joined: string[] } {
     seqOf: (tenantId) => seqs.get(tenantId),
     recentlyReleased: () => [],
     refuse() {},
-    plan({ capacity }) {
+    plan({ capacity, newFlowsOnly }) {
       const order: string[] = []
       const counts = new Map<string, number>()
-      const ids = [...seqs.keys()]
-      for (let slot = 0; slot < capacity && ids.length > 0; slot++) {
+      const ids = newFlowsOnly ? [...unplanned] : [...seqs.keys()]
+      const slots = newFlowsOnly ? Math.min(capacity, ids.length) : capacity
+      for (let slot = 0; slot < slots && ids.length > 0; slot++) {
         const tenantId = ids[slot % ids.length] as string
         order.push(tenantId)
         counts.set(tenantId, (counts.get(tenantId) ?? 0) + 1)
+        unplanned.delete(tenantId)
       }
-      return { order, counts, visited: Math.min(capacity, ids.length) }
+      return { order, counts, visited: Math.min(slots, ids.length) }
     },
     settle() {},
   }
@@ -216,11 +225,38 @@ describe('releaseActiveBulk', () => {
     expect(planner.size).toBe(1)
   })
 
-  it('reads nothing while the lane is full', async () => {
+  it('reads nothing while the lane is full beyond the room it keeps for new flows', async () => {
     const { store, reads } = memoryStore({ a: 100 })
-    const outcome = await releaseActiveBulk(deps({ store, lane: memoryLane(10).lane, highWater: 10 }))
+    const outcome = await releaseActiveBulk(
+      deps({ store, lane: memoryLane(12).lane, highWater: 10, newFlowRoom: 2 }),
+    )
     expect(outcome).toEqual({ kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 })
     expect(reads).toEqual([])
+  })
+
+  it("gives a tenant that just joined its first turn while the lane is at its target, and nobody else's", async () => {
+    const { store, add } = memoryStore({ old: 100 })
+    const planner = roundRobin()
+    const sync = createActiveSetSync()
+    await releaseActiveBulk(deps({ store, lane: memoryLane(0).lane, planner, sync, highWater: 10 }))
+    add('new', 5)
+    const { lane, added } = memoryLane(10)
+    const outcome = await releaseActiveBulk(
+      deps({ store, lane, planner, sync, highWater: 10, newFlowRoom: 4 }),
+    )
+    expect(added.map((row) => row.tenantId)).toEqual(['new'])
+    expect(outcome).toMatchObject({ kind: 'released', released: 1 })
+    // Its next turn waits for room like the old flow's.
+    const again = await releaseActiveBulk(
+      deps({ store, lane: memoryLane(11).lane, planner, sync, highWater: 10, newFlowRoom: 4 }),
+    )
+    expect(again).toMatchObject({ kind: 'full', released: 0 })
+    // Without room for new flows, a newcomer waits too.
+    add('later', 5)
+    const none = await releaseActiveBulk(
+      deps({ store, lane: memoryLane(10).lane, planner, sync, highWater: 10, newFlowRoom: 0 }),
+    )
+    expect(none).toMatchObject({ kind: 'full', released: 0 })
   })
 
   it('is idle with an empty set', async () => {

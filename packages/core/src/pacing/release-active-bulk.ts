@@ -1,4 +1,4 @@
-import { enqueueOrGiveBack, fillTarget, freeCapacity, inPlanBatches, slotBatchSize } from './lane-release'
+import { enqueueOrGiveBack, fillTarget, inPlanBatches, slotBatchSize } from './lane-release'
 import type {
   ActiveBulkStore,
   ActiveFlowPlanner,
@@ -46,6 +46,13 @@ export interface ReleaseActiveBulkDeps {
    * no slot waits while another holds a second batch (`slotBatchSize`).
    */
   workerSlots?: number
+  /**
+   * Messages beyond the depth target the lane may take for new flows' first turns (default
+   * `DEFAULT_NEW_FLOW_ROOM`): a tenant that just became active is released in the next tick even
+   * while the old flows keep the lane at its target, rather than a tick or more later, when a batch
+   * has finished. 0 makes new flows wait for room like everyone else.
+   */
+  newFlowRoom?: number
   /** How many jobs of each tenant its bucket refused since the last call; without it, none. */
   refusals?: (tenantIds: string[]) => Promise<Map<string, number>>
   /** Tenants released to within this are asked for refusals (about the horizon: jobs live that long). */
@@ -73,10 +80,13 @@ export interface ActiveReleaseOutcome {
 /** A second plan and claim in the same tick fill the slots the first left to tenants found empty. */
 const MAX_PASSES = 2
 
+/** Without `newFlowRoom`: first turns of newcomers a full lane may still take, in messages. */
+export const DEFAULT_NEW_FLOW_ROOM = 16
+
 /**
  * One tick of the bulk pacer over the active set: free slots = depth target − the lane's depth; the
  * set's changes since the last tick join the planner (new tenants get their first turn now, ahead of
- * the old ones); the plan visits tenants only until the slots are given out; the rows are claimed
+ * the old ones, and still do when the lane is at its target: up to `newFlowRoom` beyond it); the plan visits tenants only until the slots are given out; the rows are claimed
  * (committed), then their jobs added in the plan's order (`enqueueOrGiveBack`: no queue call inside
  * a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
  * planned may be empty: it leaves the set if it is (`leaveIfEmpty`), and the slots it left go to a
@@ -84,7 +94,13 @@ const MAX_PASSES = 2
  */
 export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<ActiveReleaseOutcome> {
   const nowMs = () => deps.clock.now().getTime()
-  let capacity = await freeCapacity(deps, nowMs())
+  const target = fillTarget(deps, nowMs())
+  const depth = await deps.lane.depth()
+  // At its target the lane still takes new flows' first turns, up to `newFlowRoom` beyond it.
+  const newFlowsOnly = depth >= target
+  let capacity = newFlowsOnly
+    ? Math.max(0, target + (deps.newFlowRoom ?? DEFAULT_NEW_FLOW_ROOM) - depth)
+    : target - depth
   if (capacity === 0) return { kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 }
   await syncActiveSet(deps, nowMs())
   if (deps.planner.size === 0) {
@@ -93,7 +109,7 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
   await applyRefusals(deps, nowMs())
   const batchSize = slotBatchSize({
     batchSize: deps.batchSize ?? 1,
-    fillTarget: fillTarget(deps, nowMs()),
+    fillTarget: target,
     ...(deps.workerSlots === undefined ? {} : { workerSlots: deps.workerSlots }),
   })
 
@@ -101,7 +117,7 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
   let visited = 0
   let left = 0
   for (let pass = 0; pass < MAX_PASSES && capacity > 0; pass++) {
-    const plan = deps.planner.plan({ capacity, nowMs: nowMs() })
+    const plan = deps.planner.plan({ capacity, nowMs: nowMs(), ...(newFlowsOnly ? { newFlowsOnly } : {}) })
     visited += plan.visited
     if (plan.order.length === 0) break
     const quotas = [...plan.counts].map(([tenantId, count]) => ({

@@ -147,6 +147,32 @@ describe('createActiveFlows: new flows first (fq_codel)', () => {
   })
 })
 
+describe('createActiveFlows: new flows only', () => {
+  it('serves only the tenants that just joined, and leaves the old list where it was', () => {
+    const flows = createActiveFlows(options)
+    flows.activate([tenant('old-a'), tenant('old-b')], 0)
+    flows.plan({ capacity: 2, nowMs: 0 })
+    expect(flows.plan({ capacity: 5, nowMs: 100, newFlowsOnly: true }).order).toEqual([])
+    flows.activate([tenant('new-1'), tenant('new-2', { weight: 2 })], 200)
+    const only = flows.plan({ capacity: 10, nowMs: 200, newFlowsOnly: true })
+    expect(only.order).toEqual(['new-1', 'new-2', 'new-2'])
+    expect(only.fresh).toEqual(
+      new Map([
+        ['new-1', 1],
+        ['new-2', 2],
+      ]),
+    )
+    // The old flows' turns come next, then the newcomers' second turns, behind them.
+    expect(flows.plan({ capacity: 5, nowMs: 300 }).order).toEqual([
+      'old-a',
+      'old-b',
+      'new-1',
+      'new-2',
+      'new-2',
+    ])
+  })
+})
+
 describe('createActiveFlows: a tick costs what it releases', () => {
   it('visits only as many tenants as it releases to, with 10,000 active', () => {
     const flows = createActiveFlows(options)

@@ -56,7 +56,11 @@ export interface ActiveFlows {
   seqOf(tenantId: string): number | undefined
   recentlyReleased(nowMs: number, withinMs: number): string[]
   refuse(refused: ReadonlyMap<string, number>, nowMs: number): void
-  plan(input: { capacity: number; nowMs: number }): ActiveFlowsPlan
+  /**
+   * `newFlowsOnly`: serve the new list alone (a tick whose lane is at its depth target still gives
+   * the tenants that just joined their first turn; the old flows wait for room).
+   */
+  plan(input: { capacity: number; nowMs: number; newFlowsOnly?: boolean }): ActiveFlowsPlan
   settle(input: { tenantId: string; planned: number; released: number }): void
 }
 
@@ -156,8 +160,8 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
   }
 
   /** The flow whose turn is next (new flows first), skipping those that left. */
-  function head(): { flow: Flow; list: Fifo<Flow> } | undefined {
-    for (const list of [fresh, old]) {
+  function head(newFlowsOnly: boolean): { flow: Flow; list: Fifo<Flow> } | undefined {
+    for (const list of newFlowsOnly ? [fresh] : [fresh, old]) {
       for (let flow = list.peek(); flow !== undefined; flow = list.peek()) {
         if (!flow.gone) return { flow, list }
         list.shift()
@@ -213,7 +217,7 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
       let visited = 0
       wake(input.nowMs)
       while (remaining > 0) {
-        const next = head()
+        const next = head(input.newFlowsOnly === true)
         if (!next) break
         const { flow, list } = next
         visited++

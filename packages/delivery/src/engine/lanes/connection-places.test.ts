@@ -21,7 +21,7 @@ describe('createConnectionPlaces', () => {
     await Promise.resolve()
     expect(order).toEqual(['a', 'b'])
     expect(places.held).toBe(2)
-    expect(places.waiting).toEqual({ ahead: 0, behind: 1 })
+    expect(places.waiting).toEqual({ ahead: 0, resumed: 0, behind: 1 })
     void waiting
   })
 
@@ -62,10 +62,65 @@ describe('createConnectionPlaces', () => {
     const patient = take('patient', false)
     controller.abort(new Error('deadline'))
     await expect(abandoned).rejects.toThrow('deadline')
-    expect(places.waiting).toEqual({ ahead: 0, behind: 1 })
+    expect(places.waiting).toEqual({ ahead: 0, resumed: 0, behind: 1 })
     holder()
     ;(await patient)()
     expect(order).toEqual(['holder', 'patient'])
+  })
+
+  it('hands a held place to a waiter ahead and resumes the yielder before the waiters behind', async () => {
+    const places = createConnectionPlaces(1)
+    const order: string[] = []
+    const take = taker(places, order)
+    const batch = await take('batch', false)
+    const later = take('later-batch', false)
+    const newcomer = take('newcomer', true)
+    await Promise.resolve()
+    const resumed = places.yieldToAhead(batch).then((giveBack) => {
+      order.push('batch-again')
+      return giveBack
+    })
+    ;(await newcomer)()
+    ;(await resumed)()
+    ;(await later)()
+    expect(order).toEqual(['batch', 'newcomer', 'batch-again', 'later-batch'])
+    expect(places.held).toBe(0)
+  })
+
+  it('keeps the place when nobody waits ahead (the waiters behind do not count)', async () => {
+    const places = createConnectionPlaces(1)
+    const held = await places.take({ ahead: false })
+    const behind = places.take({ ahead: false })
+    expect(await places.yieldToAhead(held)).toBe(held)
+    expect(places.held).toBe(1)
+    expect(places.waiting).toEqual({ ahead: 0, resumed: 0, behind: 1 })
+    held()
+    ;(await behind)()
+    expect(places.held).toBe(0)
+  })
+
+  it('skips a newcomer that left its line, and a yielder whose signal aborts loses its place to the next', async () => {
+    const places = createConnectionPlaces(1)
+    const order: string[] = []
+    const take = taker(places, order)
+    const left = new AbortController()
+    const batch = await take('batch', false)
+    const gone = take('gone', true, left.signal)
+    left.abort(new Error('gone'))
+    await expect(gone).rejects.toThrow('gone')
+    expect(await places.yieldToAhead(batch)).toBe(batch)
+
+    const newcomer = take('newcomer', true)
+    const impatient = new AbortController()
+    const yielded = places.yieldToAhead(batch, impatient.signal)
+    const behind = take('behind', false)
+    const holding = await newcomer
+    impatient.abort(new Error('deadline'))
+    await expect(yielded).rejects.toThrow('deadline')
+    holding()
+    ;(await behind)()
+    expect(order).toEqual(['batch', 'newcomer', 'behind'])
+    expect(places.held).toBe(0)
   })
 
   it('refuses a taker whose signal has already aborted, and a count that is not a whole number ≥ 1', async () => {

@@ -73,21 +73,56 @@ export function createSlotMailer(
     hold(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<HeldConnection> {
       // The wait for the place has the send deadline; each send then has a whole deadline of its own.
       const waited = AbortSignal.timeout(options.deadlineMs)
-      return place(waited, reserve, (giveBack) => heldConnection(route, giveBack))
+      const first = reserve?.ahead === true
+      return place(waited, reserve, (giveBack) => heldConnection(route, giveBack, first))
     },
   }
 
-  function heldConnection(route: ReceiverRoute | undefined, giveBack: () => void): HeldConnection {
-    let held = true
+  /**
+   * A place held for a batch. Before each send after its first, a batch of old flows gives its place
+   * to a new flow's first turn waiting for one (`yieldToAhead`) and waits for the next, within the
+   * send's deadline; a first turn's own batch never yields (it would only yield to another). A wait
+   * that runs out fails that send (transient); the next send waits for a place again.
+   */
+  function heldConnection(
+    route: ReceiverRoute | undefined,
+    placeGiveBack: () => void,
+    ahead: boolean,
+  ): HeldConnection {
+    let giveBack: (() => void) | null = placeGiveBack
+    let released = false
+    let sent = 0
+    async function placeFor(deadline: AbortSignal): Promise<() => void> {
+      const held = giveBack
+      giveBack = null
+      const next = held
+        ? sent > 0 && !ahead
+          ? places.yieldToAhead(held, deadline)
+          : Promise.resolve(held)
+        : places.take({ ahead, signal: deadline })
+      return next.catch(() => {
+        throw noPlaceError(options.deadlineMs)
+      })
+    }
     return {
       async send(mail) {
-        if (!held) throw new Error('this SMTP connection was already given back')
-        return send(mail, route, AbortSignal.timeout(options.deadlineMs))
+        if (released) throw new Error('this SMTP connection was already given back')
+        const deadline = AbortSignal.timeout(options.deadlineMs)
+        const held = await placeFor(deadline)
+        if (released) {
+          // Released while it waited: the place goes straight back.
+          held()
+          throw new Error('this SMTP connection was already given back')
+        }
+        giveBack = held
+        sent += 1
+        return send(mail, route, deadline)
       },
       release() {
-        if (!held) return
-        held = false
-        giveBack()
+        released = true
+        const held = giveBack
+        giveBack = null
+        held?.()
       },
     }
   }
@@ -99,13 +134,17 @@ export function createSlotMailer(
     make: (giveBack: () => void) => T,
   ): Promise<T> {
     const giveBack = await places.take({ ahead: reserve?.ahead === true, signal: deadline }).catch(() => {
-      throw new TransientSendError({
-        message: `no SMTP connection came free within the send deadline (${options.deadlineMs} ms)`,
-        suppressRecipient: false,
-      })
+      throw noPlaceError(options.deadlineMs)
     })
     return make(giveBack)
   }
+}
+
+function noPlaceError(deadlineMs: number): TransientSendError {
+  return new TransientSendError({
+    message: `no SMTP connection came free within the send deadline (${deadlineMs} ms)`,
+    suppressRecipient: false,
+  })
 }
 
 /** One of the limiter's places, held: `send` gives it back once the server answered, `release` unused. */
