@@ -640,6 +640,7 @@ async function scaleMode(): Promise<Record<string, unknown>> {
 
 try {
   if (args.tenants !== undefined) {
+    const pinger = redis.client()
     console.log(
       JSON.stringify(
         await manyTenantsMode({
@@ -648,6 +649,8 @@ try {
           // worker (bulk) and worker-tx: either may hold the pacer's lease.
           metricsUrls: workerMetricsUrls(),
           commandCalls: redis.commandCalls,
+          redisPing: () => pinger.ping(),
+          databaseUrl: platform.databaseUrl,
           tenants: Number(args.tenants),
           smallRecipients: Number(args['small-recipients']),
           bigRecipients: sizes.big,
@@ -656,7 +659,7 @@ try {
           seedPending: args['seed-pending'],
           dueSpreadSeconds: DUE_SPREAD_SECONDS,
           progress,
-        }),
+        }).finally(() => pinger.disconnect()),
       ),
     )
   } else if (sizes.big >= 200_000) {

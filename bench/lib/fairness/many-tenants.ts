@@ -1,5 +1,5 @@
 import { jainIndex } from '@fairlane/fairness'
-import type { Sql } from 'postgres'
+import postgres, { type Sql } from 'postgres'
 import { percentile, round } from '../stats'
 import { type DueSchedule, dispatchPending, dispatchPendingSpread, dueAtOf, scheduleDue } from './due-spread'
 import { type Delivery, readSink } from './measure'
@@ -30,6 +30,13 @@ export interface ManyTenantsInput {
   /** The workers' metrics pages (`worker`, `worker-tx`): whichever leads the pacer has the ticks. */
   metricsUrls: string[]
   commandCalls: () => Promise<number>
+  /**
+   * A round trip to Redis (a PING on a connection of its own): with a one-row commit on a PostgreSQL
+   * connection of its own (`probeFloor`), the floor a tick stands on while the run loads the machine.
+   */
+  redisPing: () => Promise<unknown>
+  /** PostgreSQL for the floor probe: one connection of its own, not the seeding pool's. */
+  databaseUrl: string
   tenants: number
   smallRecipients: number
   bigRecipients: number
@@ -80,6 +87,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
       ? dispatchPendingSpread(sql, schedule, { sliceMs: 100, stopped: () => spreadStopped })
       : Promise.resolve()
   const dueAtMs = schedule.startMs
+  const floor = probeFloor(input)
 
   const firstSend = new Map<number, number>()
   const deadline = dueAtMs + (input.dueSpreadSeconds + input.firstSendTimeoutSeconds) * 1000
@@ -95,7 +103,9 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
   } finally {
     spreadStopped = true
     await spreading
+    floor.stop()
   }
+  const floorFigures = await floor.figures
   const pendingSince = await firstPendingByTenant(sql, smallIds)
   const releasedSince = await firstReleaseByTenant(sql, smallIds)
   const allPendingAtMs = Math.max(...pendingSince.values())
@@ -121,6 +131,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     smallRecipients: input.smallRecipients,
     bigRecipients: input.bigRecipients,
     pacerTick,
+    floor: floorFigures,
     dueSpreadSeconds: input.dueSpreadSeconds,
     ...firstSends,
     smallFirstReleaseAfterPendingMs: spanSummary(pendingSince, releasedSince),
@@ -360,4 +371,51 @@ export function tickSummary(buckets: Histogram) {
     return null
   }
   return { ticks: total, p50AtMostMs: quantile(0.5), p99AtMostMs: quantile(0.99) }
+}
+
+/**
+ * The floor under a tick, measured beside it for the whole spread: every 50 ms, on connections of
+ * its own, one autocommitted one-row insert into PostgreSQL (a tick commits its claim: at least
+ * this) and one Redis PING (a tick reads the lane's depth and adds jobs: at least two of these).
+ * A tick's p99 cannot be below the commit's and two PINGs' p99 while the machine carries the run,
+ * and a first send cannot be quicker than the longest commit stall.
+ */
+function probeFloor(input: Pick<ManyTenantsInput, 'databaseUrl' | 'redisPing'>): {
+  stop(): void
+  figures: Promise<Record<string, unknown>>
+} {
+  let stopped = false
+  const figures = (async () => {
+    const probe = postgres(input.databaseUrl, { max: 1, onnotice: () => {} })
+    const commits: number[] = []
+    const pings: number[] = []
+    try {
+      await probe`CREATE TABLE IF NOT EXISTS bench_commit_probe (id bigserial PRIMARY KEY, at timestamptz NOT NULL DEFAULT now())`
+      while (!stopped) {
+        const startedAtMs = performance.now()
+        await probe`INSERT INTO bench_commit_probe DEFAULT VALUES`
+        const committedAtMs = performance.now()
+        await input.redisPing()
+        pings.push(performance.now() - committedAtMs)
+        commits.push(committedAtMs - startedAtMs)
+        await sleep(50)
+      }
+    } finally {
+      await probe.end()
+    }
+    const summary = (samples: number[]) => ({
+      samples: samples.length,
+      p50Ms: round(percentile(samples, 50)),
+      p99Ms: round(percentile(samples, 99)),
+      maxMs: round(Math.max(...samples)),
+      over1sCount: samples.filter((ms) => ms > 1000).length,
+    })
+    return { postgresCommit: summary(commits), redisPing: summary(pings) }
+  })()
+  return {
+    stop() {
+      stopped = true
+    },
+    figures,
+  }
 }
