@@ -97,6 +97,8 @@ export function createConnectionPlaces(count: number): ConnectionPlaces {
       }
       signal?.addEventListener('abort', onAbort, { once: true })
       line.push(waiter)
+      // A free place (only waiters that left stood in front) goes to the first live waiter now.
+      handOn()
     })
   }
 
