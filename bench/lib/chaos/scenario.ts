@@ -211,7 +211,7 @@ const DEFINITIONS = {
   lost: 'total − delivered',
   duplicates: 'receipts beyond the first for each Message-ID',
   reruns:
-    'messages the SIGKILL caught in flight (status sending right after it) that were attempted again afterwards (attempts grew): bounded by the lanes’ concurrency',
+    'messages the SIGKILL caught in flight (status sending right after it) that were attempted again afterwards (attempts grew): bounded by what the lanes’ slots hold (`maxInFlight`: a bulk slot holds a whole batch’s claims)',
   sendingAtKill: 'rows in status sending right after the SIGKILL (the killed worker’s claims)',
   retriedAfter451: 'messages attempted more than once whose last error is the sink’s 451',
   retriedOtherwise: 'messages attempted more than once for any other reason (the kill, SMTP timeouts)',
@@ -260,7 +260,11 @@ async function summarize(
     statuses,
     stuckSending: statuses.sending ?? 0,
     sendingAtKill: timeline.inFlightAtKill?.size ?? null,
-    maxInFlight: config.BULK_CONCURRENCY + config.DEFAULT_CONCURRENCY + config.CRITICAL_CONCURRENCY,
+    // A bulk worker slot holds a batch's claims, a default one a transactional batch's (TX_BATCH_SIZE).
+    maxInFlight:
+      config.BULK_CONCURRENCY * config.BULK_BATCH_SIZE +
+      config.DEFAULT_CONCURRENCY * config.TX_BATCH_SIZE +
+      config.CRITICAL_CONCURRENCY,
     retriedAfter451: rows.filter((row) => row.attempts > 1 && faulted(row)).length,
     retriedOtherwise: rows.filter((row) => row.attempts > 1 && !faulted(row)).length,
     duplicatesAcrossKill: acrossKill(ours, counted.repeatedIds, timeline.killedAt),
