@@ -30,6 +30,7 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq'
 import type { Logger } from 'pino'
 import type { TenantGate } from '../fairness/tenant-gate'
 import type { WorkerMetrics } from '../metrics'
+import type { FirstTurns } from './first-turns'
 import { redactAddresses } from './redact'
 
 /** How long a job that must only record an accepted send waits between tries (PostgreSQL away). */
@@ -37,6 +38,8 @@ export const RECORD_RETRY_MS = 5_000
 
 export interface SendProcessorDeps {
   lane: Lane
+  /** The bulk lane's: a job marked `fresh` (a new flow's first turn) is in progress while it runs. */
+  firstTurns?: Pick<FirstTurns, 'enter'>
   /**
    * `log` is the job's child logger (tenantId, messageId, lane, jobId): the use case logs through it.
    * `gate` takes the tenant's token for this job; the use case asks it once an SMTP connection is held.
@@ -103,7 +106,16 @@ export interface BatchDeadLetter {
  */
 export function createSendProcessor(deps: SendProcessorDeps) {
   return async (job: Job, token?: string): Promise<SendJobResult> => {
-    if (job.name === SEND_BATCH_JOB_NAME) return processBatch(job, token)
+    // A new flow's first turn: the old flows' sends in this process hold back until it ends.
+    const leave = (job.data as { fresh?: unknown }).fresh === true ? deps.firstTurns?.enter() : undefined
+    try {
+      return await (job.name === SEND_BATCH_JOB_NAME ? processBatch(job, token) : processOne(job, token))
+    } finally {
+      leave?.()
+    }
+  }
+
+  async function processOne(job: Job, token?: string): Promise<SendJobResult> {
     const parsed = sendJobPayload.safeParse(job.data)
     if (!parsed.success) {
       throw new UnrecoverableError(`malformed send payload: ${parsed.error.issues[0]?.message ?? 'invalid'}`)

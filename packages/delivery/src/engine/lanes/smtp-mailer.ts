@@ -18,6 +18,7 @@ import {
 } from '@fairlane/mail'
 import { TransientSendError, toSendError } from '@fairlane/mail/smtp-errors'
 import { createConnectionPlaces } from './connection-places'
+import type { FirstTurns } from './first-turns'
 import { tidyReply } from './redact'
 
 type Transport = LaneTransports[Lane]
@@ -37,10 +38,7 @@ type SendMailOptions = Parameters<Transport['sendMail']>[0]
  * without a reply after the body had started to go out (the server may have the mail), or
  * `SigningFailedError` when mail to be DKIM-signed came out of the signer unsigned (nothing was sent).
  */
-export function createSmtpMailer(
-  transport: Transport,
-  options: { deadlineMs: number; connections: number },
-): Mailer {
+export function createSmtpMailer(transport: Transport, options: SlotMailerOptions): Mailer {
   // The signature check first: the hand-off hook must wrap the stream the socket reads.
   installDkimSignatureCheck(transport)
   installBodyHandoff(transport)
@@ -54,20 +52,28 @@ export type SlotSend = (
   deadline: AbortSignal,
 ) => Promise<HandOff>
 
+export interface SlotMailerOptions {
+  deadlineMs: number
+  connections: number
+  /**
+   * The bulk lane's first turns in progress in this process (`first-turns.ts`): an old flow's send
+   * holds back before its message while one is (a batch before each message after its first).
+   */
+  firstTurns?: FirstTurns
+}
+
 /**
  * The slots of a mailer: at most `connections` held at once, each with the send's overall deadline
  * counted from its reserve. Relay mode sends on the lane's pooled transport (above); MX mode on the
  * transport that connects to the recipients' own MX hosts (`mx-mailer.ts`).
  */
-export function createSlotMailer(
-  send: SlotSend,
-  options: { deadlineMs: number; connections: number },
-): Mailer {
+export function createSlotMailer(send: SlotSend, options: SlotMailerOptions): Mailer {
   const places = createConnectionPlaces(options.connections)
   return {
-    reserve(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<MailSlot> {
+    async reserve(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<MailSlot> {
       // Counted from the reserve: the wait for a connection is part of the send's deadline.
       const deadline = AbortSignal.timeout(options.deadlineMs)
+      if (reserve?.ahead !== true) await options.firstTurns?.pause()
       return place(deadline, reserve, (giveBack) => heldSlot((mail) => send(mail, route, deadline), giveBack))
     },
     hold(route?: ReceiverRoute, reserve?: ReserveOptions): Promise<HeldConnection> {
@@ -108,6 +114,7 @@ export function createSlotMailer(
       async send(mail) {
         if (released) throw new Error('this SMTP connection was already given back')
         const deadline = AbortSignal.timeout(options.deadlineMs)
+        if (sent > 0 && !ahead) await options.firstTurns?.pause()
         const held = await placeFor(deadline)
         if (released) {
           // Released while it waited: the place goes straight back.

@@ -21,6 +21,7 @@ import { createTenantGate, planSourceFor } from '../fairness/tenant-gate'
 import type { Receivers } from '../receivers/start-receivers'
 import type { DeliverySignals } from '../signals'
 import { createDeadLetters } from './dead-letters'
+import { createFirstTurns } from './first-turns'
 import { type LaneWorkers, startLaneWorkers } from './lane-workers'
 import { createSendProcessor } from './send-processor'
 import { createSmtpMailer } from './smtp-mailer'
@@ -65,8 +66,14 @@ export function startLanes(
   })
   // The gate is the job's own (its tenant's bucket, with its lane slot): the processor gives it per send.
   const { receivers } = resources
+  // The bulk lane's first turns in progress in this process: old flows' sends hold back meanwhile.
+  const firstTurns = createFirstTurns()
   const mailerFor = (lane: Lane) => {
-    const slots = { deadlineMs: resources.deadlineMs, connections: options.smtp.connections[lane] }
+    const slots = {
+      deadlineMs: resources.deadlineMs,
+      connections: options.smtp.connections[lane],
+      ...(lane === 'bulk' ? { firstTurns } : {}),
+    }
     return receivers ? receivers.mailer(slots) : createSmtpMailer(resources.transports[lane], slots)
   }
   const sendDepsFor = (lane: Lane): Omit<SendBatchDeps, 'gate'> => ({
@@ -140,6 +147,7 @@ export function startLanes(
         deadLetterMessage: (input) => deadLetters.onMessageFailed(input),
         record: (claim, log) => recordAcceptedSend(claim, { store: deps.store, logger: log }),
         gate,
+        ...(lane === 'bulk' ? { firstTurns } : {}),
         recordDeferral: (tenantId) => resources.deferrals.record(tenantId, lane),
         ...(lane === 'critical' && resources.governor ? { onSent: resources.governor.recordCritical } : {}),
         logger,

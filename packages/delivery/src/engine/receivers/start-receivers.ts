@@ -23,6 +23,7 @@ import { aimdRateController } from '@fairlane/delivery/shaping/rate-controller'
 import type { ReceiverCounters, TokenBuckets } from '@fairlane/fairness'
 import { createMxMailer } from '../lanes/mx-mailer'
 import { tidyReply } from '../lanes/redact'
+import type { SlotMailerOptions } from '../lanes/smtp-mailer'
 import { withReceiverCounts } from './receiver-counting'
 
 /** `DELIVERY_MODE=mx`: how mail reaches the recipients' own MX hosts, read from the configuration. */
@@ -77,7 +78,7 @@ export interface Receivers {
     provider: string,
     tenants: readonly { tenantId: string; weight: number }[],
   ): Promise<Map<string, number>>
-  mailer(options: { deadlineMs: number; connections: number }): Mailer
+  mailer(options: SlotMailerOptions): Mailer
   maxAgeMs: number
   /** Drops the pacer's cached provider states: the gate just wrote a new one (`providerStateChanged`). */
   forgetRates(): void
