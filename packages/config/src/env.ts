@@ -751,6 +751,11 @@ export const envSchema = z
     /** How far ahead of its plan's rate a tenant may be released into the bulk queue. */
     PACER_HORIZON_MS: durationMs(1_000),
     /**
+     * Messages per unit of plan weight in a tenant's turn of the bulk pacer's round robin: shares
+     * stay as the weights say, turns get coarser and jobs larger (a tenant's turn is one job).
+     */
+    PACER_QUANTUM: positiveInt(5, 500),
+    /**
      * Messages one bulk job carries at most, all of one tenant: claimed in one statement, sent in
      * sequence over one held SMTP connection with one token take, marked sent in one statement. 1 is
      * one job per message (as before batches). The pacer never waits for a batch to fill.

@@ -92,6 +92,8 @@ export interface DeliveryOptions {
     queueMs?: number
     redisTimeoutMs?: number
     batchSize?: number
+    /** PACER_QUANTUM: messages per unit of plan weight in a tenant's turn (default 1). */
+    quantum?: number
   }
   /** Every tenant's own bucket on each transactional lane (critical, default). */
   transactionalPlan: BucketPlan
@@ -203,6 +205,7 @@ export function deliveryOptionsFromConfig(
       horizonMs: config.PACER_HORIZON_MS,
       queueMs: config.PACER_QUEUE_MS,
       batchSize: config.BULK_BATCH_SIZE,
+      quantum: config.PACER_QUANTUM,
       redisTimeoutMs: config.PACER_REDIS_TIMEOUT_MS,
     },
     transactionalPlan: { ratePerSec: config.TRANSACTIONAL_RATE_PER_SEC, burst: config.TRANSACTIONAL_BURST },

@@ -211,6 +211,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
     highWater: options.pacer.highWater,
     ...(depthTarget ? { depthTarget } : {}),
     horizonMs: options.pacer.horizonMs,
+    ...(options.pacer.quantum === undefined ? {} : { quantum: options.pacer.quantum }),
     ...(options.pacer.redisTimeoutMs === undefined ? {} : { redisTimeoutMs: options.pacer.redisTimeoutMs }),
     ...(options.pacer.batchSize === undefined ? {} : { batchSize: options.pacer.batchSize }),
     // A batch holds one SMTP connection from its first send to its last, so the batches that can

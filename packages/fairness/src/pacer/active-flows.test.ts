@@ -147,6 +147,24 @@ describe('createActiveFlows: new flows first (fq_codel)', () => {
   })
 })
 
+describe('createActiveFlows: quantum', () => {
+  it('gives each turn quantum × weight slots, in the same shares as a quantum of 1', () => {
+    const flows = createActiveFlows({ ...options, quantum: 3 })
+    flows.activate([tenant('a'), tenant('b', { weight: 2 })], 0)
+    // The first turns are the weights alone (new flows), then turns of 3 × weight.
+    const plan = flows.plan({ capacity: 21, nowMs: 0 })
+    expect(plan.order.slice(0, 12)).toEqual(['a', 'b', 'b', 'a', 'a', 'a', 'b', 'b', 'b', 'b', 'b', 'b'])
+    expect(plan.counts).toEqual(
+      new Map([
+        ['a', 7],
+        ['b', 14],
+      ]),
+    )
+    expect(() => createActiveFlows({ ...options, quantum: 0 })).toThrow(/quantum/)
+    expect(() => createActiveFlows({ ...options, quantum: 1.5 })).toThrow(/quantum/)
+  })
+})
+
 describe('createActiveFlows: new flows only', () => {
   it('serves only the tenants that just joined, and leaves the old list where it was', () => {
     const flows = createActiveFlows(options)

@@ -82,8 +82,17 @@ interface Departed {
   leftAtMs: number
 }
 
-export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
+/**
+ * `quantum`: messages a turn adds to the deficit per unit of weight (default 1), a new flow's first
+ * turn excepted (its weight alone). A larger quantum changes no share, only how coarsely they are
+ * interleaved: ten thousand tenants of weight 1 with turns of one message each make ten thousand
+ * one-message jobs a round; with turns of 5, a fifth as many jobs carry the same mail.
+ */
+export function createActiveFlows(options: { horizonMs: number; quantum?: number }): ActiveFlows {
   if (!(options.horizonMs > 0)) throw new RangeError(`horizonMs must be positive, got ${options.horizonMs}`)
+  const quantum = options.quantum ?? 1
+  if (!(Number.isInteger(quantum) && quantum >= 1))
+    throw new RangeError(`quantum must be a whole number of at least 1, got ${quantum}`)
   const flows = new Map<string, Flow>()
   const fresh = new Fifo<Flow>()
   const old = new Fifo<Flow>()
@@ -228,7 +237,9 @@ export function createActiveFlows(options: { horizonMs: number }): ActiveFlows {
           continue
         }
         if (!flow.midTurn) {
-          flow.deficit += flow.tenant.weight
+          // A new flow's first turn is its weight alone: it is there to start the flow at once, and
+          // newcomers arriving faster than the lane sends whole quanta would queue behind each other.
+          flow.deficit += flow.tenant.weight * (list === fresh ? 1 : quantum)
           flow.midTurn = true
         }
         const slots = Math.min(Math.floor(flow.deficit), Math.floor(flow.allowance), remaining)

@@ -44,8 +44,8 @@ export interface PacerMemory {
   sync: ActiveSetSync
 }
 
-export function createPacerMemory(horizonMs: number): PacerMemory {
-  return { flows: createActiveFlows({ horizonMs }), sync: createActiveSetSync() }
+export function createPacerMemory(horizonMs: number, quantum = 1): PacerMemory {
+  return { flows: createActiveFlows({ horizonMs, quantum }), sync: createActiveSetSync() }
 }
 
 export interface PacerOptions {
@@ -82,6 +82,8 @@ export interface PacerOptions {
   depthTarget?: DepthTarget
   /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
   horizonMs: number
+  /** PACER_QUANTUM: messages per unit of weight in a tenant's turn (default 1). */
+  quantum?: number
   /**
    * How many jobs of each tenant its bucket refused since the last call (`createRefusalTracker`):
    * spent from the tenant's allowance. Without it the pacer relies on its own allowance alone.
@@ -147,7 +149,7 @@ export function startPacer(options: PacerOptions): Pacer {
   const idleTickMs = options.idleTickMs ?? PACER_TUNING.idleTickMs
   const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
   const signal = createWakeSignal()
-  const memory = createPacerMemory(options.horizonMs)
+  const memory = createPacerMemory(options.horizonMs, options.quantum)
   const batching = createBatchSizes(options.batchSize ?? 1)
   let stopped = false
   // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
