@@ -123,18 +123,20 @@ describe('sharded lanes (LANE_SHARDS=3)', () => {
       { what: 'the bulk lane filled', timeoutMs: 20_000 },
     )
     for (const job of jobs) expect(job.shard).toBe(tenantShard(job.tenantId, SHARDS))
-    // Three more ticks find the lane full; none releases past the total.
+    // Three more ticks find the lane full; none releases past the total, but for new flows' first
+    // turns (one message each here, weight 1), which a full lane still takes (`newFlowRoom`).
     const fullTicks = async () =>
       (await pipeline.metrics.pacerTicks.get()).values.find((value) => value.labels.result === 'full')
         ?.value ?? 0
     const before = await fullTicks()
     await eventually(async () => (await fullTicks()) >= before + 3, { what: 'three full ticks' })
     const after = await queuedByShard('bulk')
-    expect(after).toHaveLength(HIGH_WATER)
+    expect(after.length).toBeGreaterThanOrEqual(HIGH_WATER)
+    expect(after.length).toBeLessThanOrEqual(HIGH_WATER + senders.length)
     expect(new Set(after.map((job) => job.shard)).size).toBeGreaterThan(1)
     // The depth gauge is the lane's total over its shards.
     expect(await pipeline.registry.metrics()).toMatch(
-      /fairlane_lane_jobs\{lane="bulk",state="waiting"\} 60\b/,
+      new RegExp(`fairlane_lane_jobs\\{lane="bulk",state="waiting"\\} ${after.length}\\b`),
     )
   })
 
