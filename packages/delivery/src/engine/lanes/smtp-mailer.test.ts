@@ -2,6 +2,7 @@ import { closeLaneTransports, createLaneTransports } from '@fairlane/mail'
 import { TransientSendError } from '@fairlane/mail/smtp-errors'
 import { freePort } from '@fairlane/testing'
 import { describe, expect, it } from 'vitest'
+import { createFirstTurns } from './first-turns'
 import { createSlotMailer, createSmtpMailer, sendDeadlineMs } from './smtp-mailer'
 
 describe('sendDeadlineMs', () => {
@@ -118,5 +119,31 @@ describe('createSlotMailer: a held connection', () => {
     batch.release()
     expect(sent).toEqual(['batch-1', 'newcomer-1', 'batch-3'])
     await expect(batch.send(mail('after'))).rejects.toThrow(/already given back/)
+  })
+
+  it("holds a batch's next message and an old flow's reserve while a first turn is in progress, not the first turn's own", async () => {
+    const turns = createFirstTurns({ maxPauseMs: 10_000 })
+    const sent: string[] = []
+    const mailer = createSlotMailer(
+      async (outgoing) => {
+        sent.push(String(outgoing.subject))
+        return {}
+      },
+      { deadlineMs: 5_000, connections: 4, firstTurns: turns },
+    )
+    const batch = await mailer.hold?.(undefined, { ahead: false })
+    if (!batch) throw new Error('the slot mailer holds connections')
+    await batch.send(mail('batch-1'))
+    const leave = turns.enter()
+    const next = batch.send(mail('batch-2'))
+    const single = mailer.reserve(undefined, { ahead: false }).then((slot) => slot.send(mail('single')))
+    const first = await mailer.reserve(undefined, { ahead: true })
+    await first.send(mail('first-turn'))
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(sent).toEqual(['batch-1', 'first-turn'])
+    leave()
+    await Promise.all([next, single])
+    batch.release()
+    expect(sent.slice(2).sort()).toEqual(['batch-2', 'single'])
   })
 })

@@ -98,14 +98,14 @@ export function createSlotMailer(send: SlotSend, options: SlotMailerOptions): Ma
     let giveBack: (() => void) | null = placeGiveBack
     let released = false
     let sent = 0
-    async function placeFor(deadline: AbortSignal): Promise<() => void> {
+    /** `yields`: an old flow's batch past its first message, which gives way to first turns. */
+    async function placeFor(deadline: AbortSignal, yields: boolean): Promise<() => void> {
       const held = giveBack
       giveBack = null
-      const next = held
-        ? sent > 0 && !ahead
-          ? places.yieldToAhead(held, deadline)
-          : Promise.resolve(held)
-        : places.take({ ahead, signal: deadline })
+      let next: Promise<() => void>
+      if (!held) next = places.take({ ahead, signal: deadline })
+      else if (yields) next = places.yieldToAhead(held, deadline)
+      else next = Promise.resolve(held)
       return next.catch(() => {
         throw noPlaceError(options.deadlineMs)
       })
@@ -114,8 +114,9 @@ export function createSlotMailer(send: SlotSend, options: SlotMailerOptions): Ma
       async send(mail) {
         if (released) throw new Error('this SMTP connection was already given back')
         const deadline = AbortSignal.timeout(options.deadlineMs)
-        if (sent > 0 && !ahead) await options.firstTurns?.pause()
-        const held = await placeFor(deadline)
+        const yields = sent > 0 && !ahead
+        if (yields) await options.firstTurns?.pause()
+        const held = await placeFor(deadline, yields)
         if (released) {
           // Released while it waited: the place goes straight back.
           held()
