@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import type { ActiveBulkStore, ActiveFlowPlanner, ActiveTenant, BulkLane, ReleasedMessage } from './ports'
+import type {
+  ActiveBulkStore,
+  ActiveFlowPlanner,
+  ActiveTenant,
+  BulkLane,
+  ReleasedMessage,
+  ReleaseQuota,
+} from './ports'
 import { createActiveSetSync, type ReleaseActiveBulkDeps, releaseActiveBulk } from './release-active-bulk'
 
 /**
@@ -115,6 +122,14 @@ function roundRobin(): ActiveFlowPlanner & { joined: string[] } {
   }
 }
 
+function deferred() {
+  let resolve = () => {}
+  const promise = new Promise<void>((done) => {
+    resolve = done
+  })
+  return { promise, resolve }
+}
+
 function memoryLane(depth: number) {
   const added: ReleasedMessage[] = []
   const lane: BulkLane = {
@@ -225,13 +240,56 @@ describe('releaseActiveBulk', () => {
     expect(planner.size).toBe(1)
   })
 
-  it('reads nothing while the lane is full beyond the room it keeps for new flows', async () => {
+  it("reads the lane's depth and the set's changes at once, and leaves beside the add", async () => {
+    // Each step waits until its partner has started: run one after the other, the tick never ends.
+    const started = { depth: deferred(), read: deferred(), leave: deferred(), add: deferred() }
+    const { store } = memoryStore({ a: 1, b: 5 })
+    const readActive = store.readActive
+    store.readActive = async (input) => {
+      started.read.resolve()
+      await started.depth.promise
+      return readActive(input)
+    }
+    const leaveIfEmpty = store.leaveIfEmpty
+    store.leaveIfEmpty = async (tenants) => {
+      started.leave.resolve()
+      await started.add.promise
+      return leaveIfEmpty(tenants)
+    }
+    const { lane, added } = memoryLane(0)
+    const depth = lane.depth
+    lane.depth = async () => {
+      started.depth.resolve()
+      await started.read.promise
+      return depth()
+    }
+    const enqueueBatches = lane.enqueueBatches
+    lane.enqueueBatches = async (batches) => {
+      started.add.resolve()
+      await started.leave.promise
+      return enqueueBatches?.(batches)
+    }
+    const outcome = await releaseActiveBulk(deps({ store, lane, highWater: 4 }))
+    // a had one row for its two slots: it left, and its slot went to b in the second pass.
+    expect(outcome).toMatchObject({ released: 4, left: 1 })
+    expect(added.map((row) => row.tenantId)).toEqual(['a', 'b', 'b', 'b'])
+  })
+
+  it('claims nothing while the lane is full beyond the room it keeps for new flows, and keeps up with the set', async () => {
     const { store, reads } = memoryStore({ a: 100 })
+    const claimed: ReleaseQuota[][] = []
+    const claim = store.claim
+    store.claim = async (quotas) => {
+      claimed.push([...quotas])
+      return claim(quotas)
+    }
     const outcome = await releaseActiveBulk(
       deps({ store, lane: memoryLane(12).lane, highWater: 10, newFlowRoom: 2 }),
     )
-    expect(outcome).toEqual({ kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 })
-    expect(reads).toEqual([])
+    expect(outcome).toEqual({ kind: 'full', released: 0, activeTenants: 1, visited: 0, left: 0 })
+    expect(claimed).toEqual([])
+    // The set was read beside the depth (at once, not after it).
+    expect(reads).toEqual([null])
   })
 
   it("gives a tenant that just joined its first turn while the lane is at its target, and nobody else's", async () => {

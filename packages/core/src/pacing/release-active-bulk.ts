@@ -69,7 +69,7 @@ export interface ReleaseActiveBulkDeps {
 export interface ActiveReleaseOutcome {
   kind: 'released' | 'full' | 'idle'
   released: number
-  /** Tenants in the active set after the tick; null when the lane was full and nothing was read. */
+  /** Tenants in the active set after the tick. */
   activeTenants: number | null
   /** Tenants the planner looked at: follows `released`, not the active set. */
   visited: number
@@ -84,29 +84,35 @@ const MAX_PASSES = 2
 export const DEFAULT_NEW_FLOW_ROOM = 16
 
 /**
- * One tick of the bulk pacer over the active set: free slots = depth target − the lane's depth; the
- * set's changes since the last tick join the planner (new tenants get their first turn now, ahead of
- * the old ones, and still do when the lane is at its target: up to `newFlowRoom` beyond it); the plan visits tenants only until the slots are given out; the rows are claimed
- * (committed), then their jobs added in the plan's order (`enqueueOrGiveBack`: no queue call inside
- * a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
- * planned may be empty: it leaves the set if it is (`leaveIfEmpty`), and the slots it left go to a
- * second plan in the same tick.
+ * One tick of the bulk pacer over the active set. The lane's depth, the set's changes since the last
+ * tick and the buckets' refusals are read at once; free slots = depth target − depth. New tenants get
+ * their first turn now, ahead of the old ones, and still do when the lane is at its target (up to
+ * `newFlowRoom` beyond it); the plan visits tenants only until the slots are given out; the rows are
+ * claimed (committed), then their jobs added in the plan's order (`enqueueOrGiveBack`: no queue call
+ * inside a transaction; a failed add gives the rows back). A tenant the claim gave fewer rows than
+ * planned may be empty: it leaves the set if it is (`leaveIfEmpty`, beside the add), and the slots it
+ * left go to a second plan in the same tick.
  */
 export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<ActiveReleaseOutcome> {
   const nowMs = () => deps.clock.now().getTime()
   const target = fillTarget(deps, nowMs())
-  const depth = await deps.lane.depth()
+  // Three independent reads, at once: the lane's depth, the set's changes and the buckets' refusals.
+  const [depth] = await Promise.all([
+    deps.lane.depth(),
+    syncActiveSet(deps, nowMs()),
+    applyRefusals(deps, nowMs()),
+  ])
+  if (deps.planner.size === 0) {
+    return { kind: 'idle', released: 0, activeTenants: 0, visited: 0, left: 0 }
+  }
   // At its target the lane still takes new flows' first turns, up to `newFlowRoom` beyond it.
   const newFlowsOnly = depth >= target
   let capacity = newFlowsOnly
     ? Math.max(0, target + (deps.newFlowRoom ?? DEFAULT_NEW_FLOW_ROOM) - depth)
     : target - depth
-  if (capacity === 0) return { kind: 'full', released: 0, activeTenants: null, visited: 0, left: 0 }
-  await syncActiveSet(deps, nowMs())
-  if (deps.planner.size === 0) {
-    return { kind: 'idle', released: 0, activeTenants: 0, visited: 0, left: 0 }
+  if (capacity === 0) {
+    return { kind: 'full', released: 0, activeTenants: deps.planner.size, visited: 0, left: 0 }
   }
-  await applyRefusals(deps, nowMs())
   const batchSize = slotBatchSize({
     batchSize: deps.batchSize ?? 1,
     fillTarget: target,
@@ -127,13 +133,20 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
     }))
     const claimed = await deps.store.claim(quotas)
     noteClaimedUpTo(deps.sync.claimedUpTo, claimed)
-    await enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, batchSize) }, claimed)
     released += claimed.length
     capacity -= claimed.length
     const short = settleShortfalls(deps.planner, quotas, claimed)
     for (const tenantId of short) deps.sync.claimedUpTo.delete(tenantId)
+    // The claim has committed: the jobs' add (Redis) and the emptied tenants' leave (PostgreSQL) are
+    // independent, and run at once.
+    const [enqueued, leaving] = await Promise.allSettled([
+      enqueueOrGiveBack(deps, { batches: inPlanBatches(claimed, plan, batchSize) }, claimed),
+      leaveIfEmpty(deps, short, nowMs()),
+    ])
+    if (leaving.status === 'fulfilled') left += leaving.value
+    if (enqueued.status === 'rejected') throw enqueued.reason
+    if (leaving.status === 'rejected') throw leaving.reason
     if (short.length === 0) break
-    left += await leaveIfEmpty(deps, short, nowMs())
   }
   deps.depthTarget?.record(nowMs(), released)
   const kind = released > 0 ? 'released' : deps.planner.size === 0 ? 'idle' : 'full'
@@ -206,6 +219,7 @@ async function leaveIfEmpty(
   tenantIds: string[],
   nowMs: number,
 ): Promise<number> {
+  if (tenantIds.length === 0) return 0
   const leaving = tenantIds.flatMap((tenantId) => {
     const seq = deps.planner.seqOf(tenantId)
     return seq === undefined ? [] : [{ tenantId, seq }]

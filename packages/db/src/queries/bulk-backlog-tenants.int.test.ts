@@ -153,7 +153,15 @@ describe('bulk_backlog_tenants', () => {
     const reread = await readActiveTenants(database.db, { after: null })
     const newSeq = reread.tenants.find((tenant) => tenant.tenantId === tenantId)?.seq as number
     expect(newSeq).toBeGreaterThan(seq)
-    expect(await leaveActiveIfEmpty(database.db, [{ tenantId, seq: newSeq }])).toEqual([tenantId])
+    // Its commit does not wait for the WAL flush (`noFlushWait`), in its own transaction only.
+    const left = await database.db.transaction(async (tx) => {
+      const gone = await leaveActiveIfEmpty(tx, [{ tenantId, seq: newSeq }])
+      const [row] = await tx.execute<{ value: string }>(
+        sql`select current_setting('synchronous_commit') as value`,
+      )
+      return { gone, setting: row?.value }
+    })
+    expect(left).toEqual({ gone: [tenantId], setting: 'off' })
     expect(await activeIds()).not.toContain(tenantId)
   })
 

@@ -2,6 +2,7 @@ import type { ActiveTenant, ActiveTenantRead, LeavingTenant } from '@fairlane/co
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messageClaims } from '../schema'
+import { noFlushWait } from './no-flush-wait'
 
 /**
  * The bulk pacer's active set (`bulk_backlog_tenants`, kept by migration 0028's triggers) with each
@@ -78,7 +79,9 @@ function parseCursor(cursor: string): { seq: string; xids: string[] } {
  * its row still carries the `seq` the pacer read (not stamped since). A row another transaction is
  * stamping right now is locked by it until it commits and is skipped (SKIP LOCKED): that transaction
  * is adding pending rows. One that stamped and committed after this statement's snapshot changed the
- * seq, which the lock's recheck sees. Returns the tenants that left.
+ * seq, which the lock's recheck sees. Returns the tenants that left. Its commit does not wait for
+ * the WAL flush (`noFlushWait`): a leave lost in a PostgreSQL crash keeps a tenant in the set, and the
+ * next claim that finds it short lets it leave again.
  */
 export async function leaveActiveIfEmpty(db: Executor, tenants: readonly LeavingTenant[]): Promise<string[]> {
   if (tenants.length === 0) return []
@@ -87,8 +90,8 @@ export async function leaveActiveIfEmpty(db: Executor, tenants: readonly Leaving
     sql`, `,
   )
   const rows = await db.execute<{ tenant_id: string }>(sql`
-    with emptied as (
-      select b.tenant_id from bulk_backlog_tenants b
+    with ${noFlushWait}, emptied as (
+      select b.tenant_id from no_flush_wait, bulk_backlog_tenants b
       join (values ${values}) as read(tenant_id, seq) on b.tenant_id = read.tenant_id and b.seq = read.seq
       where not exists (
         select 1 from messages m where m.tenant_id = b.tenant_id and m.status = 'pending' and m.lane = 'bulk'

@@ -168,6 +168,20 @@ describe("the pacer's claim", () => {
     expect(ids(next)).toEqual(ids(nextFour))
   })
 
+  it('commits without waiting for the WAL flush, in its own transaction only', async () => {
+    const setting = sql`select current_setting('synchronous_commit') as value`
+    const inClaim = await database.db.transaction(async (tx) => {
+      await claimBulkRelease(tx, [{ tenantId: bigId, count: 1 }])
+      const [row] = await tx.execute<{ value: string }>(setting)
+      return row?.value
+    })
+    expect(inClaim).toBe('off')
+    // On its own it is its own transaction: the connection's setting is back afterwards.
+    await claimBulkRelease(database.db, [{ tenantId: bigId, count: 1 }])
+    const after = await database.db.execute<{ value: string }>(setting)
+    expect(after.map((row) => row.value)).toEqual(['on'])
+  })
+
   it('refuses a cursor that is not a timestamp and a uuid', async () => {
     expect(() =>
       bulkReleaseClaim([

@@ -9,6 +9,7 @@ import type {
 import { type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents } from '../schema'
+import { noFlushWait } from './no-flush-wait'
 
 /** `releaseByReceiver`'s store in PostgreSQL (MX mode); the claim commits before it resolves. */
 export function createReceiverBacklogStore(db: Database): ReceiverBacklogStore {
@@ -140,7 +141,8 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
  * rows (`returnBulkRelease`), a pacer that dies in between leaves them to the sweeper, which
  * publishes released rows that have no job once their release is old. SKIP LOCKED
  * keeps a second pacer off the same rows. One statement: on its own (outside a transaction) it
- * commits as it returns, in one round trip.
+ * commits as it returns, in one round trip, without waiting for the WAL flush (`noFlushWait`: a
+ * release lost in a PostgreSQL crash leaves its row pending, which the pacer releases again).
  */
 export async function claimBulkRelease(
   db: Executor,
@@ -181,9 +183,10 @@ export function bulkReleaseClaim(quotas: readonly ReleaseQuota[]): SQL | null {
     wanted.map((quota) => quota.after?.messageId ?? '00000000-0000-0000-0000-000000000000'),
   )
   return sql`
-    with picked as (
+    with ${noFlushWait}, picked as (
       select picked.*
-      from unnest(${tenantIds}::uuid[], ${counts}::int[], ${afterAt}::timestamptz[], ${afterId}::uuid[])
+      from no_flush_wait,
+        unnest(${tenantIds}::uuid[], ${counts}::int[], ${afterAt}::timestamptz[], ${afterId}::uuid[])
         as quota(tenant_id, n, after_at, after_id)
       cross join lateral (
         -- The row comparison is an index condition: the scan starts after the cursor. Rows already

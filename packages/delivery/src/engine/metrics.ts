@@ -39,6 +39,11 @@ export interface WorkerMetrics {
   pacerBacklog: Gauge
   /** The leader's tick, from the depth read to the jobs added: it must not grow with the tenants waiting. */
   pacerTickSeconds: Histogram
+  /**
+   * Each step of a relay-mode tick by duration (`depth`, `read_active`, `refusals`, `claim`,
+   * `enqueue`, `leave`): where a slow tick spent its time. Steps that run at once overlap.
+   */
+  pacerTickStepSeconds: Histogram<'step'>
   /** Tenants the relay-mode planner looked at: it follows the rows released, not the active set. */
   pacerVisitedTenants: Counter
   bulkGovernorFactor: Gauge
@@ -153,6 +158,13 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
     pacerTickSeconds: new Histogram({
       name: 'fairlane_pacer_tick_seconds',
       help: "The pacer leader's ticks by duration: the lane's depth, the active set's changes, the plan, the claim and the add",
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1],
+      registers,
+    }),
+    pacerTickStepSeconds: new Histogram({
+      name: 'fairlane_pacer_tick_step_seconds',
+      help: "The steps of the pacer leader's relay-mode ticks by duration (steps that run at once overlap)",
+      labelNames: ['step'],
       buckets: [0.001, 0.002, 0.005, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     }),

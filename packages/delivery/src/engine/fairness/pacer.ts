@@ -2,8 +2,10 @@ import {
   type ActiveSetSync,
   type BulkLane,
   createActiveSetSync,
+  type LeavingTenant,
   type ReleasedBatch,
   type ReleasedMessage,
+  type ReleaseQuota,
   releaseActiveBulk,
   releaseByReceiver,
 } from '@fairlane/core/pacing'
@@ -117,6 +119,7 @@ export interface PacerOptions {
     | 'pacerBacklog'
     | 'pacerBacklogTenants'
     | 'pacerTickSeconds'
+    | 'pacerTickStepSeconds'
     | 'pacerVisitedTenants'
   >
 }
@@ -250,8 +253,9 @@ export async function paceOnce(
   const redis = <T>(what: string, call: () => Promise<T>) =>
     withTimeout(call(), options.redisTimeoutMs ?? DEFAULT_PACER_REDIS_TIMEOUT_MS, what)
   const { refusals, depthTarget, receivers } = options
+  const timed = stepTimer(options.metrics.pacerTickStepSeconds)
   const lane: BulkLane = {
-    async depth() {
+    depth: timed('depth', async () => {
       const shards = await redis('bulk queue depth', () =>
         Promise.all(
           options.bulkLane
@@ -261,7 +265,7 @@ export async function paceOnce(
       )
       const jobs = shards.reduce((sum, counts) => sum + Object.values(counts).reduce((a, b) => a + b, 0), 0)
       return Math.ceil(jobs * batching.messagesPerJob())
-    },
+    }),
     async enqueue(released) {
       await redis('bulk addBulk', () =>
         Promise.all(
@@ -272,7 +276,7 @@ export async function paceOnce(
       )
       batching.record(released.length, released.length)
     },
-    async enqueueBatches(batches) {
+    enqueueBatches: timed('enqueue', async (batches: readonly ReleasedBatch[]) => {
       await redis('bulk addBulk', () =>
         Promise.all(
           [...byShard(options.bulkLane, batches)].map(([queue, jobs]) => queue.addBulk(jobs.map(batchJob))),
@@ -282,7 +286,7 @@ export async function paceOnce(
         batches.length,
         batches.reduce((sum, batch) => sum + batch.messages.length, 0),
       )
-    },
+    }),
   }
   const batching = options.batching ?? createBatchSizes(options.batchSize ?? 1)
   const clock = { now: () => new Date(now()) }
@@ -311,9 +315,9 @@ export async function paceOnce(
   const db = options.db
   const outcome = await releaseActiveBulk({
     store: {
-      readActive: (input) => readActiveTenants(db, input),
-      leaveIfEmpty: (tenants) => leaveActiveIfEmpty(db, tenants),
-      claim: (quotas) => claimBulkRelease(db, quotas),
+      readActive: timed('read_active', (input: { after: string | null }) => readActiveTenants(db, input)),
+      leaveIfEmpty: timed('leave', (tenants: readonly LeavingTenant[]) => leaveActiveIfEmpty(db, tenants)),
+      claim: timed('claim', (quotas: readonly ReleaseQuota[]) => claimBulkRelease(db, quotas)),
       giveBack: (released) => returnBulkRelease(db, released),
     },
     lane,
@@ -323,7 +327,13 @@ export async function paceOnce(
     batchSize: options.batchSize ?? 1,
     ...(options.workerSlots === undefined ? {} : { workerSlots: options.workerSlots }),
     ...(depthTarget ? { depthTarget } : {}),
-    ...(refusals ? { refusals: (tenantIds) => redis('bucket refusals', () => refusals(tenantIds)) } : {}),
+    ...(refusals
+      ? {
+          refusals: timed('refusals', (tenantIds: string[]) =>
+            redis('bucket refusals', () => refusals(tenantIds)),
+          ),
+        }
+      : {}),
     refusalWindowMs: options.horizonMs,
     rereadEveryMs: PACER_TUNING.rereadActiveEveryMs,
     clock,
@@ -333,6 +343,19 @@ export async function paceOnce(
   options.metrics.pacerVisitedTenants.inc(outcome.visited)
   options.metrics.pacerReleased.inc(outcome.released)
   return outcome.kind
+}
+
+/** Wraps a tick's step so its duration goes to the step histogram, whether it resolves or throws. */
+function stepTimer(histogram: PacerOptions['metrics']['pacerTickStepSeconds']) {
+  return <A extends unknown[], R>(step: string, call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const startedAtMs = performance.now()
+      try {
+        return await call(...args)
+      } finally {
+        histogram.observe({ step }, (performance.now() - startedAtMs) / 1000)
+      }
+    }
 }
 
 /** The released rows (or batches) per tenant shard, each shard's in the plan's interleaved order. */
