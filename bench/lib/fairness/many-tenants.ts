@@ -79,6 +79,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
   progress(`tenants: seeded in ${round((Date.now() - seededAt) / 1000)} s`)
 
   const ticksBefore = await readTickHistogram(input.metricsUrls)
+  const stepsBefore = await readHistograms(input.metricsUrls, 'fairlane_pacer_tick_step_seconds', 'step')
   const commandsBefore = await input.commandCalls()
   const schedule = await makeDue(sql, input, bigCampaign)
   let spreadStopped = false
@@ -114,6 +115,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
   await sleep(Math.max(0, jainFrom + input.jainSeconds * 1000 + 1_000 - Date.now()))
   const commands = (await input.commandCalls()) - commandsBefore
   const ticks = subtract(await readTickHistogram(input.metricsUrls), ticksBefore)
+  const steps = await readHistograms(input.metricsUrls, 'fairlane_pacer_tick_step_seconds', 'step')
   const deliveries = await readSink(input.inboxUrl, dueAtMs)
   await stopSending(sql)
 
@@ -131,6 +133,13 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     smallRecipients: input.smallRecipients,
     bigRecipients: input.bigRecipients,
     pacerTick,
+    // Where the ticks' time went (steps that run at once overlap).
+    pacerTickSteps: Object.fromEntries(
+      [...steps].map(([step, buckets]) => [
+        step,
+        tickSummary(subtract(buckets, stepsBefore.get(step) ?? new Map())),
+      ]),
+    ),
     floor: floorFigures,
     dueSpreadSeconds: input.dueSpreadSeconds,
     ...firstSends,
@@ -344,18 +353,39 @@ type Histogram = Map<number, number>
 
 /** `fairlane_pacer_tick_seconds` buckets (le → cumulative count), summed over the workers. */
 export async function readTickHistogram(urls: string[]): Promise<Histogram> {
-  const buckets: Histogram = new Map()
+  return (await readHistograms(urls, 'fairlane_pacer_tick_seconds')).get('') ?? new Map()
+}
+
+/**
+ * A histogram's buckets (le → cumulative count) per value of its `split` label ('' without one),
+ * summed over the workers.
+ */
+export async function readHistograms(
+  urls: string[],
+  name: string,
+  split?: string,
+): Promise<Map<string, Histogram>> {
+  const histograms = new Map<string, Histogram>()
+  const bucketLine = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\d+)`)
   for (const url of urls) {
     const response = await fetch(url).catch(() => null)
     if (!response?.ok) continue
     for (const line of (await response.text()).split('\n')) {
-      const match = /^fairlane_pacer_tick_seconds_bucket\{le="([^"]+)"[^}]*\} (\d+)/.exec(line)
+      const match = bucketLine.exec(line)
       if (!match) continue
-      const le = match[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(match[1])
+      const labels = new Map(
+        [...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map(([, key, value]) => [key, value]),
+      )
+      const rawLe = labels.get('le')
+      if (rawLe === undefined) continue
+      const le = rawLe === '+Inf' ? Number.POSITIVE_INFINITY : Number(rawLe)
+      const key = split ? (labels.get(split) ?? '') : ''
+      const buckets = histograms.get(key) ?? new Map<number, number>()
       buckets.set(le, (buckets.get(le) ?? 0) + Number(match[2]))
+      histograms.set(key, buckets)
     }
   }
-  return buckets
+  return histograms
 }
 
 export function subtract(after: Histogram, before: Histogram): Histogram {
