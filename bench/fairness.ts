@@ -30,7 +30,7 @@ import { mailDomain } from '@fairlane/config'
 import { governorKeys, maxMinFairShares } from '@fairlane/fairness'
 import { allLaneQueues, createLaneQueues, laneJobCounts, queuePrefix } from '@fairlane/queue'
 import { Queue } from 'bullmq'
-import type { Cluster, Redis } from 'ioredis'
+import { type Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
 import { runSideBySide } from './lib/fairness/cluster'
@@ -55,6 +55,7 @@ import { type OtpSteps, otpSteps, outboxPublished } from './lib/fairness/otp-ste
 import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
 import { startBenchPlatform } from './lib/platform'
 import { startQueueRedis } from './lib/redis-server'
+import { type RedisCommandStats, readRedisCommandStats, redisDelta } from './lib/server-stats'
 import { round } from './lib/stats'
 
 const { values: args } = parseArgs({
@@ -138,6 +139,8 @@ interface PhaseOneResult {
   /** Bulk sends per second over Big's span: what the machine gave all the bulk tenants together. */
   bulkEmailsPerSec: number
   redisCommandsPerEmail: number
+  /** Fairlane only: the commands Redis ran most in the phase, per delivered email. */
+  redisCommandsPerEmailByCommand?: Record<string, number>
   maxBulkDepth: number
   delivered: number
   /** The lowest bulk governor factor seen (Fairlane only): how far bulk yielded to login codes. */
@@ -396,6 +399,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   const depth = sampleMax(100, bulkDepth)
   const governorCut = sampleMax(250, async () => 1 - Number((await probe.get(governorFactorKey)) ?? 1))
   const commandsBefore = await redis.commandCalls()
+  const commandStatsBefore = await commandStatsOf(await redis.masterUrls())
   const ticksBefore = await readTickHistogram(workerMetricsUrls())
   const windowEnd = start + seconds * 1000
   progress(`phase 1: running ${seconds} s (Small due at +${SMALL_DELAY_MS / 1000} s)`)
@@ -412,6 +416,10 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   await killing
   const publishedAfter = await relayPublished()
   const commands = (await redis.commandCalls()) - commandsBefore
+  const commandsByName = redisDelta(
+    commandStatsBefore,
+    await commandStatsOf(await redis.masterUrls()),
+  ).byCommand
   const pacerTick = tickSummary(subtract(await readTickHistogram(workerMetricsUrls()), ticksBefore))
   const maxBulkDepth = await depth.stop()
   const governorMinFactor = round(1 - (await governorCut.stop()), 2)
@@ -447,6 +455,13 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   })
   return {
     ...figures,
+    // The dozen commands Redis ran most in the phase (scripts' own commands under their names).
+    redisCommandsPerEmailByCommand: Object.fromEntries(
+      Object.entries(commandsByName)
+        .sort(([, a], [, b]) => b - a)
+        .slice(0, 12)
+        .map(([name, calls]) => [name, round(calls / Math.max(1, figures.delivered), 2)]),
+    ),
     smallFirstSendSteps: smallSteps,
     pacerTick,
     governorMinFactor,
@@ -459,6 +474,23 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     ),
     ...(exactlyOnce ? { exactlyOnce } : {}),
   }
+}
+
+/** INFO commandstats summed over the queue Redis's masters (a replica repeats its master's writes). */
+async function commandStatsOf(urls: string[]): Promise<RedisCommandStats> {
+  const total: RedisCommandStats = { calls: {}, usec: {} }
+  for (const url of urls) {
+    const admin = new Redis(url, { maxRetriesPerRequest: 1 })
+    try {
+      const stats = await readRedisCommandStats(admin)
+      for (const [name, calls] of Object.entries(stats.calls))
+        total.calls[name] = (total.calls[name] ?? 0) + calls
+      for (const [name, usec] of Object.entries(stats.usec)) total.usec[name] = (total.usec[name] ?? 0) + usec
+    } finally {
+      admin.disconnect()
+    }
+  }
+  return total
 }
 
 /**
