@@ -55,7 +55,13 @@ import { type OtpSteps, otpSteps, outboxPublished } from './lib/fairness/otp-ste
 import { cancelCampaigns, createBenchTenant, seedCampaign } from './lib/fairness/seed'
 import { startBenchPlatform } from './lib/platform'
 import { startQueueRedis } from './lib/redis-server'
-import { type RedisCommandStats, readRedisCommandStats, redisDelta } from './lib/server-stats'
+import {
+  commandsPerEmail,
+  type RedisCommandStats,
+  readRedisCommandStats,
+  redisDelta,
+  sumCommandStats,
+} from './lib/server-stats'
 import { round } from './lib/stats'
 
 const { values: args } = parseArgs({
@@ -456,12 +462,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   return {
     ...figures,
     // The dozen commands Redis ran most in the phase (scripts' own commands under their names).
-    redisCommandsPerEmailByCommand: Object.fromEntries(
-      Object.entries(commandsByName)
-        .sort(([, a], [, b]) => b - a)
-        .slice(0, 12)
-        .map(([name, calls]) => [name, round(calls / Math.max(1, figures.delivered), 2)]),
-    ),
+    redisCommandsPerEmailByCommand: commandsPerEmail(commandsByName, figures.delivered, 12),
     smallFirstSendSteps: smallSteps,
     pacerTick,
     governorMinFactor,
@@ -478,19 +479,12 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
 
 /** INFO commandstats summed over the queue Redis's masters (a replica repeats its master's writes). */
 async function commandStatsOf(urls: string[]): Promise<RedisCommandStats> {
-  const total: RedisCommandStats = { calls: {}, usec: {} }
-  for (const url of urls) {
-    const admin = new Redis(url, { maxRetriesPerRequest: 1 })
-    try {
-      const stats = await readRedisCommandStats(admin)
-      for (const [name, calls] of Object.entries(stats.calls))
-        total.calls[name] = (total.calls[name] ?? 0) + calls
-      for (const [name, usec] of Object.entries(stats.usec)) total.usec[name] = (total.usec[name] ?? 0) + usec
-    } finally {
-      admin.disconnect()
-    }
+  const admins = urls.map((url) => new Redis(url, { maxRetriesPerRequest: 1 }))
+  try {
+    return sumCommandStats(await Promise.all(admins.map(readRedisCommandStats)))
+  } finally {
+    for (const admin of admins) admin.disconnect()
   }
-  return total
 }
 
 /**

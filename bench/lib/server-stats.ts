@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis'
 import type { Sql } from 'postgres'
+import { round } from './stats'
 
 /**
  * Counters of the servers a benchmark talks to, read before and after a phase. Redis: INFO
@@ -28,6 +29,31 @@ export async function readRedisCommandStats(redis: Redis): Promise<RedisCommandS
     usec[name] = Number(match[3])
   }
   return { calls, usec }
+}
+
+/** Several servers' commandstats as one (a cluster's masters). */
+export function sumCommandStats(servers: readonly RedisCommandStats[]): RedisCommandStats {
+  const total: RedisCommandStats = { calls: {}, usec: {} }
+  for (const server of servers) {
+    for (const [name, calls] of Object.entries(server.calls))
+      total.calls[name] = (total.calls[name] ?? 0) + calls
+    for (const [name, usec] of Object.entries(server.usec)) total.usec[name] = (total.usec[name] ?? 0) + usec
+  }
+  return total
+}
+
+/** The `top` commands run most (`RedisDelta.byCommand`), most first, each per email. */
+export function commandsPerEmail(
+  byCommand: Record<string, number>,
+  emails: number,
+  top: number,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(byCommand)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, top)
+      .map(([name, calls]) => [name, round(calls / Math.max(1, emails), 2)]),
+  )
 }
 
 /** Redis's own process id (INFO server), so its CPU is told apart from other redis-servers'. */

@@ -3,15 +3,16 @@ import type { Sql } from 'postgres'
 import { cpuAvailable, cpuBetween, sampleCpu } from '../cpu'
 import { processCpuMs } from '../pid-cpu'
 import {
+  commandsPerEmail,
   PG_STATS_SETTLE_MS,
   pgBackendPids,
   pgDelta,
-  type RedisCommandStats,
   readPgDatabaseStats,
   readPgTableWrites,
   readRedisCommandStats,
   redisDelta,
   redisProcessId,
+  sumCommandStats,
 } from '../server-stats'
 import { round } from '../stats'
 
@@ -77,25 +78,12 @@ export async function startMeter(input: {
   }
 }
 
-function sumCommandStats(servers: RedisCommandStats[]): RedisCommandStats {
-  const total: RedisCommandStats = { calls: {}, usec: {} }
-  for (const server of servers) {
-    for (const [name, calls] of Object.entries(server.calls))
-      total.calls[name] = (total.calls[name] ?? 0) + calls
-    for (const [name, usec] of Object.entries(server.usec)) total.usec[name] = (total.usec[name] ?? 0) + usec
-  }
-  return total
-}
-
 export type Usage = Awaited<ReturnType<Awaited<ReturnType<typeof startMeter>>['stop']>>
 
 /** A phase's usage per email, for the benchmark's last line. */
 export function usagePerEmail(usage: Usage, emails: number) {
   const { seconds } = usage.cpu
   const perEmail = (value: number, digits = 2) => round(value / emails, digits)
-  const topCommands = Object.entries(usage.redis.byCommand)
-    .sort(([, a], [, b]) => b - a)
-    .slice(0, 30)
   return {
     // 1.0 = one core, from the campaign's send time to its last `sent`. postgres and redis count every such server process on
     // the machine (other users' too; a process exiting mid-run makes them low, even negative);
@@ -117,7 +105,7 @@ export function usagePerEmail(usage: Usage, emails: number) {
     redisCommandsPerEmail: perEmail(usage.redis.total),
     redisScriptCallsPerEmail: perEmail(usage.redis.scripts),
     redisUsecPerEmail: perEmail(usage.redis.usecTotal, 1),
-    redisCommandsPerEmailByCommand: Object.fromEntries(topCommands.map(([name, n]) => [name, perEmail(n)])),
+    redisCommandsPerEmailByCommand: commandsPerEmail(usage.redis.byCommand, emails, 30),
     // Commits + rollbacks of the bench database: the per-email statements (claim, mark sent) run
     // outside transactions, so for them a transaction is one statement and one round trip.
     pgTransactionsPerEmail: perEmail(usage.pg.commits + usage.pg.rollbacks),
