@@ -70,7 +70,7 @@ export interface ActiveReleaseOutcome {
   kind: 'released' | 'full' | 'idle'
   released: number
   /** Tenants in the active set after the tick. */
-  activeTenants: number | null
+  activeTenants: number
   /** Tenants the planner looked at: follows `released`, not the active set. */
   visited: number
   /** Tenants that left the set because a claim found them empty. */

@@ -339,7 +339,7 @@ export async function paceOnce(
     clock,
     logger: options.logger,
   })
-  if (outcome.activeTenants !== null) options.metrics.pacerBacklogTenants.set(outcome.activeTenants)
+  options.metrics.pacerBacklogTenants.set(outcome.activeTenants)
   options.metrics.pacerVisitedTenants.inc(outcome.visited)
   options.metrics.pacerReleased.inc(outcome.released)
   return outcome.kind
