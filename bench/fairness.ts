@@ -133,6 +133,10 @@ interface PhaseOneResult {
   smallTenantDoneMs: number | null
   otpP50Ms: number | null
   otpP99Ms: number | null
+  /** Fairlane only: the same login codes with no bulk mail running, just before phase 1 (`unloadedOtp`). */
+  otpUnloadedP50Ms?: number | null
+  otpUnloadedP99Ms?: number | null
+  otpUnloadedSteps?: OtpSteps
   otpSamples: number
   rateViolations: number
   bigTenantUtilization: number
@@ -360,9 +364,36 @@ async function warmUp(): Promise<void> {
   }
 }
 
+/**
+ * The login codes' own floor in this run: one every 100 ms for five seconds with no bulk mail at all
+ * (after the warm-up, before anything is seeded), through the same path and clocks as under load. What
+ * the codes take under load beyond this is what bulk costs them.
+ */
+async function unloadedOtp(): Promise<{
+  p50: number | null
+  p99: number | null
+  samples: number
+  steps: OtpSteps
+}> {
+  const since = Date.now()
+  const { sentAt, answeredAt } = await otpLoop(since + 5_000, postOtp)
+  const deadline = Date.now() + 30_000
+  let deliveries = await readSink(platform.inboxUrl, since)
+  while (otpLatencies(deliveries, sentAt).length < sentAt.size) {
+    if (Date.now() > deadline) throw new Error('the unloaded login codes did not all arrive within 30 s')
+    await sleep(100)
+    deliveries = await readSink(platform.inboxUrl, since)
+  }
+  const latencies = otpLatencies(deliveries, sentAt)
+  const steps = await otpSteps(sql, { domain: OTP_DOMAIN, sentAt, answeredAt, deliveries })
+  return { ...latencySummary(latencies), samples: latencies.length, steps }
+}
+
 async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   progress('phase 1: warming up with 20 login codes')
   await warmUp()
+  progress('phase 1: 50 login codes with no bulk mail (their floor in this run)')
+  const otpUnloaded = await unloadedOtp()
   progress(`phase 1: seeding Big ${sizes.big}, 3 × Medium ${sizes.medium}, Small ${sizes.small}`)
   const tenants = new Map<string, string>()
   for (const spec of [BIG, ...MEDIUMS, SMALL])
@@ -461,6 +492,9 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   })
   return {
     ...figures,
+    otpUnloadedP50Ms: otpUnloaded.p50,
+    otpUnloadedP99Ms: otpUnloaded.p99,
+    otpUnloadedSteps: otpUnloaded.steps,
     // The dozen commands Redis ran most in the phase (scripts' own commands under their names).
     redisCommandsPerEmailByCommand: commandsPerEmail(commandsByName, figures.delivered, 12),
     smallFirstSendSteps: smallSteps,

@@ -85,6 +85,12 @@ export interface ReleasePlan {
 export interface DepthTarget {
   depth(atMs: number): number
   record(atMs: number, count: number): void
+  /**
+   * The depth before the bulk governor's cut, when one cuts it: batches are sized from it, so a
+   * governed lane holds fewer batches rather than smaller ones (a job costs BullMQ about 33 Redis
+   * commands whatever it carries, so smaller batches would spend the CPU the cut was meant to free).
+   */
+  ungoverned?(atMs: number): number
 }
 
 export interface PacingLogger {

@@ -115,7 +115,7 @@ export async function releaseActiveBulk(deps: ReleaseActiveBulkDeps): Promise<Ac
   }
   const batchSize = slotBatchSize({
     batchSize: deps.batchSize ?? 1,
-    fillTarget: target,
+    fillTarget: Math.min(deps.highWater, deps.depthTarget?.ungoverned?.(nowMs()) ?? target),
     ...(deps.workerSlots === undefined ? {} : { workerSlots: deps.workerSlots }),
   })
 

@@ -172,5 +172,6 @@ export function governedDepthTarget(
     record: (atMs, count) => base?.record(atMs, count),
     ratePerSec: (atMs) => base?.ratePerSec(atMs) ?? 0,
     depth: (atMs) => governed(base?.depth(atMs) ?? highWater, governor.factor()),
+    ungoverned: (atMs) => base?.depth(atMs) ?? highWater,
   }
 }

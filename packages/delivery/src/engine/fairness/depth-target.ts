@@ -27,6 +27,8 @@ export interface DepthTarget {
   depth(atMs: number): number
   /** Jobs per second released over the window, as `depth` reads it. */
   ratePerSec(atMs: number): number
+  /** Under the bulk governor, the depth before its cut: what the pacer sizes batches from. */
+  ungoverned?(atMs: number): number
 }
 
 export const DEPTH_WINDOW_MS = 3_000
