@@ -340,4 +340,22 @@ describe('releaseActiveBulk', () => {
     expect(batches.length).toBeGreaterThanOrEqual(8)
     expect(Math.max(...batches)).toBeLessThanOrEqual(Math.floor(300 / 8))
   })
+
+  it("sizes batches from the depth before the governor's cut: a governed lane holds fewer batches, not smaller ones", async () => {
+    const { store } = memoryStore({ a: 1_000 })
+    const batches: number[] = []
+    const lane: BulkLane = {
+      depth: async () => 0,
+      async enqueue() {
+        throw new Error('a batching release adds batches')
+      },
+      async enqueueBatches(released) {
+        for (const batch of released) batches.push(batch.messages.length)
+      },
+    }
+    // Measured 160, cut by the governor to 40: 40 messages in batches of 160 / 8 = 20, not of 40 / 8 = 5.
+    const depthTarget = { depth: () => 40, ungoverned: () => 160, record() {} }
+    await releaseActiveBulk(deps({ store, lane, highWater: 300, batchSize: 50, workerSlots: 8, depthTarget }))
+    expect(batches).toEqual([20, 20])
+  })
 })
