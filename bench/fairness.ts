@@ -34,7 +34,13 @@ import { type Cluster, Redis } from 'ioredis'
 import postgres from 'postgres'
 import { createBaseline } from './lib/fairness/baseline'
 import { runSideBySide } from './lib/fairness/cluster'
-import { manyTenantsMode, readTickHistogram, subtract, tickSummary } from './lib/fairness/many-tenants'
+import {
+  manyTenantsMode,
+  readHistograms,
+  readTickHistogram,
+  subtract,
+  tickSummary,
+} from './lib/fairness/many-tenants'
 import {
   checkExactlyOnce,
   createLeadershipLog,
@@ -137,6 +143,9 @@ interface PhaseOneResult {
   otpUnloadedP50Ms?: number | null
   otpUnloadedP99Ms?: number | null
   otpUnloadedSteps?: OtpSteps
+  /** Fairlane only: the critical lane's sends step by step (`fairlane_send_step_seconds`), unloaded and in phase 1. */
+  otpUnloadedSendSteps?: SendSteps
+  otpSendSteps?: SendSteps
   otpSamples: number
   rateViolations: number
   bigTenantUtilization: number
@@ -374,8 +383,10 @@ async function unloadedOtp(): Promise<{
   p99: number | null
   samples: number
   steps: OtpSteps
+  sendSteps: SendSteps
 }> {
   const since = Date.now()
+  const stepsBefore = await readSendSteps()
   const { sentAt, answeredAt } = await otpLoop(since + 5_000, postOtp)
   const deadline = Date.now() + 30_000
   let deliveries = await readSink(platform.inboxUrl, since)
@@ -386,7 +397,28 @@ async function unloadedOtp(): Promise<{
   }
   const latencies = otpLatencies(deliveries, sentAt)
   const steps = await otpSteps(sql, { domain: OTP_DOMAIN, sentAt, answeredAt, deliveries })
-  return { ...latencySummary(latencies), samples: latencies.length, steps }
+  const sendSteps = sendStepsSince(stepsBefore, await readSendSteps())
+  return { ...latencySummary(latencies), samples: latencies.length, steps, sendSteps }
+}
+
+type SendSteps = Record<string, ReturnType<typeof tickSummary>>
+
+/** The critical lane's `fairlane_send_step_seconds` by step, from every worker process. */
+function readSendSteps() {
+  return readHistograms(workerMetricsUrls(), 'fairlane_send_step_seconds', 'step', { lane: 'critical' })
+}
+
+/** Each step's count, p50 and p99 (histogram bucket bounds, ms) between two readings. */
+function sendStepsSince(
+  before: Awaited<ReturnType<typeof readSendSteps>>,
+  after: Awaited<ReturnType<typeof readSendSteps>>,
+): SendSteps {
+  return Object.fromEntries(
+    [...after].map(([step, buckets]) => [
+      step,
+      tickSummary(subtract(buckets, before.get(step) ?? new Map())),
+    ]),
+  )
 }
 
 async function fairlanePhaseOne(): Promise<PhaseOneResult> {
@@ -438,6 +470,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
   const commandsBefore = await redis.commandCalls()
   const commandStatsBefore = await commandStatsOf(await redis.masterUrls())
   const ticksBefore = await readTickHistogram(workerMetricsUrls())
+  const sendStepsBefore = await readSendSteps()
   const windowEnd = start + seconds * 1000
   progress(`phase 1: running ${seconds} s (Small due at +${SMALL_DELAY_MS / 1000} s)`)
   // Halfway through, with every tenant sending: the pacer's leader dies as a crash or an OOM kill would.
@@ -458,6 +491,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     await commandStatsOf(await redis.masterUrls()),
   ).byCommand
   const pacerTick = tickSummary(subtract(await readTickHistogram(workerMetricsUrls()), ticksBefore))
+  const sendStepsAfter = await readSendSteps()
   const maxBulkDepth = await depth.stop()
   const governorMinFactor = round(1 - (await governorCut.stop()), 2)
   await sleep(1_000)
@@ -495,6 +529,8 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     otpUnloadedP50Ms: otpUnloaded.p50,
     otpUnloadedP99Ms: otpUnloaded.p99,
     otpUnloadedSteps: otpUnloaded.steps,
+    otpUnloadedSendSteps: otpUnloaded.sendSteps,
+    otpSendSteps: sendStepsSince(sendStepsBefore, sendStepsAfter),
     // The dozen commands Redis ran most in the phase (scripts' own commands under their names).
     redisCommandsPerEmailByCommand: commandsPerEmail(commandsByName, figures.delivered, 12),
     smallFirstSendSteps: smallSteps,

@@ -364,6 +364,7 @@ export async function readHistograms(
   urls: string[],
   name: string,
   split?: string,
+  where: Record<string, string> = {},
 ): Promise<Map<string, Histogram>> {
   const histograms = new Map<string, Histogram>()
   const bucketLine = new RegExp(`^${name}_bucket\\{([^}]*)\\} (\\d+)`)
@@ -378,6 +379,7 @@ export async function readHistograms(
       )
       const rawLe = labels.get('le')
       if (rawLe === undefined) continue
+      if (Object.entries(where).some(([key, value]) => labels.get(key) !== value)) continue
       const le = rawLe === '+Inf' ? Number.POSITIVE_INFINITY : Number(rawLe)
       const key = split ? (labels.get(split) ?? '') : ''
       const buckets = histograms.get(key) ?? new Map<number, number>()

@@ -69,6 +69,7 @@ export {
   type SendAttempt,
   type SendDeps,
   type SendOutcome,
+  type SendStep,
   type SkipReason,
   sendMessage,
 } from './send-message'

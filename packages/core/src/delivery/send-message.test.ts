@@ -139,6 +139,30 @@ describe('sendMessage: a free connection, then the tenant token, then SMTP', () 
     expect(state.held).toBe(0)
   })
 
+  it('times each step of a send that went out, in order, after the step it names', async () => {
+    const { steps, deps } = sendRun({
+      admit: async () => ({ ok: true }),
+      smtp: async () => ({ response: '250 2.0.0 OK' }),
+    })
+    const timed: string[] = []
+    await sendMessage(job, {
+      ...deps,
+      onStep: (step, ms) => {
+        expect(ms).toBeGreaterThanOrEqual(0)
+        // Each step is reported once the part of the run it names has happened.
+        timed.push(`${step} after ${steps.at(-1)}`)
+      },
+    })
+    expect(timed).toEqual([
+      'claim after claim',
+      'compose after claim',
+      'connection after reserve',
+      'token after admit t1/critical with 1 slot held',
+      'smtp after slot released',
+      'mark after markSent',
+    ])
+  })
+
   it('refused a token: gives the slot back before the claim, sends nothing, defers', async () => {
     const { steps, state, deps } = sendRun({
       admit: async () => ({ ok: false, delayMs: 320 }),

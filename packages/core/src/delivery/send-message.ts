@@ -76,6 +76,26 @@ export interface SendDeps {
    */
   maxAgeMs?: number
   logger?: DeliveryLogger
+  /**
+   * Each step of a send that went out, in ms: `claim` (the row claimed), `compose` (suppression and
+   * sender checks, the mail built and signed), `connection` (an SMTP connection held), `token` (the
+   * tenant's token taken), `smtp` (the server's accept), `mark` (the row marked sent). Where a login
+   * code's time goes (`fairlane_send_step_seconds`).
+   */
+  onStep?: (step: SendStep, ms: number) => void
+}
+
+export type SendStep = 'claim' | 'compose' | 'connection' | 'token' | 'smtp' | 'mark'
+
+/** Reports the time since the previous lap (or since it was made) under each step's name. */
+function stepLaps(onStep: SendDeps['onStep']): (step: SendStep) => void {
+  if (!onStep) return () => {}
+  let last = performance.now()
+  return (step) => {
+    const now = performance.now()
+    onStep(step, now - last)
+    last = now
+  }
 }
 
 /** `feedback`: a report about the message came back (an earlier attempt was accepted); settled by it. */
@@ -119,12 +139,15 @@ export async function sendMessage(
   deps: SendDeps,
   attempt: SendAttempt = { final: false },
 ): Promise<SendOutcome> {
+  const lap = stepLaps(deps.onStep)
   const message = await deps.store.claim({ ...job, lockMs: deps.lockMs })
   if (!message) return explainUnclaimed(job, deps.store)
+  lap('claim')
   const claim: HeldClaim = { ...job, lockToken: message.lockToken }
   let response: string | undefined
   const prepared = await prepareClaimed(message, claim, deps, attempt)
   if (prepared.kind === 'done') return prepared.outcome
+  lap('compose')
   const { mail, sender } = prepared
 
   try {
@@ -147,6 +170,7 @@ export async function sendMessage(
     // leave at once, so the tenant's plan holds at the receiving end. Whatever happens from here, the
     // connection goes back (releasing a slot that sent is a no-op).
     const slot = await deps.mailer.reserve(route, { ahead: job.ahead === true })
+    lap('connection')
     const open = route ? deps.receivers?.stillOpen?.({ ...ask, route }) : undefined
     if (open && !open.ok) {
       slot.release()
@@ -158,8 +182,10 @@ export async function sendMessage(
         slot.release()
         return giveBack(claim, admission.delayMs, deps)
       }
+      lap('token')
       try {
         response = (await slot.send(mail)).response
+        lap('smtp')
       } catch (error) {
         if (!deps.receivers || !route) throw error
         const verdict = await deps.receivers.learn({ ...ask, route, outcome: { kind: 'failed', error } })
@@ -181,6 +207,7 @@ export async function sendMessage(
     // The server has the mail: the caller must only ever record it from here on, with this token.
     throw new SendNotRecordedError(job.messageId, claim.lockToken, { cause: error, response })
   }
+  lap('mark')
   if (!recorded) {
     // Our lock expired mid-send and another attempt claimed the row: it will send (same Message-ID)
     // and record the outcome. Counted as sent: the server did accept ours.

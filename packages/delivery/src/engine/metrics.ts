@@ -17,6 +17,8 @@ export interface WorkerMetrics {
   deadLettered: Counter<'lane'>
   /** Message created (the API accepted it) → the SMTP server accepted it. */
   sendLatency: Histogram<'lane'>
+  /** A single message's send, step by step (`SendStep`: claim, compose, connection, token, smtp, mark). */
+  sendStep: Histogram<'lane' | 'step'>
   outboxPublished: Counter
   /** Transactional outbox rows parked in PostgreSQL: their tenant was over its lane slots or its turns. */
   outboxParked: Counter
@@ -81,6 +83,13 @@ export function createWorkerMetrics(registry: Registry): WorkerMetrics {
       help: 'From message creation to SMTP acceptance',
       labelNames: ['lane'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+      registers,
+    }),
+    sendStep: new Histogram({
+      name: 'fairlane_send_step_seconds',
+      help: "Each step of one message's send: claim, compose, connection, token, smtp, mark",
+      labelNames: ['lane', 'step'],
+      buckets: [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 1],
       registers,
     }),
     outboxPublished: new Counter({

@@ -23,7 +23,7 @@ import {
 import { governedDepthTarget, governorSettings, startBulkGovernor } from './fairness/bulk-governor'
 import { createDeferralRecorder } from './fairness/deferral-recorder'
 import { createDepthTarget } from './fairness/depth-target'
-import { startPacer } from './fairness/pacer'
+import { createBatchSizes, startPacer } from './fairness/pacer'
 import { createPlanCache } from './fairness/plan-cache'
 import { createReceiverPacing } from './fairness/receiver-pacing'
 import { createRefusalTracker } from './fairness/tenant-gate'
@@ -185,19 +185,25 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
         gauge: metrics.bulkGovernorFactor,
       })
     : undefined
+  // The messages the pacer's jobs carry of late: batches are as large as a tenant's turn and the
+  // tick's room allow, often far under BULK_BATCH_SIZE.
+  const batching = createBatchSizes(options.pacer.batchSize ?? 1)
   const measuredDepth =
     options.pacer.queueMs === undefined
       ? undefined
       : createDepthTarget({
           // In messages: two jobs per bulk worker slot, and with batches two per SMTP connection, so
-          // every connection has a batch to send (a depth of 40 messages would be one batch of 50).
-          minDepth: Math.min(
-            options.pacer.highWater,
-            Math.max(
-              2 * options.concurrency.bulk,
-              2 * options.smtp.connections.bulk * (options.pacer.batchSize ?? 1),
+          // every connection has a batch to send — of the size the jobs have now, not of
+          // BULK_BATCH_SIZE: 16 jobs of 50 would be 800 messages, seconds of queue in front of a
+          // newcomer when turns of 3 make the jobs (a lane sending 100 a second held 3 s).
+          minDepth: () =>
+            Math.min(
+              options.pacer.highWater,
+              Math.max(
+                2 * options.concurrency.bulk,
+                Math.ceil(2 * options.smtp.connections.bulk * batching.messagesPerJob()),
+              ),
             ),
-          ),
           maxDepth: options.pacer.highWater,
           queueSeconds: options.pacer.queueMs / 1000,
         })
@@ -208,6 +214,7 @@ export async function startDelivery(options: DeliveryOptions): Promise<Delivery>
   const pacer = startPacer({
     db: database.db,
     bulkLane: queues.lanes,
+    batching,
     highWater: options.pacer.highWater,
     ...(depthTarget ? { depthTarget } : {}),
     horizonMs: options.pacer.horizonMs,

@@ -24,6 +24,21 @@ describe('createDepthTarget', () => {
     expect(fast.depth(10)).toBe(300)
   })
 
+  it('reads a floor given as a function at each call: it follows the messages the jobs carry', () => {
+    let messagesPerJob = 50
+    const target = createDepthTarget({
+      minDepth: () => Math.min(300, 2 * 8 * messagesPerJob),
+      maxDepth: 300,
+      queueSeconds: 0.5,
+      windowMs: 1_000,
+    })
+    target.record(0, 90)
+    expect(target.depth(10)).toBe(300)
+    // Turns of 3 make the jobs now: 16 jobs are 48 messages, and the rate's half second is 45.
+    messagesPerJob = 3
+    expect(target.depth(10)).toBe(48)
+  })
+
   it('forgets releases older than the window', () => {
     const target = createDepthTarget({ minDepth: 1, maxDepth: 10_000, queueSeconds: 1, windowMs: 1_000 })
     target.record(0, 500)

@@ -12,7 +12,11 @@
  * few seconds.
  */
 export interface DepthTargetOptions {
-  minDepth: number
+  /**
+   * A number, or read at each `depth` call: the pacer's floor moves with the messages its jobs carry
+   * (two jobs per worker slot are 32 messages of batches of 2 and 800 of batches of 50).
+   */
+  minDepth: number | (() => number)
   maxDepth: number
   /** How many seconds of the lane's sends the queue may hold. */
   queueSeconds: number
@@ -35,7 +39,8 @@ export const DEPTH_WINDOW_MS = 3_000
 
 export function createDepthTarget(options: DepthTargetOptions): DepthTarget {
   const windowMs = options.windowMs ?? DEPTH_WINDOW_MS
-  if (!(options.minDepth >= 1 && options.maxDepth >= 1 && options.queueSeconds > 0 && windowMs > 0)) {
+  const minDepth = typeof options.minDepth === 'number' ? () => options.minDepth as number : options.minDepth
+  if (!(minDepth() >= 1 && options.maxDepth >= 1 && options.queueSeconds > 0 && windowMs > 0)) {
     throw new RangeError(`depth target needs minDepth, maxDepth ≥ 1 and positive queueSeconds, windowMs`)
   }
   const releases: Array<{ atMs: number; count: number }> = []
@@ -60,7 +65,7 @@ export function createDepthTarget(options: DepthTargetOptions): DepthTarget {
     },
     depth(atMs) {
       const wanted = Math.ceil(target.ratePerSec(atMs) * options.queueSeconds)
-      return Math.min(options.maxDepth, Math.max(options.minDepth, wanted))
+      return Math.min(options.maxDepth, Math.max(Math.max(1, minDepth()), wanted))
     },
   }
   return target

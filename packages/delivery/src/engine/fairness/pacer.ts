@@ -82,6 +82,11 @@ export interface PacerOptions {
    * Without it the pacer fills to `highWater`.
    */
   depthTarget?: DepthTarget
+  /**
+   * The messages per job of the pacer's recent releases (`createBatchSizes`), shared with what else
+   * reads them (the depth target's floor); without it, the pacer keeps its own.
+   */
+  batching?: BatchSizes
   /** How far ahead of its rate a tenant may be released (PACER_HORIZON_MS). */
   horizonMs: number
   /** PACER_QUANTUM: messages per unit of weight in a tenant's turn (default 1). */
@@ -153,7 +158,7 @@ export function startPacer(options: PacerOptions): Pacer {
   const followerRetryMs = options.followerRetryMs ?? PACER_TUNING.followerRetryMs
   const signal = createWakeSignal()
   const memory = createPacerMemory(options.horizonMs, options.quantum)
-  const batching = createBatchSizes(options.batchSize ?? 1)
+  const batching = options.batching ?? createBatchSizes(options.batchSize ?? 1)
   let stopped = false
   // A throttle storm (many sends deferred at once) wakes the pacer once a tick, not once a reply:
   // it reads the new rates sooner, it does not spin.

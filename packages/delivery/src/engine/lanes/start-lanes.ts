@@ -4,6 +4,7 @@ import {
   type MailTracker,
   recordAcceptedSend,
   type SendBatchDeps,
+  type SendStep,
   sendBatch,
   sendMessage,
 } from '@fairlane/core/delivery'
@@ -120,6 +121,7 @@ export function startLanes(
     deadLetters,
     processorFor: (lane) => {
       const deps = sendDepsFor(lane)
+      const observeStep = (step: SendStep, ms: number) => metrics.sendStep.observe({ lane, step }, ms / 1000)
       const gate = createTenantGate({
         lane,
         buckets: resources.buckets,
@@ -140,7 +142,8 @@ export function startLanes(
       })
       return createSendProcessor({
         lane,
-        send: (job, log, gate, attempt) => sendMessage(job, { ...deps, gate, logger: log }, attempt),
+        send: (job, log, gate, attempt) =>
+          sendMessage(job, { ...deps, gate, logger: log, onStep: observeStep }, attempt),
         // Batches of one tenant (MX mode: for one receiving provider) from the pacer.
         sendBatch: (job, log, gate) => sendBatch(job, { ...deps, gate, logger: log }),
         handOff: (jobs) => handOff(lane, jobs),
