@@ -32,8 +32,51 @@ describe('applyNice', () => {
     const calls = processPriority(0, false)
     expect(applyNice(10, logger as never, { lanes: ['bulk'] }, calls)).toBe(10)
     expect(logger.lines).toEqual([
-      { level: 'info', fields: { nice: 10, lanes: ['bulk'] }, message: 'worker runs at lower CPU priority' },
+      {
+        level: 'info',
+        fields: { nice: 10, threads: 0, lanes: ['bulk'] },
+        message: 'worker runs at lower CPU priority',
+      },
     ])
+  })
+
+  it('gives every other thread the same nice, skipping one that ended meanwhile', () => {
+    const logger = recordingLogger()
+    const niced = new Map<number, number>()
+    const calls = {
+      ...processPriority(0, false),
+      threads: () => [101, 102, 103],
+      setThreadPriority(threadId: number, nice: number) {
+        if (threadId === 102)
+          throw new Error('A system error occurred: uv_os_setpriority returned ESRCH (no such process)')
+        niced.set(threadId, nice)
+      },
+    }
+    expect(applyNice(10, logger as never, {}, calls)).toBe(10)
+    expect([...niced]).toEqual([
+      [101, 10],
+      [103, 10],
+    ])
+    expect(logger.lines).toEqual([
+      { level: 'info', fields: { nice: 10, threads: 2 }, message: 'worker runs at lower CPU priority' },
+    ])
+  })
+
+  it('warns when a thread refuses its nice, naming the error', () => {
+    const logger = recordingLogger()
+    const calls = {
+      ...processPriority(0, true),
+      threads: () => [101],
+      setThreadPriority() {
+        throw new Error('setpriority EACCES (permission denied)')
+      },
+    }
+    expect(applyNice(-5, logger as never, {}, calls)).toBe(-5)
+    expect(logger.lines[0]).toEqual({
+      level: 'warn',
+      fields: { nice: -5, threads: 0, failed: 1, err: 'setpriority EACCES (permission denied)' },
+      message: 'worker could not give every thread its CPU priority; the others keep theirs',
+    })
   })
 
   it('raises the transactional worker where allowed', () => {
