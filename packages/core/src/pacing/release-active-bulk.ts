@@ -80,8 +80,14 @@ export interface ActiveReleaseOutcome {
 /** A second plan and claim in the same tick fill the slots the first left to tenants found empty. */
 const MAX_PASSES = 2
 
-/** Without `newFlowRoom`: first turns of newcomers a full lane may still take, in messages. */
-export const DEFAULT_NEW_FLOW_ROOM = 16
+/**
+ * Without `newFlowRoom`: first turns of newcomers a full lane may still take, in messages. Enough for
+ * the newcomers of a few ticks at once: with 83 tenants a second becoming due (`bench:fairness
+ * --tenants 10000 --due-spread-seconds 120`) and a tick every ~160 ms, 16 left the newcomers' room at
+ * about what arrived, and a backlog of first turns grew in the pacer (first release after pending
+ * p50 2.2 s; with 64, 0.75 s, one run each).
+ */
+export const DEFAULT_NEW_FLOW_ROOM = 64
 
 /**
  * One tick of the bulk pacer over the active set. The lane's depth, the set's changes since the last
