@@ -130,6 +130,13 @@ export function createHttpHandler(
       methods: {
         GET: ({ res, params: [id = ''] }) => {
           const raw = store.raw(id)
+          if (!raw && store.get(id)) {
+            throw new HttpError(
+              404,
+              'raw_not_kept',
+              `message "${id}" was kept without its body (MAILSINK_STORE=headers)`,
+            )
+          }
           if (!raw) throw new HttpError(404, 'message_not_found', `no message with id "${id}"`)
           res.writeHead(200, { 'content-type': 'message/rfc822', 'content-length': raw.length })
           res.end(raw)

@@ -26,6 +26,7 @@ try {
     httpPort: config.MAILSINK_HTTP_PORT,
     maxMessages: config.MAILSINK_MAX_MESSAGES,
     authCheckEvery: config.MAILSINK_AUTH_CHECK_EVERY,
+    keep: config.MAILSINK_STORE,
     dnsPort: sinkDnsPort(config),
     dnsServers: config.DNS_SERVERS,
     inboundSmtpUrl: config.INBOUND_SMTP_URL,

@@ -61,6 +61,62 @@ export async function toStoredMessage(
 }
 
 /**
+ * The record of a message kept without its body (`MAILSINK_STORE=headers`): envelope and headers as
+ * `toStoredMessage` gives them, read from the header block alone with no MIME parse. From and Subject
+ * are the headers as written (an encoded word stays encoded); `text` is empty and `html` null.
+ */
+export function toStoredHeaders(
+  raw: Buffer,
+  envelope: Envelope,
+  receivedAt: Date = new Date(),
+  arrival: Arrival = UNKNOWN_ARRIVAL,
+): StoredMessage {
+  const headers = headerRecord(headerLinesOf(raw))
+  return {
+    id: randomUUID(),
+    messageId: headers['message-id'] ?? null,
+    from: headers.from ?? '',
+    to: envelope.to.join(', '),
+    recipients: envelope.to.map((address) => address.toLowerCase()),
+    subject: headers.subject ?? '',
+    text: '',
+    html: null,
+    headers,
+    receivedAt: receivedAt.toISOString(),
+    envelope: { from: envelope.from, to: [...envelope.to] },
+    auth: UNSIGNED,
+    receiver: arrival.receiver && { ...arrival.receiver },
+    sourceAddress: arrival.sourceAddress,
+    tls: arrival.tls,
+  }
+}
+
+/**
+ * The header block's fields, each with its folded continuation lines, as mailparser's `headerLines`
+ * (key lowercased, the whole field as written): up to the first empty line, or the whole message when
+ * it has no body. A line that is neither a field nor a continuation ends the block, as in RFC 5322.
+ */
+export function headerLinesOf(raw: Buffer): HeaderLines {
+  // Only the header block is decoded: a large body costs a byte search, not a string.
+  const blank = raw.indexOf('\r\n\r\n')
+  const bareBlank = blank < 0 ? raw.indexOf('\n\n') : -1
+  const size = blank >= 0 ? blank : bareBlank >= 0 ? bareBlank : raw.length
+  const block = raw.subarray(0, size).toString('utf8')
+  const lines: { key: string; line: string }[] = []
+  for (const physical of block.split(/\r?\n/)) {
+    const last = lines.at(-1)
+    if (/^[ \t]/.test(physical) && last) {
+      last.line += `\r\n${physical}`
+      continue
+    }
+    const colon = physical.indexOf(':')
+    if (colon <= 0) break
+    lines.push({ key: physical.slice(0, colon).trim().toLowerCase(), line: physical })
+  }
+  return lines
+}
+
+/**
  * Header name → value as written after the colon. Folded lines are unfolded (RFC 5322 §2.2.3) so a
  * long List-Unsubscribe or DKIM-Signature compares as one string, but nothing is decoded: tests
  * assert on what was put on the wire. Repeated headers keep their order, joined with "\n".

@@ -371,6 +371,41 @@ describe('mail sink ring buffer', () => {
   })
 })
 
+describe('a mail sink keeping headers only (MAILSINK_STORE=headers)', () => {
+  it('lists the message with its headers and envelope, no body, and says why /raw has nothing', async () => {
+    const sink = await startMailSink({
+      host: '127.0.0.1',
+      smtpPort: 0,
+      httpPort: 0,
+      maxMessages: 10,
+      logger,
+      keep: 'headers',
+    })
+    try {
+      const sent = await mailer(sink)('light@example.com', 'headers only')
+      const [message] = await client(sink).messages('?to=light@example.com')
+      expect(message).toMatchObject({
+        messageId: sent.messageId,
+        subject: 'headers only',
+        // The header as written (nodemailer writes no quotes here), not mailparser's rendering of it.
+        from: 'Fairlane Test <sender@fairlane.test>',
+        recipients: ['light@example.com'],
+        text: '',
+        html: null,
+      })
+      expect(message?.headers['content-type']).toMatch(/^text\/plain/)
+      const raw = await client(sink).json<{ error: { code: string; message: string } }>(
+        `/messages/${message?.id}/raw`,
+      )
+      expect(raw.status).toBe(404)
+      expect(raw.body.error).toMatchObject({ code: 'raw_not_kept' })
+      expect(raw.body.error.message).toContain('MAILSINK_STORE=headers')
+    } finally {
+      await sink.close()
+    }
+  })
+})
+
 describe('mail sink startup', () => {
   it('reports a port in use with the service that could not bind', async () => {
     const first = await start()

@@ -24,6 +24,8 @@ export interface MailSinkOptions {
   maxMessages: number
   /** Check one signed message in this many (MAILSINK_AUTH_CHECK_EVERY); default 1: every one. */
   authCheckEvery?: number | undefined
+  /** MAILSINK_STORE: `headers` keeps each message's envelope and headers only (`SmtpSinkOptions.keep`). */
+  keep?: 'full' | 'headers' | undefined
   logger: Logger
   /**
    * UDP port of a DNS server for local use (records managed over `/dns/records`); 0 picks a free
@@ -132,7 +134,8 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
   const notifier = options.inboundSmtpUrl
     ? new Notifier({ inboundSmtpUrl: options.inboundSmtpUrl, mtaName: options.mtaName ?? MTA_NAME, logger })
     : undefined
-  const smtp = createSmtpSink({ store, faults, logger, checks, notifier })
+  const keep = options.keep
+  const smtp = createSmtpSink({ store, faults, logger, checks, notifier, keep })
   const publishDomain = (domain: string, reference: string) => {
     if (!dns) throw new Error('this mail sink serves no DNS; start it with a DNS port (MAILSINK_DNS_PORT)')
     const wanted = reference.trim().toLowerCase()
@@ -165,7 +168,7 @@ export async function startMailSink(options: MailSinkOptions): Promise<MailSink>
         options.receiverPort ?? smtpPort,
         (identity, tls) => {
           const gate = new ReceiverGate(identity, faults.receivers)
-          return { gate, smtp: createSmtpSink({ store, faults, logger, checks, notifier, gate, tls }) }
+          return { gate, smtp: createSmtpSink({ store, faults, logger, checks, notifier, gate, tls, keep }) }
         },
       )
       receiverServers = started.map((receiver) => receiver.smtp)

@@ -4,7 +4,7 @@ import { isSigned } from './auth'
 import type { AuthChecks } from './auth-checks'
 import { type FaultTable, isNotificationFault, matches, type NotificationFault, splitReply } from './faults'
 import type { Notifier } from './notifier'
-import { type Envelope, toStoredMessage } from './parse-message'
+import { type Envelope, toStoredHeaders, toStoredMessage } from './parse-message'
 import { dkimDomainsOf } from './receiver-faults'
 import type { ReceiverGate } from './receiver-gate'
 import { receiverMxHost } from './receiver-zone'
@@ -30,6 +30,11 @@ export interface SmtpSinkOptions {
   gate?: ReceiverGate | undefined
   /** Offer STARTTLS with this certificate (a receiver's `tls`); without it STARTTLS is not offered. */
   tls?: { key: string | Buffer; cert: string | Buffer } | undefined
+  /**
+   * MAILSINK_STORE: `full` (default) keeps each message parsed (text, HTML) with its raw bytes;
+   * `headers` keeps the envelope and headers only, read without a MIME parse (`toStoredHeaders`).
+   */
+  keep?: 'full' | 'headers' | undefined
 }
 
 export interface SmtpSink {
@@ -174,11 +179,11 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
       }
     }
     const sourceAddress = sourceOf(session)
-    const message = await toStoredMessage(raw, envelope, new Date(), {
-      receiver: gate?.identity ?? null,
-      sourceAddress,
-      tls: session.secure,
-    })
+    const arrival = { receiver: gate?.identity ?? null, sourceAddress, tls: session.secure }
+    const headersOnly = options.keep === 'headers'
+    const message = headersOnly
+      ? toStoredHeaders(raw, envelope, new Date(), arrival)
+      : await toStoredMessage(raw, envelope, new Date(), arrival)
     if (gate) {
       const dkimDomains = dkimDomainsOf(message.headers['dkim-signature'])
       const reply = gate.data({ source: sourceAddress, dkimDomains })
@@ -197,7 +202,8 @@ export function createSmtpSink(options: SmtpSinkOptions): SmtpSink {
         helo: session.hostNameAppearsAs,
       })
     }
-    store.add(message, raw)
+    // The checks and a report's original were handed `raw` itself: a headers-only store keeps none.
+    store.add(message, headersOnly ? undefined : raw)
     if (notification) notifyLater(notification, message, raw, session)
     if (fault?.dropAfterData) {
       // Stored, never answered: the client cannot tell this from a lost reply.

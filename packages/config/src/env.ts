@@ -624,6 +624,14 @@ export const envSchema = z
      */
     MAILSINK_AUTH_CHECK_EVERY: positiveInt(1),
     /**
+     * What the sink keeps of each message: `full` (parsed text and HTML, and the raw bytes for
+     * `/messages/:id/raw`) or `headers` (envelope and headers only, read without a MIME parse). The
+     * benchmarks keep headers: a stand-in receiver that parses and holds every body of 50,000 mails
+     * grows its heap to hundreds of MB and stalls in garbage collection on the cores it shares with
+     * what is measured, where a real receiver is another machine.
+     */
+    MAILSINK_STORE: z.enum(['full', 'headers']).default('full'),
+    /**
      * UDP port of the sink's DNS server for local use (records published over its HTTP API,
      * `/dns/records`). Unset: the number of `MAILSINK_HTTP_PORT` (UDP and TCP ports do not collide,
      * so every sink a test or benchmark starts on ports of its own gets a DNS port of its own); see
