@@ -39,6 +39,7 @@ import {
   readHistograms,
   readTickHistogram,
   subtract,
+  summariesSince,
   tickSummary,
 } from './lib/fairness/many-tenants'
 import {
@@ -392,35 +393,23 @@ async function unloadedOtp(): Promise<{
   const { sentAt, answeredAt } = await otpLoop(since + 5_000, postOtp)
   const deadline = Date.now() + 30_000
   let deliveries = await readSink(platform.inboxUrl, since)
-  while (otpLatencies(deliveries, sentAt).length < sentAt.size) {
+  let latencies = otpLatencies(deliveries, sentAt)
+  while (latencies.length < sentAt.size) {
     if (Date.now() > deadline) throw new Error('the unloaded login codes did not all arrive within 30 s')
     await sleep(100)
     deliveries = await readSink(platform.inboxUrl, since)
+    latencies = otpLatencies(deliveries, sentAt)
   }
-  const latencies = otpLatencies(deliveries, sentAt)
   const steps = await otpSteps(sql, { domain: OTP_DOMAIN, sentAt, answeredAt, deliveries })
-  const sendSteps = sendStepsSince(stepsBefore, await readSendSteps())
+  const sendSteps = summariesSince(stepsBefore, await readSendSteps())
   return { ...latencySummary(latencies), samples: latencies.length, steps, sendSteps }
 }
 
-type SendSteps = Record<string, ReturnType<typeof tickSummary>>
+type SendSteps = ReturnType<typeof summariesSince>
 
 /** The critical lane's `fairlane_send_step_seconds` by step, from every worker process. */
 function readSendSteps() {
   return readHistograms(workerMetricsUrls(), 'fairlane_send_step_seconds', 'step', { lane: 'critical' })
-}
-
-/** Each step's count, p50 and p99 (histogram bucket bounds, ms) between two readings. */
-function sendStepsSince(
-  before: Awaited<ReturnType<typeof readSendSteps>>,
-  after: Awaited<ReturnType<typeof readSendSteps>>,
-): SendSteps {
-  return Object.fromEntries(
-    [...after].map(([step, buckets]) => [
-      step,
-      tickSummary(subtract(buckets, before.get(step) ?? new Map())),
-    ]),
-  )
 }
 
 async function fairlanePhaseOne(): Promise<PhaseOneResult> {
@@ -532,7 +521,7 @@ async function fairlanePhaseOne(): Promise<PhaseOneResult> {
     otpUnloadedP99Ms: otpUnloaded.p99,
     otpUnloadedSteps: otpUnloaded.steps,
     otpUnloadedSendSteps: otpUnloaded.sendSteps,
-    otpSendSteps: sendStepsSince(sendStepsBefore, sendStepsAfter),
+    otpSendSteps: summariesSince(sendStepsBefore, sendStepsAfter),
     // The dozen commands Redis ran most in the phase (scripts' own commands under their names).
     redisCommandsPerEmailByCommand: commandsPerEmail(commandsByName, figures.delivered, 12),
     smallFirstSendSteps: smallSteps,

@@ -32,7 +32,6 @@ export async function toStoredMessage(
   receivedAt: Date = new Date(),
   arrival: Arrival = UNKNOWN_ARRIVAL,
 ): Promise<StoredMessage> {
-  const envelopeRecipients = envelope.to
   const parsed = await simpleParser(raw, {
     // The sink never shows cid: images inline, and skipping the HTML rendering of text parts and
     // attachment hashing keeps parsing cheap when a benchmark sends tens of thousands of messages.
@@ -41,23 +40,19 @@ export async function toStoredMessage(
     checksumAlgo: false,
   })
   const headers = headerRecord(parsed.headerLines)
-  return {
-    id: randomUUID(),
-    messageId: headers['message-id'] ?? parsed.messageId ?? null,
-    from: parsed.from?.text ?? '',
-    to: envelopeRecipients.join(', '),
-    recipients: envelopeRecipients.map((address) => address.toLowerCase()),
-    subject: parsed.subject ?? '',
-    text: parsed.text ?? '',
-    html: typeof parsed.html === 'string' ? parsed.html : null,
-    headers,
-    receivedAt: receivedAt.toISOString(),
-    envelope: { from: envelope.from, to: [...envelope.to] },
-    auth: UNSIGNED,
-    receiver: arrival.receiver && { ...arrival.receiver },
-    sourceAddress: arrival.sourceAddress,
-    tls: arrival.tls,
-  }
+  return storedRecord(
+    {
+      messageId: headers['message-id'] ?? parsed.messageId ?? null,
+      from: parsed.from?.text ?? '',
+      subject: parsed.subject ?? '',
+      text: parsed.text ?? '',
+      html: typeof parsed.html === 'string' ? parsed.html : null,
+      headers,
+    },
+    envelope,
+    receivedAt,
+    arrival,
+  )
 }
 
 /**
@@ -72,16 +67,43 @@ export function toStoredHeaders(
   arrival: Arrival = UNKNOWN_ARRIVAL,
 ): StoredMessage {
   const headers = headerRecord(headerLinesOf(raw))
+  return storedRecord(
+    {
+      messageId: headers['message-id'] ?? null,
+      from: headers.from ?? '',
+      subject: headers.subject ?? '',
+      text: '',
+      html: null,
+      headers,
+    },
+    envelope,
+    receivedAt,
+    arrival,
+  )
+}
+
+/**
+ * What a stored record takes from where the message came in, the same however its content was read:
+ * recipients from the envelope, not the To header, because that is where the mail was actually
+ * delivered (Bcc recipients appear nowhere else); `auth` starts as unsigned.
+ */
+function storedRecord(
+  content: Pick<StoredMessage, 'messageId' | 'from' | 'subject' | 'text' | 'html' | 'headers'>,
+  envelope: Envelope,
+  receivedAt: Date,
+  arrival: Arrival,
+): StoredMessage {
+  // Field by field, in the order the API has always written them.
   return {
     id: randomUUID(),
-    messageId: headers['message-id'] ?? null,
-    from: headers.from ?? '',
+    messageId: content.messageId,
+    from: content.from,
     to: envelope.to.join(', '),
     recipients: envelope.to.map((address) => address.toLowerCase()),
-    subject: headers.subject ?? '',
-    text: '',
-    html: null,
-    headers,
+    subject: content.subject,
+    text: content.text,
+    html: content.html,
+    headers: content.headers,
     receivedAt: receivedAt.toISOString(),
     envelope: { from: envelope.from, to: [...envelope.to] },
     auth: UNSIGNED,

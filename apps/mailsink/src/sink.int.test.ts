@@ -2,13 +2,13 @@ import { connect } from 'node:net'
 import { createTransport } from 'nodemailer'
 import pino from 'pino'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { type MailSink, startMailSink } from './sink'
+import { type MailSink, type MailSinkOptions, startMailSink } from './sink'
 import type { StoredMessage } from './store'
 
 const logger = pino({ level: 'silent' })
 
-async function start(maxMessages = 1000): Promise<MailSink> {
-  return startMailSink({ host: '127.0.0.1', smtpPort: 0, httpPort: 0, maxMessages, logger })
+async function start(maxMessages = 1000, options: Pick<MailSinkOptions, 'keep'> = {}): Promise<MailSink> {
+  return startMailSink({ host: '127.0.0.1', smtpPort: 0, httpPort: 0, maxMessages, logger, ...options })
 }
 
 /** One connection per message (no pool), so a dropped connection cannot affect the next send. */
@@ -373,14 +373,7 @@ describe('mail sink ring buffer', () => {
 
 describe('a mail sink keeping headers only (MAILSINK_STORE=headers)', () => {
   it('lists the message with its headers and envelope, no body, and says why /raw has nothing', async () => {
-    const sink = await startMailSink({
-      host: '127.0.0.1',
-      smtpPort: 0,
-      httpPort: 0,
-      maxMessages: 10,
-      logger,
-      keep: 'headers',
-    })
+    const sink = await start(10, { keep: 'headers' })
     try {
       const sent = await mailer(sink)('light@example.com', 'headers only')
       const [message] = await client(sink).messages('?to=light@example.com')

@@ -134,12 +134,7 @@ export async function manyTenantsMode(input: ManyTenantsInput): Promise<Record<s
     bigRecipients: input.bigRecipients,
     pacerTick,
     // Where the ticks' time went (steps that run at once overlap).
-    pacerTickSteps: Object.fromEntries(
-      [...steps].map(([step, buckets]) => [
-        step,
-        tickSummary(subtract(buckets, stepsBefore.get(step) ?? new Map())),
-      ]),
-    ),
+    pacerTickSteps: summariesSince(stepsBefore, steps),
     floor: floorFigures,
     dueSpreadSeconds: input.dueSpreadSeconds,
     ...firstSends,
@@ -388,6 +383,16 @@ export async function readHistograms(
     }
   }
   return histograms
+}
+
+/** Each labelled histogram's count, p50 and p99 (bucket bounds, ms) between two `readHistograms`. */
+export function summariesSince(
+  before: ReadonlyMap<string, Histogram>,
+  after: ReadonlyMap<string, Histogram>,
+): Record<string, ReturnType<typeof tickSummary>> {
+  return Object.fromEntries(
+    [...after].map(([key, buckets]) => [key, tickSummary(subtract(buckets, before.get(key) ?? new Map()))]),
+  )
 }
 
 export function subtract(after: Histogram, before: Histogram): Histogram {

@@ -65,7 +65,7 @@ export function createDepthTarget(options: DepthTargetOptions): DepthTarget {
     },
     depth(atMs) {
       const wanted = Math.ceil(target.ratePerSec(atMs) * options.queueSeconds)
-      return Math.min(options.maxDepth, Math.max(Math.max(1, minDepth()), wanted))
+      return Math.min(options.maxDepth, Math.max(1, minDepth(), wanted))
     },
   }
   return target
