@@ -18,7 +18,7 @@ import {
   sendJobId,
 } from './catalog'
 import { QUEUE_NAMES } from './names'
-import { sendBatchJobPayload, sendJobPayload } from './payloads'
+import { batchTenantOf, batchTenants, sendBatchJobPayload, sendJobPayload } from './payloads'
 
 describe('job catalog', () => {
   it('has a queue per lane plus dead-letter and system', () => {
@@ -162,6 +162,50 @@ describe('sendBatchJob', () => {
       laneSlots: [sendJobId(ids[0] as string, 0), sendJobId(ids[1] as string, 1)],
     })
     expect(job.opts).toEqual({ ...laneJobOptions('default'), jobId: `b-${ids[0]}` })
+  })
+
+  it('names each message’s tenant when it carries several tenants’ first turns, as version 2 (refused by a worker that knows only 1)', () => {
+    const other = '0193a4b2-7c1d-7e8f-9a0b-bbbbbbbbbbbb'
+    const job = sendBatchJob({
+      tenantId,
+      messages: [
+        { messageId: ids[0] as string, generation: 0, tenantId },
+        { messageId: ids[1] as string, generation: 0, tenantId: other },
+      ],
+      fresh: true,
+    })
+    const payload = sendBatchJobPayload.parse(job.data)
+    expect(payload).toEqual({
+      v: 2,
+      tenantId,
+      tenantOf: { [ids[0] as string]: tenantId, [ids[1] as string]: other },
+      lane: 'bulk',
+      messageIds: ids,
+      fresh: true,
+    })
+    expect(batchTenants(payload)).toEqual([tenantId, other])
+    expect(batchTenantOf(payload, ids[1] as string)).toBe(other)
+    // One tenant's messages, each naming it, stay a version 1 batch.
+    const own = sendBatchJob({
+      tenantId,
+      messages: ids.map((messageId) => ({ messageId, generation: 0, tenantId })),
+    })
+    expect(own.data).toEqual({ v: 1, tenantId, lane: 'bulk', messageIds: ids })
+    expect(batchTenants(own.data)).toEqual([tenantId])
+    // Only the bulk lane's pacer makes them; a payload must say each message's tenant, as version 2.
+    expect(() =>
+      sendBatchJob({
+        lane: 'default',
+        tenantId,
+        messages: [{ messageId: ids[0] as string, generation: 0, tenantId: other }],
+      }),
+    ).toThrow(/only a bulk batch/)
+    expect(sendBatchJobPayload.safeParse({ ...payload, v: 1 }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...payload, tenantOf: undefined }).success).toBe(false)
+    expect(sendBatchJobPayload.safeParse({ ...payload, lane: 'default' }).success).toBe(false)
+    expect(
+      sendBatchJobPayload.safeParse({ ...payload, tenantOf: { [ids[0] as string]: tenantId } }).success,
+    ).toBe(false)
   })
 
   it('refuses an empty batch, a repeated message and the critical lane', () => {

@@ -229,18 +229,31 @@ export function sendBatchJob(input: {
   /** Default: bulk. */
   lane?: BatchLane
   tenantId: string
-  messages: ReadonlyArray<{ messageId: string; generation: number }>
+  /**
+   * A message's own `tenantId` (bulk only): a batch of several tenants' first turns, which names each
+   * message's tenant (`tenantOf`, payload version 2); absent, the batch's.
+   */
+  messages: ReadonlyArray<{ messageId: string; generation: number; tenantId?: string }>
   /** As `sendJob`'s: bulk, from the pacer, a new flow's first turn (true) or an old flow's (false). */
   fresh?: boolean
 }): SendBatchLaneJob {
   const first = input.messages[0]
   if (!first) throw new Error('a batch job needs at least one message')
   const lane = input.lane ?? 'bulk'
+  const mixed = input.messages.some((message) => (message.tenantId ?? input.tenantId) !== input.tenantId)
+  if (mixed && lane !== 'bulk') throw new Error('only a bulk batch may carry several tenants’ messages')
   return {
     name: SEND_BATCH_JOB_NAME,
     data: {
-      v: 1,
+      v: mixed ? 2 : 1,
       tenantId: input.tenantId,
+      ...(mixed
+        ? {
+            tenantOf: Object.fromEntries(
+              input.messages.map((message) => [message.messageId, message.tenantId ?? input.tenantId]),
+            ),
+          }
+        : {}),
       lane,
       messageIds: input.messages.map((message) => message.messageId),
       ...(lane === 'bulk'

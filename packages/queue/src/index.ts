@@ -63,6 +63,8 @@ export {
   type BatchHandOff,
   type BatchLane,
   batchHandOff,
+  batchTenantOf,
+  batchTenants,
   type DeadLetterPayload,
   deadLetterPayload,
   MAX_BATCH_MESSAGES,

@@ -60,8 +60,21 @@ export type BatchLane = (typeof BATCH_LANES)[number]
  */
 export const sendBatchJobPayload = z
   .object({
-    v: z.literal(1),
+    /** 2: a batch of several tenants' first turns (`tenantOf`), which a worker of version 1 must refuse. */
+    v: z.union([z.literal(1), z.literal(2)]),
+    /** The tenant of every message; with `tenantOf`, of the first, and the job's shard. */
     tenantId: z.uuid(),
+    /**
+     * Bulk only: the first turns of several tenants that just became active, one job for all of them
+     * (`ReleasedBatch.mixed`): each message's tenant by its id, `tenantId`'s own included.
+     */
+    tenantOf: z
+      .record(z.uuid(), z.uuid())
+      .refine(
+        (tenants) => Object.keys(tenants).length <= MAX_BATCH_MESSAGES,
+        `a batch carries at most ${MAX_BATCH_MESSAGES} messages`,
+      )
+      .optional(),
     lane: z.enum(BATCH_LANES),
     messageIds: z
       .array(z.uuid())
@@ -79,7 +92,35 @@ export const sendBatchJobPayload = z
     message: 'a batch carries at least one message',
     path: ['messageIds'],
   })
+  .refine((batch) => (batch.v === 2) === (batch.tenantOf !== undefined), {
+    message: 'a batch of several tenants is version 2, and only it names each message’s tenant',
+    path: ['tenantOf'],
+  })
+  .refine(
+    (batch) =>
+      batch.tenantOf === undefined ||
+      (batch.lane === 'bulk' &&
+        batch.messageIds.every((id) => batch.tenantOf?.[id] !== undefined) &&
+        (batch.handOffs ?? []).every((handOff) => batch.tenantOf?.[handOff.messageId] !== undefined)),
+    {
+      message: 'a batch of several tenants is a bulk job naming the tenant of each of its messages',
+      path: ['tenantOf'],
+    },
+  )
 export type SendBatchJobPayload = z.infer<typeof sendBatchJobPayload>
+
+/** The tenant of one of a batch's messages: `tenantOf`'s, else the batch's. */
+export function batchTenantOf(
+  batch: Pick<SendBatchJobPayload, 'tenantId' | 'tenantOf'>,
+  messageId: string,
+): string {
+  return batch.tenantOf?.[messageId] ?? batch.tenantId
+}
+
+/** Every tenant a batch carries messages of, the batch's own first. */
+export function batchTenants(batch: Pick<SendBatchJobPayload, 'tenantId' | 'tenantOf'>): string[] {
+  return [...new Set([batch.tenantId, ...Object.values(batch.tenantOf ?? {})])]
+}
 
 /** A dead letter: where the job came from and why it ended, for the admin console and replay. */
 export const deadLetterPayload = z.object({

@@ -204,19 +204,25 @@ export interface DeliveryStore {
   }): Promise<void>
 }
 
-/** The store as a batch of one tenant's messages needs it: one claim and one read for all of them. */
+/**
+ * The store as a batch needs it (one tenant's messages, or several tenants' first turns): one claim
+ * and one read for all of them. A message counts only under one of `tenantIds`.
+ */
 export interface BatchDeliveryStore extends DeliveryStore {
   /**
    * Claims every claimable one of the messages in one statement (as `claim`, each row its own fresh
    * token); the rows not returned were not claimable (done, held, gone, or under a live claim).
    */
   claimBatch(input: {
-    tenantId: string
+    tenantIds: readonly string[]
     messageIds: readonly string[]
     lockMs: number
   }): Promise<ClaimedMessage[]>
   /** Each message's state in one read, by id; a message that does not exist is absent. */
-  readStates(input: { tenantId: string; messageIds: readonly string[] }): Promise<Map<string, DeliveryState>>
+  readStates(input: {
+    tenantIds: readonly string[]
+    messageIds: readonly string[]
+  }): Promise<Map<string, DeliveryState>>
 }
 
 /**

@@ -122,6 +122,52 @@ describe('sendBatch', () => {
     expect(outcome.rest).toEqual({ messageIds: [m2, m3, m4], delayMs: 250 })
   })
 
+  it('a batch of several tenants’ first turns: one claim under all of them, each tenant’s own take, a refused tenant’s messages back to wait', async () => {
+    const tenantOf: Record<string, string> = { [m1]: 't1', [m2]: 't2', [m3]: 't3', [m4]: 't2' }
+    const { store, calls } = memoryStore(ids)
+    const claimedUnder: string[][] = []
+    store.claimBatch = async (input) => {
+      calls.claimBatch += 1
+      claimedUnder.push([...input.tenantIds])
+      return input.messageIds.map((id) => claimedMessage({ id, tenantId: tenantOf[id] as string }))
+    }
+    const { deps: batchDeps, sent } = deps(store)
+    const takes: Array<[string, number]> = []
+    batchDeps.gate = {
+      admit: async () => {
+        throw new Error('a batch takes its tokens at once')
+      },
+      admitUpTo: async ({ tenantId: asked, count }) => {
+        takes.push([asked, count])
+        return asked === 't2' ? { granted: 0, delayMs: 400 } : { granted: count, delayMs: 0 }
+      },
+    }
+    const outcome = await sendBatch(
+      { tenantId: 't1', tenantIds: ['t1', 't2', 't3'], messageIds: ids },
+      batchDeps,
+    )
+    expect(claimedUnder).toEqual([['t1', 't2', 't3']])
+    expect(takes.sort()).toEqual([
+      ['t1', 1],
+      ['t2', 2],
+      ['t3', 1],
+    ])
+    expect(sent).toEqual([to(m1), to(m3)])
+    expect(calls.marked.sort()).toEqual([m1, m3].sort())
+    expect(calls.unclaimed.sort()).toEqual([m2, m4].sort())
+    expect(outcome.rest).toEqual({ messageIds: [m2, m4], delayMs: 400 })
+  })
+
+  it('refuses to send a batch of several tenants to receivers’ MX hosts (a provider’s budget is per tenant)', async () => {
+    const { store, calls } = memoryStore(ids)
+    const { deps: batchDeps } = deps(store)
+    const withReceivers = { ...batchDeps, receivers: {} as NonNullable<SendBatchDeps['receivers']> }
+    await expect(
+      sendBatch({ tenantId: 't1', tenantIds: ['t1', 't2'], messageIds: ids }, withReceivers),
+    ).rejects.toThrow(/several tenants/)
+    expect(calls.claimBatch).toBe(0)
+  })
+
   it('starts no send once the batch has used its share of the claim, and gives the rest back', async () => {
     let nowMs = 10_000
     const { store, calls } = memoryStore(ids)

@@ -27,10 +27,17 @@ import {
 import { SendNotRecordedError } from './send-not-recorded-error'
 import { withRetries } from './with-retries'
 
-/** A bulk job's batch: messages of one tenant, sent in this order. */
+/** A bulk job's batch: messages of one tenant, or the first turns of several, sent in this order. */
 export interface SendBatchJob {
+  /** The tenant whose messages these are; of a batch of several tenants (`tenantIds`), the first. */
   tenantId: string
   messageIds: readonly string[]
+  /**
+   * A batch of several tenants' first turns (the pacer's newcomers, one job for all of them): every
+   * tenant it carries messages of. Each message is claimed only under its own tenant, and each
+   * tenant's messages take that tenant's tokens.
+   */
+  tenantIds?: readonly string[]
   /** A new flow's first turn: its connection is taken ahead of the waiting sends (`SendJob.ahead`). */
   ahead?: boolean
 }
@@ -83,7 +90,8 @@ export const BATCH_LOCK_SHARE = 0.2
  * explained in one read: done, terminal or held are skipped; under a live claim, they wait for its
  * expiry), each one's own checks and mail (`prepareClaimed`), then ONE held SMTP connection, ONE
  * token take for all of them (the bucket may grant fewer: those are sent, the rest given back unused
- * to come back later), the mails sent in order, and every one sent marked in one statement at the end
+ * to come back later; a batch of several tenants' first turns takes each tenant's own, at once), the
+ * mails sent in order, and every one sent marked in one statement at the end
  * (earlier once the batch has been sending for `MARK_FLUSH_MS`).
  *
  * A message's failure is its own, as for one message: permanent → marked failed, dead-lettered by the
@@ -93,7 +101,7 @@ export const BATCH_LOCK_SHARE = 0.2
  * under its lock: the job comes back (stalled), finds the marked ones sent, waits out the lock and
  * sends only the unmarked ones again, with their same Message-IDs.
  *
- * MX mode (`deps.receivers`): the batch is one tenant's mail for one receiving provider. The
+ * MX mode (`deps.receivers`): the batch is always one tenant's mail for one receiving provider. The
  * provider's budget is asked once, before the connection (`admitBatchToReceiver`): what it does not
  * grant waits in the job, deferred to the provider's pace, no attempt spent. The held connection
  * takes the provider's route; a provider that pauses mid-batch (`stillOpen`) or answers a send with a
@@ -107,15 +115,17 @@ export async function sendBatch(job: SendBatchJob, deps: SendBatchDeps): Promise
   const startedAtMs = deps.clock.now().getTime()
   const items: BatchItem[] = []
   const waiting = new Map<string, number>()
-  const claimed = await deps.store.claimBatch({
-    tenantId: job.tenantId,
-    messageIds: job.messageIds,
-    lockMs: deps.lockMs,
-  })
+  const tenantIds = job.tenantIds ?? [job.tenantId]
+  if (deps.receivers && tenantIds.length > 1) {
+    // A provider's budget is asked per tenant and provider: such a job (left from relay mode) goes on
+    // as its messages' own jobs once it fails for good.
+    throw new Error('a batch of several tenants cannot be sent to receivers’ MX hosts')
+  }
+  const claimed = await deps.store.claimBatch({ tenantIds, messageIds: job.messageIds, lockMs: deps.lockMs })
   const byId = new Map(claimed.map((message) => [message.id, message]))
   const unclaimed = job.messageIds.filter((id) => !byId.has(id))
   if (unclaimed.length > 0) {
-    const states = await deps.store.readStates({ tenantId: job.tenantId, messageIds: unclaimed })
+    const states = await deps.store.readStates({ tenantIds, messageIds: unclaimed })
     for (const messageId of unclaimed) {
       const verdict = unclaimedVerdict(states.get(messageId))
       if (verdict.kind === 'skipped') items.push({ messageId, kind: 'skipped', reason: verdict.reason })
@@ -194,13 +204,8 @@ async function sendReady(all: readonly Ready[], deps: SendBatchDeps, tally: Tall
   }
   try {
     const first = ready[0] as Ready
-    const grant = await admitUpTo(deps.gate, {
-      tenantId: first.message.tenantId,
-      lane: first.message.lane,
-      count: ready.length,
-    })
-    const granted = ready.slice(0, grant.granted)
-    await giveBackAll(ready.slice(grant.granted), grant.delayMs, deps, tally.waiting)
+    const { granted, refused } = await admitEachTenant(deps.gate, ready)
+    await Promise.all(refused.map((rest) => giveBackAll(rest.entries, rest.delayMs, deps, tally.waiting)))
     let flushedAtMs = deps.clock.now().getTime()
     for (const [index, entry] of granted.entries()) {
       const nowMs = deps.clock.now().getTime()
@@ -411,6 +416,39 @@ async function holdConnection(
     },
     release() {},
   }
+}
+
+/**
+ * One token take per tenant of the batch (several for a batch of several tenants' first turns, at
+ * once): each tenant's first messages as many as its bucket granted, in the batch's order; the rest of
+ * each tenant's given back until its own bucket's time.
+ */
+async function admitEachTenant(
+  gate: SendGate,
+  ready: readonly Ready[],
+): Promise<{ granted: Ready[]; refused: Array<{ entries: Ready[]; delayMs: number }> }> {
+  const byTenant = new Map<string, Ready[]>()
+  for (const entry of ready) {
+    const entries = byTenant.get(entry.message.tenantId)
+    if (entries) entries.push(entry)
+    else byTenant.set(entry.message.tenantId, [entry])
+  }
+  const admissions = await Promise.all(
+    [...byTenant].map(async ([tenantId, entries]) => {
+      const first = entries[0] as Ready
+      const grant = await admitUpTo(gate, { tenantId, lane: first.message.lane, count: entries.length })
+      return { entries, grant }
+    }),
+  )
+  const sendable = new Set<Ready>()
+  const refused: Array<{ entries: Ready[]; delayMs: number }> = []
+  for (const { entries, grant } of admissions) {
+    for (const entry of entries.slice(0, grant.granted)) sendable.add(entry)
+    if (grant.granted < entries.length) {
+      refused.push({ entries: entries.slice(grant.granted), delayMs: grant.delayMs })
+    }
+  }
+  return { granted: ready.filter((entry) => sendable.has(entry)), refused }
 }
 
 /** The gate's batch take; a gate without one is asked once per message until it refuses. */

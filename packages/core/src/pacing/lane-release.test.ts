@@ -44,6 +44,45 @@ describe('inPlanBatches', () => {
     expect(batches.map((batch) => batch.fresh === true)).toEqual([false, true, false, false])
   })
 
+  it('puts the first turns of several new flows in shared fresh batches of at most the batch size, in the plan’s order', () => {
+    // c, d, e and f just became active (one message each, two for e); a is an old flow.
+    const fresh = {
+      ...plan('cdeefaa'),
+      fresh: new Map([
+        ['c', 1],
+        ['d', 1],
+        ['e', 2],
+        ['f', 1],
+      ]),
+    }
+    const batches = inPlanBatches(rows({ a: 2, c: 1, d: 1, e: 2, f: 1 }), fresh, 3)
+    expect(ids(batches)).toEqual([
+      ['c1', 'd1', 'e1'],
+      ['e2', 'f1'],
+      ['a1', 'a2'],
+    ])
+    expect(batches.map((batch) => [batch.tenantId, batch.fresh === true])).toEqual([
+      ['c', true],
+      ['e', true],
+      ['a', false],
+    ])
+    // Each row keeps its own tenant: the job names each message's.
+    expect(batches[0]?.messages.map((message) => message.tenantId)).toEqual(['c', 'd', 'e'])
+  })
+
+  it('never puts a tenant’s later rows in a shared batch of first turns', () => {
+    const fresh = {
+      ...plan('bcbc'),
+      fresh: new Map([
+        ['b', 1],
+        ['c', 1],
+      ]),
+    }
+    const batches = inPlanBatches(rows({ b: 2, c: 2 }), fresh, 5)
+    expect(ids(batches)).toEqual([['b1', 'c1'], ['b2'], ['c2']])
+    expect(batches.map((batch) => batch.fresh === true)).toEqual([true, false, false])
+  })
+
   it('marks only the fresh rows that were claimed', () => {
     const fresh = { ...plan('aab'), fresh: new Map([['a', 2]]) }
     const batches = inPlanBatches(rows({ a: 1, b: 1 }), fresh, 5)

@@ -72,8 +72,11 @@ export async function enqueueOrGiveBack(
  * The rows in batches of at most `batchSize` per tenant, in the plan's interleaved order at batch
  * granularity: a tenant's k-th row belongs to its batch ⌊k / batchSize⌋, and each batch takes the
  * place of its first row in the plan, so no tenant's batches all sit in front of everyone else's.
- * A tenant's first rows that the plan counts as a new flow's turn (`plan.fresh`) make batches of
- * their own, marked `fresh`: only they jump the lane, never rows of the tenant's later turns.
+ * A tenant's first rows that the plan counts as a new flow's turn (`plan.fresh`) go in batches
+ * marked `fresh`, which jump the lane, never with rows of the tenant's later turns; the first turns
+ * of several new flows share their batches (up to `batchSize`, in the plan's order): with ten
+ * thousand tenants of weight 1 a first turn is one message, and a job, a claim and a mark each would
+ * cost the lane more than the sends (BullMQ's ~33 Redis commands a job).
  */
 export function inPlanBatches(
   released: readonly ReleasedMessage[],
@@ -91,16 +94,24 @@ export function inPlanBatches(
   }
   const batches: ReleasedBatch[] = []
   const open = new Map<string, ReleasedBatch>()
+  let openFresh: ReleasedBatch | undefined
   const placed = new Map<string, number>()
   for (const tenantId of plan.order) {
     const row = byTenant.get(tenantId)?.shift()
     if (!row) continue
     const index = placed.get(tenantId) ?? 0
     placed.set(tenantId, index + 1)
-    const fresh = index < (plan.fresh?.get(tenantId) ?? 0)
+    if (index < (plan.fresh?.get(tenantId) ?? 0)) {
+      if (!openFresh || openFresh.messages.length >= batchSize) {
+        openFresh = { tenantId, messages: [], fresh: true }
+        batches.push(openFresh)
+      }
+      openFresh.messages.push(row)
+      continue
+    }
     let batch = open.get(tenantId)
-    if (!batch || batch.messages.length >= batchSize || (batch.fresh === true) !== fresh) {
-      batch = fresh ? { tenantId, messages: [], fresh: true } : { tenantId, messages: [] }
+    if (!batch || batch.messages.length >= batchSize) {
+      batch = { tenantId, messages: [] }
       open.set(tenantId, batch)
       batches.push(batch)
     }

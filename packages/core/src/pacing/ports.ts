@@ -61,8 +61,12 @@ export interface BulkLane {
   enqueueBatches(batches: readonly ReleasedBatch[]): Promise<void>
 }
 
-/** Released rows of one tenant that go out as one job, in the plan's order. */
+/**
+ * Released rows that go out as one job, in the plan's order: one tenant's, or (`fresh` only) the
+ * first turns of several new flows, each row with its own `tenantId`.
+ */
 export interface ReleasedBatch {
+  /** The tenant of every row; of a batch of several tenants' first turns, the first row's. */
   tenantId: string
   messages: ReleasedMessage[]
   /**

@@ -74,7 +74,7 @@ function claimStatement(
  */
 function claimBatchStatement(
   db: Executor,
-  input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
+  input: { tenantIds: readonly string[]; messageIds: readonly string[]; lockMs: number },
 ) {
   // By primary key, the list's length as a LIMIT, and the tenant and status as one CASE: as plain
   // conditions the planner drove the read from the (tenant, status) index instead of the id list,
@@ -83,7 +83,8 @@ function claimBatchStatement(
     db,
     sql`select m.id, m.attempts from ${messages} m
       where m.id = any(${`{${input.messageIds.join(',')}}`}::uuid[])
-        and case when m.tenant_id = ${input.tenantId} and m.status in ('queued', 'pending') then true else false end
+        and case when m.tenant_id = any(${`{${input.tenantIds.join(',')}}`}::uuid[]) and m.status in ('queued', 'pending')
+          then true else false end
       order by m.id
       limit ${sql.raw(String(input.messageIds.length))}
       for no key update of m skip locked`,
@@ -212,10 +213,13 @@ export async function claimMessage(
   return toClaimedMessage(row)
 }
 
-/** Claims every claimable one of a tenant's messages in one statement (`claimBatchStatement`). */
+/**
+ * Claims every claimable one of the messages in one statement (`claimBatchStatement`): each of them
+ * only if it belongs to one of `tenantIds` (one tenant's batch, or several tenants' first turns).
+ */
 export async function claimMessages(
   db: Executor,
-  input: { tenantId: string; messageIds: readonly string[]; lockMs: number },
+  input: { tenantIds: readonly string[]; messageIds: readonly string[]; lockMs: number },
 ): Promise<ClaimedMessage[]> {
   if (input.messageIds.length === 0) return []
   const rows = await claimBatchStatement(db, { ...input, lockMs: Math.ceil(input.lockMs) })
@@ -230,17 +234,17 @@ const deliveryState = {
     then (extract(epoch from (${messageClaims.lockedUntil} - now())) * 1000)::float8 end`,
 }
 
-/** The delivery state of each of a tenant's messages, in one read; absent ids do not exist. */
+/** The delivery state of each of the tenants' messages, in one read; absent ids do not exist. */
 export async function readDeliveryStates(
   db: Executor,
-  input: { tenantId: string; messageIds: readonly string[] },
+  input: { tenantIds: readonly string[]; messageIds: readonly string[] },
 ): Promise<Map<string, DeliveryState>> {
   if (input.messageIds.length === 0) return new Map()
   const rows = await db
     .select({ id: messages.id, ...deliveryState })
     .from(messages)
     .leftJoin(messageClaims, eq(messageClaims.messageId, messages.id))
-    .where(and(eq(messages.tenantId, input.tenantId), inArray(messages.id, [...input.messageIds])))
+    .where(and(inArray(messages.tenantId, [...input.tenantIds]), inArray(messages.id, [...input.messageIds])))
   return new Map(rows.map(({ id, ...state }) => [id, state]))
 }
 
@@ -251,15 +255,15 @@ export async function readDeliveryStates(
  */
 export async function readUnfinishedMessages(
   db: Executor,
-  input: { tenantId: string; messageIds: readonly string[] },
-): Promise<Array<{ messageId: string; generation: number }>> {
+  input: { tenantIds: readonly string[]; messageIds: readonly string[] },
+): Promise<Array<{ messageId: string; tenantId: string; generation: number }>> {
   if (input.messageIds.length === 0) return []
   return db
-    .select({ messageId: messages.id, generation: messages.generation })
+    .select({ messageId: messages.id, tenantId: messages.tenantId, generation: messages.generation })
     .from(messages)
     .where(
       and(
-        eq(messages.tenantId, input.tenantId),
+        inArray(messages.tenantId, [...input.tenantIds]),
         inArray(messages.id, [...input.messageIds]),
         or(eq(messages.status, 'queued'), and(eq(messages.status, 'pending'), handedOut())),
       ),

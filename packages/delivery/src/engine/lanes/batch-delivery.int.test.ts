@@ -170,7 +170,7 @@ describe('bulk batches', () => {
     const { ids, job } = await seedBatch(tenantId, to, 6)
     // The dead worker's claim, a short one, of the whole batch; it had sent and marked the first
     // three when it died, and sent the fourth without marking it (the duplicate window).
-    const claimed = await claimMessages(db(), { tenantId, messageIds: ids, lockMs: 1_500 })
+    const claimed = await claimMessages(db(), { tenantIds: [tenantId], messageIds: ids, lockMs: 1_500 })
     expect(claimed.map((message) => message.id).sort()).toEqual([...ids].sort())
     const marked = ids.slice(0, 3)
     await db()
@@ -195,6 +195,77 @@ describe('bulk batches', () => {
     for (const index of [0, 1, 2]) expect(sink.store.list({ to: to(index) })).toHaveLength(0)
     for (const index of [3, 4, 5]) expect(sink.store.list({ to: to(index) })).toHaveLength(1)
     expect(await sentEvents(unmarked)).toHaveLength(3)
+  })
+
+  it('one job of several tenants’ first turns: each claimed and paced as its own tenant’s, a failure dead-lettered under its own tenant', async () => {
+    const names = ['First A', 'First B', 'First C', 'First D']
+    const [a, b, c, d] = (await Promise.all(names.map((name) => createTenant(db(), name)))) as string[] as [
+      string,
+      string,
+      string,
+      string,
+    ]
+    await setPlan(db(), a, { ratePerSec: 1_000, burst: 1_000 })
+    await setPlan(db(), b, { ratePerSec: 1_000, burst: 1_000 })
+    // C's bucket holds one token: its second message waits for the next, in the job.
+    await setPlan(db(), c, { ratePerSec: 2, burst: 1 })
+    const to = (tenant: string) => (index: number) => `first-${tenant}-${index}@example.com`
+    sink.faults.add({ match: to('b')(0), reply: '550 5.1.1 no such user', times: 1 })
+    const seed = async (tenantId: string, letter: string, count: number) =>
+      (await seedQueuedMessages(db(), { tenantId, lane: 'bulk', count, to: to(letter), publish: false })).map(
+        (message) => message.id,
+      )
+    const [[ma], [mb], [mc, mc2], [md]] = (await Promise.all([
+      seed(a, 'a', 1),
+      seed(b, 'b', 1),
+      seed(c, 'c', 2),
+      seed(d, 'd', 1),
+    ])) as [[string], [string], [string, string], [string]]
+    // D's message named as A's: a job can claim a message only under its own tenant.
+    const job = sendBatchJob({
+      tenantId: a,
+      messages: [
+        { messageId: ma, generation: 0, tenantId: a },
+        { messageId: mb, generation: 0, tenantId: b },
+        { messageId: mc, generation: 0, tenantId: c },
+        { messageId: mc2, generation: 0, tenantId: c },
+        { messageId: md, generation: 0, tenantId: a },
+      ],
+      fresh: true,
+    })
+    expect(job.data.v).toBe(2)
+    await inspect.lane('bulk').add(job.name, job.data, job.opts)
+    const settled = { [ma]: 'sent', [mb]: 'failed', [mc]: 'sent', [mc2]: 'sent' }
+    await eventually(
+      async () => {
+        const now = await statuses(Object.keys(settled))
+        return Object.entries(settled).every(([id, status]) => now.get(id) === status)
+      },
+      { what: 'A’s and C’s sent, B’s failed', timeoutMs: 15_000 },
+    )
+    // D's was left as it was, never claimed: the job had judged it before its first send.
+    expect((await statuses([md])).get(md)).toBe('queued')
+    for (const address of [to('a')(0), to('c')(0), to('c')(1)]) {
+      expect(sink.store.list({ to: address })).toHaveLength(1)
+    }
+    expect(sink.store.list({ to: to('d')(0) })).toHaveLength(0)
+    // C's second waited for C's own bucket (a deferral, no attempt spent); A's and C's first did not.
+    const deferred = await db()
+      .select({ messageId: messageEvents.messageId })
+      .from(messageEvents)
+      .where(and(inArray(messageEvents.messageId, [ma, mc, mc2]), eq(messageEvents.type, 'deferred')))
+    expect(new Set(deferred.map((event) => event.messageId))).toEqual(new Set([mc2]))
+    const [sentC] = await db()
+      .select({ attempts: messages.attempts })
+      .from(messages)
+      .where(eq(messages.id, mc2))
+    expect(sentC?.attempts).toBe(1)
+    const dead = await eventually(
+      () => inspect.queues[DEAD_LETTER_QUEUE].getJob(deadLetterJobId(sendJobId(mb))),
+      { what: 'B’s dead letter' },
+    )
+    expect(dead?.data).toMatchObject({ queue: 'bulk', messageId: mb, tenantId: b })
+    expect(duplicateMessageIds(sink)).toEqual([])
   })
 
   it('a batch job that failed for good: each message it had yet to send goes on as its own job and is sent once', async () => {

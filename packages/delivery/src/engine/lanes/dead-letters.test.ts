@@ -94,7 +94,7 @@ describe('a batch job that failed for good', () => {
         // The done one is sent already; the waiting one is still queued, at generation 3.
         unfinished: async ({ messageIds }) => {
           asked.push([...messageIds])
-          return [{ messageId: waiting, generation: 3 }]
+          return [{ messageId: waiting, tenantId, generation: 3 }]
         },
         handOff: async (lane, jobs) => {
           added.push({ lane, jobs })

@@ -4,6 +4,8 @@ import type { Database } from '@fairlane/db'
 import { failAfterFinalAttempt } from '@fairlane/db/queries/delivery'
 import {
   batchHandOffJob,
+  batchTenantOf,
+  batchTenants,
   type DeadLetterPayload,
   deadLetterJob,
   parseSendJobId,
@@ -35,9 +37,9 @@ export interface DeadLetterDeps {
 export interface BatchFailureDeps {
   /** Which of the messages still wait (`queued` or `sending`), with their generation. */
   unfinished(input: {
-    tenantId: string
+    tenantIds: readonly string[]
     messageIds: readonly string[]
-  }): Promise<Array<{ messageId: string; generation: number }>>
+  }): Promise<Array<{ messageId: string; tenantId: string; generation: number }>>
   /** Adds the messages' own jobs to their lane (their tenant's shard). */
   handOff(lane: Lane, jobs: readonly SendLaneJob[]): Promise<void>
 }
@@ -222,10 +224,13 @@ async function handOutFailedBatch(deps: DeadLetterDeps, lane: Lane, job: Job, er
     return
   }
   const { batches } = deps
-  const unfinished = await withRetries(() => batches.unfinished({ tenantId, messageIds }), [200, 1_000])
+  const tenantIds = batchTenants(payload.data)
+  const unfinished = await withRetries(() => batches.unfinished({ tenantIds, messageIds }), [200, 1_000])
   const jobs = [
-    ...handOffs.map((handOff) => batchHandOffJob({ lane, tenantId, handOff })),
-    ...unfinished.map((message) => sendJob({ lane, tenantId, ...message })),
+    ...handOffs.map((handOff) =>
+      batchHandOffJob({ lane, tenantId: batchTenantOf(payload.data, handOff.messageId), handOff }),
+    ),
+    ...unfinished.map((message) => sendJob({ lane, ...message })),
   ]
   if (jobs.length > 0) await withRetries(() => batches.handOff(lane, jobs), [200, 1_000])
   log.error(

@@ -18,6 +18,8 @@ import {
 import {
   type BatchHandOff,
   batchHandOffJob,
+  batchTenantOf,
+  batchTenants,
   laneRetryDelayMs,
   SEND_BATCH_JOB_NAME,
   type SendBatchJobPayload,
@@ -240,6 +242,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       lane: deps.lane,
       jobId: job.id,
       batch: parsed.data.messageIds.length,
+      ...(parsed.data.tenantOf ? { tenants: batchTenants(parsed.data).length } : {}),
     })
     try {
       return await runBatch(job, token, parsed.data, log)
@@ -265,13 +268,10 @@ export function createSendProcessor(deps: SendProcessorDeps) {
   ): Promise<SendJobResult> {
     if (!deps.sendBatch || !deps.handOff) throw new Error('this worker cannot send batch jobs')
     let payload = parsed
-    const { tenantId } = payload
     const result = { kind: 'batch' as const, sent: 0, skipped: 0, failed: 0, handedOff: 0 }
     if (payload.handOffs?.length) {
       // An earlier run could not add these: only added now, never sent by this job.
-      await deps.handOff(
-        payload.handOffs.map((handOff) => batchHandOffJob({ lane: deps.lane, tenantId, handOff })),
-      )
+      await deps.handOff(payload.handOffs.map((handOff) => handOffJob(payload, handOff)))
       result.handedOff += payload.handOffs.length
       const { handOffs: _added, ...rest } = payload
       payload = rest
@@ -293,14 +293,22 @@ export function createSendProcessor(deps: SendProcessorDeps) {
           }
         : openGate
     const outcome = await deps.sendBatch(
-      { tenantId, messageIds, ahead: payload.fresh === true },
+      {
+        tenantId: payload.tenantId,
+        messageIds,
+        ...(payload.tenantOf ? { tenantIds: batchTenants(payload) } : {}),
+        ahead: payload.fresh === true,
+      },
       log,
       sendGate,
     )
     const handOffs: BatchHandOff[] = []
     const deadLetters: Array<Promise<void>> = []
     for (const item of outcome.items) {
-      const itemLog = log.child({ messageId: item.messageId })
+      const tenantId = batchTenantOf(payload, item.messageId)
+      const itemLog = payload.tenantOf
+        ? log.child({ messageId: item.messageId, tenantId })
+        : log.child({ messageId: item.messageId })
       const single = settleItem(item, tenantId, itemLog, deadLetters)
       if (single) handOffs.push(single)
       if (item.kind === 'sent') result.sent += 1
@@ -320,7 +328,9 @@ export function createSendProcessor(deps: SendProcessorDeps) {
       await job.updateData(rest)
       await job.moveToDelayed(Date.now() + outcome.rest.delayMs, token)
       deps.metrics.deferred.inc({ lane: deps.lane })
-      deps.recordDeferral?.(tenantId)
+      for (const tenantId of new Set(rest.messageIds.map((id) => batchTenantOf(payload, id)))) {
+        deps.recordDeferral?.(tenantId)
+      }
       log.debug(
         { delayMs: outcome.rest.delayMs, waiting: rest.messageIds.length, ...result },
         'batch partly deferred',
@@ -345,9 +355,7 @@ export function createSendProcessor(deps: SendProcessorDeps) {
     log: Logger,
   ): Promise<void> {
     try {
-      await deps.handOff?.(
-        handOffs.map((handOff) => batchHandOffJob({ lane: deps.lane, tenantId: payload.tenantId, handOff })),
-      )
+      await deps.handOff?.(handOffs.map((handOff) => handOffJob(payload, handOff)))
     } catch (error) {
       const kept: SendBatchJobPayload = {
         ...payload,
@@ -430,6 +438,11 @@ export function createSendProcessor(deps: SendProcessorDeps) {
         }
       }
     }
+  }
+
+  /** A handed-off message's own job, under its own tenant (a batch may carry several). */
+  function handOffJob(payload: SendBatchJobPayload, handOff: BatchHandOff): SendLaneJob {
+    return batchHandOffJob({ lane: deps.lane, tenantId: batchTenantOf(payload, handOff.messageId), handOff })
   }
 
   function handOffOf(item: { messageId: string; generation: number }, delayMs: number): BatchHandOff {
