@@ -25,8 +25,9 @@ const ids = (batches: ReturnType<typeof inPlanBatches>) =>
 describe('inPlanBatches', () => {
   it('groups each tenant’s rows into batches of at most the batch size, interleaved at batch granularity', () => {
     const batches = inPlanBatches(rows({ a: 7, b: 2, c: 1 }), plan('abcabaaaaa'), 3)
-    // Each batch takes its first row's place in the plan.
-    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2'], ['c1'], ['a4', 'a5', 'a6'], ['a7']])
+    // Each batch takes its first row's place in the plan; b's and c's short ones share a job.
+    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1', 'b2', 'c1'], ['a4', 'a5', 'a6'], ['a7']])
+    expect(batches.map((batch) => batch.tenantId)).toEqual(['a', 'b', 'a', 'a'])
   })
 
   it('with a batch size of 1 makes one batch per row, in the plan’s order', () => {
@@ -40,8 +41,8 @@ describe('inPlanBatches', () => {
   it('puts a new flow’s first rows in batches of their own, marked fresh, and its later rows in unmarked ones', () => {
     const fresh = { ...plan('abaaba'), fresh: new Map([['b', 1]]) }
     const batches = inPlanBatches(rows({ a: 4, b: 2 }), fresh, 3)
-    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1'], ['b2'], ['a4']])
-    expect(batches.map((batch) => batch.fresh === true)).toEqual([false, true, false, false])
+    expect(ids(batches)).toEqual([['a1', 'a2', 'a3'], ['b1'], ['b2', 'a4']])
+    expect(batches.map((batch) => batch.fresh === true)).toEqual([false, true, false])
   })
 
   it('puts the first turns of several new flows in shared fresh batches of at most the batch size, in the plan’s order', () => {
@@ -79,8 +80,36 @@ describe('inPlanBatches', () => {
       ]),
     }
     const batches = inPlanBatches(rows({ b: 2, c: 2 }), fresh, 5)
-    expect(ids(batches)).toEqual([['b1', 'c1'], ['b2'], ['c2']])
-    expect(batches.map((batch) => batch.fresh === true)).toEqual([true, false, false])
+    expect(ids(batches)).toEqual([
+      ['b1', 'c1'],
+      ['b2', 'c2'],
+    ])
+    expect(batches.map((batch) => batch.fresh === true)).toEqual([true, false])
+  })
+
+  it('packs neighbouring short batches of old flows into one job, never past a tenant’s full batch or the batch size', () => {
+    // Ten tenants of one message each, then y's full batch, then x's and z's last rows.
+    const many = 'abcdefghij'
+    const batches = inPlanBatches(
+      rows({ ...Object.fromEntries([...many].map((t) => [t, 1])), y: 4, x: 1, z: 1 }),
+      plan(`${many}yyyyxz`),
+      4,
+    )
+    expect(ids(batches)).toEqual([
+      ['a1', 'b1', 'c1', 'd1'],
+      ['e1', 'f1', 'g1', 'h1'],
+      ['i1', 'j1'],
+      ['y1', 'y2', 'y3', 'y4'],
+      ['x1', 'z1'],
+    ])
+    // Each row keeps its tenant; the job's is its first row's.
+    expect(batches[4]?.messages.map((message) => message.tenantId)).toEqual(['x', 'z'])
+    expect(batches.map((batch) => batch.tenantId)).toEqual(['a', 'e', 'i', 'y', 'x'])
+  })
+
+  it('never moves a tenant’s last rows ahead of its full batch', () => {
+    const batches = inPlanBatches(rows({ w: 1, x: 4 }), plan('wxxxx'), 3)
+    expect(ids(batches)).toEqual([['w1'], ['x1', 'x2', 'x3'], ['x4']])
   })
 
   it('marks only the fresh rows that were claimed', () => {

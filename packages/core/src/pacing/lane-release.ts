@@ -73,10 +73,14 @@ export async function enqueueOrGiveBack(
  * granularity: a tenant's k-th row belongs to its batch ⌊k / batchSize⌋, and each batch takes the
  * place of its first row in the plan, so no tenant's batches all sit in front of everyone else's.
  * A tenant's first rows that the plan counts as a new flow's turn (`plan.fresh`) go in batches
- * marked `fresh`, which jump the lane, never with rows of the tenant's later turns; the first turns
- * of several new flows share their batches (up to `batchSize`, in the plan's order): with ten
- * thousand tenants of weight 1 a first turn is one message, and a job, a claim and a mark each would
- * cost the lane more than the sends (BullMQ's ~33 Redis commands a job).
+ * marked `fresh`, which jump the lane, never with rows of the tenant's later turns.
+ *
+ * Small batches share a job: the first turns of several new flows fill shared fresh batches (up to
+ * `batchSize`, in the plan's order), and neighbouring old flows' batches smaller than `batchSize`
+ * are packed together while they fit. With ten thousand tenants of weight 1 a turn is a message or
+ * a few, and a job, a claim and a mark each would cost the lane more than the sends (BullMQ's ~33
+ * Redis commands a job); one tenant's batches are never packed with each other, so its rows keep
+ * their order, and a tenant with a full batch keeps it to itself.
  */
 export function inPlanBatches(
   released: readonly ReleasedMessage[],
@@ -117,5 +121,29 @@ export function inPlanBatches(
     }
     batch.messages.push(row)
   }
-  return batches
+  return packSmall(batches, batchSize)
+}
+
+/**
+ * Neighbouring old flows' batches merged while the merged batch stays within `batchSize`. Only a
+ * tenant's last batch is ever short, so a merged batch holds each tenant once; a batch kept whole
+ * ends the run of merges, so no tenant's last rows move ahead of its full batch.
+ */
+function packSmall(batches: readonly ReleasedBatch[], batchSize: number): ReleasedBatch[] {
+  const packed: ReleasedBatch[] = []
+  let open: ReleasedBatch | undefined
+  for (const batch of batches) {
+    if (batch.fresh === true || batch.messages.length >= batchSize) {
+      packed.push(batch)
+      open = undefined
+      continue
+    }
+    if (open && open.messages.length + batch.messages.length <= batchSize) {
+      open.messages.push(...batch.messages)
+      continue
+    }
+    open = { tenantId: batch.tenantId, messages: [...batch.messages] }
+    packed.push(open)
+  }
+  return packed
 }
