@@ -760,12 +760,15 @@ export const envSchema = z
     PACER_HORIZON_MS: durationMs(1_000),
     /**
      * Messages per unit of plan weight in a tenant's turn of the bulk pacer's round robin: shares
-     * stay as the weights say, turns get coarser and jobs larger (a tenant's turn is one job).
+     * stay as the weights say, turns get coarser (short turns of several tenants share a job, so
+     * turns of one message cost no more jobs). 1: ten thousand tenants each get a send within a round
+     * of ten thousand messages.
      */
-    PACER_QUANTUM: positiveInt(5, 500),
+    PACER_QUANTUM: positiveInt(1, 500),
     /**
-     * Messages one bulk job carries at most, all of one tenant: claimed in one statement, sent in
-     * sequence over one held SMTP connection with one token take, marked sent in one statement. 1 is
+     * Messages one bulk job carries at most, one tenant's or the short turns of several: claimed in
+     * one statement, sent in sequence over one held SMTP connection with one token take (per tenant),
+     * marked sent in one statement. 1 is
      * one job per message (as before batches). The pacer never waits for a batch to fill.
      */
     BULK_BATCH_SIZE: positiveInt(50, 500),
