@@ -139,16 +139,19 @@ describe('campaign delivery', () => {
       timeoutMs: 20_000,
     })
     // Dispatched (every row written, as sending) but not yet released: unsubscribe two of those
-    // recipients, in one statement that picks them by their rows' status.
+    // recipients, in one statement that picks them by their rows' status. A row released to a job
+    // (or claimed by one) keeps `pending` on the wide row, with its release or claim in
+    // message_claims: only rows without one are still waiting (a claimed one may be on the wire).
     await eventually(async () => (await campaignStatus(campaignId))?.status === 'sending', {
       what: 'the campaign dispatched',
     })
     const left = await db.execute<{ email: string }>(sql`
       update contacts set unsubscribed_at = now()
       where id in (
-        select contact_id from messages
-        where campaign_id = ${campaignId} and status = 'pending'
-        order by contact_id desc limit 2)
+        select m.contact_id from messages m
+        where m.campaign_id = ${campaignId} and m.status = 'pending'
+          and not exists (select 1 from message_claims c where c.message_id = m.id)
+        order by m.created_at desc, m.id desc limit 2)
       returning email`)
     expect(left).toHaveLength(2)
 
