@@ -84,8 +84,8 @@ export async function dispatchPending(
 }
 
 /**
- * `--seed-pending` with a spread: Big at once, then every `sliceMs` the small tenants that came due
- * meanwhile, each slice one statement. A tenant's rows are pending up to one slice (plus the
+ * `--seed-pending` with a spread (Big's rows already written, `makeDue`): every `sliceMs` the small
+ * tenants that came due meanwhile, each slice one statement. A tenant's rows are pending up to one slice (plus the
  * statement) after its due time; the result's first sends are counted from the due time, so that lag
  * is in them, not hidden.
  */
@@ -94,7 +94,6 @@ export async function dispatchPendingSpread(
   schedule: DueSchedule,
   options: { sliceMs: number; stopped: () => boolean },
 ): Promise<void> {
-  await dispatchPending(sql, { kind: 'big' })
   let done = 0
   while (done < schedule.tenants && !options.stopped()) {
     const upTo = lastDueBy(schedule, Date.now())
