@@ -85,9 +85,9 @@ export async function dispatchPending(
 
 /**
  * `--seed-pending` with a spread (Big's rows already written, `makeDue`): every `sliceMs` the small
- * tenants that came due meanwhile, each slice one statement. A tenant's rows are pending up to one slice (plus the
- * statement) after its due time; the result's first sends are counted from the due time, so that lag
- * is in them, not hidden.
+ * tenants that came due meanwhile, each slice one statement. A tenant's rows are pending up to one
+ * slice (plus the statement) after its due time; the result's first sends are counted from the due
+ * time, so that lag is in them, not hidden.
  */
 export async function dispatchPendingSpread(
   sql: Sql,

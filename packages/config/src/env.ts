@@ -768,8 +768,8 @@ export const envSchema = z
     /**
      * Messages one bulk job carries at most, one tenant's or the short turns of several: claimed in
      * one statement, sent in sequence over one held SMTP connection with one token take (per tenant),
-     * marked sent in one statement. 1 is
-     * one job per message (as before batches). The pacer never waits for a batch to fill.
+     * marked sent in one statement. 1 is one job per message (as before batches). The pacer never
+     * waits for a batch to fill.
      */
     BULK_BATCH_SIZE: positiveInt(50, 500),
     /**

@@ -25,6 +25,7 @@ export { type AuditFilter, auditCursor, parseAuditFilter } from './audit/audit-f
 export type { AuditOf, AuditRecord } from './audit/audit-record'
 // Campaigns and unsubscribe (below) are exported from the root while the export map stays fixed.
 export * from './campaigns'
+export { groupBy } from './collections/group-by'
 // Contacts are exported from the root: the package's export map is fixed for now.
 export * from './contacts'
 export { isLane, LANES, type Lane } from './domain/lanes'

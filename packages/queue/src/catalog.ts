@@ -230,7 +230,7 @@ export function sendBatchJob(input: {
   lane?: BatchLane
   tenantId: string
   /**
-   * A message's own `tenantId` (bulk only): a batch of several tenants' first turns, which names each
+   * A message's own `tenantId` (bulk only): a batch of several tenants' turns, which names each
    * message's tenant (`tenantOf`, payload version 2); absent, the batch's.
    */
   messages: ReadonlyArray<{ messageId: string; generation: number; tenantId?: string }>

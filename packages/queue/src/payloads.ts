@@ -60,13 +60,14 @@ export type BatchLane = (typeof BATCH_LANES)[number]
  */
 export const sendBatchJobPayload = z
   .object({
-    /** 2: a batch of several tenants' first turns (`tenantOf`), which a worker of version 1 must refuse. */
+    /** 2: a batch of several tenants' turns (`tenantOf`), which a worker of version 1 must refuse. */
     v: z.union([z.literal(1), z.literal(2)]),
     /** The tenant of every message; with `tenantOf`, of the first, and the job's shard. */
     tenantId: z.uuid(),
     /**
-     * Bulk only: the first turns of several tenants that just became active, one job for all of them
-     * (`ReleasedBatch.mixed`): each message's tenant by its id, `tenantId`'s own included.
+     * Bulk only: the short turns of several tenants packed into one job (newcomers' first turns, or
+     * small turns of tenants already sending; `inPlanBatches`): each message's tenant by its id,
+     * `tenantId`'s own included.
      */
     tenantOf: z
       .record(z.uuid(), z.uuid())

@@ -205,7 +205,7 @@ export interface DeliveryStore {
 }
 
 /**
- * The store as a batch needs it (one tenant's messages, or several tenants' first turns): one claim
+ * The store as a batch needs it (one tenant's messages, or several tenants' short turns): one claim
  * and one read for all of them. A message counts only under one of `tenantIds`.
  */
 export interface BatchDeliveryStore extends DeliveryStore {

@@ -1,3 +1,4 @@
+import { groupBy } from '../collections/group-by'
 import type {
   BatchAdmission,
   BatchDeliveryStore,
@@ -27,15 +28,15 @@ import {
 import { SendNotRecordedError } from './send-not-recorded-error'
 import { withRetries } from './with-retries'
 
-/** A bulk job's batch: messages of one tenant, or the first turns of several, sent in this order. */
+/** A bulk job's batch: messages of one tenant, or the short turns of several, sent in this order. */
 export interface SendBatchJob {
   /** The tenant whose messages these are; of a batch of several tenants (`tenantIds`), the first. */
   tenantId: string
   messageIds: readonly string[]
   /**
-   * A batch of several tenants' first turns (the pacer's newcomers, one job for all of them): every
-   * tenant it carries messages of. Each message is claimed only under its own tenant, and each
-   * tenant's messages take that tenant's tokens.
+   * A batch of several tenants' short turns (the pacer packs newcomers' first turns, and small
+   * turns, into one job): every tenant it carries messages of. Each message is claimed only under
+   * its own tenant, and each tenant's messages take that tenant's tokens.
    */
   tenantIds?: readonly string[]
   /** A new flow's first turn: its connection is taken ahead of the waiting sends (`SendJob.ahead`). */
@@ -90,7 +91,7 @@ export const BATCH_LOCK_SHARE = 0.2
  * explained in one read: done, terminal or held are skipped; under a live claim, they wait for its
  * expiry), each one's own checks and mail (`prepareClaimed`), then ONE held SMTP connection, ONE
  * token take for all of them (the bucket may grant fewer: those are sent, the rest given back unused
- * to come back later; a batch of several tenants' first turns takes each tenant's own, at once), the
+ * to come back later; a batch of several tenants takes each tenant's own, at once), the
  * mails sent in order, and every one sent marked in one statement at the end
  * (earlier once the batch has been sending for `MARK_FLUSH_MS`).
  *
@@ -419,22 +420,16 @@ async function holdConnection(
 }
 
 /**
- * One token take per tenant of the batch (several for a batch of several tenants' first turns, at
- * once): each tenant's first messages as many as its bucket granted, in the batch's order; the rest of
- * each tenant's given back until its own bucket's time.
+ * One token take per tenant of the batch (several tenants' at once): each tenant's first messages,
+ * as many as its bucket granted, in the batch's order; the rest of each tenant's given back until
+ * its own bucket's time.
  */
 async function admitEachTenant(
   gate: SendGate,
   ready: readonly Ready[],
 ): Promise<{ granted: Ready[]; refused: Array<{ entries: Ready[]; delayMs: number }> }> {
-  const byTenant = new Map<string, Ready[]>()
-  for (const entry of ready) {
-    const entries = byTenant.get(entry.message.tenantId)
-    if (entries) entries.push(entry)
-    else byTenant.set(entry.message.tenantId, [entry])
-  }
   const admissions = await Promise.all(
-    [...byTenant].map(async ([tenantId, entries]) => {
+    [...groupBy(ready, (entry) => entry.message.tenantId)].map(async ([tenantId, entries]) => {
       const first = entries[0] as Ready
       const grant = await admitUpTo(gate, { tenantId, lane: first.message.lane, count: entries.length })
       return { entries, grant }

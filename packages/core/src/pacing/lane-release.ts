@@ -1,3 +1,4 @@
+import { groupBy } from '../collections/group-by'
 import type {
   BulkLane,
   DepthTarget,
@@ -90,12 +91,7 @@ export function inPlanBatches(
   if (!(Number.isInteger(batchSize) && batchSize >= 1)) {
     throw new RangeError(`batchSize must be a whole number of at least 1, got ${batchSize}`)
   }
-  const byTenant = new Map<string, ReleasedMessage[]>()
-  for (const row of released) {
-    const list = byTenant.get(row.tenantId)
-    if (list) list.push(row)
-    else byTenant.set(row.tenantId, [row])
-  }
+  const byTenant = groupBy(released, (row) => row.tenantId)
   const batches: ReleasedBatch[] = []
   const open = new Map<string, ReleasedBatch>()
   let openFresh: ReleasedBatch | undefined

@@ -1,4 +1,4 @@
-import type { Lane } from '@fairlane/core'
+import { groupBy, type Lane } from '@fairlane/core'
 import {
   type CampaignRenderer,
   type MailTracker,
@@ -163,15 +163,4 @@ export function startLanes(
       bulk.concurrency = governed(options.concurrency.bulk, factor)
   })
   return workers
-}
-
-function groupBy<T, K>(items: readonly T[], keyOf: (item: T) => K): Map<K, T[]> {
-  const groups = new Map<K, T[]>()
-  for (const item of items) {
-    const key = keyOf(item)
-    const group = groups.get(key)
-    if (group) group.push(item)
-    else groups.set(key, [item])
-  }
-  return groups
 }
