@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import {
+  createCompletionCursor,
   DISPATCH_TUNING,
   type DispatchDueCampaignsDeps,
   dispatchDueCampaigns,
 } from './dispatch-due-campaigns'
-import type { CampaignDueSoon, DispatchStore, DispatchTarget } from './ports'
+import type { CampaignDueSoon, CompletionSlice, DispatchStore, DispatchTarget } from './ports'
 
 interface Audience {
   campaign: DispatchTarget
@@ -19,6 +20,8 @@ interface Audience {
 function memoryStore(input: {
   due: Array<{ id: string; contacts: boolean[]; held?: boolean }>
   finished?: DispatchTarget[]
+  /** The completion slices answered in turn (after them, `finished` with no next). */
+  slices?: CompletionSlice[]
   soon?: CampaignDueSoon[]
   /** Milliseconds each batch takes on the fake clock. */
   batchMs?: number
@@ -31,8 +34,13 @@ function memoryStore(input: {
     held,
   }))
   const batches: string[] = []
+  const completionAsks: Array<{ after: string | null; limit: number }> = []
+  const slices = [...(input.slices ?? [])]
   const store: DispatchStore = {
-    completeFinished: async () => input.finished ?? [],
+    completeFinished: async (ask) => {
+      completionAsks.push(ask)
+      return slices.shift() ?? { completed: input.finished ?? [], next: null, busy: false }
+    },
     // As the SQL: a campaign whose last batch is written is `sending`, no longer dispatchable.
     findDispatchable: async ({ limit }) =>
       audiences
@@ -60,7 +68,7 @@ function memoryStore(input: {
     findDueSoon: async ({ withinMs }) =>
       (input.soon ?? []).filter((campaign) => campaign.dueInMs <= withinMs),
   }
-  return { store, batches }
+  return { store, batches, completionAsks }
 }
 
 function deps(store: DispatchStore, overrides: Partial<DispatchDueCampaignsDeps> = {}) {
@@ -201,6 +209,29 @@ describe('dispatch due campaigns', () => {
     expect(await dispatchDueCampaigns(run.deps)).toEqual({ completed: 1, dispatched: 0, excluded: 0 })
     expect(run.logged).toEqual(['done: campaign sent'])
     expect(run.woken).toEqual([['soon', 400]])
+  })
+
+  it('checks the campaigns sending for completion a slice per pass, going on where the last pass stopped', async () => {
+    const { store, completionAsks } = memoryStore({
+      due: [],
+      slices: [
+        { completed: [], next: 'c2', busy: false },
+        // Another pass held the lock: nothing checked, the same slice again.
+        { completed: [], next: 'c2', busy: true },
+        { completed: [{ id: 'c3', tenantId: 't' }], next: null, busy: false },
+      ],
+    })
+    const completion = createCompletionCursor()
+    const run = deps(store, { completion, tuning: { ...DISPATCH_TUNING, completionSlice: 2 } })
+    for (let pass = 0; pass < 4; pass++) await dispatchDueCampaigns(run.deps)
+    expect(completionAsks).toEqual([
+      { after: null, limit: 2 },
+      { after: 'c2', limit: 2 },
+      { after: 'c2', limit: 2 },
+      // The last slice was short: round again from the first.
+      { after: null, limit: 2 },
+    ])
+    expect(run.logged).toEqual(['c3: campaign sent'])
   })
 
   it('fails the pass when a wake-up cannot be asked for', async () => {

@@ -13,6 +13,12 @@ export const DISPATCH_TUNING = {
   lookaheadMs: 1_500,
   /** Campaigns dispatched side by side in one pass. */
   campaignsPerPass: 10,
+  /**
+   * Campaigns `sending` checked for completion per pass, in turn by id: ten thousand small campaigns
+   * sending at once are each seen every twenty passes, at about 50 ms of index probes a pass instead
+   * of the ~0.9 s that checking all of them every pass took (`bench:fairness --tenants`).
+   */
+  completionSlice: 500,
 }
 
 export type DispatchTuning = typeof DISPATCH_TUNING
@@ -26,6 +32,20 @@ export interface DispatchDueCampaignsDeps {
   logger: DispatchLogger
   tuning: DispatchTuning
   clock: { nowMs(): number }
+  /**
+   * Where the completion check goes on from, kept by the caller between passes
+   * (`createCompletionCursor`); without it every pass checks the first slice.
+   */
+  completion?: CompletionCursor
+}
+
+/** The completion check's place among the campaigns sending: the last id the previous slice checked. */
+export interface CompletionCursor {
+  after: string | null
+}
+
+export function createCompletionCursor(): CompletionCursor {
+  return { after: null }
 }
 
 export interface DispatchPassOutcome {
@@ -50,7 +70,10 @@ interface DispatchTally {
  */
 export async function dispatchDueCampaigns(deps: DispatchDueCampaignsDeps): Promise<DispatchPassOutcome> {
   const { store, tuning, clock } = deps
-  const completed = await store.completeFinished()
+  const cursor = deps.completion ?? createCompletionCursor()
+  const slice = await store.completeFinished({ after: cursor.after, limit: tuning.completionSlice })
+  cursor.after = slice.next
+  const completed = slice.completed
   for (const campaign of completed) {
     deps.logger.info({ tenantId: campaign.tenantId, campaignId: campaign.id }, 'campaign sent')
   }

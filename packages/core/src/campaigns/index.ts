@@ -10,6 +10,8 @@ export {
 } from './campaign-request'
 export { type CancelCampaignDeps, type CancelledCampaign, cancelCampaign } from './cancel-campaign'
 export {
+  type CompletionCursor,
+  createCompletionCursor,
   DISPATCH_TUNING,
   type DispatchDueCampaignsDeps,
   type DispatchPassOutcome,
@@ -24,6 +26,7 @@ export {
   type CampaignDueSoon,
   type CampaignFields,
   type CampaignStore,
+  type CompletionSlice,
   type DispatchBatchResult,
   type DispatchLogger,
   type DispatchStore,

@@ -135,10 +135,23 @@ export type DispatchBatchResult =
       endedEmpty: boolean
     }
 
+export interface CompletionSlice {
+  /** Campaigns that became `sent`. */
+  completed: DispatchTarget[]
+  /** Where the next slice starts; null: from the first campaign again. */
+  next: string | null
+  /** Another pass was checking at that moment: this one checked nothing. */
+  busy: boolean
+}
+
 /** The campaigns and their audiences in PostgreSQL (`@fairlane/db/queries/dispatch`). */
 export interface DispatchStore {
-  /** Campaigns `sending` whose every message is terminal become `sent`, committed; answers those. */
-  completeFinished(): Promise<DispatchTarget[]>
+  /**
+   * The next `limit` campaigns `sending` after `after` (by id) are checked; those whose every message
+   * is terminal become `sent`, committed. Bounded, so a pass costs the same with ten thousand
+   * campaigns sending as with ten; the slices go round all of them.
+   */
+  completeFinished(input: { after: string | null; limit: number }): Promise<CompletionSlice>
   /** Scheduled campaigns whose time has come, and dispatches left unfinished (a dispatcher died). */
   findDispatchable(input: { limit: number }): Promise<DispatchTarget[]>
   /**

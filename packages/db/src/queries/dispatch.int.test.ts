@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createDatabase, type DatabaseHandle } from '../client'
 import { campaigns, contacts, listMembers, lists } from '../schema'
-import { dispatchCampaignBatch } from './dispatch'
+import { COMPLETION_LOCK_KEY, completeFinishedCampaigns, dispatchCampaignBatch } from './dispatch'
 import { createTenant } from './tenants'
 
 const env = setupTestEnvironment('db-dispatch')
@@ -108,5 +108,76 @@ describe('dispatchCampaignBatch', () => {
     } finally {
       await listener.unlisten()
     }
+  })
+})
+
+describe('completeFinishedCampaigns', () => {
+  /** A campaign `sending` with messages of these statuses. */
+  async function sendingCampaign(statuses: string[]): Promise<string> {
+    const [row] = await database.db
+      .insert(campaigns)
+      .values({ tenantId, name: 'Sending', subject: 'Hi', html: '<p>Hi</p>', status: 'sending' })
+      .returning({ id: campaigns.id })
+    if (!row) throw new Error('no campaign')
+    for (const [index, status] of statuses.entries()) {
+      await database.db.execute(sql`
+        insert into messages (tenant_id, campaign_id, lane, status, to_address)
+        values (${tenantId}, ${row.id}, 'bulk', ${status}, ${`r${index}@example.test`})`)
+    }
+    return row.id
+  }
+
+  it('checks a slice of the campaigns sending per call, by id, and rounds again after the last', async () => {
+    await database.db.execute(sql`update campaigns set status = 'sent' where status = 'sending'`)
+    const ids = [
+      await sendingCampaign(['sent', 'failed', 'suppressed']),
+      await sendingCampaign(['sent', 'pending']),
+      await sendingCampaign(['held']),
+      await sendingCampaign(['bounced', 'cancelled']),
+      await sendingCampaign(['queued']),
+    ].sort()
+    const finished = new Set<string>()
+    for (const id of ids) {
+      const [open] = await database.db.execute<{ open: boolean }>(sql`
+        select exists (select 1 from messages where campaign_id = ${id}
+          and status in ('pending', 'queued', 'sending', 'held')) as open`)
+      if (!open?.open) finished.add(id)
+    }
+
+    const first = await completeFinishedCampaigns(database.db, { after: null, limit: 3 })
+    expect(first.busy).toBe(false)
+    expect(first.next).toBe(ids[2])
+    expect(first.completed.map((campaign) => campaign.id).sort()).toEqual(
+      ids.slice(0, 3).filter((id) => finished.has(id)),
+    )
+    // The campaigns after the slice were not looked at yet.
+    for (const id of ids.slice(3)) expect((await campaignRow(id))?.status).toBe('sending')
+
+    const second = await completeFinishedCampaigns(database.db, { after: first.next, limit: 3 })
+    expect(second.next).toBeNull()
+    expect(second.completed.map((campaign) => campaign.id).sort()).toEqual(
+      ids.slice(3).filter((id) => finished.has(id)),
+    )
+    for (const id of ids) {
+      const row = await campaignRow(id)
+      expect(row?.status).toBe(finished.has(id) ? 'sent' : 'sending')
+      if (finished.has(id)) expect(row?.completed_at).not.toBeNull()
+    }
+    expect(finished.size).toBe(2)
+  })
+
+  it('checks nothing while another pass holds the lock, and keeps its place', async () => {
+    const id = await sendingCampaign(['sent'])
+    await database.db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(${COMPLETION_LOCK_KEY})`)
+      const skipped = await completeFinishedCampaigns(database.db, { after: null, limit: 10 })
+      expect(skipped).toEqual({ completed: [], next: null, busy: true })
+      const kept = await completeFinishedCampaigns(database.db, { after: id, limit: 10 })
+      expect(kept).toEqual({ completed: [], next: id, busy: true })
+    })
+    expect((await campaignRow(id))?.status).toBe('sending')
+    const pass = await completeFinishedCampaigns(database.db, { after: null, limit: 10 })
+    expect(pass.busy).toBe(false)
+    expect(pass.completed.map((campaign) => campaign.id)).toContain(id)
   })
 })

@@ -1,5 +1,6 @@
 import {
   type CampaignDueSoon,
+  type CompletionSlice,
   type DispatchBatchResult,
   type DispatchStore,
   type DispatchTarget,
@@ -33,7 +34,7 @@ import { addAcceptedUsage } from './usage'
 /** `dispatchDueCampaigns`'s store in PostgreSQL; each batch commits before it resolves. */
 export function createDispatchStore(db: Database): DispatchStore {
   return {
-    completeFinished: () => completeFinishedCampaigns(db),
+    completeFinished: (input) => completeFinishedCampaigns(db, input),
     findDispatchable: (input) => findDispatchableCampaigns(db, input),
     dispatchBatch: (input) => dispatchCampaignBatch(db, input),
     findDueSoon: (input) => findCampaignsDueSoon(db, input),
@@ -235,24 +236,78 @@ export async function dispatchCampaignBatch(
 }
 
 /**
- * Campaigns whose every message is terminal become `sent`. Held mail is not terminal: it goes out
- * when its domain verifies again, so a campaign with held messages stays `sending`. Served per
- * campaign by the tenant/campaign/status index; runs on the dispatcher's tick.
+ * The advisory lock one completion pass holds for its transaction: passes that would overlap (every
+ * worker process runs the dispatcher, three system jobs at a time each) skip instead of probing the
+ * same campaigns side by side.
  */
-export async function completeFinishedCampaigns(db: Executor): Promise<DispatchTarget[]> {
-  const rows = await db.execute<{ id: string; tenant_id: string }>(sql`
-    update campaigns c set status = 'sent', completed_at = now(), updated_at = now()
-    where c.status = 'sending'
+export const COMPLETION_LOCK_KEY = 0x66_6c_63_01
+
+/**
+ * One slice of the completion check: the next `limit` campaigns `sending` after `after` (by id; from
+ * the first when null) are probed, and those whose every message is terminal become `sent`. Held
+ * mail is not terminal: it goes out when its domain verifies again, so a campaign with held messages
+ * stays `sending`. Each probe is served by the tenant/campaign/status index.
+ *
+ * Bounded so that its cost does not grow with the campaigns sending: with ten thousand small ones
+ * sending at once, probing all of them every second took ~0.9 s of a core per pass (index probes),
+ * and the passes of several processes ran side by side. `next` is where the next slice starts (null:
+ * from the first again); `busy`: another pass held the lock, nothing was probed.
+ */
+export async function completeFinishedCampaigns(
+  db: Database,
+  input: { after: string | null; limit: number },
+): Promise<CompletionSlice> {
+  const [row] = await db.transaction(async (tx) => {
+    // Probes by index whatever the statistics say: analyzed while one big campaign was all of
+    // `messages`, they made every campaign look like it owned every row, and the planner probed each
+    // campaign with a sequential scan that stopped at its first match (EXPLAIN ANALYZE of the check
+    // over 2,375 small campaigns: 163 s; by index, 0.9 s for 10,001). For this transaction only.
+    await tx.execute(sql`select set_config('enable_seqscan', 'off', true)`)
+    return tx.execute<{
+      held: boolean
+      checked: number
+      last_id: string | null
+      finished: Array<{ id: string; tenant_id: string }>
+    }>(sql`
+    with lock as materialized (select pg_try_advisory_xact_lock(${COMPLETION_LOCK_KEY}) as held),
+    checked as materialized (
+      select c.id, c.tenant_id from campaigns c, lock
+      where lock.held and c.status = 'sending' and (${input.after}::uuid is null or c.id > ${input.after}::uuid)
+      order by c.id
+      limit ${input.limit}
+    ),
+    -- Probed over the slice alone (materialized: as a filter of the update, the planner ran the probes
+    -- over every campaign sending before it joined the slice).
+    done as materialized (
+      select k.id from checked k
       -- One probe per unfinished status, each on the whole (tenant_id, campaign_id, status) key: with
       -- \`status in (…)\` the planner walked the campaign's every row and filtered them (10,000 rows
       -- per pass of a 10,000-mail campaign, ~1,000 rows read per email sent, nearly all PostgreSQL
       -- read in \`bench:throughput\`).
-      and not exists (
+      where not exists (
         select 1 from (values ('pending'), ('queued'), ('sending'), ('held')) as unfinished(status)
         cross join lateral (
           select 1 from messages m
-          where m.tenant_id = c.tenant_id and m.campaign_id = c.id and m.status = unfinished.status
+          where m.tenant_id = k.tenant_id and m.campaign_id = k.id and m.status = unfinished.status
           limit 1) found)
-    returning c.id, c.tenant_id`)
-  return rows.map((row) => ({ id: row.id, tenantId: row.tenant_id }))
+    ),
+    finished as (
+      update campaigns c set status = 'sent', completed_at = now(), updated_at = now()
+      -- By primary key (joined to \`done\`, the planner walked every campaign sending).
+      where c.id = any(array(select id from done)) and c.status = 'sending'
+      returning c.id, c.tenant_id
+    )
+    select (select held from lock) as held,
+      (select count(*) from checked)::int as checked,
+      (select id from checked order by id desc limit 1) as last_id,
+      coalesce((select json_agg(json_build_object('id', id, 'tenant_id', tenant_id)) from finished), '[]'::json) as finished`)
+  })
+  if (!row) throw new Error('campaign completion returned no summary row')
+  return {
+    completed: row.finished.map((campaign) => ({ id: campaign.id, tenantId: campaign.tenant_id })),
+    // Skipped: the same slice next time. A short slice reached the last campaign: the next starts
+    // from the first.
+    next: !row.held ? input.after : row.checked === input.limit ? row.last_id : null,
+    busy: !row.held,
+  }
 }

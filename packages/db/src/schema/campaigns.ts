@@ -100,6 +100,9 @@ export const campaigns = pgTable(
     index('campaigns_tenant_created_idx').on(t.tenantId, t.createdAt),
     // The due check scans only scheduled campaigns, however many have been sent.
     index('campaigns_due_idx').on(t.sendAt).where(sql`${t.status} = 'scheduled'`),
+    // The completion check walks the sending campaigns by id, a slice per pass, however many have
+    // been sent (`completeFinishedCampaigns`).
+    index('campaigns_sending_idx').on(t.id).where(sql`${t.status} = 'sending'`),
     check('campaigns_status_check', oneOf(t.status, CAMPAIGN_STATUSES)),
     check('campaigns_one_audience_check', sql`${t.listId} is null or ${t.segmentId} is null`),
     // "Which campaigns still use this segment?" when it is to be deleted.

@@ -1,4 +1,9 @@
-import { type CampaignDueSoon, DISPATCH_TUNING, dispatchDueCampaigns } from '@fairlane/core'
+import {
+  type CampaignDueSoon,
+  type CompletionCursor,
+  DISPATCH_TUNING,
+  dispatchDueCampaigns,
+} from '@fairlane/core'
 import type { Database } from '@fairlane/db'
 import { createDispatchStore } from '@fairlane/db/queries/dispatch'
 import type { Logger } from 'pino'
@@ -16,6 +21,8 @@ export interface DispatchDeps {
   metrics: Pick<WorkerMetrics, 'dispatched'>
   tuning?: Partial<typeof DISPATCH_TUNING>
   now?: () => number
+  /** The completion check's place, kept between this process's passes (`createCompletionCursor`). */
+  completion?: CompletionCursor
 }
 
 export interface DispatchPassResult {
@@ -33,6 +40,7 @@ export async function dispatchDue(deps: DispatchDeps): Promise<DispatchPassResul
     logger: deps.logger,
     tuning: { ...DISPATCH_TUNING, ...deps.tuning },
     clock: { nowMs: deps.now ?? Date.now },
+    ...(deps.completion ? { completion: deps.completion } : {}),
   })
   deps.metrics.dispatched.inc({ status: 'pending' }, outcome.dispatched)
   deps.metrics.dispatched.inc({ status: 'suppressed' }, outcome.excluded)

@@ -1,3 +1,4 @@
+import { createCompletionCursor } from '@fairlane/core'
 import { DEAD_LETTER_QUEUE, type Queues, type RedisClient, SYSTEM_QUEUE } from '@fairlane/queue'
 import { dispatchDue } from '../campaigns/dispatch-due'
 import { DEFAULT_FAILURE_CAPS, type DELIVERY_TUNING, type DeliveryOptions } from '../delivery-options'
@@ -87,9 +88,11 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
   const deadLetterCaps = (options.caps ?? DEFAULT_FAILURE_CAPS).deadLetters
   const deadLetterLog = options.logger.child({ component: 'dead-letters' })
   const db = options.database.db
+  const completion = createCompletionCursor()
   const dispatch = () =>
     dispatchDue({
       db,
+      completion,
       onPending: () => signals.pacerWake.emit(),
       wakeAt: async (campaign, dueInMs) => {
         const data: SystemJobPayload<typeof CAMPAIGN_DUE_JOB> = { v: 1, campaignId: campaign.id }

@@ -1,0 +1,1 @@
+CREATE INDEX "campaigns_sending_idx" ON "campaigns" USING btree ("id") WHERE "campaigns"."status" = 'sending';
