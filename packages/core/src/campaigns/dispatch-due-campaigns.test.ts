@@ -234,6 +234,43 @@ describe('dispatch due campaigns', () => {
     expect(run.logged).toEqual(['c3: campaign sent'])
   })
 
+  it('keeps the place another pass of this process moved to when its own check finds the lock held', async () => {
+    const { store, completionAsks } = memoryStore({ due: [] })
+    // The first pass holds the lock and moves on to c2; the second, started beside it, finds the lock
+    // held and answers after the first.
+    let releaseBusy: () => void = () => {}
+    const busyAnswered = new Promise<void>((resolve) => {
+      releaseBusy = resolve
+    })
+    const answers: Array<() => Promise<CompletionSlice>> = [
+      async () => ({ completed: [], next: 'c2', busy: false }),
+      async () => {
+        await busyAnswered
+        return { completed: [], next: null, busy: true }
+      },
+    ]
+    const complete = store.completeFinished
+    store.completeFinished = async (ask) => {
+      const answer = answers.shift()
+      if (!answer) return complete(ask)
+      completionAsks.push(ask)
+      return answer()
+    }
+    const completion = createCompletionCursor()
+    const run = deps(store, { completion, tuning: { ...DISPATCH_TUNING, completionSlice: 2 } })
+    const locked = dispatchDueCampaigns(run.deps)
+    const busy = dispatchDueCampaigns(run.deps)
+    await locked
+    releaseBusy()
+    await busy
+    await dispatchDueCampaigns(run.deps)
+    expect(completionAsks).toEqual([
+      { after: null, limit: 2 },
+      { after: null, limit: 2 },
+      { after: 'c2', limit: 2 },
+    ])
+  })
+
   it('fails the pass when a wake-up cannot be asked for', async () => {
     const { store } = memoryStore({
       due: [],

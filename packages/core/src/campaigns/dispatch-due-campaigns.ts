@@ -72,7 +72,9 @@ export async function dispatchDueCampaigns(deps: DispatchDueCampaignsDeps): Prom
   const { store, tuning, clock } = deps
   const cursor = deps.completion ?? createCompletionCursor()
   const slice = await store.completeFinished({ after: cursor.after, limit: tuning.completionSlice })
-  cursor.after = slice.next
+  // A pass that found the lock held leaves the place alone: another pass of this process may have
+  // moved it meanwhile (the system worker runs three jobs at a time, all sharing the cursor).
+  if (!slice.busy) cursor.after = slice.next
   const completed = slice.completed
   for (const campaign of completed) {
     deps.logger.info({ tenantId: campaign.tenantId, campaignId: campaign.id }, 'campaign sent')
