@@ -321,7 +321,7 @@ function firstSendFigures(
     smallTenantsMissing: tenants - firstSend.size,
     smallFirstSendAfterDueMs: summary(afterDue),
     smallFirstSendOver1sAfterDue: afterDue.filter((ms) => ms > 1_000).length,
-    smallFirstSendOver1sByDueSecond: lateByDueTenSeconds,
+    smallFirstSendOver1sByDueTenSeconds: lateByDueTenSeconds,
     smallFirstSendAfterPendingMs: spanSummary(pendingSince, firstSend),
     seededSmallTenants: smallIds.filter(Boolean).length,
   }

@@ -29,13 +29,16 @@ export const CAMPAIGN_CACHE_BYTES = 64 * 1024 * 1024
 /** The size a campaign counts for while it loads. */
 const LOADING_BYTES = 1024
 
-/**
- * What a cached campaign costs: its texts, and about as much again twice over for what is made from
- * them (the text part derived from the HTML, the compiled templates' spans).
- */
+/** Copies of a campaign's texts a cached campaign holds: its own, the text part derived from its HTML, the compiled templates' spans. */
+const TEXT_COPIES = 3
+/** JavaScript strings are UTF-16: two bytes a code unit. */
+const BYTES_PER_CODE_UNIT = 2
+
+/** What a cached campaign costs, estimated from its texts (a campaign not found: the loading size). */
 function cachedBytes(content: CampaignContentRow | undefined): number {
   if (!content) return LOADING_BYTES
-  return 3 * 2 * (content.subject.length + content.html.length + (content.text?.length ?? 0)) + LOADING_BYTES
+  const codeUnits = content.subject.length + content.html.length + (content.text?.length ?? 0)
+  return TEXT_COPIES * BYTES_PER_CODE_UNIT * codeUnits + LOADING_BYTES
 }
 
 /** A campaign as rendered: its content, and (tracking clicks) its links' ids, URL → id. */
