@@ -114,6 +114,12 @@ export interface RenderedMail {
  * Throws `UndeliverableMessageError` when it cannot (the campaign or contact is gone).
  */
 export interface CampaignRenderer {
+  /**
+   * Reads the campaigns a batch is about to render, those not at hand, in one go (a bulk job may
+   * carry the first turns of dozens of tenants, each a campaign new to this worker: one read
+   * instead of one before each render). A campaign it could not read is read again by its render.
+   */
+  prefetch?(campaigns: ReadonlyArray<{ tenantId: string; campaignId: string }>): Promise<void>
   render(input: {
     tenantId: string
     campaignId: string

@@ -158,6 +158,40 @@ describe('sendBatch', () => {
     expect(outcome.rest).toEqual({ messageIds: [m2, m4], delayMs: 400 })
   })
 
+  it('reads the campaigns of a batch of first turns at once, before rendering any of its messages', async () => {
+    const campaignOf: Record<string, [string, string]> = {
+      [m1]: ['t1', 'c1'],
+      [m2]: ['t2', 'c2'],
+      [m3]: ['t2', 'c2'],
+      [m4]: ['t3', 'c3'],
+    }
+    const { store } = memoryStore(ids)
+    store.claimBatch = async (input) =>
+      input.messageIds.map((id) => {
+        const [owner, campaignId] = campaignOf[id] as [string, string]
+        return claimedMessage({
+          id,
+          tenantId: owner,
+          campaignId,
+          contact: { id: `contact-${id}`, name: null, attributes: {} },
+        })
+      })
+    const { deps: batchDeps, sent } = deps(store)
+    const steps: string[] = []
+    batchDeps.campaigns = {
+      async prefetch(wanted) {
+        steps.push(`prefetch ${wanted.map((item) => `${item.tenantId}/${item.campaignId}`).join(' ')}`)
+      },
+      async render(input) {
+        steps.push(`render ${input.campaignId}`)
+        return { subject: 'News', text: 'Hello', html: '<p>Hello</p>', headers: {} }
+      },
+    }
+    await sendBatch({ tenantId: 't1', tenantIds: ['t1', 't2', 't3'], messageIds: ids }, batchDeps)
+    expect(steps).toEqual(['prefetch t1/c1 t2/c2 t3/c3', 'render c1', 'render c2', 'render c2', 'render c3'])
+    expect(sent).toEqual(ids.map(to))
+  })
+
   it('refuses to send a batch of several tenants to receivers’ MX hosts (a provider’s budget is per tenant)', async () => {
     const { store, calls } = memoryStore(ids)
     const { deps: batchDeps } = deps(store)

@@ -134,6 +134,7 @@ export async function sendBatch(job: SendBatchJob, deps: SendBatchDeps): Promise
     }
   }
 
+  await prefetchCampaigns(claimed, deps)
   const ready: Ready[] = []
   for (const messageId of job.messageIds) {
     const message = byId.get(messageId)
@@ -153,6 +154,17 @@ export async function sendBatch(job: SendBatchJob, deps: SendBatchDeps): Promise
   if (ready.length > 0)
     await sendReady(ready, deps, { items, waiting, startedAtMs, attempt, ahead: job.ahead === true })
   return { items, rest: restOf(waiting) }
+}
+
+/** The batch's campaigns read at once, before its messages are rendered one by one. */
+async function prefetchCampaigns(claimed: readonly ClaimedMessage[], deps: SendBatchDeps): Promise<void> {
+  if (!deps.campaigns?.prefetch) return
+  const campaigns = new Map<string, string>()
+  for (const message of claimed) {
+    if (message.campaignId !== null) campaigns.set(message.campaignId, message.tenantId)
+  }
+  if (campaigns.size === 0) return
+  await deps.campaigns.prefetch([...campaigns].map(([campaignId, tenantId]) => ({ tenantId, campaignId })))
 }
 
 interface Ready {

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { campaigns } from '../schema'
 
@@ -30,4 +30,34 @@ export async function findCampaignContent(
     .from(campaigns)
     .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
   return row
+}
+
+/**
+ * Several campaigns' content in one read (a bulk job's messages may belong to dozens of campaigns,
+ * each new to the worker), by campaign id; a campaign of another tenant than the one asked with is
+ * left out, as `findCampaignContent` would not find it.
+ */
+export async function findCampaignContents(
+  db: Executor,
+  wanted: ReadonlyArray<{ tenantId: string; campaignId: string }>,
+): Promise<Map<string, CampaignContentRow>> {
+  const found = new Map<string, CampaignContentRow>()
+  if (wanted.length === 0) return found
+  const rows = await db
+    .select({
+      id: campaigns.id,
+      tenantId: campaigns.tenantId,
+      subject: campaigns.subject,
+      html: campaigns.html,
+      text: campaigns.text,
+      trackOpens: campaigns.trackOpens,
+      trackClicks: campaigns.trackClicks,
+    })
+    .from(campaigns)
+    .where(inArray(campaigns.id, [...new Set(wanted.map((item) => item.campaignId))]))
+  const tenantOf = new Map(wanted.map((item) => [item.campaignId, item.tenantId]))
+  for (const { id, tenantId, ...content } of rows) {
+    if (tenantOf.get(id) === tenantId) found.set(id, content)
+  }
+  return found
 }

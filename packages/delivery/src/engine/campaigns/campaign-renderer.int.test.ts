@@ -72,4 +72,50 @@ describe('createCampaignRenderer', () => {
     expect(await render('A')).toContain('Campaign A, edition 1')
     expect(await render('B')).toContain('Campaign B, edition 2')
   })
+
+  it('prefetch reads a batch’s campaigns at once; their renders read nothing more, another tenant’s campaign is not its', async () => {
+    const otherTenant = await createTenant(database.db)
+    const seed = (owner: string, name: string) =>
+      seedCampaign(database.db, {
+        tenantId: owner,
+        contacts: 1,
+        subject: SUBJECT,
+        html: htmlOf(name, 1),
+        sendAt: new Date(Date.now() + 86_400_000),
+      }).then((seeded) => seeded.campaignId)
+    const [d, e, foreign] = [
+      await seed(tenantId, 'D'),
+      await seed(tenantId, 'E'),
+      await seed(otherTenant, 'F'),
+    ]
+    const renderer = createCampaignRenderer({
+      db: database.db,
+      appUrl: 'http://127.0.0.1:3999',
+      unsubscribeKey: unsubscribeKey({
+        secrets: TEST_UNSUBSCRIBE_SECRETS,
+        sessionSecret: TEST_SESSION_SECRET,
+      }),
+    })
+    // The third is asked for under this tenant, but belongs to another.
+    await renderer.prefetch?.([d, e, foreign].map((campaignId) => ({ tenantId, campaignId })))
+    for (const [name, id] of [
+      ['D', d],
+      ['E', e],
+    ] as const) {
+      await database.db.execute(sql`update campaigns set html = ${htmlOf(name, 2)} where id = ${id}`)
+    }
+    const render = (campaignId: string) =>
+      renderer.render({
+        tenantId,
+        campaignId,
+        messageId: crypto.randomUUID(),
+        toAddress: 'reader@example.com',
+        contact: { id: crypto.randomUUID(), name: 'Reader', attributes: {} },
+        trackingDisabled: true,
+      })
+    // Read by the prefetch, before the change: the renders did not read them again.
+    expect((await render(d)).html).toContain('Campaign D, edition 1')
+    expect((await render(e)).html).toContain('Campaign E, edition 1')
+    await expect(render(foreign)).rejects.toThrow(/no longer exists/)
+  })
 })

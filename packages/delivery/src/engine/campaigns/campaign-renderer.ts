@@ -1,7 +1,11 @@
 import { signUnsubscribeToken, type TrackingKey, type UnsubscribeKey } from '@fairlane/core'
 import { type CampaignRenderer, UndeliverableMessageError } from '@fairlane/core/delivery'
 import type { Executor } from '@fairlane/db'
-import { type CampaignContentRow, findCampaignContent } from '@fairlane/db/queries/campaign-content'
+import {
+  type CampaignContentRow,
+  findCampaignContent,
+  findCampaignContents,
+} from '@fairlane/db/queries/campaign-content'
 import { upsertTrackedLinks } from '@fairlane/db/queries/tracking'
 import { renderCampaignMessage } from '@fairlane/mail/campaign'
 import { trackableUrls, trackHtml } from '@fairlane/mail/tracking'
@@ -58,8 +62,12 @@ export function createCampaignRenderer(options: CampaignRendererOptions): Campai
     maxSize: options.cacheBytes ?? CAMPAIGN_CACHE_BYTES,
   })
 
-  const load = async (tenantId: string, campaignId: string): Promise<CachedCampaign | undefined> => {
-    const content = await findCampaignContent(options.db, { tenantId, campaignId })
+  /** A campaign's content as cached: with its links' ids when it tracks clicks (one upsert). */
+  const withLinks = async (
+    tenantId: string,
+    campaignId: string,
+    content: CampaignContentRow | undefined,
+  ): Promise<CachedCampaign | undefined> => {
     if (!content) return undefined
     if (!content.trackClicks || !options.trackingKey) return { content, linkIds: new Map() }
     // Only the template's literal URLs: an href built from a placeholder differs per recipient and
@@ -69,10 +77,8 @@ export function createCampaignRenderer(options: CampaignRendererOptions): Campai
     return { content, linkIds }
   }
 
-  const campaign = (tenantId: string, campaignId: string) => {
-    const cached = cache.get(campaignId)
-    if (cached) return cached
-    const loading = load(tenantId, campaignId)
+  /** The campaign's entry while it loads, resized once its content is known, dropped if it fails. */
+  const remember = (campaignId: string, loading: Promise<CachedCampaign | undefined>) => {
     cache.set(campaignId, loading, { size: LOADING_BYTES })
     loading.then(
       (loaded) => {
@@ -89,7 +95,37 @@ export function createCampaignRenderer(options: CampaignRendererOptions): Campai
     return loading
   }
 
+  const campaign = (tenantId: string, campaignId: string) => {
+    const cached = cache.get(campaignId)
+    if (cached) return cached
+    return remember(
+      campaignId,
+      findCampaignContent(options.db, { tenantId, campaignId }).then((content) =>
+        withLinks(tenantId, campaignId, content),
+      ),
+    )
+  }
+
   return {
+    async prefetch(wanted) {
+      const missing = new Map<string, string>()
+      for (const { tenantId, campaignId } of wanted) {
+        if (!cache.has(campaignId)) missing.set(campaignId, tenantId)
+      }
+      // One campaign is read by its render as well as here.
+      if (missing.size < 2) return
+      const pairs = [...missing].map(([campaignId, tenantId]) => ({ tenantId, campaignId }))
+      const contents = findCampaignContents(options.db, pairs)
+      const loads = pairs.map(({ tenantId, campaignId }) =>
+        remember(
+          campaignId,
+          contents.then((found) => withLinks(tenantId, campaignId, found.get(campaignId))),
+        ),
+      )
+      // A failed read is the renders' to report: each reads its campaign again (`remember` drops it).
+      await Promise.allSettled(loads)
+    },
+
     async render(input) {
       const loaded = await campaign(input.tenantId, input.campaignId)
       if (!loaded) throw new UndeliverableMessageError(`campaign ${input.campaignId} no longer exists`)
