@@ -75,6 +75,18 @@ describe('migrateDatabase', () => {
     expect(tables.map((row) => row.table_name)).toEqual(expect.arrayContaining(MAIN_TABLES))
   }, 30_000)
 
+  it('turns JIT off for the database: its sessions plan short statements without compiling them', async () => {
+    await migrateDatabase(url)
+    // A session of its own, opened after the migration: the database's default applies to it.
+    const fresh = postgres(url, { max: 1, onnotice: () => {} })
+    try {
+      const [setting] = await fresh<{ jit: string }[]>`show jit`
+      expect(setting?.jit).toBe('off')
+    } finally {
+      await fresh.end()
+    }
+  }, 30_000)
+
   it('migrates once when two processes migrate at the same time', async () => {
     const racing = randomName('fairlane_migrate_race')
     await admin.unsafe(`create database ${quoteDatabaseName(racing)}`)

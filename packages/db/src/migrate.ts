@@ -20,7 +20,10 @@ function connect(url: string, applicationName: string) {
   return postgres(url, {
     max: 1,
     connect_timeout: 5,
-    onnotice: () => {},
+    // Notices are chatter ("relation exists, skipping"); a migration's WARNING asks the operator to act.
+    onnotice: (notice) => {
+      if (notice.severity === 'WARNING') process.stderr.write(`migrate: ${notice.message}\n`)
+    },
     connection: { application_name: applicationName },
   })
 }
