@@ -11,6 +11,15 @@ export interface CampaignContentRow {
   trackClicks: boolean
 }
 
+/** The columns of a `CampaignContentRow`. */
+const CONTENT_COLUMNS = {
+  subject: campaigns.subject,
+  html: campaigns.html,
+  text: campaigns.text,
+  trackOpens: campaigns.trackOpens,
+  trackClicks: campaigns.trackClicks,
+}
+
 /**
  * What a campaign's mail says, for rendering at send time. Content is frozen once dispatch begins
  * (the editor refuses changes), so workers may cache it for the campaign's life.
@@ -20,13 +29,7 @@ export async function findCampaignContent(
   query: { tenantId: string; campaignId: string },
 ): Promise<CampaignContentRow | undefined> {
   const [row] = await db
-    .select({
-      subject: campaigns.subject,
-      html: campaigns.html,
-      text: campaigns.text,
-      trackOpens: campaigns.trackOpens,
-      trackClicks: campaigns.trackClicks,
-    })
+    .select(CONTENT_COLUMNS)
     .from(campaigns)
     .where(and(eq(campaigns.tenantId, query.tenantId), eq(campaigns.id, query.campaignId)))
   return row
@@ -47,11 +50,7 @@ export async function findCampaignContents(
     .select({
       id: campaigns.id,
       tenantId: campaigns.tenantId,
-      subject: campaigns.subject,
-      html: campaigns.html,
-      text: campaigns.text,
-      trackOpens: campaigns.trackOpens,
-      trackClicks: campaigns.trackClicks,
+      ...CONTENT_COLUMNS,
     })
     .from(campaigns)
     .where(inArray(campaigns.id, [...new Set(wanted.map((item) => item.campaignId))]))

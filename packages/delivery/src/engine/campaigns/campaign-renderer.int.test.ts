@@ -23,6 +23,15 @@ afterAll(async () => {
 const SUBJECT = 'News for {{name}}'
 const htmlOf = (name: string, edition: number) => `<p>Campaign ${name}, edition ${edition}, {{name}}</p>`
 
+function newRenderer(options: { cacheBytes?: number } = {}) {
+  return createCampaignRenderer({
+    db: database.db,
+    appUrl: 'http://127.0.0.1:3999',
+    unsubscribeKey: unsubscribeKey({ secrets: TEST_UNSUBSCRIBE_SECRETS, sessionSecret: TEST_SESSION_SECRET }),
+    ...options,
+  })
+}
+
 describe('createCampaignRenderer', () => {
   it('keeps the campaigns used most recently within its bytes, reading a campaign again only once it left', async () => {
     const campaigns = new Map<string, string>()
@@ -38,15 +47,7 @@ describe('createCampaignRenderer', () => {
     }
     // Room for two of these campaigns (each counts 6 × its texts + 1 KiB), not three.
     const oneCampaign = 6 * (SUBJECT.length + htmlOf('A', 1).length) + 1024
-    const renderer = createCampaignRenderer({
-      db: database.db,
-      appUrl: 'http://127.0.0.1:3999',
-      unsubscribeKey: unsubscribeKey({
-        secrets: TEST_UNSUBSCRIBE_SECRETS,
-        sessionSecret: TEST_SESSION_SECRET,
-      }),
-      cacheBytes: Math.floor(2.5 * oneCampaign),
-    })
+    const renderer = newRenderer({ cacheBytes: Math.floor(2.5 * oneCampaign) })
     const render = async (name: string) =>
       (
         await renderer.render({
@@ -88,14 +89,7 @@ describe('createCampaignRenderer', () => {
       await seed(tenantId, 'E'),
       await seed(otherTenant, 'F'),
     ]
-    const renderer = createCampaignRenderer({
-      db: database.db,
-      appUrl: 'http://127.0.0.1:3999',
-      unsubscribeKey: unsubscribeKey({
-        secrets: TEST_UNSUBSCRIBE_SECRETS,
-        sessionSecret: TEST_SESSION_SECRET,
-      }),
-    })
+    const renderer = newRenderer()
     // The third is asked for under this tenant, but belongs to another.
     await renderer.prefetch?.([d, e, foreign].map((campaignId) => ({ tenantId, campaignId })))
     for (const [name, id] of [
