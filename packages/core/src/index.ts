@@ -19,7 +19,12 @@ export {
   type NewApiKeyRow,
 } from './api-keys/issue-api-key'
 export { checkKeyDomain, checkKeyScope, scopeAllows } from './api-keys/key-scope'
-export { platformActorLabel, TENANT_AUDIT_ACTIONS, type TenantAuditAction } from './audit/audit-actions'
+export {
+  platformActorLabel,
+  REPUTATION_GUARDRAIL_ACTOR,
+  TENANT_AUDIT_ACTIONS,
+  type TenantAuditAction,
+} from './audit/audit-actions'
 export { type AuditActor, apiKeyActorLabel } from './audit/audit-actor'
 export { type AuditFilter, auditCursor, parseAuditFilter } from './audit/audit-filter'
 export type { AuditOf, AuditRecord } from './audit/audit-record'

@@ -25,9 +25,14 @@ export const TENANT_AUDIT_ACTIONS = {
   contactResubscribe: 'contact.resubscribe',
   /** The platform admin changed the tenant's sending plan (also in the admin audit log). */
   planUpdate: 'tenant.plan.update',
+  /** The reputation guardrail moved the tenant to another stage (`details`: from, to, the finding). */
+  reputationChange: 'tenant.reputation.change',
 } as const
 
 export type TenantAuditAction = (typeof TENANT_AUDIT_ACTIONS)[keyof typeof TENANT_AUDIT_ACTIONS]
+
+/** The audit log's label for what the reputation guardrail (the `reputation-check` job) did. */
+export const REPUTATION_GUARDRAIL_ACTOR = 'Fairlane reputation guardrail'
 
 /** The audit log's label for something the platform's operator did to a tenant. */
 export function platformActorLabel(adminActor: string): string {

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messageClaims } from '../schema'
 import { noFlushWait } from './no-flush-wait'
+import { effectiveWeight, notPaused } from './pacer'
 
 /**
  * The bulk pacer's active set (`bulk_backlog_tenants`, kept by migration 0028's triggers) with each
@@ -42,10 +43,12 @@ export async function readActiveTenants(
     )
     select snap.max_seq, snap.xids, a.tenant_id, a.seq::text as seq, a.rate_per_sec, a.burst, a.weight
     from snap left join lateral (
-      select b.tenant_id, b.seq, t.rate_per_sec, t.burst, t.weight
+      select b.tenant_id, b.seq, t.rate_per_sec, t.burst, ${effectiveWeight} as weight
       from (${changed}) c
       join bulk_backlog_tenants b on b.tenant_id = c.tenant_id
-      join tenants t on t.id = b.tenant_id
+      -- A paused tenant is not in the set the pacer plans over (its row stays: resumed, it is stamped
+      -- and read again); a slowed one comes with its cut weight.
+      join tenants t on t.id = b.tenant_id and ${notPaused}
     ) a on true`)
   const first = rows[0]
   if (!first) throw new Error('the active-set read returned no snapshot')

@@ -1,3 +1,4 @@
+import { SLOW_WEIGHT_FACTOR } from '@fairlane/core'
 import type {
   BacklogTenant,
   PendingBulkRow,
@@ -10,6 +11,15 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents } from '../schema'
 import { noFlushWait } from './no-flush-wait'
+
+/**
+ * A tenant's bulk weight as the pacer uses it (alias `t` for `tenants`): cut at the reputation
+ * guardrail's `slow` (core `SLOW_WEIGHT_FACTOR`), its plan's weight otherwise.
+ */
+export const effectiveWeight = sql`(case when t.reputation_stage = 'slow' then t.weight * ${SLOW_WEIGHT_FACTOR}::float8 else t.weight end)::float8`
+
+/** The tenants (alias `t`) whose bulk lane runs: all but those the reputation guardrail paused. */
+export const notPaused = sql`t.reputation_stage <> 'pause'`
 
 /** `releaseByReceiver`'s store in PostgreSQL (MX mode); the claim commits before it resolves. */
 export function createReceiverBacklogStore(db: Database): ReceiverBacklogStore {
@@ -113,7 +123,7 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
                order by m.tenant_id, m.created_at, m.id limit 1)
       from waiting w where w.tenant_id is not null
     )
-    select w.tenant_id, t.rate_per_sec, t.burst, t.weight,
+    select w.tenant_id, t.rate_per_sec, t.burst, ${effectiveWeight} as weight,
       (select count(*) from (
         select 1 from messages m
         where m.tenant_id = w.tenant_id and m.status = 'pending' and m.lane = 'bulk'
@@ -123,7 +133,7 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
         order by m.created_at, m.id
         limit ${input.cap}) capped)::int as backlog
     from waiting w join tenants t on t.id = w.tenant_id
-    where w.tenant_id is not null`)
+    where w.tenant_id is not null and ${notPaused}`)
   return rows.map((row) => ({
     tenantId: row.tenant_id,
     ratePerSec: row.rate_per_sec,
@@ -195,6 +205,9 @@ export function bulkReleaseClaim(quotas: readonly ReleaseQuota[]): SQL | null {
         where m.tenant_id = quota.tenant_id and m.status = 'pending' and m.lane = 'bulk'
           and (m.created_at, m.id) > (quota.after_at, quota.after_id)
           and not exists (select 1 from ${messageClaims} c where c.message_id = m.id)
+          -- A tenant the reputation guardrail paused has nothing released, whatever the plan asked:
+          -- a primary-key probe per quota (a join here became a scan of every tenant).
+          and not exists (select 1 from tenants t where t.id = quota.tenant_id and t.reputation_stage = 'pause')
         order by m.created_at, m.id
         limit quota.n
         for no key update of m skip locked

@@ -1,6 +1,17 @@
 import { sql } from 'drizzle-orm'
-import { boolean, check, integer, jsonb, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core'
-import { createdAt, timestamptz, updatedAt } from './columns'
+import {
+  boolean,
+  check,
+  doublePrecision,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core'
+import { createdAt, oneOf, timestamptz, updatedAt } from './columns'
+import { GUARDED_STAGES, type GuardedStage, REPUTATION_STAGES, type ReputationStage } from './literals'
 
 /** A tenant and its bulk plan: the token bucket (`rate_per_sec`, `burst`) and its share of spare capacity. */
 export const tenants = pgTable(
@@ -48,6 +59,16 @@ export const tenants = pgTable(
      * addresses; null: the default pool (EGRESS_ADDRESSES), shared with every other tenant.
      */
     egressPool: text('egress_pool'),
+    /**
+     * The reputation guardrail's stage (core `ReputationStage`): `slow` cuts the tenant's bulk weight,
+     * `pause` stops its bulk lane until a platform admin resumes it. Set by the `reputation-check`
+     * system job from the tenant's rates; `reputation_reason` says which rate, in words.
+     */
+    reputationStage: text('reputation_stage').$type<ReputationStage>().notNull().default('ok'),
+    reputationReason: text('reputation_reason'),
+    reputationChangedAt: timestamptz('reputation_changed_at'),
+    /** When a platform admin last resumed the tenant: its rates are judged afresh from then on. */
+    reputationResumedAt: timestamptz('reputation_resumed_at'),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -60,6 +81,30 @@ export const tenants = pgTable(
     check('tenants_quota_daily_check', sql`${t.quotaDaily} is null or ${t.quotaDaily} >= 0`),
     check('tenants_quota_monthly_check', sql`${t.quotaMonthly} is null or ${t.quotaMonthly} >= 0`),
     uniqueIndex('tenants_platform_unique').on(t.isPlatform).where(sql`${t.isPlatform}`),
+    check('tenants_reputation_stage_check', oneOf(t.reputationStage, REPUTATION_STAGES)),
+  ],
+)
+
+/**
+ * The reputation guardrail's thresholds, a row per stage (core `DEFAULT_GUARDRAIL_THRESHOLDS` are
+ * the rows migration 0033 writes): data, so the platform can tighten them without a release.
+ */
+export const reputationThresholds = pgTable(
+  'reputation_thresholds',
+  {
+    stage: text('stage').$type<GuardedStage>().primaryKey(),
+    hardBounceRate: doublePrecision('hard_bounce_rate').notNull(),
+    complaintRate: doublePrecision('complaint_rate').notNull(),
+    minSent: integer('min_sent').notNull(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check('reputation_thresholds_stage_check', oneOf(t.stage, GUARDED_STAGES)),
+    check(
+      'reputation_thresholds_rates_check',
+      sql`${t.hardBounceRate} > 0 and ${t.hardBounceRate} <= 1 and ${t.complaintRate} > 0 and ${t.complaintRate} <= 1`,
+    ),
+    check('reputation_thresholds_min_sent_check', sql`${t.minSent} > 0`),
   ],
 )
 

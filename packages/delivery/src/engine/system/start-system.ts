@@ -1,4 +1,5 @@
-import { createCompletionCursor } from '@fairlane/core'
+import { checkReputation, createCompletionCursor } from '@fairlane/core'
+import { createReputationStore } from '@fairlane/db/queries/reputation'
 import { DEAD_LETTER_QUEUE, type Queues, type RedisClient, SYSTEM_QUEUE } from '@fairlane/queue'
 import { dispatchDue } from '../campaigns/dispatch-due'
 import { DEFAULT_FAILURE_CAPS, type DELIVERY_TUNING, type DeliveryOptions } from '../delivery-options'
@@ -27,6 +28,7 @@ import {
   CAMPAIGN_DUE_JOB,
   DEAD_LETTER_RESTORE_SCHEDULER_ID,
   DISPATCH_SCHEDULER_ID,
+  REPUTATION_CHECK_SCHEDULER_ID,
   SYSTEM_JOB_PAYLOADS,
   type SystemJobCatalog,
   type SystemJobPayload,
@@ -170,5 +172,21 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
           logger: options.logger.child({ component: 'webhooks' }),
         }),
     },
+    [REPUTATION_CHECK_SCHEDULER_ID]: {
+      payload: SYSTEM_JOB_PAYLOADS[REPUTATION_CHECK_SCHEDULER_ID],
+      schedule: { everyMs: REPUTATION_CHECK_EVERY_MS },
+      handle: () =>
+        checkReputation({
+          store: createReputationStore(db),
+          logger: options.logger.child({ component: 'reputation' }),
+        }),
+    },
   }
 }
+
+/**
+ * How often the reputation guardrail looks: a campaign sending 300 mails a second sends 18,000 in a
+ * minute, and its bounces come back over the following minutes; each pass reads the week's feedback
+ * events once (`readReputationCounts`).
+ */
+export const REPUTATION_CHECK_EVERY_MS = 60_000

@@ -40,6 +40,11 @@ function catalogRecording(seen: unknown[]): SystemJobCatalog {
       schedule: { everyMs: 600_000 },
       handle,
     },
+    'reputation-check': {
+      payload: SYSTEM_JOB_PAYLOADS['reputation-check'],
+      schedule: { everyMs: 60_000 },
+      handle,
+    },
   }
 }
 
@@ -53,6 +58,7 @@ describe('system job catalog', () => {
       { id: 'nightly-cleanup', pattern: '15 3 * * *', timeZone: 'Europe/Paris' },
       { id: 'domain-checks', everyMs: 60_000 },
       { id: 'webhook-endpoint-health', everyMs: 600_000 },
+      { id: 'reputation-check', everyMs: 60_000 },
     ])
   })
 

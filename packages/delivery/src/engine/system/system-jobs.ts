@@ -11,6 +11,8 @@ export const DISPATCH_SCHEDULER_ID = 'campaign-dispatch'
 export const CAMPAIGN_DUE_JOB = 'campaign-due'
 /** Checks the dead-letter queue is whole, and restores it from PostgreSQL when Redis lost it. */
 export const DEAD_LETTER_RESTORE_SCHEDULER_ID = 'dead-letter-restore'
+/** The reputation guardrail: every tenant's bounce and complaint rates against the thresholds. */
+export const REPUTATION_CHECK_SCHEDULER_ID = 'reputation-check'
 
 /** Every job of the system queue, by its name (a scheduler's jobs carry its id as their name). */
 export const SYSTEM_JOB_IDS = [
@@ -21,6 +23,7 @@ export const SYSTEM_JOB_IDS = [
   ROLLUP_SCHEDULER_ID,
   DOMAIN_CHECKS_SCHEDULER_ID,
   WEBHOOK_HEALTH_SCHEDULER_ID,
+  REPUTATION_CHECK_SCHEDULER_ID,
 ] as const
 export type SystemJobId = (typeof SYSTEM_JOB_IDS)[number]
 
@@ -40,6 +43,7 @@ export const SYSTEM_JOB_PAYLOADS = {
   [ROLLUP_SCHEDULER_ID]: z.object(version),
   [DOMAIN_CHECKS_SCHEDULER_ID]: z.object(version),
   [WEBHOOK_HEALTH_SCHEDULER_ID]: z.object(version),
+  [REPUTATION_CHECK_SCHEDULER_ID]: z.object(version),
 } satisfies Record<SystemJobId, z.ZodType<{ v: 1 }>>
 
 export type SystemJobPayload<Id extends SystemJobId> = z.output<(typeof SYSTEM_JOB_PAYLOADS)[Id]>

@@ -27,6 +27,7 @@ import {
   startSystem,
 } from '../start-delivery'
 import { WEBHOOK_HEALTH_SCHEDULER_ID } from '../webhooks/endpoint-health-jobs'
+import { REPUTATION_CHECK_SCHEDULER_ID } from './system-jobs'
 import type { SystemWorker } from './system-worker'
 
 const env = setupTestEnvironment('system-schedulers')
@@ -35,6 +36,7 @@ const KEYS = [
   DEAD_LETTER_RESTORE_SCHEDULER_ID,
   DISPATCH_SCHEDULER_ID,
   DOMAIN_CHECKS_SCHEDULER_ID,
+  REPUTATION_CHECK_SCHEDULER_ID,
   ROLLUP_SCHEDULER_ID,
   WEBHOOK_HEALTH_SCHEDULER_ID,
 ].sort()

@@ -1,0 +1,160 @@
+import { checkReputation } from '@fairlane/core'
+import { setupTestEnvironment } from '@fairlane/testing'
+import { sql } from 'drizzle-orm'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createDatabase, type DatabaseHandle } from '../client'
+import { readActiveTenants } from './bulk-backlog-tenants'
+import { claimBulkRelease } from './pacer'
+import { createReputationStore, readReputationCounts } from './reputation'
+
+/**
+ * The reputation guardrail in PostgreSQL: the week's feedback events counted per tenant, a stage
+ * change with its audit entry, and the bulk pacer's reads honouring it (a paused tenant released
+ * nothing and out of the active set; a slowed one planned at a quarter of its weight).
+ */
+const env = setupTestEnvironment('db-reputation')
+
+let database: DatabaseHandle
+const logged: string[] = []
+const logger = {
+  warn: (_fields: Record<string, unknown>, message: string) => logged.push(message),
+  info: (_fields: Record<string, unknown>, message: string) => logged.push(message),
+}
+
+beforeAll(() => {
+  database = createDatabase(env.databaseUrl, { max: 3, applicationName: 'db-reputation-test' })
+})
+
+afterAll(async () => {
+  await database?.close()
+})
+
+async function tenant(name: string, weight = 4): Promise<string> {
+  const [row] = await database.db.execute<{ id: string }>(
+    sql`insert into tenants (name, weight) values (${name}, ${weight}) returning id`,
+  )
+  if (!row) throw new Error('no tenant')
+  return row.id
+}
+
+/** `sent` sent events and `hard` hard-bounce events of the tenant, `ago` before now. */
+async function feedback(
+  tenantId: string,
+  counts: { sent: number; hard: number; complaints?: number; ago?: string },
+) {
+  const at = sql`now() - ${counts.ago ?? '1 hour'}::interval`
+  await database.db.execute(sql`
+    insert into message_events (tenant_id, message_id, type, detail, at)
+    select ${tenantId}::uuid, gen_random_uuid(), 'sent', null, ${at} from generate_series(1, ${counts.sent})
+    union all
+    select ${tenantId}::uuid, gen_random_uuid(), 'bounced', '{"kind":"hard"}'::jsonb, ${at} from generate_series(1, ${counts.hard})
+    union all
+    select ${tenantId}::uuid, gen_random_uuid(), 'complained', null, ${at} from generate_series(1, ${counts.complaints ?? 0})`)
+}
+
+/** `count` pending bulk rows of the tenant (its active-set row made by the trigger). */
+async function backlog(tenantId: string, count: number): Promise<void> {
+  await database.db.execute(sql`
+    insert into messages (tenant_id, lane, status, to_address)
+    select ${tenantId}::uuid, 'bulk', 'pending', 'r' || g || '@reputation.test' from generate_series(1, ${count}) g`)
+}
+
+async function stageOf(tenantId: string) {
+  const [row] = await database.db.execute<{ stage: string; reason: string | null }>(
+    sql`select reputation_stage as stage, reputation_reason as reason from tenants where id = ${tenantId}`,
+  )
+  return row
+}
+
+describe('the reputation guardrail', () => {
+  it('pauses a tenant over the pause threshold, with its reason on its audit log, and the pacer releases nothing of it', async () => {
+    const bad = await tenant('bounces-7-percent')
+    const good = await tenant('bounces-half-percent')
+    await feedback(bad, { sent: 1_000, hard: 70 })
+    await feedback(good, { sent: 1_000, hard: 5 })
+    await backlog(bad, 20)
+    await backlog(good, 20)
+
+    const { changes } = await checkReputation({ store: createReputationStore(database.db), logger })
+    expect(changes.filter((change) => [bad, good].includes(change.tenantId))).toEqual([
+      expect.objectContaining({ tenantId: bad, from: 'ok', to: 'pause' }),
+    ])
+    expect(await stageOf(bad)).toEqual({
+      stage: 'pause',
+      reason: '7 % hard bounces over 24 h (1,000 sent; pause at 6 %)',
+    })
+    expect((await stageOf(good))?.stage).toBe('ok')
+    const audit = await database.db.execute<{
+      action: string
+      actor: string
+      details: Record<string, unknown>
+    }>(sql`select action, actor, details from tenant_audit_log where tenant_id = ${bad}`)
+    expect(audit).toEqual([
+      expect.objectContaining({
+        action: 'tenant.reputation.change',
+        actor: 'Fairlane reputation guardrail',
+        details: expect.objectContaining({ from: 'ok', to: 'pause' }),
+      }),
+    ])
+
+    // The pacer: the paused tenant is not in the active set, and a quota for it releases nothing.
+    const active = await readActiveTenants(database.db, { after: null })
+    expect(active.tenants.map((row) => row.tenantId)).toContain(good)
+    expect(active.tenants.map((row) => row.tenantId)).not.toContain(bad)
+    const released = await claimBulkRelease(database.db, [
+      { tenantId: bad, count: 5, after: null },
+      { tenantId: good, count: 5, after: null },
+    ])
+    expect(released.map((row) => row.tenantId)).toEqual([good, good, good, good, good])
+    const [pending] = await database.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from messages where tenant_id = ${bad} and status = 'pending'`,
+    )
+    expect(pending?.n).toBe(20)
+
+    // The pause holds on the next pass (only an admin resumes), whatever the rates say.
+    await database.db.execute(sql`delete from message_events where tenant_id = ${bad}`)
+    await checkReputation({ store: createReputationStore(database.db), logger })
+    expect((await stageOf(bad))?.stage).toBe('pause')
+  })
+
+  it('slows a tenant between the slow and pause thresholds: the pacer plans it at a quarter of its weight; it lifts when the rates fall', async () => {
+    const slowed = await tenant('complaints-0-2-percent', 4)
+    await feedback(slowed, { sent: 10_000, hard: 0, complaints: 20 })
+    await backlog(slowed, 3)
+    await checkReputation({ store: createReputationStore(database.db), logger })
+    expect(await stageOf(slowed)).toEqual({
+      stage: 'slow',
+      reason: '0.2 % complaints over 24 h (10,000 sent; slow at 0.15 %)',
+    })
+    const active = await readActiveTenants(database.db, { after: null })
+    expect(active.tenants.find((row) => row.tenantId === slowed)?.weight).toBe(1)
+
+    // The complaints age out of both windows: back to ok, on the audit log too.
+    await database.db.execute(
+      sql`update message_events set at = now() - interval '8 days' where tenant_id = ${slowed} and type = 'complained'`,
+    )
+    await checkReputation({ store: createReputationStore(database.db), logger })
+    expect((await stageOf(slowed))?.stage).toBe('ok')
+    const actions = await database.db.execute<{ details: { to: string } }>(
+      sql`select details from tenant_audit_log where tenant_id = ${slowed} order by id`,
+    )
+    expect(actions.map((row) => row.details.to)).toEqual(['slow', 'ok'])
+  })
+
+  it('judges each window from a resume on, and not below the minimum volume', async () => {
+    const resumed = await tenant('resumed-after-bad-list')
+    await feedback(resumed, { sent: 1_000, hard: 100, ago: '2 hours' })
+    await database.db.execute(
+      sql`update tenants set reputation_resumed_at = now() - interval '1 hour' where id = ${resumed}`,
+    )
+    await feedback(resumed, { sent: 150, hard: 30, ago: '30 minutes' })
+    const counts = (await readReputationCounts(database.db)).find((row) => row.tenantId === resumed)
+    expect(counts?.windows).toEqual({
+      day: { sent: 150, hardBounces: 30, complaints: 0 },
+      week: { sent: 150, hardBounces: 30, complaints: 0 },
+    })
+    // 20 % bounces, but 150 sends since the resume: under the 200 the thresholds ask for.
+    await checkReputation({ store: createReputationStore(database.db), logger })
+    expect((await stageOf(resumed))?.stage).toBe('ok')
+  })
+})
