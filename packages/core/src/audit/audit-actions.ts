@@ -27,6 +27,8 @@ export const TENANT_AUDIT_ACTIONS = {
   planUpdate: 'tenant.plan.update',
   /** The reputation guardrail moved the tenant to another stage (`details`: from, to, the finding). */
   reputationChange: 'tenant.reputation.change',
+  /** The platform admin resumed the tenant after the guardrail paused or slowed it (`reason` says why). */
+  reputationResume: 'tenant.reputation.resume',
 } as const
 
 export type TenantAuditAction = (typeof TENANT_AUDIT_ACTIONS)[keyof typeof TENANT_AUDIT_ACTIONS]

@@ -10,6 +10,7 @@ export type {
   TenantAdminDeps,
   TenantAdminStore,
   TenantAdminTransaction,
+  TenantReputation,
   TenantSideAuditEntry,
 } from './ports'
 export {
@@ -23,6 +24,12 @@ export {
   type ProvisionTenantInput,
   provisionTenant,
 } from './provision-tenant'
+export {
+  RESUME_REASON_MAX_LENGTH,
+  type ResumeTenantInput,
+  resumeTenant,
+  resumeTenantIn,
+} from './resume-tenant'
 export {
   checkEgressPool,
   type EgressPoolDeps,

@@ -1,5 +1,6 @@
 import type { Clock } from '../accept/ports'
 import type { PlanColumns, PlanDefinition, PlanOverrides } from '../plans'
+import type { ReputationStage } from '../reputation/guardrails'
 import type { DomainStore } from '../sender-identity/domains/ports'
 
 /** The platform admin acting: `admin-token` for the ADMIN_TOKEN bearer, else the admin's email. */
@@ -25,6 +26,17 @@ export interface AdminTenant {
   isPlatform: boolean
   /** MX mode: the dedicated egress pool; null: the shared one. */
   egressPool: string | null
+  /** Where the reputation guardrail has the tenant (`checkReputation`), and why. */
+  reputation: TenantReputation
+}
+
+export interface TenantReputation {
+  stage: ReputationStage
+  /** The finding in words, or the admin's reason for the last resume; null before any change. */
+  reason: string | null
+  changedAt: Date | null
+  /** The platform admin's last resume: the rates are judged from then on. */
+  resumedAt: Date | null
 }
 
 /** One entry of the platform's audit log (`admin_audit_log`). */
@@ -34,6 +46,8 @@ export interface AdminAuditEntry {
   action: string
   targetType: 'tenant'
   targetId: string
+  /** Why, in the admin's words (a resume asks for one). */
+  reason?: string
   details?: Record<string, unknown>
 }
 
@@ -43,6 +57,7 @@ export interface TenantSideAuditEntry {
   action: string
   targetType: string
   targetId: string
+  reason?: string
   details?: Record<string, unknown>
   ipAddress: string | null
 }
@@ -73,6 +88,11 @@ export interface TenantAdminTransaction {
   }): Promise<AdminTenant>
   approve(input: { tenantId: string; now: Date }): Promise<AdminTenant>
   setEgressPool(input: { tenantId: string; egressPool: string | null; now: Date }): Promise<AdminTenant>
+  /**
+   * Back to `ok` with the admin's reason, judged afresh from `now` (`reputation_resumed_at`); the
+   * tenant's active-set row stamped so the bulk pacer takes it up at its next tick.
+   */
+  resumeReputation(input: { tenantId: string; reason: string; now: Date }): Promise<AdminTenant>
   insertApiKey(input: {
     tenantId: string
     name: string

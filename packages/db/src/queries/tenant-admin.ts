@@ -5,6 +5,7 @@ import type { Database, Executor } from '../client'
 import { adminAuditLog, apiKeys, type Tenant, tenants } from '../schema'
 import { createApiKey } from './api-keys'
 import { insertAuditEntry } from './audit-log'
+import { stampActiveTenant } from './reputation'
 import { createDomainStore } from './sending-domains'
 import { insertTenantAuditEntry } from './tenant-audit'
 
@@ -30,6 +31,10 @@ const columns = {
   approvedAt: tenants.approvedAt,
   isPlatform: tenants.isPlatform,
   egressPool: tenants.egressPool,
+  reputationStage: tenants.reputationStage,
+  reputationReason: tenants.reputationReason,
+  reputationChangedAt: tenants.reputationChangedAt,
+  reputationResumedAt: tenants.reputationResumedAt,
 }
 
 type Row = Pick<Tenant, keyof typeof columns>
@@ -44,12 +49,22 @@ export function adminTenantOf(row: Row): AdminTenant {
     quotaDaily,
     quotaMonthly,
     planOverrides,
+    reputationStage,
+    reputationReason,
+    reputationChangedAt,
+    reputationResumedAt,
     ...rest
   } = row
   return {
     ...rest,
     planOverrides: readOverrides(planOverrides),
     plan: { ratePerSec, burst, weight, txRatePerSec, txBurst, quotaDaily, quotaMonthly },
+    reputation: {
+      stage: reputationStage,
+      reason: reputationReason,
+      changedAt: reputationChangedAt,
+      resumedAt: reputationResumedAt,
+    },
   }
 }
 
@@ -108,6 +123,23 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
           .where(eq(tenants.id, tenantId))
           .returning(columns),
       )
+    },
+    async resumeReputation({ tenantId, reason, now }) {
+      const resumed = one(
+        await tx
+          .update(tenants)
+          .set({
+            reputationStage: 'ok',
+            reputationReason: reason,
+            reputationChangedAt: now,
+            reputationResumedAt: now,
+            updatedAt: now,
+          })
+          .where(eq(tenants.id, tenantId))
+          .returning(columns),
+      )
+      await stampActiveTenant(tx, tenantId)
+      return resumed
     },
     insertApiKey: (input) => createApiKey(tx, input),
     async hasActiveApiKey({ tenantId, keyHash }) {

@@ -52,9 +52,11 @@ function call(route: (typeof adminRoutes)[number][1], headers: Record<string, st
       ? undefined
       : route.path.endsWith('/dlq/replay') || route.path.endsWith('/dlq/discard')
         ? { ids: ['x'], reason: 'test' }
-        : route.method === 'PATCH'
-          ? { plan: { weight: 2 } }
-          : { name: 'X', plan: { weight: 2 } }
+        : route.path.endsWith(':id/resume')
+          ? { reason: 'test' }
+          : route.method === 'PATCH'
+            ? { plan: { weight: 2 } }
+            : { name: 'X', plan: { weight: 2 } }
   const request = jsonRequest(path, { method: route.method, body, headers })
   return route.handle(request, params as never, deps())
 }

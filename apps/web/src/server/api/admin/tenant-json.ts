@@ -16,6 +16,16 @@ export interface AdminTenantJson {
   platform: boolean
   /** MX mode: the dedicated egress pool (EGRESS_POOLS) it is pinned to; null: the shared pool. */
   egressPool: string | null
+  /**
+   * The reputation guardrail's stage (`ok`, `warn`, `slow`, `pause`) and why; a paused or slowed
+   * tenant is resumed by `POST /api/admin/tenants/:id/resume { "reason" }`.
+   */
+  reputation: {
+    stage: AdminTenant['reputation']['stage']
+    reason: string | null
+    changedAt: string | null
+    resumedAt: string | null
+  }
 }
 
 export function tenantJson(tenant: AdminTenant): AdminTenantJson {
@@ -30,5 +40,11 @@ export function tenantJson(tenant: AdminTenant): AdminTenantJson {
     approved: tenant.approvedAt !== null,
     platform: tenant.isPlatform,
     egressPool: tenant.egressPool,
+    reputation: {
+      stage: tenant.reputation.stage,
+      reason: tenant.reputation.reason,
+      changedAt: tenant.reputation.changedAt?.toISOString() ?? null,
+      resumedAt: tenant.reputation.resumedAt?.toISOString() ?? null,
+    },
   }
 }

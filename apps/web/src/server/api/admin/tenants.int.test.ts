@@ -10,6 +10,7 @@ import {
 import { postMessage } from '../v1/post-message'
 import { postTenant } from './create-tenant'
 import { getQueueStats } from './queue-stats'
+import { postResumeTenant } from './resume-tenant'
 import { getTenantUsage } from './tenant-usage'
 import { patchTenant } from './update-tenant'
 
@@ -178,6 +179,63 @@ describe('PATCH /api/admin/tenants/:id', () => {
     const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Empty' }))
     expect((await patch(id, { plan: {} })).status).toBe(400)
     expect((await patch(id, {})).status).toBe(400)
+  })
+})
+
+describe('POST /api/admin/tenants/:id/resume', () => {
+  const resume = (id: string, body: unknown) =>
+    postResumeTenant(
+      jsonRequest(`/api/admin/tenants/${id}/resume`, { token: TEST_ADMIN_TOKEN, body }),
+      id,
+      harness.adminDeps(),
+    )
+
+  it('lifts the guardrail’s pause with the admin’s reason, on both audit logs; a reason is required, and a tenant at ok has nothing to resume', async () => {
+    const { id } = await readJson<{ id: string }>(await createTenant({ name: 'Bought a list' }))
+    await harness.database.sql`
+      update tenants set reputation_stage = 'pause', reputation_changed_at = now(),
+        reputation_reason = '7 % hard bounces over 24 h (1,000 sent; pause at 6 %)'
+      where id = ${id}`
+
+    const noReason = await resume(id, { reason: '   ' })
+    expect(noReason.status).toBe(400)
+    expect(JSON.stringify(await readJson(noReason))).toContain('reason: must say why')
+
+    const resumed = await resume(id, { reason: 'List cleaned with the customer; bounces were one import' })
+    expect(resumed.status).toBe(200)
+    const body = await readJson<{ reputation: { stage: string; reason: string; resumedAt: string | null } }>(
+      resumed,
+    )
+    expect(body.reputation).toMatchObject({
+      stage: 'ok',
+      reason: 'List cleaned with the customer; bounces were one import',
+    })
+    expect(body.reputation.resumedAt).not.toBeNull()
+    const admin = await harness.database.sql`
+      select actor, reason, details from admin_audit_log where target_id = ${id} and action = 'tenant.reputation.resume'`
+    expect(admin).toEqual([
+      {
+        actor: 'admin-token',
+        reason: 'List cleaned with the customer; bounces were one import',
+        details: {
+          from: 'pause',
+          to: 'ok',
+          finding: '7 % hard bounces over 24 h (1,000 sent; pause at 6 %)',
+        },
+      },
+    ])
+    const own = await harness.database.sql`
+      select actor, reason from tenant_audit_log where tenant_id = ${id} and action = 'tenant.reputation.resume'`
+    expect(own).toEqual([
+      {
+        actor: 'Fairlane platform (admin-token)',
+        reason: 'List cleaned with the customer; bounces were one import',
+      },
+    ])
+
+    const again = await resume(id, { reason: 'twice' })
+    expect(again.status).toBe(409)
+    expect(JSON.stringify(await readJson(again))).toContain('not paused or slowed')
   })
 })
 

@@ -1,6 +1,7 @@
 import { postTenant } from '../admin/create-tenant'
 import { listPlans } from '../admin/list-plans'
 import { listTenants } from '../admin/list-tenants'
+import { postResumeTenant } from '../admin/resume-tenant'
 import { getTenantHistory } from '../admin/tenant-history'
 import { getTenantUsage } from '../admin/tenant-usage'
 import { patchTenant } from '../admin/update-tenant'
@@ -19,6 +20,13 @@ export const adminTenantRoutes = {
     path: '/api/admin/tenants/:id',
     bodyLimit: 'api',
     handle: (request, { id }, deps) => patchTenant(request, id, deps.admin),
+  }),
+  // The reputation guardrail's pause (or slow) lifted by the platform admin, with a reason, audited.
+  resumeTenant: declareRoute({
+    method: 'POST',
+    path: '/api/admin/tenants/:id/resume',
+    bodyLimit: 'api',
+    handle: (request, { id }, deps) => postResumeTenant(request, id, deps.admin),
   }),
   listTenants: declareRoute({
     method: 'GET',
