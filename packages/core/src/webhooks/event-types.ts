@@ -15,6 +15,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'contact.unsubscribed',
   'domain.verified',
   'domain.failed',
+  /** The reputation guardrail moved the tenant (warn, slow, pause), or lifted it (ok), or an admin resumed it. */
+  'tenant.reputation',
 ] as const
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number]
 

@@ -70,6 +70,9 @@ describe('the reputation guardrail', () => {
   it('pauses a tenant over the pause threshold, with its reason on its audit log, and the pacer releases nothing of it', async () => {
     const bad = await tenant('bounces-7-percent')
     const good = await tenant('bounces-half-percent')
+    await database.db.execute(sql`
+      insert into webhook_endpoints (tenant_id, url, events, secret)
+      values (${bad}, 'https://hooks.bad.test/in', array['tenant.reputation', 'email.sent'], 'whsec_dGVzdA==')`)
     await feedback(bad, { sent: 1_000, hard: 70 })
     await feedback(good, { sent: 1_000, hard: 5 })
     await backlog(bad, 20)
@@ -95,6 +98,30 @@ describe('the reputation guardrail', () => {
         actor: 'Fairlane reputation guardrail',
         details: expect.objectContaining({ from: 'ok', to: 'pause' }),
       }),
+    ])
+
+    // Its endpoint hears of it, in the same transaction as the change.
+    const hooks = await database.db.execute<{
+      event_type: string
+      payload: { data: Record<string, unknown> }
+    }>(sql`select event_type, payload from webhook_deliveries where tenant_id = ${bad}`)
+    expect(hooks).toEqual([
+      {
+        event_type: 'tenant.reputation',
+        payload: expect.objectContaining({
+          type: 'tenant.reputation',
+          data: {
+            stage: 'pause',
+            previousStage: 'ok',
+            reason: '7 % hard bounces over 24 h (1,000 sent; pause at 6 %)',
+            window: 'day',
+            signal: 'hard-bounces',
+            rate: 0.07,
+            threshold: 0.06,
+            sent: 1000,
+          },
+        }),
+      },
     ])
 
     // The pacer: the paused tenant is not in the active set, and a quota for it releases nothing.

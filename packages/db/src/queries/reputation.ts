@@ -13,6 +13,7 @@ import { and, eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { reputationThresholds, tenants } from '../schema'
 import { insertTenantAuditEntry } from './tenant-audit'
+import { insertWebhookDeliveries } from './webhook-outbox'
 
 /** The reputation guardrail's store in PostgreSQL (`checkReputation`). */
 export function createReputationStore(db: Database): ReputationStore {
@@ -105,6 +106,13 @@ export async function changeReputationStage(db: Database, change: StageChange): 
       .returning({ id: tenants.id })
     if (moved.length === 0) return false
     await stampActiveTenant(tx, change.tenantId)
+    await reportReputation(tx, {
+      tenantId: change.tenantId,
+      stage: change.to,
+      previousStage: change.from,
+      reason: change.reason,
+      finding: change.finding,
+    })
     await insertTenantAuditEntry(tx, {
       tenantId: change.tenantId,
       entry: {
@@ -126,4 +134,40 @@ export async function stampActiveTenant(db: Executor, tenantId: string): Promise
   await db.execute(sql`
     update bulk_backlog_tenants set seq = nextval('bulk_backlog_seq'), changed_xid = pg_current_xact_id()
     where tenant_id = ${tenantId}`)
+}
+
+/**
+ * `tenant.reputation` to the tenant's webhook endpoints, in the transaction that changed the stage
+ * (the outbox rule of every event): where the tenant is now, where it was, and why.
+ */
+export async function reportReputation(
+  tx: Executor,
+  input: {
+    tenantId: string
+    stage: ReputationStage
+    previousStage: ReputationStage
+    reason: string
+    finding?: StageChange['finding']
+    resumedByAdmin?: boolean
+  },
+): Promise<void> {
+  await insertWebhookDeliveries(tx, {
+    tenantId: input.tenantId,
+    type: 'tenant.reputation',
+    data: {
+      stage: input.stage,
+      previousStage: input.previousStage,
+      reason: input.reason,
+      ...(input.finding
+        ? {
+            window: input.finding.window,
+            signal: input.finding.signal,
+            rate: input.finding.rate,
+            threshold: input.finding.threshold,
+            sent: input.finding.sent,
+          }
+        : {}),
+      ...(input.resumedByAdmin ? { resumedByAdmin: true } : {}),
+    },
+  })
 }

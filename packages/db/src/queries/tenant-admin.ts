@@ -5,7 +5,7 @@ import type { Database, Executor } from '../client'
 import { adminAuditLog, apiKeys, type Tenant, tenants } from '../schema'
 import { createApiKey } from './api-keys'
 import { insertAuditEntry } from './audit-log'
-import { stampActiveTenant } from './reputation'
+import { reportReputation, stampActiveTenant } from './reputation'
 import { createDomainStore } from './sending-domains'
 import { insertTenantAuditEntry } from './tenant-audit'
 
@@ -125,6 +125,10 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
       )
     },
     async resumeReputation({ tenantId, reason, now }) {
+      const [before] = await tx
+        .select({ stage: tenants.reputationStage })
+        .from(tenants)
+        .where(eq(tenants.id, tenantId))
       const resumed = one(
         await tx
           .update(tenants)
@@ -139,6 +143,13 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
           .returning(columns),
       )
       await stampActiveTenant(tx, tenantId)
+      await reportReputation(tx, {
+        tenantId,
+        stage: 'ok',
+        previousStage: before?.stage ?? 'ok',
+        reason,
+        resumedByAdmin: true,
+      })
       return resumed
     },
     insertApiKey: (input) => createApiKey(tx, input),

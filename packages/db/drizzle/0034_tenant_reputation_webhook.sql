@@ -1,0 +1,2 @@
+ALTER TABLE "webhook_deliveries" DROP CONSTRAINT "webhook_deliveries_event_type_check";--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_event_type_check" CHECK ("webhook_deliveries"."event_type" in ('email.sent', 'email.bounced', 'email.complained', 'email.failed', 'email.opened', 'email.clicked', 'contact.unsubscribed', 'domain.verified', 'domain.failed', 'tenant.reputation', 'webhook.test'));
