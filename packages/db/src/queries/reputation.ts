@@ -171,3 +171,35 @@ export async function reportReputation(
     },
   })
 }
+
+export interface GuardedTenant {
+  tenantId: string
+  name: string
+  stage: ReputationStage
+  reason: string | null
+  changedAt: Date | null
+}
+
+/** The tenants the reputation guardrail has moved from `ok`, the most restricted first, then the latest. */
+export async function listGuardedTenants(db: Executor): Promise<GuardedTenant[]> {
+  const rows = await db.execute<{
+    tenant_id: string
+    name: string
+    stage: ReputationStage
+    reason: string | null
+    changed_at: Date | null
+  }>(sql`
+    select id as tenant_id, name, reputation_stage as stage, reputation_reason as reason,
+      reputation_changed_at as changed_at
+    from tenants
+    where reputation_stage <> 'ok'
+    order by case reputation_stage when 'pause' then 0 when 'slow' then 1 else 2 end,
+      reputation_changed_at desc nulls last, id`)
+  return rows.map((row) => ({
+    tenantId: row.tenant_id,
+    name: row.name,
+    stage: row.stage,
+    reason: row.reason,
+    changedAt: row.changed_at === null ? null : new Date(row.changed_at),
+  }))
+}

@@ -1,6 +1,6 @@
 import { and, eq, inArray, isNotNull } from 'drizzle-orm'
 import type { Executor } from '../client'
-import { type Tenant, tenants } from '../schema'
+import { type ReputationStage, type Tenant, tenants } from '../schema'
 
 /** A tenant's bulk plan: its token bucket (`ratePerSec`, `burst`) and its share of spare capacity. */
 export interface TenantPlan {
@@ -21,6 +21,8 @@ export interface TenantView {
   isPlatform: boolean
   /** MX mode: the dedicated egress pool it is pinned to; null: the shared default pool. */
   egressPool: string | null
+  /** The reputation guardrail's stage and why (the dashboard's banner says it to the tenant). */
+  reputation: { stage: ReputationStage; reason: string | null; changedAt: Date | null }
 }
 
 const columns = {
@@ -34,13 +36,20 @@ const columns = {
   approvedAt: tenants.approvedAt,
   isPlatform: tenants.isPlatform,
   egressPool: tenants.egressPool,
+  reputationStage: tenants.reputationStage,
+  reputationReason: tenants.reputationReason,
+  reputationChangedAt: tenants.reputationChangedAt,
 }
 
 type Row = Pick<Tenant, keyof typeof columns>
 
 function view(row: Row): TenantView {
-  const { ratePerSec, burst, weight, ...rest } = row
-  return { ...rest, plan: { ratePerSec, burst, weight } }
+  const { ratePerSec, burst, weight, reputationStage, reputationReason, reputationChangedAt, ...rest } = row
+  return {
+    ...rest,
+    plan: { ratePerSec, burst, weight },
+    reputation: { stage: reputationStage, reason: reputationReason, changedAt: reputationChangedAt },
+  }
 }
 
 /** Creates a tenant; the one query without a tenant id, because it makes one. Plan defaults come from the schema. */

@@ -27,6 +27,7 @@ import { failingDisabled } from '../webhooks/endpoint-status'
 import { FailingWebhooksBanner } from '../webhooks/failing-banner'
 import { webhookUseCases } from '../webhooks/use-cases'
 import { QuotaBars } from './quota-bars'
+import { ReputationBanner } from './reputation-banner'
 
 export const metadata: Metadata = { title: 'Dashboard' }
 
@@ -112,6 +113,7 @@ export default async function DashboardPage() {
       <div className="page-header">
         <h1>{tenant.name}</h1>
       </div>
+      <ReputationBanner stage={tenant.reputation.stage} reason={tenant.reputation.reason} />
       <FailingWebhooksBanner endpoints={failingDisabled(webhooks)} />
       {gettingStarted ? (
         <section className="card" aria-labelledby="first-steps" data-testid="first-steps">

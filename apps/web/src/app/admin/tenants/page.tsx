@@ -1,6 +1,7 @@
 import type { Metadata } from 'next'
 import { requirePlatformAdmin } from '@/server/auth/session'
 import { FeedbackRatesLive } from './feedback-rates-live'
+import { GuardrailLive } from './guardrail-live'
 import { TenantsLive } from './tenants-live'
 
 export const dynamic = 'force-dynamic'
@@ -18,6 +19,7 @@ export default async function TenantsPage() {
         </span>
       </div>
       <TenantsLive />
+      <GuardrailLive />
       <FeedbackRatesLive />
     </>
   )

@@ -5,6 +5,7 @@ import { getWebMetrics } from '../admin/metrics'
 import { getOverview } from '../admin/overview'
 import { getQueueStats } from '../admin/queue-stats'
 import { getReceivers } from '../admin/receivers'
+import { getReputation } from '../admin/reputation'
 import { declareRoute } from './define'
 
 /** The admin console's reads (extensions of the contract's admin API). */
@@ -28,6 +29,13 @@ export const adminConsoleRoutes = {
     handle: (request, _, deps) => getFairness(request, deps.admin),
   }),
   // Bounce and complaint rates per tenant over 24 h, flagged above the providers' thresholds.
+  // The reputation guardrail: its thresholds and the tenants it warned, slowed or paused.
+  reputation: declareRoute({
+    method: 'GET',
+    path: '/api/admin/reputation',
+    bodyLimit: 'api',
+    handle: (request, _, deps) => getReputation(request, deps.admin),
+  }),
   feedbackRates: declareRoute({
     method: 'GET',
     path: '/api/admin/feedback-rates',
