@@ -34,3 +34,4 @@ export {
   type StageThreshold,
   weightAtStage,
 } from './guardrails'
+export { reputationNotice } from './reputation-notice'

@@ -13,6 +13,8 @@ import { createReputationStore, readReputationCounts } from './reputation'
  * nothing and out of the active set; a slowed one planned at a quarter of its weight).
  */
 const env = setupTestEnvironment('db-reputation')
+const store = () =>
+  createReputationStore(database.db, { appUrl: 'http://app.reputation.test', platformTenantName: 'Fairlane' })
 
 let database: DatabaseHandle
 const logged: string[] = []
@@ -70,6 +72,11 @@ describe('the reputation guardrail', () => {
   it('pauses a tenant over the pause threshold, with its reason on its audit log, and the pacer releases nothing of it', async () => {
     const bad = await tenant('bounces-7-percent')
     const good = await tenant('bounces-half-percent')
+    const [owner] = await database.db.execute<{ id: string }>(sql`
+      insert into users (id, name, email) values (gen_random_uuid()::text, 'Owner', 'owner@bounces-7.test') returning id`)
+    await database.db.execute(
+      sql`insert into memberships (tenant_id, user_id, role) values (${bad}, ${owner?.id}, 'owner')`,
+    )
     await database.db.execute(sql`
       insert into webhook_endpoints (tenant_id, url, events, secret)
       values (${bad}, 'https://hooks.bad.test/in', array['tenant.reputation', 'email.sent'], 'whsec_dGVzdA==')`)
@@ -78,7 +85,7 @@ describe('the reputation guardrail', () => {
     await backlog(bad, 20)
     await backlog(good, 20)
 
-    const { changes } = await checkReputation({ store: createReputationStore(database.db), logger })
+    const { changes } = await checkReputation({ store: store(), logger })
     expect(changes.filter((change) => [bad, good].includes(change.tenantId))).toEqual([
       expect.objectContaining({ tenantId: bad, from: 'ok', to: 'pause' }),
     ])
@@ -124,6 +131,21 @@ describe('the reputation guardrail', () => {
       },
     ])
 
+    // Its owner is told by mail: a queued message of the platform tenant, committed with the change.
+    const notices = await database.db.execute<{
+      subject: string
+      text: string
+      lane: string
+      tenant: string
+    }>(sql`
+      select m.subject, m.text, m.lane, t.name as tenant from messages m join tenants t on t.id = m.tenant_id
+      where m.to_address = 'owner@bounces-7.test'`)
+    expect(notices).toEqual([
+      expect.objectContaining({ subject: 'Your campaigns are paused', lane: 'default', tenant: 'Fairlane' }),
+    ])
+    expect(notices[0]?.text).toContain('7 % hard bounces over 24 h')
+    expect(notices[0]?.text).toContain('http://app.reputation.test/dashboard')
+
     // The pacer: the paused tenant is not in the active set, and a quota for it releases nothing.
     const active = await readActiveTenants(database.db, { after: null })
     expect(active.tenants.map((row) => row.tenantId)).toContain(good)
@@ -140,7 +162,7 @@ describe('the reputation guardrail', () => {
 
     // The pause holds on the next pass (only an admin resumes), whatever the rates say.
     await database.db.execute(sql`delete from message_events where tenant_id = ${bad}`)
-    await checkReputation({ store: createReputationStore(database.db), logger })
+    await checkReputation({ store: store(), logger })
     expect((await stageOf(bad))?.stage).toBe('pause')
   })
 
@@ -148,7 +170,7 @@ describe('the reputation guardrail', () => {
     const slowed = await tenant('complaints-0-2-percent', 4)
     await feedback(slowed, { sent: 10_000, hard: 0, complaints: 20 })
     await backlog(slowed, 3)
-    await checkReputation({ store: createReputationStore(database.db), logger })
+    await checkReputation({ store: store(), logger })
     expect(await stageOf(slowed)).toEqual({
       stage: 'slow',
       reason: '0.2 % complaints over 24 h (10,000 sent; slow at 0.15 %)',
@@ -160,7 +182,7 @@ describe('the reputation guardrail', () => {
     await database.db.execute(
       sql`update message_events set at = now() - interval '8 days' where tenant_id = ${slowed} and type = 'complained'`,
     )
-    await checkReputation({ store: createReputationStore(database.db), logger })
+    await checkReputation({ store: store(), logger })
     expect((await stageOf(slowed))?.stage).toBe('ok')
     const actions = await database.db.execute<{ details: { to: string } }>(
       sql`select details from tenant_audit_log where tenant_id = ${slowed} order by id`,
@@ -181,7 +203,7 @@ describe('the reputation guardrail', () => {
       week: { sent: 150, hardBounces: 30, complaints: 0 },
     })
     // 20 % bounces, but 150 sends since the resume: under the 200 the thresholds ask for.
-    await checkReputation({ store: createReputationStore(database.db), logger })
+    await checkReputation({ store: store(), logger })
     expect((await stageOf(resumed))?.stage).toBe('ok')
   })
 })

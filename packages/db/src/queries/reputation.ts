@@ -1,10 +1,12 @@
 import {
   DEFAULT_GUARDRAIL_THRESHOLDS,
   type GuardrailThresholds,
+  isWorse,
   REPUTATION_GUARDRAIL_ACTOR,
   REPUTATION_WINDOWS,
   type ReputationStage,
   type ReputationStore,
+  reputationNotice,
   type StageChange,
   TENANT_AUDIT_ACTIONS,
   type TenantReputationCounts,
@@ -12,15 +14,24 @@ import {
 import { and, eq, sql } from 'drizzle-orm'
 import type { Database, Executor } from '../client'
 import { reputationThresholds, tenants } from '../schema'
+import { ensurePlatformTenant } from './platform-tenant'
 import { insertTenantAuditEntry } from './tenant-audit'
+import { queueTenantNotices } from './tenant-notices'
 import { insertWebhookDeliveries } from './webhook-outbox'
 
+export interface ReputationNotices {
+  /** APP_URL: the notice links to the tenant's dashboard. */
+  appUrl: string
+  /** The platform tenant's name, should the notice be its first message (`ensurePlatformTenant`). */
+  platformTenantName: string
+}
+
 /** The reputation guardrail's store in PostgreSQL (`checkReputation`). */
-export function createReputationStore(db: Database): ReputationStore {
+export function createReputationStore(db: Database, notices: ReputationNotices): ReputationStore {
   return {
     readThresholds: () => readGuardrailThresholds(db),
     readCounts: () => readReputationCounts(db),
-    changeStage: (change) => changeReputationStage(db, change),
+    changeStage: (change) => changeReputationStage(db, change, notices),
   }
 }
 
@@ -97,7 +108,11 @@ export async function readReputationCounts(db: Executor): Promise<TenantReputati
  * The tenant's active-set row is stamped (a fresh `seq`), so the bulk pacer's next incremental read
  * sees the change at once: a slowed tenant's cut weight, a resumed tenant back in the set.
  */
-export async function changeReputationStage(db: Database, change: StageChange): Promise<boolean> {
+export async function changeReputationStage(
+  db: Database,
+  change: StageChange,
+  notices: ReputationNotices,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     const moved = await tx
       .update(tenants)
@@ -113,6 +128,12 @@ export async function changeReputationStage(db: Database, change: StageChange): 
       reason: change.reason,
       finding: change.finding,
     })
+    if (change.to !== 'ok' && isWorse(change.to, change.from)) {
+      // The tenant's owners and admins hear of a worse stage by mail, committed with the change.
+      const platformTenantId = await ensurePlatformTenant(tx, { name: notices.platformTenantName })
+      const notice = reputationNotice({ stage: change.to, reason: change.reason, appUrl: notices.appUrl })
+      await queueTenantNotices(tx, change.tenantId, platformTenantId, notice)
+    }
     await insertTenantAuditEntry(tx, {
       tenantId: change.tenantId,
       entry: {

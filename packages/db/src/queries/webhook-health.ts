@@ -1,8 +1,7 @@
-import { createHash, randomUUID } from 'node:crypto'
 import { sql } from 'drizzle-orm'
-import type { Database, Transaction } from '../client'
-import { insertQueuedMessage } from './accept-message'
+import type { Database } from '../client'
 import { ensurePlatformTenant } from './platform-tenant'
+import { type Notice, queueTenantNotices } from './tenant-notices'
 
 export interface DisabledWebhookEndpoint {
   endpointId: string
@@ -48,7 +47,7 @@ export function disableFailingWebhookEndpoints(
     const platformTenantId = await ensurePlatformTenant(tx, { name: input.platformTenantName })
     for (const row of rows) {
       const endpoint = { url: row.url, failingSince: new Date(row.failing_since) }
-      const notified = await queueNotices(tx, row.tenant_id, platformTenantId, input.notice(endpoint))
+      const notified = await queueTenantNotices(tx, row.tenant_id, platformTenantId, input.notice(endpoint))
       disabled.push({
         endpointId: row.id,
         tenantId: row.tenant_id,
@@ -59,47 +58,4 @@ export function disableFailingWebhookEndpoints(
     }
     return disabled
   })
-}
-
-interface Notice {
-  subject: string
-  text: string
-  html: string
-}
-
-/** One notice per owner or admin of `tenantId`, each a queued message of the platform tenant. */
-async function queueNotices(
-  tx: Transaction,
-  tenantId: string,
-  platformTenantId: string,
-  notice: Notice,
-): Promise<Array<{ to: string; messageId: string }>> {
-  const people = await tx.execute<{ email: string }>(sql`
-    select distinct on (u.email) u.email from memberships m join users u on u.id = m.user_id
-    where m.tenant_id = ${tenantId} and m.role in ('owner', 'admin')
-    order by u.email`)
-  const queued: Array<{ to: string; messageId: string }> = []
-  for (const person of people) {
-    const messageId = randomUUID()
-    await insertQueuedMessage(
-      tx,
-      {
-        id: messageId,
-        tenantId: platformTenantId,
-        lane: 'default',
-        toAddress: person.email,
-        subject: notice.subject,
-        html: notice.html,
-        text: notice.text,
-        template: null,
-        variables: null,
-        idempotencyKey: null,
-        requestHash: createHash('sha256').update(`${notice.subject}\n${notice.text}`).digest('hex'),
-        queuedAt: new Date(),
-      },
-      { v: 1, messageId, tenantId: platformTenantId, lane: 'default', generation: 0 },
-    )
-    queued.push({ to: person.email, messageId })
-  }
-  return queued
 }

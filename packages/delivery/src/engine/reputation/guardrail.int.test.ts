@@ -55,7 +55,10 @@ describe('the reputation guardrail on the engine', () => {
     for (let index = 14; index <= BOUGHT; index += 14) {
       sink.faults.add({ match: `${list.prefix}${index}@bought.test`, bounce: '5.1.1', delayMs: 20 })
     }
-    const store = createReputationStore(db())
+    const store = createReputationStore(db(), {
+      appUrl: 'http://app.guardrail.test',
+      platformTenantName: 'Fairlane',
+    })
     const logger = { warn: () => {}, info: () => {} }
 
     // The guardrail's pass, as the reputation-check job runs it, once 200 sends and their bounces are in.

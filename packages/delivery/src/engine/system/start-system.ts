@@ -1,4 +1,5 @@
 import { checkReputation, createCompletionCursor } from '@fairlane/core'
+import { PLATFORM_TENANT_NAME } from '@fairlane/db/queries/platform-tenant'
 import { createReputationStore } from '@fairlane/db/queries/reputation'
 import { DEAD_LETTER_QUEUE, type Queues, type RedisClient, SYSTEM_QUEUE } from '@fairlane/queue'
 import { dispatchDue } from '../campaigns/dispatch-due'
@@ -177,7 +178,10 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
       schedule: { everyMs: REPUTATION_CHECK_EVERY_MS },
       handle: () =>
         checkReputation({
-          store: createReputationStore(db),
+          store: createReputationStore(db, {
+            appUrl: options.appUrl,
+            platformTenantName: PLATFORM_TENANT_NAME,
+          }),
           logger: options.logger.child({ component: 'reputation' }),
         }),
     },
