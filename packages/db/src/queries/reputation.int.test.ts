@@ -190,6 +190,39 @@ describe('the reputation guardrail', () => {
     expect(actions.map((row) => row.details.to)).toEqual(['slow', 'ok'])
   })
 
+  it('warns at 2 % hard bounces and slows at 4 %, each step with its webhook; neither holds back the bulk lane', async () => {
+    const rising = await tenant('bounces-rising', 2)
+    await database.db.execute(sql`
+      insert into webhook_endpoints (tenant_id, url, events, secret)
+      values (${rising}, 'https://hooks.rising.test/in', array['tenant.reputation'], 'whsec_dGVzdA==')`)
+    await backlog(rising, 2)
+    await feedback(rising, { sent: 1_000, hard: 19 })
+    await checkReputation({ store: store(), logger })
+    expect((await stageOf(rising))?.stage).toBe('ok')
+    await feedback(rising, { sent: 0, hard: 2 })
+    await checkReputation({ store: store(), logger })
+    expect(await stageOf(rising)).toEqual({
+      stage: 'warn',
+      reason: '2.1 % hard bounces over 24 h (1,000 sent; warn at 2 %)',
+    })
+    const warned = await readActiveTenants(database.db, { after: null })
+    expect(warned.tenants.find((row) => row.tenantId === rising)?.weight).toBe(2)
+    await feedback(rising, { sent: 0, hard: 20 })
+    await checkReputation({ store: store(), logger })
+    expect((await stageOf(rising))?.stage).toBe('slow')
+    const slowed = await readActiveTenants(database.db, { after: null })
+    expect(slowed.tenants.find((row) => row.tenantId === rising)?.weight).toBe(0.5)
+    const hooks = await database.db.execute<{
+      data: { stage: string; previousStage: string; threshold: number }
+    }>(
+      sql`select payload->'data' as data from webhook_deliveries where tenant_id = ${rising} order by created_at, id`,
+    )
+    expect(hooks.map((hook) => [hook.data.previousStage, hook.data.stage, hook.data.threshold])).toEqual([
+      ['ok', 'warn', 0.02],
+      ['warn', 'slow', 0.04],
+    ])
+  })
+
   it('judges each window from a resume on, and not below the minimum volume', async () => {
     const resumed = await tenant('resumed-after-bad-list')
     await feedback(resumed, { sent: 1_000, hard: 100, ago: '2 hours' })
