@@ -44,6 +44,22 @@ describe('createActiveFlows: weighted shares', () => {
     }
   })
 
+  it('gives a fractional weight (a slowed tenant: a quarter of weight 1) its share, a slot every fourth turn', () => {
+    const flows = createActiveFlows(options)
+    const tenants = [tenant('full'), tenant('slowed', { weight: 0.25 })]
+    flows.activate(tenants, 0)
+    const released = new Map<string, number>()
+    for (let tick = 0; tick < 1000; tick++) {
+      const plan = flows.plan({ capacity: 5, nowMs: tick * 150 })
+      expectConsistent(plan, 5)
+      for (const [id, count] of plan.counts) released.set(id, (released.get(id) ?? 0) + count)
+    }
+    expect(((released.get('slowed') ?? 0) / 5000).toFixed(2)).toBe((0.25 / 1.25).toFixed(2))
+    expect(() => flows.activate([tenant('none', { weight: 0 })], 0)).toThrow(
+      /weight must be a number above 0/,
+    )
+  })
+
   it('interleaves turns rather than releasing one tenant as a block', () => {
     const flows = createActiveFlows(options)
     flows.activate([tenant('a', { weight: 2 }), tenant('b'), tenant('c')], 0)

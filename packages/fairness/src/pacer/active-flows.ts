@@ -259,7 +259,10 @@ export function createActiveFlows(options: { horizonMs: number; quantum?: number
         if (flow.allowance < 1) {
           sleep(flow, input.nowMs)
         } else {
-          flow.deficit = 0
+          // Whole weights leave nothing here; a fractional one (a tenant the reputation guardrail
+          // slowed to a quarter of weight 1) keeps its part of a slot for its next turn, as DRR keeps
+          // a deficit smaller than the next packet: a send every fourth turn instead of none.
+          flow.deficit -= Math.floor(flow.deficit)
           flow.midTurn = false
           old.push(flow)
         }
@@ -279,8 +282,8 @@ export function createActiveFlows(options: { horizonMs: number; quantum?: number
 }
 
 function assertTenant(tenant: ActiveTenantPlan): void {
-  if (!(Number.isInteger(tenant.weight) && tenant.weight >= 1)) {
-    throw new RangeError(`tenant ${tenant.tenantId}: weight must be an integer ≥ 1, got ${tenant.weight}`)
+  if (!(Number.isFinite(tenant.weight) && tenant.weight > 0)) {
+    throw new RangeError(`tenant ${tenant.tenantId}: weight must be a number above 0, got ${tenant.weight}`)
   }
   if (!(Number.isFinite(tenant.ratePerSec) && tenant.ratePerSec > 0)) {
     throw new RangeError(`tenant ${tenant.tenantId}: ratePerSec must be positive, got ${tenant.ratePerSec}`)
