@@ -223,6 +223,26 @@ describe('the reputation guardrail', () => {
     ])
   })
 
+  it('keeps the week’s counts between passes, but not those from before a resume: a resumed tenant is not paused again by them', async () => {
+    const resumed = await tenant('resumed-within-the-cached-week')
+    await feedback(resumed, { sent: 1_000, hard: 100, ago: '2 hours' })
+    const cached = store()
+    await checkReputation({ store: cached, logger })
+    expect((await stageOf(resumed))?.stage).toBe('pause')
+    // What the admin's resume writes.
+    await database.db.execute(sql`
+      update tenants set reputation_stage = 'ok', reputation_resumed_at = now() where id = ${resumed}`)
+    await checkReputation({ store: cached, logger })
+    expect((await stageOf(resumed))?.stage).toBe('ok')
+    // New bounces after the resume are judged: in both windows, from the resume on.
+    await feedback(resumed, { sent: 300, hard: 30, ago: '0 seconds' })
+    const counts = (await cached.readCounts()).find((row) => row.tenantId === resumed)
+    expect(counts?.windows).toEqual({
+      day: { sent: 300, hardBounces: 30, complaints: 0 },
+      week: { sent: 300, hardBounces: 30, complaints: 0 },
+    })
+  })
+
   it('judges each window from a resume on, and not below the minimum volume', async () => {
     const resumed = await tenant('resumed-after-bad-list')
     await feedback(resumed, { sent: 1_000, hard: 100, ago: '2 hours' })

@@ -1,11 +1,13 @@
 import {
   DEFAULT_GUARDRAIL_THRESHOLDS,
+  type FeedbackCounts,
   type GuardrailThresholds,
   isWorse,
   REPUTATION_GUARDRAIL_ACTOR,
   REPUTATION_WINDOWS,
   type ReputationStage,
   type ReputationStore,
+  type ReputationWindow,
   reputationNotice,
   type StageChange,
   TENANT_AUDIT_ACTIONS,
@@ -27,10 +29,23 @@ export interface ReputationNotices {
 }
 
 /** The reputation guardrail's store in PostgreSQL (`checkReputation`). */
-export function createReputationStore(db: Database, notices: ReputationNotices): ReputationStore {
+export function createReputationStore(
+  db: Database,
+  notices: ReputationNotices,
+  options: { weekRefreshMs?: number; now?: () => Date } = {},
+): ReputationStore {
+  const now = options.now ?? (() => new Date())
+  const refreshMs = options.weekRefreshMs ?? WEEK_WINDOW_REFRESH_MS
+  let week: { readAt: Date; rows: WindowRow[] } | null = null
   return {
     readThresholds: () => readGuardrailThresholds(db),
-    readCounts: () => readReputationCounts(db),
+    async readCounts() {
+      const at = now()
+      if (week === null || at.getTime() - week.readAt.getTime() >= refreshMs) {
+        week = { readAt: at, rows: await readWindow(db, 'week', null) }
+      }
+      return mergeWindows(await readWindow(db, 'day', week.readAt), week)
+    },
     changeStage: (change) => changeReputationStage(db, change, notices),
   }
 }
@@ -50,57 +65,103 @@ export async function readGuardrailThresholds(db: Executor): Promise<GuardrailTh
 }
 
 /**
- * Sends, hard bounces and complaints per tenant over the last 24 hours and 7 days (each from the
- * tenant's last resume at the earliest: a resumed tenant is judged afresh), in one pass over the
- * week's feedback events through the BRIN on `at` (see `tenantFeedbackSince` for its cost), and
- * every tenant not at `ok` even without events (so a warning lifts once its mail has aged out).
+ * The 7-day window is read at most this often per store (the worker process's): it is one read of
+ * the week's feedback events, and a week's rates move slowly; the 24-hour window is read every pass.
  */
-export async function readReputationCounts(db: Executor): Promise<TenantReputationCounts[]> {
+export const WEEK_WINDOW_REFRESH_MS = 10 * 60_000
+
+interface WindowRow {
+  tenantId: string
+  stage: ReputationStage
+  resumedAt: Date | null
+  counts: FeedbackCounts
+}
+
+const NOTHING: FeedbackCounts = { sent: 0, hardBounces: 0, complaints: 0 }
+
+/**
+ * Sends, hard bounces and complaints per tenant over one window (each from the tenant's last resume
+ * at the earliest: a resumed tenant is judged afresh), in one pass over the window's feedback events
+ * through the BRIN on `at` (see `tenantFeedbackSince` for its cost); also every tenant not at `ok`
+ * (so a warning lifts once its mail has aged out) and every tenant resumed since `resumedSince`.
+ */
+async function readWindow(
+  db: Executor,
+  window: ReputationWindow,
+  resumedSince: Date | null,
+): Promise<WindowRow[]> {
+  const hours = REPUTATION_WINDOWS[window]
   const rows = await db.execute<{
     tenant_id: string
     stage: ReputationStage
-    day_sent: number
-    day_hard: number
-    day_complaints: number
-    week_sent: number
-    week_hard: number
-    week_complaints: number
+    resumed_at: Date | string | null
+    sent: number
+    hard: number
+    complaints: number
   }>(sql`
-    with windows as (
-      select t.id as tenant_id,
-        greatest(now() - ${REPUTATION_WINDOWS.day}::int * interval '1 hour', coalesce(t.reputation_resumed_at, '-infinity')) as day_from,
-        greatest(now() - ${REPUTATION_WINDOWS.week}::int * interval '1 hour', coalesce(t.reputation_resumed_at, '-infinity')) as week_from
-      from tenants t
-    ), counts as (
+    with counts as (
       select e.tenant_id,
-        count(*) filter (where e.type = 'sent' and e.at >= w.day_from)::int as day_sent,
-        count(*) filter (where e.type = 'bounced' and e.detail->>'kind' = 'hard' and e.at >= w.day_from)::int as day_hard,
-        count(*) filter (where e.type = 'complained' and e.at >= w.day_from)::int as day_complaints,
-        count(*) filter (where e.type = 'sent' and e.at >= w.week_from)::int as week_sent,
-        count(*) filter (where e.type = 'bounced' and e.detail->>'kind' = 'hard' and e.at >= w.week_from)::int as week_hard,
-        count(*) filter (where e.type = 'complained' and e.at >= w.week_from)::int as week_complaints
+        count(*) filter (where e.type = 'sent')::int as sent,
+        count(*) filter (where e.type = 'bounced' and e.detail->>'kind' = 'hard')::int as hard,
+        count(*) filter (where e.type = 'complained')::int as complaints
       from message_events e
-      join windows w on w.tenant_id = e.tenant_id
-      where e.at >= now() - ${REPUTATION_WINDOWS.week}::int * interval '1 hour'
+      join tenants t on t.id = e.tenant_id
+      where e.at >= now() - ${hours}::int * interval '1 hour'
+        and e.at >= coalesce(t.reputation_resumed_at, '-infinity')
         and e.type in ('sent', 'bounced', 'complained')
       group by e.tenant_id
     )
-    select t.id as tenant_id, t.reputation_stage as stage,
-      coalesce(c.day_sent, 0) as day_sent, coalesce(c.day_hard, 0) as day_hard,
-      coalesce(c.day_complaints, 0) as day_complaints, coalesce(c.week_sent, 0) as week_sent,
-      coalesce(c.week_hard, 0) as week_hard, coalesce(c.week_complaints, 0) as week_complaints
+    select t.id as tenant_id, t.reputation_stage as stage, t.reputation_resumed_at as resumed_at,
+      coalesce(c.sent, 0) as sent, coalesce(c.hard, 0) as hard, coalesce(c.complaints, 0) as complaints
     from tenants t
     left join counts c on c.tenant_id = t.id
     where c.tenant_id is not null or t.reputation_stage <> 'ok'
+      or t.reputation_resumed_at >= ${resumedSince?.toISOString() ?? 'infinity'}::timestamptz
     order by t.id`)
   return rows.map((row) => ({
     tenantId: row.tenant_id,
     stage: row.stage,
-    windows: {
-      day: { sent: row.day_sent, hardBounces: row.day_hard, complaints: row.day_complaints },
-      week: { sent: row.week_sent, hardBounces: row.week_hard, complaints: row.week_complaints },
-    },
+    resumedAt: row.resumed_at === null ? null : new Date(row.resumed_at),
+    counts: { sent: row.sent, hardBounces: row.hard, complaints: row.complaints },
   }))
+}
+
+/**
+ * Every tenant of either window with both windows' counts. A tenant resumed after the week was read
+ * has its week counted from the resume, which the day's read already did: the week's counts from
+ * before the resume (those that paused it) must not pause it again.
+ */
+function mergeWindows(
+  day: readonly WindowRow[],
+  week: { readAt: Date; rows: readonly WindowRow[] },
+): TenantReputationCounts[] {
+  const byTenant = new Map<string, TenantReputationCounts>()
+  // A tenant only in the week's read has no event in the last day and is at `ok` now (the day's read
+  // lists every tenant that is not).
+  for (const row of week.rows) {
+    byTenant.set(row.tenantId, {
+      tenantId: row.tenantId,
+      stage: 'ok',
+      windows: { day: NOTHING, week: row.counts },
+    })
+  }
+  for (const row of day) {
+    const resumedSinceWeek = row.resumedAt !== null && row.resumedAt >= week.readAt
+    const weekCounts = resumedSinceWeek ? row.counts : (byTenant.get(row.tenantId)?.windows.week ?? NOTHING)
+    byTenant.set(row.tenantId, {
+      tenantId: row.tenantId,
+      stage: row.stage,
+      windows: { day: row.counts, week: weekCounts },
+    })
+  }
+  return [...byTenant.values()].sort((a, b) => a.tenantId.localeCompare(b.tenantId))
+}
+
+/** Both windows read now (`createReputationStore` keeps the week's between passes). */
+export async function readReputationCounts(db: Executor): Promise<TenantReputationCounts[]> {
+  const readAt = new Date()
+  const week = await readWindow(db, 'week', null)
+  return mergeWindows(await readWindow(db, 'day', readAt), { readAt, rows: week })
 }
 
 /**

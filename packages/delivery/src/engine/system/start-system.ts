@@ -92,6 +92,10 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
   const deadLetterLog = options.logger.child({ component: 'dead-letters' })
   const db = options.database.db
   const completion = createCompletionCursor()
+  const reputation = createReputationStore(db, {
+    appUrl: options.appUrl,
+    platformTenantName: PLATFORM_TENANT_NAME,
+  })
   const dispatch = () =>
     dispatchDue({
       db,
@@ -176,21 +180,16 @@ export function systemJobCatalog(options: SystemOptions, resources: SystemResour
     [REPUTATION_CHECK_SCHEDULER_ID]: {
       payload: SYSTEM_JOB_PAYLOADS[REPUTATION_CHECK_SCHEDULER_ID],
       schedule: { everyMs: REPUTATION_CHECK_EVERY_MS },
+      // One store for the process's passes: it keeps the week's counts between them.
       handle: () =>
-        checkReputation({
-          store: createReputationStore(db, {
-            appUrl: options.appUrl,
-            platformTenantName: PLATFORM_TENANT_NAME,
-          }),
-          logger: options.logger.child({ component: 'reputation' }),
-        }),
+        checkReputation({ store: reputation, logger: options.logger.child({ component: 'reputation' }) }),
     },
   }
 }
 
 /**
  * How often the reputation guardrail looks: a campaign sending 300 mails a second sends 18,000 in a
- * minute, and its bounces come back over the following minutes; each pass reads the week's feedback
- * events once (`readReputationCounts`).
+ * minute, and its bounces come back over the following minutes. Each pass reads the last day's
+ * feedback events, and the week's at most every `WEEK_WINDOW_REFRESH_MS` (10 minutes).
  */
 export const REPUTATION_CHECK_EVERY_MS = 60_000
