@@ -105,6 +105,7 @@ export const CANCELLABLE_CAMPAIGN_STATUSES = [
   'scheduled',
   'dispatching',
   'sending',
+  'paused',
 ] as const satisfies readonly CampaignStatus[]
 
 export function isCancellableCampaign(status: CampaignStatus): boolean {

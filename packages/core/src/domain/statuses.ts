@@ -34,6 +34,8 @@ export const CAMPAIGN_STATUSES = [
   'scheduled',
   'dispatching',
   'sending',
+  /** Its tenant's bulk lane is paused by the reputation guardrail: its pending mail waits for a resume. */
+  'paused',
   'sent',
   'cancelled',
 ] as const

@@ -37,6 +37,11 @@ export interface ReputationStore {
    * when its stage is no longer `from` (an admin resumed it meanwhile): nothing written.
    */
   changeStage(change: StageChange): Promise<boolean>
+  /**
+   * Campaigns of paused tenants that are `sending` read `paused` (one whose dispatch ended after the
+   * pause); answers how many.
+   */
+  pauseCampaignsOfPausedTenants(): Promise<number>
 }
 
 export interface ReputationLogger {
@@ -78,5 +83,8 @@ export async function checkReputation(deps: {
       'tenant reputation stage changed',
     )
   }
+  const pausedCampaigns = await deps.store.pauseCampaignsOfPausedTenants()
+  if (pausedCampaigns > 0)
+    deps.logger.info({ campaigns: pausedCampaigns }, 'campaigns of paused tenants paused')
   return { changes }
 }

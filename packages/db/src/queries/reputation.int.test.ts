@@ -61,6 +61,21 @@ async function backlog(tenantId: string, count: number): Promise<void> {
     select ${tenantId}::uuid, 'bulk', 'pending', 'r' || g || '@reputation.test' from generate_series(1, ${count}) g`)
 }
 
+async function campaign(tenantId: string, status: string): Promise<string> {
+  const [row] = await database.db.execute<{ id: string }>(sql`
+    insert into campaigns (tenant_id, name, subject, html, status)
+    values (${tenantId}, 'Digest', 'News', '<p>News</p>', ${status}) returning id`)
+  if (!row) throw new Error('no campaign')
+  return row.id
+}
+
+async function campaignStatus(campaignId: string): Promise<string | undefined> {
+  const [row] = await database.db.execute<{ status: string }>(
+    sql`select status from campaigns where id = ${campaignId}`,
+  )
+  return row?.status
+}
+
 async function stageOf(tenantId: string) {
   const [row] = await database.db.execute<{ stage: string; reason: string | null }>(
     sql`select reputation_stage as stage, reputation_reason as reason from tenants where id = ${tenantId}`,
@@ -84,6 +99,8 @@ describe('the reputation guardrail', () => {
     await feedback(good, { sent: 1_000, hard: 5 })
     await backlog(bad, 20)
     await backlog(good, 20)
+    const sending = await campaign(bad, 'sending')
+    const goodSending = await campaign(good, 'sending')
 
     const { changes } = await checkReputation({ store: store(), logger })
     expect(changes.filter((change) => [bad, good].includes(change.tenantId))).toEqual([
@@ -160,10 +177,17 @@ describe('the reputation guardrail', () => {
     )
     expect(pending?.n).toBe(20)
 
+    // Its sending campaign reads paused; the other tenant's does not. A campaign whose dispatch ends
+    // after the pause (sending now) reads paused on the next pass.
+    expect(await campaignStatus(sending)).toBe('paused')
+    expect(await campaignStatus(goodSending)).toBe('sending')
+    const dispatchedLater = await campaign(bad, 'sending')
+
     // The pause holds on the next pass (only an admin resumes), whatever the rates say.
     await database.db.execute(sql`delete from message_events where tenant_id = ${bad}`)
     await checkReputation({ store: store(), logger })
     expect((await stageOf(bad))?.stage).toBe('pause')
+    expect(await campaignStatus(dispatchedLater)).toBe('paused')
   })
 
   it('slows a tenant between the slow and pause thresholds: the pacer plans it at a quarter of its weight; it lifts when the rates fall', async () => {

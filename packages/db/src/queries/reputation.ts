@@ -47,6 +47,7 @@ export function createReputationStore(
       return mergeWindows(await readWindow(db, 'day', week.readAt), week)
     },
     changeStage: (change) => changeReputationStage(db, change, notices),
+    pauseCampaignsOfPausedTenants: () => pauseSendingCampaigns(db),
   }
 }
 
@@ -182,6 +183,7 @@ export async function changeReputationStage(
       .returning({ id: tenants.id })
     if (moved.length === 0) return false
     await stampActiveTenant(tx, change.tenantId)
+    if (change.to === 'pause') await pauseSendingCampaigns(tx, change.tenantId)
     await reportReputation(tx, {
       tenantId: change.tenantId,
       stage: change.to,
@@ -284,4 +286,28 @@ export async function listGuardedTenants(db: Executor): Promise<GuardedTenant[]>
     reason: row.reason,
     changedAt: row.changed_at === null ? null : new Date(row.changed_at),
   }))
+}
+
+/**
+ * A paused tenant's campaigns that are `sending` read `paused` (their pending mail waits; nothing is
+ * cancelled). Run at the pause and on every pass while it lasts (`checkReputation`'s store), so a
+ * campaign whose dispatch finished after the pause reads `paused` within a pass too.
+ */
+export async function pauseSendingCampaigns(db: Executor, tenantId?: string): Promise<number> {
+  const only = tenantId === undefined ? sql`` : sql`and c.tenant_id = ${tenantId}`
+  const rows = await db.execute<{ id: string }>(sql`
+    update campaigns c set status = 'paused', updated_at = now()
+    from tenants t
+    where t.id = c.tenant_id and t.reputation_stage = 'pause' and c.status = 'sending' ${only}
+    returning c.id`)
+  return rows.length
+}
+
+/** A resumed tenant's `paused` campaigns send again (`sending`: the completion check takes them up). */
+export async function resumePausedCampaigns(db: Executor, tenantId: string): Promise<number> {
+  const rows = await db.execute<{ id: string }>(sql`
+    update campaigns set status = 'sending', updated_at = now()
+    where tenant_id = ${tenantId} and status = 'paused'
+    returning id`)
+  return rows.length
 }

@@ -5,7 +5,7 @@ import type { Database, Executor } from '../client'
 import { adminAuditLog, apiKeys, type Tenant, tenants } from '../schema'
 import { createApiKey } from './api-keys'
 import { insertAuditEntry } from './audit-log'
-import { reportReputation, stampActiveTenant } from './reputation'
+import { reportReputation, resumePausedCampaigns, stampActiveTenant } from './reputation'
 import { createDomainStore } from './sending-domains'
 import { insertTenantAuditEntry } from './tenant-audit'
 
@@ -143,6 +143,7 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
           .returning(columns),
       )
       await stampActiveTenant(tx, tenantId)
+      await resumePausedCampaigns(tx, tenantId)
       await reportReputation(tx, {
         tenantId,
         stage: 'ok',

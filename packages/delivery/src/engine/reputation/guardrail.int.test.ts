@@ -12,7 +12,7 @@ import { createTenant, seedCampaign, seedQueuedMessages, setPlan } from '../../t
  * The reputation guardrail on the whole engine, every part real: a tenant mails a bought list, the
  * sink (as receivers would) bounces 7 % of it back through the inbound server, the guardrail's pass
  * pauses the tenant once 200 sends are judged, and from then on none of its bulk mail leaves — its
- * rows wait `pending` — while its login codes still arrive and another tenant's campaign goes out whole.
+ * rows wait `pending`, its campaign reads `paused` — while its login codes still arrive and another tenant's campaign goes out whole.
  */
 const env = setupTestEnvironment('reputation-guardrail')
 const BOUGHT = 800
@@ -100,7 +100,7 @@ describe('the reputation guardrail on the engine', () => {
     const [campaign] = await db().execute<{ status: string }>(
       sql`select status from campaigns where id = ${list.campaignId}`,
     )
-    expect(campaign?.status).toBe('sending')
+    expect(campaign?.status).toBe('paused')
 
     await eventually(
       async () => {

@@ -197,6 +197,9 @@ describe('POST /api/admin/tenants/:id/resume', () => {
         reputation_reason = '7 % hard bounces over 24 h (1,000 sent; pause at 6 %)'
       where id = ${id}`
 
+    const [paused] = await harness.database.sql`
+      insert into campaigns (tenant_id, name, subject, html, status)
+      values (${id}, 'Digest', 'News', '<p>News</p>', 'paused') returning id`
     const noReason = await resume(id, { reason: '   ' })
     expect(noReason.status).toBe(400)
     expect(JSON.stringify(await readJson(noReason))).toContain('reason: must say why')
@@ -211,6 +214,9 @@ describe('POST /api/admin/tenants/:id/resume', () => {
       reason: 'List cleaned with the customer; bounces were one import',
     })
     expect(body.reputation.resumedAt).not.toBeNull()
+    // Its paused campaign sends again.
+    const [campaign] = await harness.database.sql`select status from campaigns where id = ${paused?.id}`
+    expect(campaign?.status).toBe('sending')
     const admin = await harness.database.sql`
       select actor, reason, details from admin_audit_log where target_id = ${id} and action = 'tenant.reputation.resume'`
     expect(admin).toEqual([

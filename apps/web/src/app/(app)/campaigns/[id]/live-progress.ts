@@ -14,6 +14,7 @@ export function pollIntervalMs(view: { status: CampaignStatus; counts: CampaignC
       return 1000
     case 'draft':
     case 'scheduled':
+    case 'paused':
       return 2000
     case 'cancelled':
       return view.counts.pending + view.counts.queued > 0 ? 1000 : null

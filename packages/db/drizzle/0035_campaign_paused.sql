@@ -1,0 +1,2 @@
+ALTER TABLE "campaigns" DROP CONSTRAINT "campaigns_status_check";--> statement-breakpoint
+ALTER TABLE "campaigns" ADD CONSTRAINT "campaigns_status_check" CHECK ("campaigns"."status" in ('draft', 'scheduled', 'dispatching', 'sending', 'paused', 'sent', 'cancelled'));
