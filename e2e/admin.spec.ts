@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
-import { type APIRequestContext, expect, type Page, test } from '@playwright/test'
+import { type APIRequestContext, expect, test } from '@playwright/test'
 import { createReceiverCounters } from '../packages/fairness/src/receivers/receiver-counters'
 import { E2E } from './playwright.config'
-import { signUp } from './support/accounts'
+import { signInAsAdmin, signUp } from './support/accounts'
 import { screenshot } from './support/screenshots'
 
 /**
@@ -24,15 +24,6 @@ const postgres = require('../packages/db/node_modules/postgres')
 const { Redis } = require('../packages/queue/node_modules/ioredis')
 const databaseUrl = new URL(process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/fairlane')
 databaseUrl.pathname = '/fairlane_e2e'
-
-async function signInAsAdmin(page: Page): Promise<void> {
-  await page.goto('/sign-in')
-  await page.getByLabel('Email').fill(E2E.adminEmail)
-  await page.getByLabel('Password').fill(E2E.adminPassword)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page).toHaveURL(/\/admin$/, { timeout: 15_000 })
-  await expect(page.getByTestId('admin-email')).toHaveText(E2E.adminEmail)
-}
 
 /** A tenant made through the admin API, with `count` contacts and a campaign due in a few seconds. */
 async function tenantWithCampaign(

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
-import { expect, type Page, test } from '@playwright/test'
+import { expect, test } from '@playwright/test'
 import { E2E } from './playwright.config'
-import { signUp } from './support/accounts'
+import { signInAsAdmin, signUp } from './support/accounts'
 
 // The e2e package has no dependencies of its own: the db package's client plays the guardrail's pass.
 const require = createRequire(import.meta.url)
@@ -22,14 +22,6 @@ async function setStage(company: string, stage: 'warn' | 'pause', reason: string
   } finally {
     await sql.end()
   }
-}
-
-async function signInAsAdmin(page: Page): Promise<void> {
-  await page.goto('/sign-in')
-  await page.getByLabel('Email').fill(E2E.adminEmail)
-  await page.getByLabel('Password').fill(E2E.adminPassword)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-  await expect(page).toHaveURL(/\/admin$/, { timeout: 15_000 })
 }
 
 /**

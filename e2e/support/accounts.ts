@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { expect, type Page } from '@playwright/test'
+import { E2E } from '../playwright.config'
 import { type SinkMessage, sinkMessages } from './mail-sink'
 
 export interface Credentials {
@@ -91,4 +92,14 @@ export async function signIn(page: Page, credentials: { email: string; password:
 export async function signOut(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Sign out' }).click()
   await expect(page).toHaveURL(/\/sign-in$/, { timeout: 15_000 })
+}
+
+/** Signs in as the seeded platform admin and waits for the console. */
+export async function signInAsAdmin(page: Page): Promise<void> {
+  await page.goto('/sign-in')
+  await page.getByLabel('Email').fill(E2E.adminEmail)
+  await page.getByLabel('Password').fill(E2E.adminPassword)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await expect(page).toHaveURL(/\/admin$/, { timeout: 15_000 })
+  await expect(page.getByTestId('admin-email')).toHaveText(E2E.adminEmail)
 }

@@ -81,32 +81,30 @@ export function assessReputation(
     for (const window of ['day', 'week'] as const) {
       const counts = windows[window]
       if (counts.sent < threshold.minSent || counts.sent === 0) continue
-      const bounceRate = counts.hardBounces / counts.sent
-      if (bounceRate >= threshold.hardBounceRate) {
-        const finding = {
-          stage,
-          window,
-          signal: 'hard-bounces' as const,
-          rate: bounceRate,
-          sent: counts.sent,
+      for (const signal of SIGNALS) {
+        const rate = signal.count(counts) / counts.sent
+        const limit = signal.threshold(threshold)
+        if (rate >= limit) {
+          return {
+            stage,
+            finding: { stage, window, signal: signal.name, rate, threshold: limit, sent: counts.sent },
+          }
         }
-        return { stage, finding: { ...finding, threshold: threshold.hardBounceRate } }
-      }
-      const complaintRate = counts.complaints / counts.sent
-      if (complaintRate >= threshold.complaintRate) {
-        const finding = {
-          stage,
-          window,
-          signal: 'complaints' as const,
-          rate: complaintRate,
-          sent: counts.sent,
-        }
-        return { stage, finding: { ...finding, threshold: threshold.complaintRate } }
       }
     }
   }
   return { stage: 'ok', finding: null }
 }
+
+/** The signals a window is judged by, in the order a finding names them. */
+const SIGNALS: ReadonlyArray<{
+  name: ReputationSignal
+  count(counts: FeedbackCounts): number
+  threshold(threshold: StageThreshold): number
+}> = [
+  { name: 'hard-bounces', count: (counts) => counts.hardBounces, threshold: (t) => t.hardBounceRate },
+  { name: 'complaints', count: (counts) => counts.complaints, threshold: (t) => t.complaintRate },
+]
 
 /**
  * Where a tenant goes from `current` given what its rates say now. A pause holds until a platform
