@@ -291,8 +291,15 @@ export async function returnBulkRelease(
 export async function findTenantPlan(
   db: Executor,
   tenantId: string,
-): Promise<{ ratePerSec: number; burst: number; weight: number } | undefined> {
-  const [row] = await db.execute<{ rate_per_sec: number; burst: number; weight: number }>(sql`
-    select rate_per_sec, burst, weight from tenants where id = ${tenantId}`)
-  return row ? { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight } : undefined
+): Promise<{ ratePerSec: number; burst: number; weight: number; bulkPaused: boolean } | undefined> {
+  const [row] = await db.execute<{
+    rate_per_sec: number
+    burst: number
+    weight: number
+    paused: boolean
+  }>(sql`
+    select rate_per_sec, burst, weight, reputation_stage = 'pause' as paused from tenants where id = ${tenantId}`)
+  return row
+    ? { ratePerSec: row.rate_per_sec, burst: row.burst, weight: row.weight, bulkPaused: row.paused }
+    : undefined
 }

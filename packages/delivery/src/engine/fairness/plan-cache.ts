@@ -1,7 +1,15 @@
 import type { BucketPlan } from '@fairlane/fairness'
 
+/**
+ * A tenant's plan as the lane gates read it: its bucket, and for bulk whether the reputation
+ * guardrail paused the tenant (its bulk jobs then wait instead of taking tokens).
+ */
+export interface GatePlan extends BucketPlan {
+  bulkPaused?: boolean
+}
+
 export interface PlanCacheOptions {
-  load: (tenantId: string) => Promise<BucketPlan | undefined>
+  load: (tenantId: string) => Promise<GatePlan | undefined>
   /** How old a plan may be before it is read again: a plan change reaches the buckets within this. */
   refreshMs: number
   now?: () => number
@@ -9,7 +17,7 @@ export interface PlanCacheOptions {
 
 export interface PlanCache {
   /** The tenant's plan, read at most once per `refreshMs`; undefined for an unknown tenant. */
-  get(tenantId: string): Promise<BucketPlan | undefined>
+  get(tenantId: string): Promise<GatePlan | undefined>
 }
 
 /**
@@ -19,10 +27,10 @@ export interface PlanCache {
  */
 export function createPlanCache(options: PlanCacheOptions): PlanCache {
   const now = options.now ?? Date.now
-  const entries = new Map<string, { plan: BucketPlan | undefined; loadedAt: number }>()
-  const loading = new Map<string, Promise<BucketPlan | undefined>>()
+  const entries = new Map<string, { plan: GatePlan | undefined; loadedAt: number }>()
+  const loading = new Map<string, Promise<GatePlan | undefined>>()
 
-  async function refresh(tenantId: string): Promise<BucketPlan | undefined> {
+  async function refresh(tenantId: string): Promise<GatePlan | undefined> {
     try {
       const plan = await options.load(tenantId)
       entries.set(tenantId, { plan, loadedAt: now() })

@@ -1,7 +1,7 @@
 import { type BucketPlan, enforcedPlan, type TakeResult, type TokenBuckets } from '@fairlane/fairness'
 import { describe, expect, it } from 'vitest'
 import type { PlanCache } from './plan-cache'
-import { createRefusalTracker, createTenantGate, planSourceFor } from './tenant-gate'
+import { createRefusalTracker, createTenantGate, PAUSED_RECHECK_MS, planSourceFor } from './tenant-gate'
 
 /** TokenBuckets that answer takes from a script and record every call. */
 function fakeBuckets(answers: TakeResult[] = []) {
@@ -45,6 +45,18 @@ describe('createTenantGate', () => {
     expect(await gate.admit('t1')).toMatchObject({ ok: true })
     // 20/s keeps 100 ms of its rate (2 tokens) out of its burst of 5.
     expect(fake.takes).toEqual([{ bucket: 'bulk:t1', plan: { ratePerSec: 20, burst: 3 } }])
+  })
+
+  it('holds a paused tenant’s bulk jobs without taking a token, and asks again after PAUSED_RECHECK_MS', async () => {
+    const fake = fakeBuckets()
+    const gate = createTenantGate({
+      lane: 'bulk',
+      buckets: fake.buckets,
+      planFor: async () => ({ ...tenantPlan, bulkPaused: true }),
+    })
+    expect(await gate.admit('t1')).toEqual({ ok: false, delayMs: PAUSED_RECHECK_MS })
+    expect(await gate.admitUpTo?.('t1', 10)).toEqual({ granted: 0, delayMs: PAUSED_RECHECK_MS })
+    expect(fake.takes).toEqual([])
   })
 
   it('defers a refused job at least until its token, one interval per place in line', async () => {

@@ -9,7 +9,7 @@ import {
   type TokenBuckets,
 } from '@fairlane/fairness'
 import type { DeliverySignals } from '../signals'
-import type { PlanCache } from './plan-cache'
+import type { GatePlan, PlanCache } from './plan-cache'
 
 export interface TenantGate {
   /**
@@ -39,6 +39,13 @@ export interface GateSlots {
 }
 
 /**
+ * How long a paused tenant's bulk job waits before it asks again: the jobs handed to the lane before
+ * the reputation guardrail's pause hold their messages (given back unsent, no attempt spent) and come
+ * back this often until an admin resumes the tenant.
+ */
+export const PAUSED_RECHECK_MS = 30_000
+
+/**
  * The per-tenant token bucket in front of a lane. Bulk uses the tenant's plan (rate, burst), read
  * through the plan cache so a plan change is obeyed within its refresh; critical and default each
  * have their own bucket per tenant with the platform's transactional plan, so nothing a tenant does
@@ -48,7 +55,7 @@ export interface GateSlots {
 export function createTenantGate(options: {
   lane: Lane
   buckets: TokenBuckets
-  planFor: (tenantId: string) => Promise<BucketPlan | undefined>
+  planFor: (tenantId: string) => Promise<GatePlan | undefined>
   /** Only for critical and default; bulk is paced by the pacer. */
   slots?: GateSlots
   random?: () => number
@@ -64,6 +71,7 @@ export function createTenantGate(options: {
       const plan = await options.planFor(tenantId)
       await holding
       if (!plan) return { ok: true }
+      if (plan.bulkPaused) return { ok: false, delayMs: PAUSED_RECHECK_MS }
       // Less a reserve of the burst for the hand-off's jitter, so the plan holds at the receiving end.
       const taken = await options.buckets.take(bucketOf(tenantId), enforcedPlan(plan))
       if (taken.ok) return taken
@@ -80,6 +88,7 @@ export function createTenantGate(options: {
     async admitUpTo(tenantId, count) {
       const plan = await options.planFor(tenantId)
       if (!plan) return { granted: count, delayMs: 0 }
+      if (plan.bulkPaused) return { granted: 0, delayMs: PAUSED_RECHECK_MS }
       const enforced = enforcedPlan(plan)
       const taken = await options.buckets.takeUpTo(bucketOf(tenantId), enforced, count)
       if (taken.all) return { granted: taken.granted, delayMs: 0 }
@@ -152,7 +161,7 @@ export function createRefusalTracker(
 export function planSourceFor(
   lane: Lane,
   sources: { plans: PlanCache; transactional: BucketPlan; transactionalPlans?: PlanCache },
-): (tenantId: string) => Promise<BucketPlan | undefined> {
+): (tenantId: string) => Promise<GatePlan | undefined> {
   if (lane === 'bulk') return (tenantId) => sources.plans.get(tenantId)
   const own = sources.transactionalPlans
   if (!own) return async () => sources.transactional
