@@ -92,7 +92,13 @@ export interface TenantAdminTransaction {
    * Back to `ok` with the admin's reason, judged afresh from `now` (`reputation_resumed_at`); the
    * tenant's active-set row stamped so the bulk pacer takes it up at its next tick.
    */
-  resumeReputation(input: { tenantId: string; reason: string; now: Date }): Promise<AdminTenant>
+  resumeReputation(input: {
+    tenantId: string
+    /** The stage it leaves (read under the row's lock), for the webhook. */
+    from: ReputationStage
+    reason: string
+    now: Date
+  }): Promise<AdminTenant>
   insertApiKey(input: {
     tenantId: string
     name: string

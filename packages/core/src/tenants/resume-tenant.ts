@@ -33,7 +33,12 @@ export async function resumeTenantIn(
   if (before.reputation.stage === 'ok') {
     throw new AppError('conflict', `Tenant ${before.id} is not paused or slowed: its reputation stage is ok`)
   }
-  const after = await tx.resumeReputation({ tenantId: before.id, reason, now: deps.clock.now() })
+  const after = await tx.resumeReputation({
+    tenantId: before.id,
+    from: before.reputation.stage,
+    reason,
+    now: deps.clock.now(),
+  })
   const details = { from: before.reputation.stage, to: 'ok', finding: before.reputation.reason }
   await tx.adminAudit({
     actor: input.actor.label,

@@ -1,9 +1,10 @@
+import { type ReputationStage, weightAtStage } from '@fairlane/core'
 import type { ActiveTenant, ActiveTenantRead, LeavingTenant } from '@fairlane/core/pacing'
 import { sql } from 'drizzle-orm'
 import type { Executor } from '../client'
 import { messageClaims } from '../schema'
 import { noFlushWait } from './no-flush-wait'
-import { effectiveWeight, notPaused } from './pacer'
+import { notPaused } from './pacer'
 
 /**
  * The bulk pacer's active set (`bulk_backlog_tenants`, kept by migration 0028's triggers) with each
@@ -36,14 +37,15 @@ export async function readActiveTenants(
     rate_per_sec: number | null
     burst: number | null
     weight: number | null
+    stage: ReputationStage | null
   }>(sql`
     with snap as (
       select (select max(seq) from bulk_backlog_tenants)::text as max_seq,
         coalesce((select string_agg(x::text, ',') from pg_snapshot_xip(pg_current_snapshot()) x), '') as xids
     )
-    select snap.max_seq, snap.xids, a.tenant_id, a.seq::text as seq, a.rate_per_sec, a.burst, a.weight
+    select snap.max_seq, snap.xids, a.tenant_id, a.seq::text as seq, a.rate_per_sec, a.burst, a.weight, a.stage
     from snap left join lateral (
-      select b.tenant_id, b.seq, t.rate_per_sec, t.burst, ${effectiveWeight} as weight
+      select b.tenant_id, b.seq, t.rate_per_sec, t.burst, t.weight, t.reputation_stage as stage
       from (${changed}) c
       join bulk_backlog_tenants b on b.tenant_id = c.tenant_id
       -- A paused tenant is not in the set the pacer plans over (its row stays: resumed, it is stamped
@@ -60,7 +62,7 @@ export async function readActiveTenants(
       seq: Number(row.seq),
       ratePerSec: row.rate_per_sec as number,
       burst: row.burst as number,
-      weight: row.weight as number,
+      weight: weightAtStage(row.weight as number, row.stage as ReputationStage),
     })
   }
   // An empty set keeps the last seq seen: the sequence only grows, so nothing below it is new.

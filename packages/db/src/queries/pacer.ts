@@ -1,4 +1,4 @@
-import { SLOW_WEIGHT_FACTOR } from '@fairlane/core'
+import { type ReputationStage, weightAtStage } from '@fairlane/core'
 import type {
   BacklogTenant,
   PendingBulkRow,
@@ -11,12 +11,6 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { Database, Executor, Transaction } from '../client'
 import { messageClaims, messageEvents } from '../schema'
 import { noFlushWait } from './no-flush-wait'
-
-/**
- * A tenant's bulk weight as the pacer uses it (alias `t` for `tenants`): cut at the reputation
- * guardrail's `slow` (core `SLOW_WEIGHT_FACTOR`), its plan's weight otherwise.
- */
-export const effectiveWeight = sql`(case when t.reputation_stage = 'slow' then t.weight * ${SLOW_WEIGHT_FACTOR}::float8 else t.weight end)::float8`
 
 /** The tenants (alias `t`) whose bulk lane runs: all but those the reputation guardrail paused. */
 export const notPaused = sql`t.reputation_stage <> 'pause'`
@@ -108,6 +102,7 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
     rate_per_sec: number
     burst: number
     weight: number
+    stage: ReputationStage
     backlog: number
   }>(sql`
     with recursive waiting(tenant_id) as (
@@ -123,7 +118,7 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
                order by m.tenant_id, m.created_at, m.id limit 1)
       from waiting w where w.tenant_id is not null
     )
-    select w.tenant_id, t.rate_per_sec, t.burst, ${effectiveWeight} as weight,
+    select w.tenant_id, t.rate_per_sec, t.burst, t.weight, t.reputation_stage as stage,
       (select count(*) from (
         select 1 from messages m
         where m.tenant_id = w.tenant_id and m.status = 'pending' and m.lane = 'bulk'
@@ -138,7 +133,7 @@ export async function findBulkBacklog(db: Executor, input: { cap: number }): Pro
     tenantId: row.tenant_id,
     ratePerSec: row.rate_per_sec,
     burst: row.burst,
-    weight: row.weight,
+    weight: weightAtStage(row.weight, row.stage),
     backlog: row.backlog,
   }))
 }

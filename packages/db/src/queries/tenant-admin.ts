@@ -124,11 +124,7 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
           .returning(columns),
       )
     },
-    async resumeReputation({ tenantId, reason, now }) {
-      const [before] = await tx
-        .select({ stage: tenants.reputationStage })
-        .from(tenants)
-        .where(eq(tenants.id, tenantId))
+    async resumeReputation({ tenantId, from, reason, now }) {
       const resumed = one(
         await tx
           .update(tenants)
@@ -147,7 +143,7 @@ function transactionOn(tx: Executor): TenantAdminTransaction {
       await reportReputation(tx, {
         tenantId,
         stage: 'ok',
-        previousStage: before?.stage ?? 'ok',
+        previousStage: from,
         reason,
         resumedByAdmin: true,
       })
